@@ -1,0 +1,81 @@
+"""The pack format: MANIFEST.json, <task>/questions.jsonl and the audio they point to."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from acousticbench.errors import ArchiveError
+from acousticbench.records import Question
+
+MANIFEST = "MANIFEST.json"
+BUILD_HINT = "build the open pack with `python run.py --build-archive` or extract one with `python run.py --extract FILE.zip`"
+
+
+def questions_relpath(task: str) -> str:
+    return f"{task}/questions.jsonl"
+
+
+def load_manifest(root: Path) -> dict[str, Any]:
+    path = root / MANIFEST
+    if not path.is_file():
+        raise ArchiveError(f"no benchmark pack at {root} ({MANIFEST} not found): {BUILD_HINT}, or pass --archive DIR.")
+    try:
+        return json.loads(path.read_bytes())
+    except json.JSONDecodeError as err:
+        raise ArchiveError(f"{path} is not valid JSON (line {err.lineno}): {BUILD_HINT}.") from None
+
+
+def manifest_sha256(root: Path) -> str:
+    """The hash that pins a whole pack: the manifest lists the hash of every questions file."""
+    return hashlib.sha256((root / MANIFEST).read_bytes()).hexdigest()
+
+
+def parse_question(line: str, path: Path, lineno: int) -> Question:
+    try:
+        return Question.model_validate_json(line)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "line"
+        raise ArchiveError(f"{path}:{lineno}: malformed question ({where}: {first['msg']}); fix or rebuild the pack.") from None
+
+
+def load_questions(root: Path, task: str) -> list[Question]:
+    """All questions of a task, sorted by id; errors name the file and line."""
+    manifest = load_manifest(root)
+    if task not in manifest.get("tasks", {}):
+        raise ArchiveError(f"task {task!r} is not in the pack at {root} (it has {', '.join(manifest.get('tasks', {})) or 'none'}).")
+    path = root / questions_relpath(task)
+    if not path.is_file():
+        raise ArchiveError(f"{path} not found: the pack at {root} is incomplete; {BUILD_HINT}.")
+    questions = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if line.strip():
+                questions.append(parse_question(line, path, lineno))
+    return sorted(questions, key=lambda q: q.id)
+
+
+def write_questions(root: Path, task: str, questions: list[Question]) -> str:
+    """Write questions.jsonl sorted by id; returns its SHA-256."""
+    path = root / questions_relpath(task)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = "".join(q.model_dump_json() + "\n" for q in sorted(questions, key=lambda q: q.id)).encode("utf-8")
+    path.write_bytes(data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_manifest(root: Path, benchmark: str, version: str, tasks: dict[str, dict[str, Any]], sha256: dict[str, str]) -> str:
+    """Write MANIFEST.json (tasks: code -> {title, clips, n_scored, n_diagnostic}); returns its SHA-256."""
+    counts = {
+        "scored": sum(t["n_scored"] for t in tasks.values()),
+        "diagnostic": sum(t["n_diagnostic"] for t in tasks.values()),
+    }
+    counts["questions"] = counts["scored"] + counts["diagnostic"]
+    manifest = {"benchmark": benchmark, "version": version, "tasks": tasks, "counts": counts, "sha256": dict(sorted(sha256.items()))}
+    data = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    (root / MANIFEST).write_bytes(data)
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,43 @@
+"""One small hierarchy of errors; every error a user can cause carries the fix in its message."""
+from __future__ import annotations
+
+import difflib
+
+
+class AcousticBenchError(Exception):
+    """Base class. `str(err)` is the one line shown to the user."""
+
+    exit_code = 1
+
+
+class UserError(AcousticBenchError):
+    """Bad input: a flag, a file or a setting the user can fix. Exit code 2."""
+
+    exit_code = 2
+
+
+class ArchiveError(UserError):
+    """The benchmark pack is missing, malformed or unsafe."""
+
+
+class UnsafeArchiveError(ArchiveError):
+    """A zip member would escape the target folder, is a link, or looks like a zip bomb."""
+
+
+class BackendError(AcousticBenchError):
+    """A model backend failed on one request. `retryable` says whether asking again can help."""
+
+    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None):
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+def unknown_name(kind: str, name: str, known: list[str]) -> UserError:
+    """An 'unknown X' error that suggests the closest known names."""
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)
+    if not close:
+        lowered = {k.lower(): k for k in known}
+        close = [lowered[k] for k in difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.4)]
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    return UserError(f"unknown {kind} {name!r}.{hint} Known: {', '.join(known)}.")

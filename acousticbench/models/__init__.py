@@ -1,0 +1,1 @@
+"""Model backends and the registry that names them."""

@@ -1,0 +1,144 @@
+"""The objects that go to disk or cross a module boundary: Question, Prompt, Reply, Judgement, Record, Metrics."""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Choice = Literal["A", "B"]
+Split = Literal["train", "eval"]
+Kind = Literal["scored", "diagnostic"]
+Status = Literal["answered", "unparsed", "refused", "error"]
+JudgeMethod = Literal["rules", "llm", "none"]
+
+
+def canonical_json(data: Any) -> bytes:
+    """The byte form that checksums are computed over: sorted keys, no spaces, UTF-8."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Question(_Frozen):
+    """One benchmark question as stored in `<task>/questions.jsonl`."""
+
+    id: str = Field(description="Stable id, task code and number: 'rad_0001'.")
+    task: str = Field(description="Task code, e.g. 'rad'.")
+    split: Split = Field(description="Which half of the task the question belongs to.")
+    kind: Kind = Field(description="'scored' counts in accuracy; 'diagnostic' measures bias and ceiling.")
+    prompt: str = Field(description="The question text the model sees, options included.")
+    audio: list[str] = Field(description="Audio files, relative to the archive root, in the order the model hears them.")
+    answer: Choice | None = Field(description="The correct option; null where no option is correct (identical pairs).")
+    meta: dict[str, Any] = Field(default_factory=dict, description="Attribute, level, probe type and physical parameters.")
+    sha256: dict[str, str] = Field(default_factory=dict, description="SHA-256 hex of each audio file, keyed by its path.")
+    checksum: str = Field(default="", description="SHA-256 of the canonical JSON of this question without this field.")
+
+    def compute_checksum(self) -> str:
+        return hashlib.sha256(canonical_json(self.model_dump(exclude={"checksum"}))).hexdigest()
+
+    def sealed(self) -> "Question":
+        """This question with its checksum filled in."""
+        return self.model_copy(update={"checksum": self.compute_checksum()})
+
+
+class Prompt(_Frozen):
+    """What a backend is asked: the text and the audio files, resolved to absolute paths."""
+
+    question_id: str
+    task: str
+    text: str
+    audio: list[str] = Field(description="Absolute paths of the audio files, in order.")
+    seed: int = Field(description="The run seed; backends that accept a seed get it.")
+
+
+class Reply(_Frozen):
+    """What a backend answered. A backend that fails raises BackendError instead of inventing a reply."""
+
+    text: str | None = Field(description="The raw response text; None when the model gave no text.")
+    refused: bool = Field(default=False, description="The provider or model declined to answer (refusal, safety block).")
+    usage: dict[str, int] = Field(default_factory=dict, description="Token counts as the provider reported them.")
+    model_id: str | None = Field(default=None, description="The model id the server says it used.")
+
+
+class Judgement(_Frozen):
+    """How a response was turned into an option."""
+
+    chosen: Choice | None
+    status: Literal["answered", "unparsed", "refused"]
+    method: JudgeMethod = Field(description="rules: the strict extractor committed; llm: the judge model did; none: nobody did.")
+    model: str | None = Field(default=None, description="The judge model, when method is 'llm'.")
+
+
+class JudgeInfo(_Frozen):
+    method: JudgeMethod
+    model: str | None = None
+
+
+class Record(_Frozen):
+    """One line of responses.jsonl: a question, what the model said, and how it was scored."""
+
+    id: str
+    task: str
+    split: Split
+    kind: Kind
+    model: str
+    seed: int
+    prompt: str
+    audio: list[str]
+    response: str | None = Field(description="Raw response text, or null when the request failed.")
+    chosen: Choice | None = Field(description="The option the model committed to, or null.")
+    answer: Choice | None
+    correct: bool | None = Field(description="null when the question has no correct option.")
+    status: Status
+    error: str | None = None
+    attempts: int = 1
+    latency_s: float | None = None
+    usage: dict[str, int] = Field(default_factory=dict)
+    judge: JudgeInfo
+    meta: dict[str, Any] = Field(default_factory=dict, description="The question's meta (level, probe type), so metrics need only this file.")
+
+
+class Interval(_Frozen):
+    low: float
+    high: float
+
+
+class SliceMetrics(_Frozen):
+    """Accuracy and outcome rates over one set of scored records."""
+
+    n: int
+    correct: int
+    accuracy: float | None = Field(description="Correct / n; a null answer counts as wrong, as in the paper.")
+    accuracy_answered: float | None = Field(description="Correct / answered.")
+    wilson95: Interval | None
+    answered: int
+    parse_failure_rate: float | None
+    refusal_rate: float | None
+    error_rate: float | None
+
+
+class Diagnostics(_Frozen):
+    n_catch: int
+    catch_accuracy: float | None = Field(description="Accuracy on the largest-difference trials: the task's practical ceiling.")
+    n_identical: int
+    identical_p_a: float | None = Field(description="P(chose A) on identical pairs among answered: 0.5 means no response bias.")
+    n_swap_pairs: int
+    swap_consistency: float | None = Field(description="Share of order-swapped twins where the answer followed the swap.")
+
+
+class Metrics(_Frozen):
+    """metrics.json."""
+
+    model: str
+    task: str
+    seed: int
+    scored: SliceMetrics
+    by_split: dict[str, SliceMetrics]
+    by_level: dict[str, SliceMetrics]
+    diagnostics: Diagnostics
+    judge_methods: dict[str, int] = Field(description="How many labels came from each judge method.")
+    statuses: dict[str, int]
