@@ -1,0 +1,111 @@
+"""Command line: flags -> RunSpecs and commands. Heavy modules are imported inside the command that needs them."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from acousticbench.errors import AcousticBenchError, UserError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line naming the fix, exit 2, instead of a usage dump
+        self.exit(2, f"error: {message} (see `python run.py --help`)\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def _seed_list(text: str) -> list[int]:
+    try:
+        return [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma list of whole numbers, e.g. 42,43,44") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="run.py", description="Evaluate an audio-language model on AcousticBench.")
+    run = p.add_argument_group("run")
+    run.add_argument("--model", help="model display name (see --list-models)")
+    run.add_argument("--task", default="all", help="task code, comma list, or 'all' (default; see --list-tasks)")
+    run.add_argument("--split", choices=["all", "train", "eval"], default="all")
+    run.add_argument("--seed", type=int, action="append", help="run seed (default 42); repeat for several")
+    run.add_argument("--seeds", type=_seed_list, help="comma list of seeds, e.g. 42,43,44")
+    run.add_argument("--max-samples", type=_positive_int, help="only the first N questions in id order")
+    run.add_argument("--concurrency", type=_positive_int, help="requests in flight (default: the backend's)")
+    run.add_argument("--max-error-rate", type=float, default=0.10, help="stop a run when more requests fail (default 0.10)")
+    run.add_argument("--resume", action="store_true", help="continue the latest matching run")
+    run.add_argument("--dry-run", action="store_true", help="render the prompts, call nothing")
+    run.add_argument("--judge", choices=["auto", "rules"], default="auto",
+                     help="auto: strict rules, then nothing is guessed; rules: rules only")
+    paths = p.add_argument_group("paths")
+    paths.add_argument("--archive", type=Path, default=Path("archive"), help="benchmark pack folder (default ./archive)")
+    paths.add_argument("--results-dir", type=Path, default=Path("results"), help="where run folders go (default ./results)")
+    cmds = p.add_argument_group("commands")
+    cmds.add_argument("--list-models", action="store_true", help="print the model registry")
+    cmds.add_argument("--list-tasks", action="store_true", help="print the tasks")
+    cmds.add_argument("--verify-checksums", action="store_true", help="check every question and audio file of --task")
+    cmds.add_argument("--build-archive", action="store_true", help="build the open AcousticBench pack into --archive")
+    cmds.add_argument("--zip", type=Path, metavar="FILE", help="with --build-archive: also write a Zip64 zip of the pack")
+    cmds.add_argument("--extract", type=Path, metavar="FILE", help="safely extract a pack zip into --archive")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        from dotenv import load_dotenv
+
+        load_dotenv(override=False)  # real environment variables win
+        return _dispatch(args)
+    except UserError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except AcousticBenchError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("\ninterrupted: finished answers are saved; run the same command with --resume to continue.", file=sys.stderr)
+        return 130
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from acousticbench import commands
+
+    if args.list_models:
+        return commands.list_models()
+    if args.list_tasks:
+        return commands.list_tasks()
+    if args.build_archive:
+        return commands.build_archive(args.archive, args.zip)
+    if args.extract:
+        return commands.extract(args.extract, args.archive)
+    if args.verify_checksums:
+        return commands.verify(args.archive, args.task)
+    if not args.model:
+        raise UserError("nothing to do: pass --model NAME to run (see --list-models), or a command such as --verify-checksums.")
+    return commands.run(specs_from_args(args), dry_run=args.dry_run)
+
+
+def specs_from_args(args: argparse.Namespace):
+    from acousticbench.models.registry import get_model
+    from acousticbench.spec import DEFAULT_SEED, RunSpec
+    from acousticbench.tasks import resolve_tasks
+
+    get_model(args.model)  # unknown model: fail before anything else
+    if not 0.0 <= args.max_error_rate <= 1.0:
+        raise UserError(f"--max-error-rate must be between 0 and 1, got {args.max_error_rate}.")
+    seeds = list(dict.fromkeys((args.seed or []) + (args.seeds or []))) or [DEFAULT_SEED]
+    return [
+        RunSpec(model=args.model, task=task, seed=seed, split=args.split, max_samples=args.max_samples,
+                concurrency=args.concurrency, archive=args.archive, results_dir=args.results_dir,
+                judge=args.judge, resume=args.resume, max_error_rate=args.max_error_rate)
+        for task in resolve_tasks(args.task) for seed in seeds
+    ]

@@ -1,0 +1,93 @@
+"""Run folders: responses.jsonl (streamed, one Record per line), config.json and metrics.json."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from acousticbench.errors import UserError
+from acousticbench.records import Record
+
+RESPONSES, CONFIG, METRICS = "responses.jsonl", "config.json", "metrics.json"
+FINAL_STATUSES = frozenset({"answered", "unparsed", "refused"})
+
+
+def new_run_dir(results_dir: Path, prefix: str) -> Path:
+    """Create results/<prefix>-<timestamp>/; a clear error if the results folder is not writable."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    try:
+        results_dir.mkdir(parents=True, exist_ok=True)
+        for n in range(100):  # two runs in the same second get distinct folders
+            path = results_dir / (f"{prefix}-{stamp}" if n == 0 else f"{prefix}-{stamp}-{n}")
+            try:
+                path.mkdir()
+                return path
+            except FileExistsError:
+                continue
+    except OSError as err:
+        raise UserError(f"cannot write to results folder {results_dir} ({err.strerror}): choose another with --results-dir.") from None
+    raise UserError(f"too many runs named {prefix} in the same second under {results_dir}.")
+
+
+def latest_run_dir(results_dir: Path, prefix: str) -> Path | None:
+    """The most recent run folder for this prefix (timestamps sort as text)."""
+    if not results_dir.is_dir():
+        return None
+    pattern = re.compile(re.escape(prefix) + r"-\d{8}-\d{6}(-\d+)?$")
+    runs = [p for p in results_dir.iterdir() if p.is_dir() and pattern.match(p.name)]
+    return max(runs, key=lambda p: p.name) if runs else None
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically: a reader never sees a half-written file."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+class ResponsesWriter:
+    """Appends Records as they complete, one flushed line each, so a killed run loses nothing finished."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._fh = path.open("a", encoding="utf-8")
+
+    def append(self, record: Record) -> None:
+        self._fh.write(record.model_dump_json() + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def read_records(path: Path) -> list[Record]:
+    """Read responses.jsonl; a half-written last line (from a killed run) is dropped, later duplicates win."""
+    by_id: dict[str, Record] = {}
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").split("\n")
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = Record.model_validate_json(line)
+        except ValidationError:
+            if lineno >= len(lines) - 1:  # only the last line may be torn by a kill
+                continue
+            raise UserError(f"{path}:{lineno}: not a valid record; fix or remove that line.") from None
+        by_id[record.id] = record
+    return list(by_id.values())
+
+
+def rewrite_sorted(path: Path, records: list[Record]) -> None:
+    """Replace responses.jsonl with one line per question, sorted by id (atomic)."""
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for record in sorted(records, key=lambda r: r.id):
+            fh.write(record.model_dump_json() + "\n")
+    os.replace(tmp, path)

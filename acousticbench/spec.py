@@ -1,0 +1,54 @@
+"""RunSpec: everything that defines one run (model, task, seed, ...), frozen, plus the paths derived from it."""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+SplitChoice = Literal["all", "train", "eval"]
+JudgeMode = Literal["auto", "llm", "rules"]
+DEFAULT_SEED = 42
+DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
+
+
+@dataclass(frozen=True)
+class GenerationConfig:
+    """Decoding settings sent to backends that accept them; None means the backend's default."""
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One (model, task, seed) run. The CLI turns flags into a list of these; nothing else reads flags."""
+
+    model: str
+    task: str
+    seed: int = DEFAULT_SEED
+    split: SplitChoice = "all"
+    max_samples: int | None = None
+    concurrency: int | None = None
+    archive: Path = Path("archive")
+    results_dir: Path = Path("results")
+    judge: JudgeMode = "auto"
+    judge_model: str = DEFAULT_JUDGE_MODEL
+    resume: bool = False
+    max_error_rate: float = 0.10
+    generation: GenerationConfig = field(default_factory=GenerationConfig)
+
+    def run_prefix(self, backend_name: str) -> str:
+        """Folder name without the timestamp: '<Model>-<task>-<backend>-seed<N>'."""
+        return f"{safe_name(self.model)}-{self.task}-{backend_name}-seed{self.seed}"
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["archive"] = str(self.archive)
+        data["results_dir"] = str(self.results_dir)
+        return data
+
+
+def safe_name(name: str) -> str:
+    """A display name made safe for a folder name (slashes and spaces become '_')."""
+    return re.sub(r"[^A-Za-z0-9._+-]", "_", name)

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# From a fresh clone: install, build the open pack, verify it, and run two local models on one task.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup_env.sh all
+
+py=.venv/bin/python
+if [ ! -f archive/MANIFEST.json ]; then
+  echo "Building the open AcousticBench pack into ./archive (about a minute)..."
+  $py run.py --build-archive --archive archive
+fi
+$py run.py --verify-checksums --task all --archive archive
+for model in Oracle Random; do
+  $py run.py --model "$model" --task rad --max-samples 40 --seed 42
+done
