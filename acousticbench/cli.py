@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-error-rate", type=float, default=0.10, help="stop a run when more requests fail (default 0.10)")
     run.add_argument("--resume", action="store_true", help="continue the latest matching run")
     run.add_argument("--dry-run", action="store_true", help="render the prompts, call nothing")
+    run.add_argument("--endpoint", help="server URL(s) for an open-weight model, comma-separated; overrides "
+                     "ACOUSTICBENCH_<NAME>_ENDPOINT")
+    run.add_argument("--api-model", help="the provider's model id, overriding the registry's")
     run.add_argument("--judge", choices=["auto", "rules"], default="auto",
                      help="auto: strict rules, then nothing is guessed; rules: rules only")
     paths = p.add_argument_group("paths")
@@ -106,6 +109,7 @@ def specs_from_args(args: argparse.Namespace):
     return [
         RunSpec(model=args.model, task=task, seed=seed, split=args.split, max_samples=args.max_samples,
                 concurrency=args.concurrency, archive=args.archive, results_dir=args.results_dir,
-                judge=args.judge, resume=args.resume, max_error_rate=args.max_error_rate)
+                judge=args.judge, resume=args.resume, max_error_rate=args.max_error_rate,
+                endpoint=args.endpoint, api_model=args.api_model)
         for task in resolve_tasks(args.task) for seed in seeds
     ]

@@ -68,26 +68,36 @@ def _resume_state(spec: RunSpec, prefix: str) -> tuple[Path | None, list[Record]
     return run_dir, kept
 
 
+async def _session(spec: RunSpec, backend, questions: list[Question], run_dir: Path, done: set[str],
+                   progress: bool | None) -> list[Record]:
+    """Open the backend (it may refuse before any question is sent), record provenance, ask, close."""
+    await backend.open()
+    try:
+        write_json(run_dir / CONFIG, _config(spec, backend, questions))
+        writer = ResponsesWriter(run_dir / RESPONSES)
+        try:
+            todo = [(q, make_prompt(spec, q)) for q in questions if q.id not in done]
+            return await run_questions(
+                todo, backend, spec.model, concurrency=spec.concurrency or backend.default_concurrency,
+                policy=RetryPolicy(), on_record=writer.append, max_error_rate=spec.max_error_rate,
+                progress=progress,
+            )
+        finally:
+            writer.close()
+    finally:
+        await backend.close()
+
+
 def evaluate(spec: RunSpec, progress: bool | None = None) -> RunResult:
     questions = select_questions(spec)
-    backend = get_model(spec.model).create()
+    backend = get_model(spec.model).create(**spec.backend_overrides())
     prefix = spec.run_prefix(backend.backend_name)
     run_dir, kept = _resume_state(spec, prefix)
     run_dir = run_dir or new_run_dir(spec.results_dir, prefix)
     wanted = {q.id for q in questions}
     kept = [r for r in kept if r.id in wanted]
-    done = {r.id for r in kept}
-    write_json(run_dir / CONFIG, _config(spec, backend, questions))
     rewrite_sorted(run_dir / RESPONSES, kept)  # drops a torn last line and records that are asked again
-    writer = ResponsesWriter(run_dir / RESPONSES)
-    todo = [(q, make_prompt(spec, q)) for q in questions if q.id not in done]
-    try:
-        new = asyncio.run(run_questions(
-            todo, backend, spec.model, concurrency=spec.concurrency or backend.default_concurrency,
-            policy=RetryPolicy(), on_record=writer.append, max_error_rate=spec.max_error_rate, progress=progress,
-        ))
-    finally:
-        writer.close()
+    new = asyncio.run(_session(spec, backend, questions, run_dir, {r.id for r in kept}, progress))
     records = sorted(kept + new, key=lambda r: r.id)
     rewrite_sorted(run_dir / RESPONSES, records)
     metrics = compute_metrics(records, spec.model, spec.task, spec.seed)

@@ -37,6 +37,13 @@ class RunSpec:
     resume: bool = False
     max_error_rate: float = 0.10
     generation: GenerationConfig = field(default_factory=GenerationConfig)
+    endpoint: str | None = None  # --endpoint: overrides the model's endpoint variable
+    api_model: str | None = None  # --api-model: overrides the provider's model id
+
+    def backend_overrides(self) -> dict[str, Any]:
+        """Settings from flags that the backend constructor takes; None means 'use the registry's'."""
+        return {"endpoint": self.endpoint, "api_model": self.api_model,
+                "temperature": self.generation.temperature, "max_tokens": self.generation.max_tokens}
 
     def run_prefix(self, backend_name: str) -> str:
         """Folder name without the timestamp: '<Model>-<task>-<backend>-seed<N>'."""

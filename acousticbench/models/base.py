@@ -13,7 +13,14 @@ class Backend(Protocol):
     backend_name: str  # short name in run folder names: "local", "openai", "gemini", ...
     default_concurrency: int
 
+    async def open(self) -> None:
+        """Connect before the first question: check the server answers (bounded wait), learn the served
+        model id. Raises UserError with the fix (missing key, endpoint down) before any question is sent."""
+        ...
+
     async def answer(self, prompt: Prompt) -> Reply: ...
+
+    async def close(self) -> None: ...
 
     def provenance(self) -> dict:
         """What config.json should record about this backend (endpoint, served model id); never a key."""
@@ -26,8 +33,14 @@ class LocalBackend:
     backend_name = "local"
     default_concurrency = 2
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, **settings):
         self.name = name
+
+    async def open(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
 
     def respond(self, prompt: Prompt) -> str:
         raise NotImplementedError

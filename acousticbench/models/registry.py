@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from acousticbench.errors import unknown_name
 
@@ -14,10 +15,13 @@ class ModelEntry:
     family: str  # local | api | open-weight
     needs: str  # what the user must provide, in words
     description: str
+    settings: dict[str, Any] = field(default_factory=dict)  # passed to the backend's constructor
 
-    def create(self):
+    def create(self, **overrides: Any):
+        """The backend object; `overrides` (from flags such as --endpoint) win over the registry settings."""
         module, cls = self.backend.split(":")
-        return getattr(importlib.import_module(module), cls)(self.name)
+        settings = {**self.settings, **{k: v for k, v in overrides.items() if v is not None}}
+        return getattr(importlib.import_module(module), cls)(self.name, **settings)
 
 
 MODELS: dict[str, ModelEntry] = {
