@@ -73,6 +73,7 @@ def make_record(question: Question, prompt: Prompt, model: str, outcome: Outcome
         correct=None if question.answer is None else chosen == question.answer,
         status=status, error=outcome.error, attempts=outcome.attempts, latency_s=outcome.latency_s,
         usage=outcome.reply.usage if outcome.reply else {}, judge=judge, meta=question.meta,
+        notes=outcome.reply.notes if outcome.reply else [],
     )
 
 

@@ -62,6 +62,7 @@ class Reply(_Frozen):
     refused: bool = Field(default=False, description="The provider or model declined to answer (refusal, safety block).")
     usage: dict[str, int] = Field(default_factory=dict, description="Token counts as the provider reported them.")
     model_id: str | None = Field(default=None, description="The model id the server says it used.")
+    notes: list[str] = Field(default_factory=list, description="What the backend changed about the input, e.g. merged clips.")
 
 
 class Judgement(_Frozen):
@@ -100,6 +101,7 @@ class Record(_Frozen):
     usage: dict[str, int] = Field(default_factory=dict)
     judge: JudgeInfo
     meta: dict[str, Any] = Field(default_factory=dict, description="The question's meta (level, probe type), so metrics need only this file.")
+    notes: list[str] = Field(default_factory=list, description="What the backend changed about the input, e.g. clips merged with 1 s of silence.")
 
 
 class Interval(_Frozen):

@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import REPO
 
 RECORD_FIELDS = {"id", "task", "split", "kind", "model", "seed", "prompt", "audio", "response", "chosen", "answer",
-                 "correct", "status", "error", "attempts", "latency_s", "usage", "judge", "meta"}
+                 "correct", "status", "error", "attempts", "latency_s", "usage", "judge", "meta", "notes"}
 
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
