@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
-import types
 from pathlib import Path
 
 import numpy as np
@@ -154,12 +152,3 @@ def test_pinned_note_only_for_a_differing_open_pack(pack_root):
     note = pinned_pack_note(pack_root, pinned_benchmark="AcousticBench-test", pinned_sha256="0" * 64)
     assert note is not None and "\n" not in note
     assert actual[:12] in note and "000000000000" in note and "published" in note
-
-
-def test_pinned_note_reads_the_pin_module_and_tolerates_its_absence(pack_root, monkeypatch):
-    pin = types.ModuleType("acousticbench.archive.pinned")
-    pin.OPEN_PACK_BENCHMARK, pin.OPEN_PACK_MANIFEST_SHA256 = "AcousticBench-test", "f" * 64
-    monkeypatch.setitem(sys.modules, "acousticbench.archive.pinned", pin)
-    assert "ffffffffffff" in pinned_pack_note(pack_root)
-    monkeypatch.setitem(sys.modules, "acousticbench.archive.pinned", None)  # import now raises ImportError
-    assert pinned_pack_note(pack_root) is None
