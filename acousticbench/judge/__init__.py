@@ -1,17 +1,68 @@
 """Judging: turn a model's raw reply into a Judgement (chosen option, status, how it was obtained)."""
 from __future__ import annotations
 
+import os
+from typing import Any
+
+from acousticbench.judge.llm import JUDGE_PROMPT_SHA256, JUDGE_PROMPT_VERSION, JudgeFailed, LLMJudge
 from acousticbench.judge.rules import RULES_VERSION, extract_choice
 from acousticbench.records import Judgement, Reply
+from acousticbench.spec import DEFAULT_JUDGE_MODEL, JudgeMode
 
-__all__ = ["RULES_VERSION", "extract_choice", "judge_reply"]
+__all__ = ["JUDGE_PROMPT_SHA256", "JUDGE_PROMPT_VERSION", "RULES_VERSION", "Judge", "JudgeFailed", "LLMJudge",
+           "extract_choice", "judge_reply"]
+ENDPOINT_ENV = "ACOUSTICBENCH_JUDGE_ENDPOINT"
 
 
-def judge_reply(reply: Reply) -> Judgement:
-    """Rules first; what they cannot commit to stays unparsed (never guessed)."""
+class Judge:
+    """Rules and the LLM judge together. mode auto: the rules first, the LLM for what they leave unparsed;
+    llm: the LLM for every response (the paper's setting); rules: no LLM, offline."""
+
+    def __init__(self, mode: JudgeMode = "auto", llm: LLMJudge | None = None):
+        if mode not in ("auto", "llm", "rules"):
+            raise ValueError(f"unknown judge mode {mode!r}")
+        if mode != "rules" and llm is None:
+            raise ValueError(f"judge mode {mode!r} needs an LLMJudge")
+        self.mode, self.llm = mode, llm
+
+    @classmethod
+    def create(cls, mode: JudgeMode = "auto", model: str = DEFAULT_JUDGE_MODEL, base_url: str | None = None,
+               **llm_options: Any) -> "Judge":
+        """A judge with the disk cache; the endpoint defaults to $ACOUSTICBENCH_JUDGE_ENDPOINT, else OpenAI.
+        Raises UserError when an LLM is needed and no key is set."""
+        if mode == "rules":
+            return cls("rules")
+        from acousticbench.judge.cache import JudgeCache
+
+        llm_options.setdefault("cache", JudgeCache())
+        return cls(mode, LLMJudge(model, base_url or os.environ.get(ENDPOINT_ENV) or None, **llm_options))
+
+    async def judge(self, prompt: str, reply: Reply) -> Judgement:
+        """How `reply` answers the question `prompt`. Raises JudgeFailed (with `.judgement` to record) when the LLM
+        judge was needed and gave no verdict."""
+        if reply.refused:
+            return Judgement(chosen=None, status="refused", method="none")
+        if reply.text is None:
+            raise ValueError("a reply without text is an error record; it is not judged")
+        if not reply.text.strip():
+            return Judgement(chosen=None, status="unparsed", method="none")
+        if self.mode != "llm":
+            ruled = extract_choice(prompt, reply.text)
+            if self.mode == "rules" or ruled.status != "unparsed":
+                return ruled
+        return await self.llm.judge(prompt, reply.text)
+
+    def provenance(self) -> dict[str, Any]:
+        """For config.json: the mode, the rules version and, when an LLM can be asked, its model and prompt."""
+        return {"mode": self.mode, "rules_version": RULES_VERSION, **(self.llm.provenance() if self.llm else {})}
+
+    async def aclose(self) -> None:
+        if self.llm is not None:
+            await self.llm.aclose()
+
+
+def judge_reply(reply: Reply, prompt: str = "") -> Judgement:
+    """Rules only, synchronous: for callers that cannot await (the LLM judge needs `Judge.judge`)."""
     if reply.refused:
         return Judgement(chosen=None, status="refused", method="none")
-    chosen = extract_choice(reply.text or "")
-    if chosen is not None:
-        return Judgement(chosen=chosen, status="answered", method="rules")
-    return Judgement(chosen=None, status="unparsed", method="none")
+    return extract_choice(prompt, reply.text or "")

@@ -2,23 +2,212 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-RULES_VERSION = "rules-1"
+from acousticbench.judge.answer_text import answer_text
+from acousticbench.judge.letters import single_letter, states_letter
+from acousticbench.judge.options import Terms, option_terms, words, words_fit
+from acousticbench.judge.refusal import is_refusal
+from acousticbench.records import Judgement
 
-_BARE = re.compile(r"^[\s\W_]*([AaBb])[\s\W_]*$")
-_STATED = re.compile(
-    r"(?:\banswer\s*(?:is|:)\s*|\boption\s+|\bchoice\s*(?:is|:)\s*)[\s*\"'(\[]*([AB])\b(?![\w'])",
-    re.IGNORECASE,
-)
+RULES_VERSION = "rules-2"
+
+_OPEN = r"[\"'‘’“”`*_(\[<{]"
+_CLOSE = r"[\"'‘’“”`*_)\]>}]"
+_LETTER = (rf"(?P<open>(?:{_OPEN}[ \t]*)*)(?<![A-Za-z0-9])(?P<letter>[AaBb])"
+           rf"(?![A-Za-z0-9]|['’]s\b|-[A-Za-z])(?P<close>(?:[ \t]*{_CLOSE})*)")
+_ADVERB = r"(?:(?:therefore|thus|clearly|definitely|certainly|simply|indeed|(?:most\s+)?likely|probably)\s+)?"
+_NOUN = r"(?:(?:option|choice|letter|clip|segment)\s+)?"
+_EXPLICIT = [re.compile(lead + _LETTER, re.IGNORECASE) for lead in (
+    rf"\b(?:answer|choice|option|selection|response|output|verdict)\s*(?:[:：=]|-\s|\bis\b\s*:?"
+    rf"|\b(?:would|should|will|must)\s+be\b\s*:?)\s*{_ADVERB}{_NOUN}",
+    rf"\bI\s+(?:(?:would|will|'ll|’ll)\s+)?(?:choose|select|pick|go\s+with|opt\s+for)\s+{_NOUN}",
+    r"(?:答案\s*(?:是|为|：|:)|选择?)\s*",
+    r"\\boxed\{\s*(?:\\text\{)?\s*",
+)] + [re.compile(rf"(?:\boption\s+)?{_LETTER}\s+is\s+(?:the\s+)?(?:(?:correct|right|best|final)\b|answer\b)",
+                 re.IGNORECASE)]
+_IS = re.compile(rf"(?:\bis|\bbe|\bit['’]s)\s+(?:(?:classified|identified|labell?ed)\s+as\s+"
+                 rf"|(?:more\s+|most\s+)?likely\s+to\s+be\s+)?{_ADVERB}{_NOUN}{_LETTER}", re.IGNORECASE)
+_LEADING = re.compile(rf"^\s*(?P<open>{_OPEN}*)\s*(?P<letter>[AaBb])(?![A-Za-z0-9]|-[A-Za-z]|['’]s\b)(?P<close>{_CLOSE}*)"
+                      r"(?P<delim>\s*[.:：)\-–—,](?=\s|$)|\s+(?=\()|[ \t]*(?=\n|$)|\s+)")
+_WORDS_LETTER = re.compile(rf"^(?P<words>[^\n]{{1,60}}?)[\s,:;\-–—]+(?P<open>{_OPEN}*)(?P<letter>[AB])"
+                           rf"(?P<close>{_CLOSE}*)[.!]?$")
+_OTHER_LETTER = {k: re.compile(rf"(?<![A-Za-z0-9])(?:{k}|{_OPEN}{k.lower()}{_CLOSE}|{k.lower()}[.)])(?![A-Za-z0-9])")
+                 for k in "AB"}
+_EXCUSED = re.compile(r"\b(?:not|than|over|instead\s+of|vs\.?)\s*\W*$", re.IGNORECASE)
+_HEDGE = re.compile(r"\b(?:if|unless|whether|assum\w*|suppos\w*|maybe|perhaps|might|could|possibly|otherwise|"
+                    r"either|guess\w*|example|says|said|asks|instructs?|both)\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot|wrong|incorrect)\b|n['’]t\b|[不没非别]", re.IGNORECASE)
+_AFTER = re.compile(r"\b(?:if|unless|when|whether|assuming|provided)\b|\?", re.IGNORECASE)
+_SECOND_THOUGHTS = re.compile(
+    r"\b(?:wait|hmm+|actually|reconsider\w*|on\s+second\s+thought|alternatively|unsure|not\s+(?:sure|certain)|"
+    r"let\s+me\s+(?:re\w*|double|check|think|verify|listen|analy\w*)|double[- ]check\w*|correction|scratch\s+that|"
+    r"or\s+(?:maybe|perhaps|possibly)|(?:could|might)\s+also)\b"
+    r"|\?", re.IGNORECASE)
+_CONNECTORS = {"because", "since", "as", "based", "given", "due", "which", "here"}
+_POSITIONAL = re.compile(r"\b(?:first|second|former|latter|1st|2nd)\b", re.IGNORECASE)
+_EDGE = 300  # a long answer commits only near its start (answer first) or its end (answer last)
+_LONG = 1000
+_BOUNDARY = re.compile(r"(?<![^A-Za-z0-9][A-Za-z])[.!?](?=\s|$)|\n")
 
 
-def extract_choice(text: str) -> str | None:
-    """'A', 'b.', '**A**', '(B)', 'Answer: B', 'the answer is A' -> the letter; anything else -> None."""
-    text = re.sub(r"<think>.*?</think>", " ", text, flags=re.DOTALL).strip()
-    bare = _BARE.match(text)
-    if bare:
-        return bare.group(1).upper()
-    stated = {m.group(1).upper() for m in _STATED.finditer(text)}
-    if len(stated) == 1:
-        return stated.pop()
+@dataclass(frozen=True)
+class _Hit:
+    start: int
+    end: int
+    letter: str
+    ok: bool
+    line: bool = False
+
+
+def extract_choice(prompt: str, response: str) -> Judgement:
+    """Read `response` to the question `prompt`: answered by rules, refused, or unparsed (left to the LLM judge).
+
+    Precision over coverage. After reasoning is removed and a tagged final answer preferred (answer_text), these
+    commit: the whole answer is a letter, decorated or repeated ("A", "b.", "**A**", "(B)", "☞A", "A A A", "AAAA");
+    a short label and a letter that agree with the prompt's options ("a. keyboard", "A (first clip)", "slow, B");
+    a line that is only a letter; an explicit statement ("Answer: B", "the correct answer is 'A'", "I choose B",
+    "B is correct", and in the first sentence only "The sound is A."). The last commitment wins. Nothing commits
+    when it is hedged or conditional ("if", "maybe", "whether"), negated, followed by the other letter in its
+    sentence ("A or B"), followed by second thoughts ("wait", "actually"), when letter-only lines disagree, when
+    the words next to the letter name the other option, or when a long answer is cut off or states a letter only
+    in its middle (reasoning). A clear refusal with no letter anywhere is `refused`.
+    """
+    text = answer_text(response)
+    if _cut_off(text):
+        return Judgement(chosen=None, status="unparsed", method="none")
+    terms = option_terms(prompt)
+    letter = _whole_answer(text, terms) or _final_commitment(text, terms)
+    if letter is not None:
+        return Judgement(chosen=letter, status="answered", method="rules")
+    if is_refusal(text) and not states_letter(text):
+        return Judgement(chosen=None, status="refused", method="rules")
+    return Judgement(chosen=None, status="unparsed", method="none")
+
+
+def _final_commitment(text: str, terms: Terms | None) -> str | None:
+    """The last commitment, if nothing casts doubt on it: no catch in it, no second thoughts after it,
+    no disagreeing letter-only lines."""
+    hits = _commitments(text, terms)
+    if len(text) >= _LONG:  # a statement in the middle of long reasoning is not the answer
+        hits = [h for h in hits if h.start < _EDGE or len(text) - h.end < _EDGE]
+    if not hits:
+        return None
+    last = hits[-1]
+    if not last.ok or len({h.letter for h in hits if h.line}) > 1 or _SECOND_THOUGHTS.search(text[last.end:]):
+        return None
+    return last.letter
+
+
+def _whole_answer(text: str, terms: Terms | None) -> str | None:
+    """The answer as a whole: a lone letter, or a short label and a letter ('slow, B') that agree."""
+    letter = single_letter(text)
+    if letter or "\n" in text or len(words(text)) > 6:
+        return letter
+    m = _WORDS_LETTER.match(text)
+    if m and not _mentions_letter(m.group("words")) and _plain(m.group("words")):
+        if words_fit(m.group("letter"), m.group("words"), terms, short=True):
+            return m.group("letter")
     return None
+
+
+def _commitments(text: str, terms: Terms | None) -> list[_Hit]:
+    """Every place the text commits (ok) or tries to commit with a catch (not ok), in order."""
+    leading = _leading(text, terms)
+    hits = [leading] if leading else []
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        letter = single_letter(line)
+        if letter and line.strip():
+            ok = _fits_lead_in(text[:offset], letter, terms)
+            hits.append(_Hit(offset, offset + len(line.rstrip()), letter, ok, line=True))
+        offset += len(line)
+    for pattern in _EXPLICIT:
+        hits += [_statement(text, m, terms) for m in pattern.finditer(text)]
+    first_end = _BOUNDARY.search(text)
+    for m in _IS.finditer(text[: first_end.end() if first_end else len(text)]):
+        hits.append(_statement(text, m, terms, needs_end=True))
+    by_position: dict[int, _Hit] = {}
+    for hit in hits:
+        if hit and (hit.start not in by_position or hit.line):
+            by_position[hit.start] = hit
+    return [by_position[k] for k in sorted(by_position)]
+
+
+def _fits_lead_in(before: str, letter: str, terms: Terms | None) -> bool:
+    """A letter on its own line after prose: the sentence just before it must not describe the other option
+    ('The second segment plays more gradually.' then 'A' contradicts itself)."""
+    pieces = [p for p in _BOUNDARY.split(before) if p.strip()]
+    if not pieces:
+        return True
+    last = pieces[-1]
+    return not _mentions_letter(last, other_than=letter) and words_fit(letter, last, terms, short=len(words(last)) <= 8)
+
+
+def _cut_off(text: str) -> bool:
+    """A long answer that stops mid-sentence (a token limit): whatever it said last was not its answer."""
+    last_line = text.rstrip().rsplit("\n", 1)[-1]
+    return len(text) >= _LONG and len(last_line) > 40 and bool(re.search(r"[\w,;:(\-'\"‘“]$", text.rstrip()))
+
+
+def _leading(text: str, terms: Terms | None) -> _Hit | None:
+    """'A. The first clip', '(a) the first', 'A: keyboard' on the first line: the letter, then its label."""
+    m = _LEADING.match(text)
+    if m is None:
+        return None
+    label_follows = not m.group("delim").strip() and text[m.end():m.end() + 1] not in ("", "\n", "(")
+    if label_follows and not (m.group("open") or m.group("close")):
+        return None  # 'A piano is playing': an article
+    rest = text[m.end():].split("\n", 1)[0]
+    letter = m.group("letter").upper()
+    listed = any(_LEADING.match(line) and _LEADING.match(line).group("letter").upper() != letter
+                 for line in text.splitlines()[1:])  # 'A: loud' over 'B: soft' lists the options
+    ok = (not listed and not _mentions_letter(rest, other_than=letter) and _plain(rest)
+          and words_fit(letter, rest, terms, short=len(words(rest)) <= 3))
+    return _Hit(m.start("letter"), m.end("letter"), letter, ok)
+
+
+def _statement(text: str, m: re.Match, terms: Terms | None, needs_end: bool = False) -> _Hit | None:
+    """Check one explicit statement: hedges and negation before it, the other letter or a condition after it."""
+    letter, start, end = m.group("letter"), m.start("letter"), m.end()
+    decorated = bool(re.search(r"[^\s]", m.group("open") + m.group("close")))
+    after = text[end:]
+    after_colon = re.search(r"[:：=]\s*$", text[m.start():start]) and re.match(r"\s*(?:\n|$)", after)
+    if letter.islower() and not decorated and not after_colon and not re.match(r"\s*[.!,;:)]", after):
+        return None  # 'the answer is a sound ...': an article
+    if letter == "A" and not decorated:
+        word = re.match(r"\s+([a-z]+)", after)
+        if word and word.group(1) not in _CONNECTORS:
+            return None
+    rest, terminator = _rest_of_sentence(text, end)
+    if needs_end and not re.match(r"\s*(?:\([^)\n]*\)\s*)?(?:[.!\n]|$)", after):
+        return None
+    sentence_start = max([b.end() for b in _BOUNDARY.finditer(text, 0, start)] or [0])
+    prefix = text[sentence_start:start]
+    clause = re.split(r"[,;:]", prefix)[-1]
+    letter = letter.upper()
+    ok = not (_HEDGE.search(prefix) or _NEGATION.search(clause) or terminator == "?"
+              or _mentions_letter(rest, other_than=letter) or _AFTER.search(rest)
+              or (needs_end and (_POSITIONAL.search(prefix) or _mentions_letter(prefix, other_than=letter)))
+              or not words_fit(letter, rest, terms, short=False))
+    return _Hit(start, end, letter, ok)
+
+
+def _rest_of_sentence(text: str, pos: int) -> tuple[str, str]:
+    """The rest of the sentence after a letter (a period right after the letter is a label's, not the end)."""
+    skip = re.match(r"\s*[.:)]?", text[pos:]).end()
+    m = re.compile(r"[.!?](?=\s|$)|\n").search(text, pos + skip)
+    if m is None:
+        return text[pos:], ""
+    return text[pos:m.start()], m.group()
+
+
+def _mentions_letter(text: str, other_than: str | None = None) -> bool:
+    """Does the text name a letter (any letter, or one other than `other_than`) other than as 'not B' or 'than B'?"""
+    letters = "AB" if other_than is None else ("B" if other_than == "A" else "A")
+    return any(not _EXCUSED.search(text[: m.start()]) for k in letters for m in _OTHER_LETTER[k].finditer(text))
+
+
+def _plain(label: str) -> bool:
+    """A label with no hedge, negation or question in it."""
+    return not (_HEDGE.search(label) or _NEGATION.search(label) or _AFTER.search(label))

@@ -1,0 +1,93 @@
+"""`python -m acousticbench.judge extract FILE.jsonl`: add the judged option to every line of a JSONL file."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from acousticbench.errors import AcousticBenchError, UserError
+from acousticbench.records import Reply
+from acousticbench.spec import DEFAULT_JUDGE_MODEL
+
+# where the raw answer may be: our responses.jsonl, then the public corpora (the unedited text first)
+TEXT_FIELDS = ("response", "full_prediction", "prediction")
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    """Every line as an object with a 'prompt'; a bad line is a UserError naming the file and the line."""
+    if not path.is_file():
+        raise UserError(f"{path}: no such file.")
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as err:
+                raise UserError(f"{path}:{number}: not valid JSON ({err.msg}).") from None
+            if not isinstance(row, dict) or not isinstance(row.get("prompt"), str):
+                raise UserError(f"{path}:{number}: needs a 'prompt' string.")
+            if not any(field in row for field in TEXT_FIELDS):
+                raise UserError(f"{path}:{number}: needs one of {', '.join(TEXT_FIELDS)}.")
+            rows.append(row)
+    return rows
+
+
+def response_text(row: dict[str, Any]) -> str | None:
+    """The raw answer: 'response' if the line has it, else a non-empty full_prediction, else prediction."""
+    if "response" in row:
+        return row["response"]
+    return row.get("full_prediction") or row.get("prediction")
+
+
+async def judge_rows(rows: list[dict[str, Any]], judge: Any) -> list[dict[str, Any]]:
+    """Each row with chosen, judge_method and judge_status added (and judge_error when the judge failed)."""
+    from acousticbench.judge import JudgeFailed
+
+    async def one(row: dict[str, Any]) -> dict[str, Any]:
+        text = response_text(row)
+        if not isinstance(text, str):  # a failed request has no text to judge
+            return {**row, "chosen": None, "judge_method": "none", "judge_status": "error"}
+        try:
+            judgement, error = await judge.judge(row["prompt"], Reply(text=text)), None
+        except JudgeFailed as err:
+            judgement, error = err.judgement, str(err)
+        out = {**row, "chosen": judgement.chosen, "judge_method": judgement.method, "judge_status": judgement.status}
+        return {**out, "judge_error": error} if error else out
+
+    try:
+        return await asyncio.gather(*(one(row) for row in rows))
+    finally:
+        await judge.aclose()
+
+
+def main(argv: list[str] | None = None) -> int:
+    from acousticbench.judge import Judge
+
+    parser = argparse.ArgumentParser(prog="python -m acousticbench.judge", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    extract = commands.add_parser("extract", help="judge every line of FILE.jsonl; the result goes to stdout")
+    extract.add_argument("file", type=Path)
+    extract.add_argument("--rules-only", action="store_true", help="no LLM judge: what the rules leave stays null")
+    extract.add_argument("--judge-model", default=DEFAULT_JUDGE_MODEL)
+    extract.add_argument("--endpoint", help="an OpenAI-compatible base URL for the judge model")
+    extract.add_argument("--concurrency", type=int, default=8)
+    args = parser.parse_args(argv)
+    try:
+        rows = read_lines(args.file)
+        judge = (Judge("rules") if args.rules_only else
+                 Judge.create("auto", args.judge_model, args.endpoint, concurrency=args.concurrency))
+        for row in asyncio.run(judge_rows(rows, judge)):
+            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+    except AcousticBenchError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return err.exit_code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

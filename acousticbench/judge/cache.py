@@ -1,0 +1,80 @@
+"""The judge cache on disk: one append-only JSONL file of verdicts, indexed in memory by a sha256 key."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from acousticbench.errors import UserError
+
+CACHE_ENV = "ACOUSTICBENCH_CACHE_DIR"
+FILE_NAME = "verdicts.jsonl"
+
+
+def default_dir() -> Path:
+    """$ACOUSTICBENCH_CACHE_DIR/judge, else ~/.cache/acousticbench/judge."""
+    root = os.environ.get(CACHE_ENV)
+    return (Path(root).expanduser() if root else Path.home() / ".cache" / "acousticbench") / "judge"
+
+
+def cache_key(model: str, prompt_version: str, question: str, response: str) -> str:
+    """What a verdict depends on: the judge model, the judge prompt version, the question and the response."""
+    material = json.dumps([model, prompt_version, question, response], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+class JudgeCache:
+    """Verdicts by key. Loaded once; each new verdict is one appended line, written in a single call, so a crash
+    leaves at most a torn last line, which is ignored on the next load."""
+
+    def __init__(self, folder: Path | None = None):
+        self.path = (folder or default_dir()) / FILE_NAME
+        self._index: dict[str, dict[str, Any]] | None = None
+        self._lock = threading.Lock()
+        self._needs_newline = False
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        if self._index is not None:
+            return self._index
+        index: dict[str, dict[str, Any]] = {}
+        if self.path.is_file():
+            data = self.path.read_bytes()
+            self._needs_newline = bool(data) and not data.endswith(b"\n")
+            for line in data.decode("utf-8", errors="replace").splitlines():
+                try:
+                    entry = json.loads(line)
+                    index[entry["key"]] = entry["verdict"]
+                except (ValueError, KeyError, TypeError):
+                    continue  # a torn or foreign line: skip it, never fail a run over the cache
+        self._index = index
+        return index
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            return self._load().get(key)
+
+    def put(self, key: str, verdict: dict[str, Any]) -> None:
+        line = json.dumps({"key": key, "verdict": verdict}, ensure_ascii=False, separators=(",", ":")) + "\n"
+        with self._lock:
+            index = self._load()
+            if key in index:
+                return
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    os.write(fd, (("\n" if self._needs_newline else "") + line).encode("utf-8"))
+                finally:
+                    os.close(fd)
+            except OSError as err:
+                raise UserError(f"cannot write the judge cache {self.path} ({err.strerror}); "
+                                 f"set {CACHE_ENV} to a writable folder.") from None
+            self._needs_newline = False
+            index[key] = verdict
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._load())

@@ -1,0 +1,196 @@
+"""The LLM judge: an OpenAI-compatible chat model reads a response and says which option it commits to."""
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import hashlib
+import os
+import random
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+from urllib.parse import urlparse
+
+from pydantic import BaseModel, Field
+
+from acousticbench.errors import AcousticBenchError, UserError
+from acousticbench.judge.cache import JudgeCache, cache_key
+from acousticbench.records import Judgement
+from acousticbench.spec import DEFAULT_JUDGE_MODEL
+
+JUDGE_PROMPT_VERSION = "judge-1"
+SYSTEM_PROMPT = """\
+You read the answer that an audio-language model gave to a question with two options, A and B, and report \
+which option the answer commits to. You do not hear the audio and you are not told the correct option: do not \
+judge whether the answer is right, only what it says.
+
+- label "A" or "B": the answer's final choice is that option, given by its letter or by describing that option \
+unambiguously (for example "the second clip is louder" when B means the second clip).
+- label "none": the answer chooses neither option, chooses both, hedges between them, contradicts itself without \
+settling, only repeats the question or the options, asks for the audio, or stops before giving a choice.
+- Reasoning (for example inside <think> tags) that comes before a final answer does not count; the final answer \
+does. When the answer changes its mind, the last choice it states counts.
+- refused: true when the answer declines, or says it cannot hear, receive or process audio, instead of choosing. \
+A refused answer has the label "none".
+- reason: one short sentence."""
+USER_TEMPLATE = """\
+Question:
+<question>
+{question}
+</question>
+
+Answer to read:
+<answer>
+{response}
+</answer>"""
+JUDGE_PROMPT_SHA256 = hashlib.sha256(f"{SYSTEM_PROMPT}\n\n{USER_TEMPLATE}".encode("utf-8")).hexdigest()
+MAX_RESPONSE_CHARS = 24_000  # the final answer is at the end: a longer response keeps its tail
+_LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0"}
+OPENAI_ENDPOINT = "https://api.openai.com/v1"  # explicit, so OPENAI_BASE_URL set for a model never reroutes the judge
+
+
+class Verdict(BaseModel):
+    """The judge model's structured reply."""
+
+    label: Literal["A", "B", "none"] = Field(description="The option the answer commits to, or none.")
+    refused: bool = Field(description="The answer declines or says it cannot perceive the audio.")
+    reason: str = Field(description="One short sentence.")
+
+
+class JudgeFailed(AcousticBenchError):
+    """The judge gave no usable verdict (after retries, or a malformed or declined reply). `judgement` is what to
+    record instead: unparsed, by nobody, never a guessed label."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.judgement = Judgement(chosen=None, status="unparsed", method="none")
+
+
+def messages_for(question: str, response: str) -> list[dict[str, str]]:
+    """The two messages the judge model sees: the instructions, then the question and the response (no answer key)."""
+    if len(response) > MAX_RESPONSE_CHARS:
+        response = "[... earlier text omitted ...]\n" + response[-MAX_RESPONSE_CHARS:]
+    return [{"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": USER_TEMPLATE.format(question=question, response=response)}]
+
+
+def retry_after(headers: Any) -> float | None:
+    """Seconds a server asks us to wait: retry-after-ms, retry-after in seconds, or retry-after as an HTTP date."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name) if headers is not None else None
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value) * scale)
+        except ValueError:
+            parsed = email.utils.parsedate_tz(value)
+            if parsed is not None:
+                return max(0.0, email.utils.mktime_tz(parsed) - time.time())
+    return None
+
+
+def _api_key(api_key: str | None, base_url: str | None) -> str:
+    key = api_key or os.environ.get("OPENAI_API_KEY")
+    if key:
+        return key
+    if base_url and urlparse(base_url).hostname in _LOCAL_HOSTS:
+        return "local-judge"  # a local server ignores the key, but the SDK wants one
+    raise UserError("the LLM judge needs an API key: set OPENAI_API_KEY, point the judge at a local endpoint, "
+                    "or judge with the rules alone (run.py --judge rules; judge extract --rules-only).")
+
+
+class LLMJudge:
+    """One judge model behind one endpoint, with a disk cache, a bound on concurrent calls, and its own retries
+    (429 and 5xx, honouring Retry-After); the SDK's retries are off."""
+
+    def __init__(self, model: str = DEFAULT_JUDGE_MODEL, base_url: str | None = None, *, api_key: str | None = None,
+                 cache: JudgeCache | None = None, max_attempts: int = 4, timeout_s: float = 60.0,
+                 max_retry_after_s: float = 120.0, concurrency: int = 8,
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep):
+        self.model, self.base_url, self.cache = model, base_url or OPENAI_ENDPOINT, cache
+        self.max_attempts, self.timeout_s, self.max_retry_after_s = max_attempts, timeout_s, max_retry_after_s
+        self._key = _api_key(api_key, base_url)
+        self._sleep = sleep
+        self._semaphore = asyncio.Semaphore(concurrency)
+        self._client: Any = None
+        self._inflight: dict[str, asyncio.Future] = {}
+
+    def provenance(self) -> dict[str, Any]:
+        """For config.json: never the key."""
+        return {"model": self.model, "endpoint": self.base_url,
+                "prompt_version": JUDGE_PROMPT_VERSION, "prompt_sha256": JUDGE_PROMPT_SHA256}
+
+    async def judge(self, question: str, response: str) -> Judgement:
+        """The judge model's reading of `response`; raises JudgeFailed when there is no usable verdict."""
+        key = cache_key(self.model, JUDGE_PROMPT_VERSION, question, response)
+        cached = self.cache.get(key) if self.cache is not None else None
+        if cached is not None:
+            try:
+                return self._judgement(Verdict.model_validate(cached))
+            except ValueError:
+                pass  # an entry edited by hand: ask again
+        if key not in self._inflight:  # identical questions asked at once share one call
+            self._inflight[key] = asyncio.ensure_future(self._ask_and_store(key, question, response))
+        try:
+            verdict = await asyncio.shield(self._inflight[key])
+        finally:
+            if self._inflight.get(key) is not None and self._inflight[key].done():
+                self._inflight.pop(key, None)
+        return self._judgement(verdict)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    def _judgement(self, verdict: Verdict) -> Judgement:
+        if verdict.label in ("A", "B"):
+            return Judgement(chosen=verdict.label, status="answered", method="llm", model=self.model)
+        status = "refused" if verdict.refused else "unparsed"
+        return Judgement(chosen=None, status=status, method="llm", model=self.model)
+
+    async def _ask_and_store(self, key: str, question: str, response: str) -> Verdict:
+        async with self._semaphore:
+            verdict = await self._ask(messages_for(question, response), key)
+        if self.cache is not None:
+            self.cache.put(key, verdict.model_dump())
+        return verdict
+
+    def _openai(self) -> Any:
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            self._client = AsyncOpenAI(api_key=self._key, base_url=self.base_url, max_retries=0,
+                                       timeout=self.timeout_s)
+        return self._client
+
+    async def _ask(self, messages: list[dict[str, str]], key: str) -> Verdict:
+        """One verdict, retrying what a later attempt can fix (rate limits, server errors, lost connections)."""
+        import openai
+        import pydantic
+
+        rng = random.Random(key)
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                completion = await self._openai().chat.completions.parse(
+                    model=self.model, messages=messages, response_format=Verdict, temperature=0)
+            except openai.APIStatusError as err:
+                code = err.status_code
+                retryable, wait = code in (408, 409, 429) or code >= 500, retry_after(err.response.headers)
+                error = f"HTTP {code} from the judge endpoint"
+            except openai.APIConnectionError as err:  # includes timeouts
+                retryable, wait, error = True, None, f"judge endpoint unreachable ({type(err).__name__})"
+            except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError,
+                    pydantic.ValidationError) as err:
+                raise JudgeFailed(f"the judge model's reply is not a valid verdict ({type(err).__name__})") from None
+            else:
+                message = completion.choices[0].message
+                if message.refusal or message.parsed is None:
+                    raise JudgeFailed(f"the judge model gave no verdict: {message.refusal or 'empty reply'}")
+                return message.parsed
+            if not retryable or attempt == self.max_attempts:
+                raise JudgeFailed(f"{error} (attempt {attempt} of {self.max_attempts})")
+            if wait is not None and wait > self.max_retry_after_s:
+                raise JudgeFailed(f"{error}; it asks to wait {wait:g} s, over the {self.max_retry_after_s:g} s limit")
+            await self._sleep(max(wait or 0.0, rng.uniform(0, min(30.0, 2.0 ** (attempt - 1)))))
+        raise AssertionError("unreachable")

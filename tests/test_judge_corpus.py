@@ -1,0 +1,98 @@
+"""The rules extractor on 43,200 real answers of 18 public audio-language models (SonicBench's release, read in
+place; skipped where the corpus is absent). Expected letters were read by hand; ids are model/file:line."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from acousticbench.judge.answer_text import answer_text
+from acousticbench.judge.letters import states_letter
+from acousticbench.judge.rules import extract_choice
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "lalm_outputs"
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not present at {CORPUS}")
+
+# (id, chosen, status): what the text states, checked by reading it; a short snippet says what is there
+HAND_CHECKED = [
+    ("GPT4o_audio/brightness_comparison.jsonl:4", "B", "answered"),  # 'B'
+    ("audio-flamingo_2/brightness_comparison.jsonl:1", "A", "answered"),  # 'a'
+    ("audio-flamingo_2/pitch_comparison.jsonl:22", "A", "answered"),  # '(a) a'
+    ("audio-flamingo_2/texture_recog.jsonl:17", "B", "answered"),  # 'b. keyboard typing'
+    ("audio-flamingo_2/texture_recog.jsonl:25", None, "unparsed"),  # 'a. crow or b. keyboard typing? ...'
+    ("audio-flamingo_2/brightness_comparison.jsonl:20", None, "unparsed"),  # 'none'
+    ("Baichuan-Audio/texture_recog.jsonl:18", "B", "answered"),  # 'B. chirping_birds'
+    ("Step-Audio2/timbre_recog.jsonl:14", "B", "answered"),  # 'B. keyboard'
+    ("SALMONN/timbre_recog.jsonl:41", None, "unparsed"),  # 'A. organ or B. keyboard?'
+    ("Ming/timbre_comparison.jsonl:38", None, "unparsed"),  # 'A piano is being played'
+    ("Qwen2-Audio/velocity_recog.jsonl:7", None, "unparsed"),  # 'Slow, A.' (A means high)
+    ("Qwen2-Audio/velocity_recog.jsonl:12", None, "unparsed"),  # 'fast, A' (the options are high/low)
+    ("Qwen2-Audio/velocity_recog.jsonl:39", None, "unparsed"),  # 'A, low.'
+    ("Qwen3-Omni/velocity_recog.jsonl:39", None, "unparsed"),  # 'slow, B'
+    ("LLaMA-Omni/counting_recog.jsonl:17", None, "unparsed"),  # 'A B A B A'
+    ("LLaMA-Omni/counting_recog.jsonl:37", None, "unparsed"),  # 'A, B'
+    ("LLaMA-Omni/brightness_recog.jsonl:3", None, "refused"),  # "I'm not capable of hearing or processing audio ..."
+    ("GPT4o_audio/distance_recog.jsonl:48", None, "refused"),  # "I'm sorry, but I can't determine that ..."
+    ("GPT4o_audio/duration_recog.jsonl:17", None, "unparsed"),  # 'Please provide the audio clip, ...'
+    ("GPT4o_audio/loudness_recog.jsonl:23", "A", "answered"),  # '... After analyzing, the answer is: A'
+    ("GAMA/brightness_comparison.jsonl:33", None, "unparsed"),  # 'The first clip (A) is brighter.'
+    ("GAMA/brightness_comparison.jsonl:44", "A", "answered"),  # 'The answer is <A>. The first clip has ...'
+    ("GAMA/distance_recog.jsonl:78", "A", "answered"),  # 'The audio is within range (A).'
+    ("GAMA/texture_recog.jsonl:38", None, "unparsed"),  # 'The answer is A. ... snoring, not a cat.' (B is cat)
+    ("GAMA/timbre_recog.jsonl:3", "A", "answered"),  # 'The sound is A. bass.'
+    ("GAMA/timbre_recog.jsonl:28", None, "unparsed"),  # '... whether it's A. string or B. mallet.'
+    ("GAMA/timbre_comparison.jsonl:5", "A", "answered"),  # "The sound of keyboard is 'A'."
+    ("GAMA/reverberation_recog.jsonl:10", "B", "answered"),  # "... no reverb, so the answer is 'B'."
+    ("GAMA/counting_comparison.jsonl:6", "A", "answered"),  # 'A: The first segment has more sound pulses.'
+    ("GAMA/counting_comparison.jsonl:73", "B", "answered"),  # 'Answer: B'
+    ("GAMA/brightness_recog.jsonl:3", None, "unparsed"),  # '<ANSWER>' and nothing in it
+    ("Audio-Reasoner/brightness_comparison.jsonl:2", "B", "answered"),  # <THINK>...</THINK><RESPONSE>B</RESPONSE>
+    ("Audio-Reasoner/brightness_recog.jsonl:60", None, "unparsed"),  # <RESPONSE>neither</RESPONSE>
+    ("Audio-Reasoner/counting_comparison.jsonl:72", None, "unparsed"),  # <THINK> never closed: no answer
+    ("MiMo-Audio_think_mode/brightness_comparison.jsonl:1", "B", "answered"),  # '... </think>\nB'
+    ("MiMo-Audio_think_mode/velocity_recog.jsonl:91", "B", "answered"),  # "... The answer is 'B'. </think>\nB"
+    ("MiMo-Audio_think_mode/direction_comparison.jsonl:27", "A", "answered"),  # 'A\n\nThe first clip (A) gives ...'
+    ("MiMo-Audio_think_mode/direction_comparison.jsonl:78", "A", "answered"),  # '... in front is:\n\n**A**\n\nHere ...'
+    ("MiMo-Audio_think_mode/loudness_recog.jsonl:83", "B", "answered"),  # 'The audio is soft.\n\nB'
+    ("MiMo-Audio_think_mode/loudness_recog.jsonl:75", "A", "answered"),  # '... the answer would be:\n\n**A**'
+    ("MiMo-Audio_think_mode/velocity_comparison.jsonl:34", "B", "answered"),  # '... **Final Answer:** B'
+    ("MiMo-Audio_think_mode/tempo_comparison.jsonl:45", None, "unparsed"),  # 'The second segment ... gradually.\n\nA'
+    ("MiMo-Audio_think_mode/velocity_recog.jsonl:93", None, "unparsed"),  # 'The sound has a strong onset.\n\nB'
+    ("MiMo-Audio_think_mode/velocity_recog.jsonl:90", None, "unparsed"),  # reasoning cut off: '... I think'
+    ("step_audio_r1/brightness_comparison.jsonl:4", "A", "answered"),  # '... </think>\nA'
+    ("step_audio_r1/direction_recog.jsonl:23", "A", "answered"),  # '... so the answer is A.\n</think>\nA'
+    ("step_audio_r1/direction_recog.jsonl:22", None, "unparsed"),  # cut off: "... so the answer is 'A"
+    ("step_audio_r1/counting_recog.jsonl:98", None, "unparsed"),  # cut off after 'So the answer should be B.'
+    ("step_audio_r1/pitch_recog.jsonl:92", None, "unparsed"),  # cut off: '... the only safe answer is B (low'
+    ("step_audio_r1/tempo_recog.jsonl:51", None, "unparsed"),  # cut off; says it can't play the audio, not a refusal
+]
+
+
+@pytest.fixture(scope="module")
+def corpus() -> dict[str, tuple[str, str]]:
+    """id -> (prompt, raw text): full_prediction where present (unedited), else prediction."""
+    items = {}
+    for path in sorted(CORPUS.glob("*/*.jsonl")):
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                row = json.loads(line)
+                text = row.get("full_prediction") or row.get("prediction") or ""
+                items[f"{path.parent.name}/{path.name}:{number}"] = (row["prompt"], text)
+    return items
+
+
+def test_rules_commit_to_95_percent_of_answers_that_state_a_letter(corpus):
+    stating = committed = 0
+    for prompt, text in corpus.values():
+        if states_letter(answer_text(text)):
+            stating += 1
+            committed += extract_choice(prompt, text).status == "answered"
+    assert len(corpus) == 43_200
+    assert committed / stating >= 0.95, f"coverage {committed}/{stating}"
+
+
+@pytest.mark.parametrize("item, chosen, status", HAND_CHECKED)
+def test_hand_checked_answers(corpus, item, chosen, status):
+    judgement = extract_choice(*corpus[item])
+    assert (judgement.chosen, judgement.status) == (chosen, status)
