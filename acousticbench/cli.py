@@ -48,6 +48,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--api-model", help="the provider's model id, overriding the registry's")
     run.add_argument("--judge", choices=["auto", "rules"], default="auto",
                      help="auto: strict rules, then nothing is guessed; rules: rules only")
+    ref = p.add_argument_group("reference trajectories")
+    ref.add_argument("--compare-reference", action="store_true",
+                     help="after each run, compare it question by question with the reference run of the same seed")
+    ref.add_argument("--reference-tolerance", type=float, metavar="P",
+                     help="exit 1 when the match rate is below P percent (default 100 for local and open-weight models)")
+    ref.add_argument("--references", type=Path, metavar="DIR", help="reference folder (default ./reference_trajectories)")
+    ref.add_argument("--promote-reference", type=Path, nargs="+", metavar="RUN_DIR",
+                     help="copy finished run folders into the references and rewrite summary.json")
     paths = p.add_argument_group("paths")
     paths.add_argument("--archive", type=Path, default=Path("archive"), help="benchmark pack folder (default ./archive)")
     paths.add_argument("--results-dir", type=Path, default=Path("results"), help="where run folders go (default ./results)")
@@ -92,9 +100,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         return commands.extract(args.extract, args.archive)
     if args.verify_checksums:
         return commands.verify(args.archive, args.task)
+    if args.promote_reference:
+        return commands.promote_references(args.promote_reference, args.references)
     if not args.model:
         raise UserError("nothing to do: pass --model NAME to run (see --list-models), or a command such as --verify-checksums.")
-    return commands.run(specs_from_args(args), dry_run=args.dry_run)
+    if args.reference_tolerance is not None and not 0 <= args.reference_tolerance <= 100:
+        raise UserError(f"--reference-tolerance is a percentage from 0 to 100, got {args.reference_tolerance}.")
+    check = commands.ReferenceCheck(args.references, args.reference_tolerance) if args.compare_reference else None
+    return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check)
 
 
 def specs_from_args(args: argparse.Namespace):

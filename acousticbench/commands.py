@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from acousticbench.errors import UserError
@@ -59,12 +60,36 @@ def verify(root: Path, task_spec: str) -> int:
     return 1 if report.failures else 0
 
 
-def run(specs: list[RunSpec], dry_run: bool) -> int:
+@dataclass(frozen=True)
+class ReferenceCheck:
+    """--compare-reference: where the references are and the match rate (percent) below which to exit 1."""
+
+    root: Path | None
+    tolerance: float | None  # None: 100 for local and open-weight models, report only for API models
+
+    def folder(self) -> Path:
+        from acousticbench.reference import default_root
+
+        return self.root or default_root()
+
+    def threshold(self, model: str) -> float | None:
+        from acousticbench.models.registry import get_model
+
+        if self.tolerance is not None:
+            return self.tolerance
+        return 100.0 if get_model(model).family in ("local", "open-weight") else None
+
+
+def run(specs: list[RunSpec], dry_run: bool, reference: ReferenceCheck | None = None) -> int:
     if dry_run:
         return _dry_run(specs)
     from acousticbench.engine import RunAborted
     from acousticbench.evaluate import evaluate
+    from acousticbench.reference import reference_file
 
+    # a missing reference is known before any question is asked
+    ref_files = {spec: reference_file(reference.folder(), spec.model, spec.task, spec.seed) for spec in specs} if reference else {}
+    status = 0
     for spec in specs:
         try:
             result = evaluate(spec)
@@ -73,6 +98,35 @@ def run(specs: list[RunSpec], dry_run: bool) -> int:
                   "Fix the cause, then rerun with --resume.", file=sys.stderr)
             return 1
         print(summary_line(result))
+        if reference:
+            status = max(status, _compare(result, ref_files[spec], reference.threshold(spec.model)))
+    return status
+
+
+def _compare(result, path: Path, threshold: float | None) -> int:
+    from acousticbench.reference import compare_to_reference, write_comparison
+
+    comparison = compare_to_reference(result.records, path, result.spec.split)
+    write_comparison(result.run_dir, comparison)
+    print(comparison.line())
+    if comparison.note:
+        print(f"Note: {comparison.note}.")
+    for mismatch in comparison.mismatches[:10]:
+        print(f"  {mismatch['id']}: reference {mismatch['reference']}, this run {mismatch['run']}")
+    if len(comparison.mismatches) > 10:
+        print(f"  ... and {len(comparison.mismatches) - 10} more in {result.run_dir / 'comparison.json'}")
+    if threshold is not None and 100 * comparison.match_rate < threshold:
+        print(f"error: the match rate is below the tolerance of {threshold:g}%; every mismatch is in "
+              f"{result.run_dir / 'comparison.json'}.", file=sys.stderr)
+        return 1
+    return 0
+
+
+def promote_references(run_dirs: list[Path], root: Path | None) -> int:
+    from acousticbench.reference import promote
+
+    for path in promote(run_dirs, root or Path("reference_trajectories")):
+        print(f"Wrote {path}")
     return 0
 
 

@@ -25,6 +25,7 @@ class RunResult:
     spec: RunSpec
     run_dir: Path
     metrics: Metrics
+    records: list[Record]
     resumed: int  # records kept from an earlier, interrupted run
 
 
@@ -102,4 +103,4 @@ def evaluate(spec: RunSpec, progress: bool | None = None) -> RunResult:
     rewrite_sorted(run_dir / RESPONSES, records)
     metrics = compute_metrics(records, spec.model, spec.task, spec.seed)
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
-    return RunResult(spec, run_dir, metrics, resumed=len(kept))
+    return RunResult(spec, run_dir, metrics, records, resumed=len(kept))

@@ -1,0 +1,150 @@
+"""The leaderboard: finished runs and references grouped by (model, split, archive), mean +- std over seeds per task."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import statistics
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from acousticbench.results import CONFIG, METRICS, RESPONSES
+from acousticbench.tasks import TASKS
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One finished run of one (model, task, seed)."""
+
+    model: str
+    task: str
+    split: str
+    manifest: str
+    seed: int
+    max_samples: int | None
+    n: int
+    accuracy: float | None
+    parse_failure_rate: float | None
+    error_rate: float | None
+
+
+def _warn(message: str) -> None:
+    print(f"skipped: {message}", file=sys.stderr)
+
+
+def _line_count(path: Path) -> tuple[int, bool]:
+    """Complete lines, and whether the file ends in a torn line."""
+    data = path.read_bytes()
+    return data.count(b"\n"), bool(data) and not data.endswith(b"\n")
+
+
+def run_entry(run_dir: Path) -> Entry | None:
+    """The entry of a finished run folder, or None (with the reason on stderr) when it is not usable."""
+    if not (run_dir / METRICS).is_file():
+        _warn(f"{run_dir}: no {METRICS} (the run did not finish; continue it with --resume)")
+        return None
+    try:
+        config = json.loads((run_dir / CONFIG).read_text())
+        metrics = json.loads((run_dir / METRICS).read_text())
+        lines, torn = _line_count(run_dir / RESPONSES)
+    except (OSError, json.JSONDecodeError) as err:
+        _warn(f"{run_dir}: unreadable ({err})")
+        return None
+    if torn or lines < config.get("n_questions", 0):
+        _warn(f"{run_dir}: {RESPONSES} is truncated ({lines} of {config.get('n_questions')} records)")
+        return None
+    spec, scored = config["spec"], metrics["scored"]
+    return Entry(spec["model"], spec["task"], spec["split"], config["archive"]["manifest_sha256"], spec["seed"],
+                 spec.get("max_samples"), scored["n"], scored["accuracy"], scored["parse_failure_rate"], scored["error_rate"])
+
+
+def reference_entries(root: Path) -> list[Entry]:
+    entries = []
+    for summary_path in sorted(root.glob("*/*/summary.json")):
+        summary = json.loads(summary_path.read_text())
+        for run in summary["runs"]:
+            records = [json.loads(line) for line in (summary_path.parent / run["file"]).read_text().splitlines() if line]
+            scored = [r for r in records if r["kind"] == "scored"]
+            status = Counter(r["status"] for r in scored)
+            n = len(scored)
+            entries.append(Entry(summary["model"], summary["task"], summary["split"], summary["archive_manifest_sha256"],
+                                 run["seed"], summary.get("max_samples"), n, run["accuracy"], status["unparsed"] / n if n else None,
+                                 status["error"] / n if n else None))
+    return entries
+
+
+def collect(results_dirs: list[Path]) -> list[Entry]:
+    """Finished runs; of several runs of the same (model, task, split, archive, questions, seed) the latest counts."""
+    latest: dict[tuple, Entry] = {}
+    for results in results_dirs:
+        for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and (p / CONFIG).is_file()):
+            entry = run_entry(run_dir)
+            if entry:
+                latest[(entry.model, entry.task, entry.split, entry.manifest, entry.max_samples, entry.seed)] = entry
+    return list(latest.values())
+
+
+def _mean_std(values: list[float]) -> tuple[float, float]:
+    return statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+def table_rows(entries: list[Entry]) -> tuple[list[str], list[dict]]:
+    """Rows (one per model, split, archive) with a cell per task; runs from different archives never share a cell."""
+    tasks = [t for t in TASKS if any(e.task == t for e in entries)] + sorted({e.task for e in entries} - set(TASKS))
+    manifests: dict[tuple[str, str], set[str]] = {}
+    for e in entries:
+        manifests.setdefault((e.model, e.split), set()).add(e.manifest)
+    groups: dict[tuple[str, str, int, str], list[Entry]] = {}
+    for e in entries:  # a run on the first N questions never shares a cell with full runs
+        groups.setdefault((e.model, e.split, e.max_samples or 0, e.manifest), []).append(e)
+    rows = []
+    for (model, split, max_samples, manifest), group in sorted(groups.items()):
+        label = model + (f" [first {max_samples}]" if max_samples else "")
+        if len(manifests[(model, split)]) > 1:
+            label += f" [archive {manifest[:8]}]"
+            print(f"note: {model} ({split}) has runs on {len(manifests[(model, split)])} different archives; "
+                  "they are listed as separate rows", file=sys.stderr)
+        cells = {}
+        for task in tasks:
+            accs = [e.accuracy for e in group if e.task == task and e.accuracy is not None]
+            cells[task] = (_mean_std(accs), len(accs), sum(e.n for e in group if e.task == task)) if accs else None
+        means = [c[0][0] for c in cells.values() if c]
+        rows.append({"model": label, "split": split, "cells": cells, "average": statistics.fmean(means) if means else None,
+                     "seeds": max(len({e.seed for e in group if e.task == t}) for t in tasks),
+                     "parse": _avg([e.parse_failure_rate for e in group]), "error": _avg([e.error_rate for e in group])})
+    return tasks, rows
+
+
+def _avg(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.fmean(known) if known else None
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}"
+
+
+def markdown(entries: list[Entry]) -> str:
+    tasks, rows = table_rows(entries)
+    header = ["Model", "Split", *tasks, "Avg", "Seeds", "Parse fail %", "Error %"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        cells = [f"{_pct(c[0][0])} ± {_pct(c[0][1])}" if c else "-" for c in row["cells"].values()]
+        lines.append("| " + " | ".join([row["model"], row["split"], *cells, _pct(row["average"]), str(row["seeds"]),
+                                         _pct(row["parse"]), _pct(row["error"])]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(entries: list[Entry]) -> str:
+    tasks, rows = table_rows(entries)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["model", "split", "task", "mean_accuracy", "std_accuracy", "n_seeds", "n_questions"])
+    for row in rows:
+        for task, cell in row["cells"].items():
+            if cell:
+                (mean, std), seeds, n = cell
+                writer.writerow([row["model"], row["split"], task, f"{mean:.6f}", f"{std:.6f}", seeds, n])
+    return out.getvalue()

@@ -1,0 +1,79 @@
+"""Two runs on the same questions: agreement, the flip table, and McNemar's exact test."""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from acousticbench.errors import UserError
+from acousticbench.records import Record
+from acousticbench.results import RESPONSES, read_records
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value: b = only run A right, c = only run B right (binomial, p = 1/2)."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    n: int
+    agree: int
+    flips: Counter  # (chosen in A, chosen in B) -> count, for the questions where they differ
+    accuracy_a: float | None
+    accuracy_b: float | None
+    only_a_correct: int
+    only_b_correct: int
+
+    @property
+    def p_value(self) -> float:
+        return mcnemar_exact(self.only_a_correct, self.only_b_correct)
+
+    def lines(self, name_a: str, name_b: str) -> list[str]:
+        def pct(x: float | None) -> str:
+            return "n/a" if x is None else f"{100 * x:.1f}%"
+
+        out = [f"Questions in both runs: {self.n}",
+               f"Agreement on chosen: {self.agree}/{self.n} ({pct(self.agree / self.n if self.n else None)})",
+               f"Accuracy (scored): A {pct(self.accuracy_a)}, B {pct(self.accuracy_b)}",
+               "Flips (A -> B):"]
+        out += [f"  {_label(a)} -> {_label(b)}: {count}" for (a, b), count in sorted(self.flips.items(), key=str)] or ["  none"]
+        out.append(f"McNemar exact test: only A right {self.only_a_correct}, only B right {self.only_b_correct}, "
+                   f"p = {self.p_value:.4g}")
+        out.append(f"A: {name_a}")
+        out.append(f"B: {name_b}")
+        return out
+
+
+def _label(chosen: str | None) -> str:
+    return "null" if chosen is None else chosen
+
+
+def load_run(path: Path) -> list[Record]:
+    """A run folder or its responses.jsonl."""
+    file = path / RESPONSES if path.is_dir() else path
+    if not file.is_file():
+        raise UserError(f"{path} is not a run folder or a responses.jsonl file.")
+    return read_records(file)
+
+
+def compare_runs(a: list[Record], b: list[Record]) -> PairedComparison:
+    by_id = {r.id: r for r in b}
+    pairs = [(r, by_id[r.id]) for r in a if r.id in by_id]
+    if not pairs:
+        raise UserError("the two runs share no question ids: are they runs of the same task?")
+    scored = [(x, y) for x, y in pairs if x.kind == "scored"]
+    return PairedComparison(
+        n=len(pairs),
+        agree=sum(1 for x, y in pairs if x.chosen == y.chosen),
+        flips=Counter((x.chosen, y.chosen) for x, y in pairs if x.chosen != y.chosen),
+        accuracy_a=sum(bool(x.correct) for x, _ in scored) / len(scored) if scored else None,
+        accuracy_b=sum(bool(y.correct) for _, y in scored) / len(scored) if scored else None,
+        only_a_correct=sum(1 for x, y in scored if x.correct and not y.correct),
+        only_b_correct=sum(1 for x, y in scored if y.correct and not x.correct),
+    )

@@ -1,0 +1,139 @@
+"""Reference trajectories: compare a run to the published run of the same seed, and promote runs into references."""
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from acousticbench.errors import UserError
+from acousticbench.records import Record
+from acousticbench.results import CONFIG, RESPONSES, read_records, write_json
+from acousticbench.spec import safe_name
+
+SUMMARY = "summary.json"
+COMPARISON = "comparison.json"
+_KEEP = ("id", "task", "split", "kind", "model", "seed", "response", "chosen", "answer", "correct", "status", "judge")
+
+
+def default_root() -> Path:
+    """./reference_trajectories when run from a checkout, else the one shipped beside the package."""
+    here = Path("reference_trajectories")
+    return here if here.is_dir() else Path(__file__).resolve().parent.parent / "reference_trajectories"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    reference_file: Path
+    n: int
+    matches: int
+    mismatches: list[dict[str, Any]]
+    accuracy_run: float | None
+    accuracy_reference: float | None
+    note: str | None  # e.g. the run and the reference cover different splits
+
+    @property
+    def match_rate(self) -> float:
+        return self.matches / self.n if self.n else 0.0
+
+    def line(self) -> str:
+        return f"Reference comparison: {self.matches}/{self.n} ({100 * self.match_rate:.1f}%) match ({self.reference_file})"
+
+    def to_json(self) -> dict[str, Any]:
+        diff = None if self.accuracy_run is None or self.accuracy_reference is None else self.accuracy_run - self.accuracy_reference
+        return {"reference_file": str(self.reference_file), "n": self.n, "matches": self.matches,
+                "match_rate": self.match_rate, "mismatches": self.mismatches, "accuracy_run": self.accuracy_run,
+                "accuracy_reference": self.accuracy_reference, "accuracy_difference": diff, "note": self.note}
+
+
+def load_summary(folder: Path) -> dict[str, Any]:
+    path = folder / SUMMARY
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as err:
+        raise UserError(f"cannot read {path} ({err}): restore it or promote the runs again.") from None
+
+
+def reference_file(root: Path, model: str, task: str, seed: int) -> Path:
+    """The run file for (model, task, seed), found through summary.json; the error says what exists."""
+    folder = root / safe_name(model) / task
+    if not folder.is_dir():
+        models = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+        tasks = sorted(p.name for p in (root / safe_name(model)).iterdir()) if (root / safe_name(model)).is_dir() else []
+        if tasks:
+            raise UserError(f"no reference for {model} on {task}: {root / safe_name(model)} has tasks {', '.join(tasks)}.")
+        raise UserError(f"no reference trajectories for {model} under {root}: references exist for "
+                        f"{', '.join(models) or 'no model'}.")
+    runs = load_summary(folder)["runs"]
+    for run in runs:
+        if run["seed"] == seed:
+            return folder / run["file"]
+    raise UserError(f"no reference for {model} on {task} with seed {seed}: references exist for seeds "
+                    f"{', '.join(str(r['seed']) for r in runs)}.")
+
+
+def _accuracy(records: list[Record | dict]) -> float | None:
+    scored = [r for r in records if _get(r, "kind") == "scored"]
+    return sum(1 for r in scored if _get(r, "correct")) / len(scored) if scored else None
+
+
+def _get(record: Record | dict, key: str):
+    return record[key] if isinstance(record, dict) else getattr(record, key)
+
+
+def compare_to_reference(records: list[Record], path: Path, run_split: str) -> Comparison:
+    """Match question by question on `chosen`, over the questions the run covered."""
+    reference = {r["id"]: r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line)}
+    shared = [r for r in records if r.id in reference]
+    ref_splits = {r["split"] for r in reference.values()}
+    note = None
+    if len(shared) < len(records):
+        note = f"{len(records) - len(shared)} questions of the run are not in the reference; compared the {len(shared)} shared"
+    elif run_split != "all" and ref_splits != {run_split}:
+        note = f"the run covers split {run_split}, the reference {', '.join(sorted(ref_splits))}: compared the shared questions"
+    mismatches = [{"id": r.id, "reference": reference[r.id]["chosen"], "run": r.chosen}
+                  for r in shared if r.chosen != reference[r.id]["chosen"]]
+    return Comparison(path, len(shared), len(shared) - len(mismatches), mismatches, _accuracy(shared),
+                      _accuracy([reference[r.id] for r in shared]), note)
+
+
+def write_comparison(run_dir: Path, comparison: Comparison) -> None:
+    write_json(run_dir / COMPARISON, comparison.to_json())
+
+
+def promote(run_dirs: list[Path], root: Path) -> list[Path]:
+    """Copy finished runs into references (run_<i>.jsonl by seed, keeping existing seed->file), rewrite summary.json."""
+    written = []
+    for run_dir in run_dirs:
+        config_path = run_dir / CONFIG
+        if not config_path.is_file() or not (run_dir / "metrics.json").is_file():
+            raise UserError(f"{run_dir} is not a finished run (config.json or metrics.json missing): finish it with --resume first.")
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+        spec = config["spec"]
+        records = read_records(run_dir / RESPONSES)
+        folder = root / safe_name(spec["model"]) / spec["task"]
+        folder.mkdir(parents=True, exist_ok=True)
+        summary = load_summary(folder) if (folder / SUMMARY).is_file() else {"runs": []}
+        runs = {r["seed"]: r for r in summary["runs"]}
+        name = runs[spec["seed"]]["file"] if spec["seed"] in runs else f"run_{len(runs) + 1}.jsonl"
+        slim = [{k: v for k, v in r.model_dump(mode="json").items() if k in _KEEP} for r in sorted(records, key=lambda r: r.id)]
+        (folder / name).write_text("".join(json.dumps(r) + "\n" for r in slim), encoding="utf-8")
+        runs[spec["seed"]] = {"seed": spec["seed"], "file": name, "n": len(records), "accuracy": _accuracy(records)}
+        _write_summary(folder, spec, config, list(runs.values()))
+        written.append(folder / name)
+    return written
+
+
+def _write_summary(folder: Path, spec: dict, config: dict, runs: list[dict]) -> None:
+    runs = sorted(runs, key=lambda r: r["file"])
+    accuracies = [r["accuracy"] for r in runs if r["accuracy"] is not None]
+    write_json(folder / SUMMARY, {
+        "model": spec["model"], "task": spec["task"], "split": spec["split"],
+        "max_samples": spec.get("max_samples"),
+        "harness_version": config["harness"]["version"],
+        "archive_manifest_sha256": config["archive"]["manifest_sha256"],
+        "runs": runs,
+        "mean_accuracy": statistics.fmean(accuracies) if accuracies else None,
+        "std_accuracy": statistics.stdev(accuracies) if len(accuracies) > 1 else 0.0 if accuracies else None,
+    })

@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+"""Compare two runs on the same questions: agreement, flips, both accuracies, McNemar's exact test."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from acousticbench.errors import UserError
+from acousticbench.paired import compare_runs, load_run
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("run_a", type=Path, help="run folder or responses.jsonl")
+    parser.add_argument("run_b", type=Path, help="run folder or responses.jsonl")
+    args = parser.parse_args(argv)
+    try:
+        result = compare_runs(load_run(args.run_a), load_run(args.run_b))
+    except UserError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print("\n".join(result.lines(str(args.run_a), str(args.run_b))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Leaderboard: mean accuracy +- std over seeds per (model, task), as a Markdown table (or CSV)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from acousticbench.leaderboard import collect, markdown, reference_entries, to_csv
+from acousticbench.reference import default_root
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("results_dirs", type=Path, nargs="*", help="results folders (default ./results unless --references)")
+    parser.add_argument("--references", nargs="?", const=True, default=False, metavar="DIR",
+                        help="include the reference trajectories (default folder: ./reference_trajectories)")
+    parser.add_argument("--csv", action="store_true", help="CSV instead of Markdown")
+    args = parser.parse_args(argv)
+    dirs = args.results_dirs or ([] if args.references else [Path("results")])
+    missing = [d for d in dirs if not d.is_dir()]
+    if missing:
+        print(f"error: {missing[0]} is not a folder: pass results folders (default ./results).", file=sys.stderr)
+        return 2
+    entries = collect(dirs)
+    if args.references:
+        entries += reference_entries(default_root() if args.references is True else Path(args.references))
+    if not entries:
+        print("error: no finished runs found.", file=sys.stderr)
+        return 2
+    sys.stdout.write(to_csv(entries) if args.csv else markdown(entries))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
