@@ -1,0 +1,120 @@
+"""The signal generators: each pair differs in its attribute as its meta says, and in nothing a listener could use instead."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from acousticbench.audio import SAMPLE_RATE as SR
+from acousticbench.stimuli import ATTRIBUTES, direction, duration, pitch
+from acousticbench.stimuli.signal import db, onset_s, rms
+
+PAIRED = [code for code in ATTRIBUTES if code != "dir"]
+# the meta key that carries the attribute of each clip, and how closely the measurement must recover it
+ATTRIBUTE_KEY = {"pit": "f0_hz", "lou": "level_dbfs", "dur": "sound_s", "tem": "bpm", "rad": "rt60_s", "cnt": "events", "bri": "centroid_hz"}
+RELATIVE_TOLERANCE = {"pit": 0.002, "lou": 0.001, "dur": 0.03, "tem": 0.01, "rad": 0.2, "cnt": 0.0, "bri": 0.01}
+
+
+def make(code: str, seed: int, step: float, answer: str = "A"):
+    return ATTRIBUTES[code].trial(np.random.default_rng(seed), step, answer)
+
+
+def all_steps(code: str) -> list[float]:
+    return [ATTRIBUTES[code].CATCH_STEP, *ATTRIBUTES[code].STEPS]
+
+
+@pytest.mark.parametrize("code", PAIRED)
+@pytest.mark.parametrize("answer", ["A", "B"])
+def test_pair_differs_in_its_attribute_as_meta_says(code, answer):
+    module, key = ATTRIBUTES[code], ATTRIBUTE_KEY[code]
+    for seed, step in enumerate(all_steps(code)):
+        trial = make(code, seed, step, answer)
+        first, second = (p[key] for p in trial.clip_params)
+        assert (first > second) == (answer == "A"), (step, trial.clip_params)
+        for clip, params in zip(trial.clips, trial.clip_params):
+            measured, designed = module.measure(clip, SR), params[key]
+            if code == "lou":
+                measured, designed = 10 ** (measured / 20), 10 ** (designed / 20)
+            if code == "tem":
+                measured *= 60  # events per second -> beats per minute
+            assert measured == pytest.approx(designed, rel=RELATIVE_TOLERANCE[code], abs=0.005 if code == "dur" else 0)
+
+
+@pytest.mark.parametrize("code", PAIRED)
+def test_pair_has_equal_level_length_and_onset(code):
+    for seed, step in enumerate(all_steps(code) + [0.0]):
+        trial = make(code, 100 + seed, step, "AB"[seed % 2])
+        one, two = trial.clips
+        assert one.shape == two.shape and one.ndim == 1
+        assert abs(onset_s(one) - onset_s(two)) < 0.003  # same design onset; the measured one wobbles with the phases
+        if code != "lou":
+            assert abs(db(rms(one)) - db(rms(two))) < 0.1
+        assert max(np.abs(one).max(), np.abs(two).max()) < 0.95  # no clipping at PCM16 quantisation
+
+
+@pytest.mark.parametrize(
+    "code, other, tolerance",
+    [
+        ("pit", duration.measure, 0.003),  # seconds
+        ("lou", duration.measure, 0.003),
+        ("bri", duration.measure, 0.003),
+        ("bri", pitch.measure, 0.5),  # Hz
+        ("lou", pitch.measure, 0.5),
+        ("dur", pitch.measure, 0.5),
+    ],
+)
+def test_other_attributes_do_not_follow_the_asked_one(code, other, tolerance):
+    for seed in range(6):
+        trial = make(code, 200 + seed, ATTRIBUTES[code].STEPS[0], "AB"[seed % 2])
+        if trial.shared.get("source", "tone") != "tone" and other is pitch.measure:
+            continue  # noise has no pitch to compare
+        one, two = (other(clip, SR) for clip in trial.clips)
+        assert one == pytest.approx(two, abs=tolerance)
+
+
+@pytest.mark.parametrize("code", list(ATTRIBUTES))
+def test_levels_run_from_obvious_to_subtle(code):
+    module = ATTRIBUTES[code]
+    assert list(module.STEPS) == sorted(module.STEPS, reverse=True) and len(set(module.STEPS)) == 5
+    assert module.CATCH_STEP >= module.STEPS[0]
+    for seed in range(4):  # one seed holds every nuisance fixed while the step shrinks
+        gaps = []
+        for step in module.STEPS:
+            values = [module.measure(clip, SR) for clip in make(code, 300 + seed, step).clips]
+            if code == "cnt":  # counting difficulty is the ratio of the counts, not their difference
+                gaps.append(max(values) / min(values))
+            else:
+                gaps.append(abs(values[0] - values[1]) if len(values) == 2 else abs(values[0]))
+        assert all(a >= b for a, b in zip(gaps, gaps[1:])), gaps
+
+
+@pytest.mark.parametrize("code", list(ATTRIBUTES))
+def test_same_seed_same_samples_and_nuisance_is_roved(code):
+    step = ATTRIBUTES[code].STEPS[2]
+    a, b, c = make(code, 7, step), make(code, 7, step), make(code, 8, step)
+    assert all(np.array_equal(x, y) for x, y in zip(a.clips, b.clips)) and a.shared == b.shared
+    assert not np.array_equal(a.clips[0], c.clips[0]) and a.shared != c.shared
+    onsets = {make(code, seed, step).shared["onset_s"] for seed in range(8)}
+    assert len(onsets) >= 6  # onset roved (to the millisecond): no fixed template to learn
+
+
+def test_direction_sides_are_mirrors_with_equal_power():
+    left, right = make("dir", 5, 20.0, "A"), make("dir", 5, 20.0, "B")
+    np.testing.assert_array_equal(left.clips[0][:, ::-1], right.clips[0])
+    assert rms(left.clips[0]) == pytest.approx(rms(right.clips[0]), rel=1e-12)
+    assert left.clip_params[0]["side"] == "left" and right.clip_params[0] == direction.mirrored(left.clip_params[0])
+    assert direction.measure(left.clips[0], SR) > 0 > direction.measure(right.clips[0], SR)
+
+
+def test_direction_centred_sound_has_no_interaural_difference():
+    stereo = make("dir", 6, 0.0).clips[0]
+    np.testing.assert_array_equal(stereo[:, 0], stereo[:, 1])
+    assert direction.measure(stereo, SR) == 0.0
+
+
+def test_direction_cues_match_meta():
+    params = make("dir", 9, 8.0).clip_params[0]
+    itd, ild = direction.cues(8.0)
+    assert params["itd_us"] == pytest.approx(itd * 1e6, abs=1e-3) and params["ild_db"] == pytest.approx(ild, abs=1e-3)
+    stereo = make("dir", 9, 8.0).clips[0]
+    measured_itd = direction.interaural_delay(stereo[:, 0], stereo[:, 1], SR)
+    assert measured_itd == pytest.approx(itd, abs=5e-6)
