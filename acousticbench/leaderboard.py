@@ -100,7 +100,7 @@ def table_rows(entries: list[Entry]) -> tuple[list[str], list[dict]]:
     for e in entries:  # a run on the first N questions never shares a cell with full runs
         groups.setdefault((e.model, e.split, e.max_samples or 0, e.manifest), []).append(e)
     rows = []
-    for (model, split, max_samples, manifest), group in sorted(groups.items()):
+    for (model, split, max_samples, manifest), group in sorted(groups.items(), key=_row_order):
         label = model + (f" [first {max_samples}]" if max_samples else "")
         if len(manifests[(model, split)]) > 1:
             label += f" [archive {manifest[:8]}]"
@@ -115,6 +115,15 @@ def table_rows(entries: list[Entry]) -> tuple[list[str], list[dict]]:
                      "seeds": max(len({e.seed for e in group if e.task == t}) for t in tasks),
                      "parse": _avg([e.parse_failure_rate for e in group]), "error": _avg([e.error_rate for e in group])})
     return tasks, rows
+
+
+def _row_order(item) -> tuple:
+    """Registry order (as a paper table lists models), unknown models after, alphabetically."""
+    from acousticbench.models.registry import MODELS
+
+    (model, split, max_samples, manifest), _ = item
+    names = list(MODELS)
+    return (names.index(model) if model in names else len(names), model, split, max_samples, manifest)
 
 
 def _avg(values: list[float | None]) -> float | None:

@@ -115,6 +115,7 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
         folder = root / safe_name(spec["model"]) / spec["task"]
         folder.mkdir(parents=True, exist_ok=True)
         summary = load_summary(folder) if (folder / SUMMARY).is_file() else {"runs": []}
+        _check_same_setting(summary, spec, config, folder)
         runs = {r["seed"]: r for r in summary["runs"]}
         name = runs[spec["seed"]]["file"] if spec["seed"] in runs else f"run_{len(runs) + 1}.jsonl"
         slim = [{k: v for k, v in r.model_dump(mode="json").items() if k in _KEEP} for r in sorted(records, key=lambda r: r.id)]
@@ -123,6 +124,17 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
         _write_summary(folder, spec, config, list(runs.values()))
         written.append(folder / name)
     return written
+
+
+def _check_same_setting(summary: dict, spec: dict, config: dict, folder: Path) -> None:
+    """The runs of one reference must cover the same questions of the same archive."""
+    if not summary["runs"]:
+        return
+    theirs = (summary["split"], summary.get("max_samples"), summary["archive_manifest_sha256"])
+    ours = (spec["split"], spec.get("max_samples"), config["archive"]["manifest_sha256"])
+    if theirs != ours:
+        raise UserError(f"{folder} holds runs with split/max-samples/archive {theirs[0]}/{theirs[1]}/{theirs[2][:8]}, "
+                        f"this run has {ours[0]}/{ours[1]}/{ours[2][:8]}: remove {folder} first to replace them.")
 
 
 def _write_summary(folder: Path, spec: dict, config: dict, runs: list[dict]) -> None:

@@ -1,0 +1,70 @@
+"""The full open pack end to end: verification, baselines' acceptance figures, and the shipped references."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from acousticbench.archive.pack import manifest_sha256
+from acousticbench.archive.pinned import OPEN_PACK_MANIFEST_SHA256
+from acousticbench.evaluate import evaluate
+from acousticbench.reference import compare_to_reference, reference_file
+from acousticbench.spec import RunSpec
+from acousticbench.tasks import TASKS
+from conftest import REPO
+
+REFERENCES = REPO / "reference_trajectories"
+
+
+def test_verify_checksums_prints_the_success_line(open_pack):
+    out = subprocess.run([sys.executable, str(REPO / "run.py"), "--verify-checksums", "--task", "all",
+                          "--archive", str(open_pack)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.strip() == "All 3800 questions passed checksum verification."
+    assert manifest_sha256(open_pack) == OPEN_PACK_MANIFEST_SHA256
+
+
+def _run(open_pack, tmp_path, model: str, task: str, seed: int = 42):
+    return evaluate(RunSpec(model=model, task=task, seed=seed, archive=open_pack, results_dir=tmp_path), progress=False)
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_random_is_at_chance_and_always_a_exactly_half(open_pack, tmp_path, task):
+    always_a = _run(open_pack, tmp_path, "Always-A", task).metrics.scored
+    assert (always_a.n, always_a.accuracy) == (400, 0.5)
+    random_acc = _run(open_pack, tmp_path, "Random", task).metrics.scored.accuracy
+    # binomial 99% interval around 0.5 for n = 400: 0.5 +- 2.576 * sqrt(0.25 / 400)
+    assert 0.5 - 0.0644 <= random_acc <= 0.5 + 0.0644
+
+
+@pytest.mark.parametrize("model", ["Oracle", "Random", "Always-A"])
+def test_shipped_references_rerun_to_a_full_match(open_pack, tmp_path, model):
+    for task in TASKS:
+        for seed in (42, 43, 44):
+            result = _run(open_pack, tmp_path, model, task, seed)
+            comparison = compare_to_reference(result.records, reference_file(REFERENCES, model, task, seed), "all")
+            assert (comparison.n, comparison.matches) == (475, 475), comparison.mismatches[:5]
+
+
+def test_reference_summaries_name_the_pinned_archive():
+    for summary_path in REFERENCES.glob("*/*/summary.json"):
+        summary = json.loads(summary_path.read_text())
+        assert summary["archive_manifest_sha256"] == OPEN_PACK_MANIFEST_SHA256
+        assert [(r["seed"], r["file"]) for r in summary["runs"]] == [(42, "run_1.jsonl"), (43, "run_2.jsonl"), (44, "run_3.jsonl")]
+
+
+def test_leaderboard_over_the_shipped_references_matches_the_golden_table():
+    out = subprocess.run([sys.executable, str(REPO / "scripts" / "leaderboard.py"), "--references", str(REFERENCES)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (REPO / "tests" / "fixtures" / "leaderboard_references.md").read_text()
+
+
+def test_compare_reference_on_a_fresh_run(open_pack, tmp_path):
+    out = subprocess.run([sys.executable, str(REPO / "run.py"), "--model", "Oracle", "--task", "rad", "--max-samples", "10",
+                          "--seed", "42", "--compare-reference", "--archive", str(open_pack),
+                          "--results-dir", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "Reference comparison: 10/10 (100.0%) match (reference_trajectories/Oracle/rad/run_1.jsonl)" in out.stdout
