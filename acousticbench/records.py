@@ -45,6 +45,14 @@ class Question(_Frozen):
         return self.model_copy(update={"checksum": self.compute_checksum()})
 
 
+class PromptPart(_Frozen):
+    """One piece of a user turn: a text or an audio clip (absolute path), in the order the model receives them."""
+
+    kind: Literal["text", "audio"]
+    text: str | None = None
+    audio: str | None = None
+
+
 class Prompt(_Frozen):
     """What a backend is asked: the text and the audio files, resolved to absolute paths."""
 
@@ -53,6 +61,12 @@ class Prompt(_Frozen):
     text: str
     audio: list[str] = Field(description="Absolute paths of the audio files, in order.")
     seed: int = Field(description="The run seed; backends that accept a seed get it.")
+    parts: list[PromptPart] = Field(
+        default_factory=list,
+        description="The turn as interleaved text and audio where the order matters (AudioICL); empty for "
+        "AcousticBench. `text` and `audio` always carry the same content flattened (the text names each clip "
+        "'<audio N>'), for backends that send text and audio separately.",
+    )
 
 
 class Reply(_Frozen):

@@ -65,8 +65,9 @@ class ResponsesWriter:
         self._fh.close()
 
 
-def read_records(path: Path) -> list[Record]:
-    """Read responses.jsonl; a half-written last line (from a killed run) is dropped, later duplicates win."""
+def read_records(path: Path, record_type: type = Record) -> list:
+    """Read responses.jsonl; a half-written last line (from a killed run) is dropped, later duplicates win.
+    `record_type`: the pydantic model of a line (AudioICL runs store EpisodeRecords)."""
     by_id: dict[str, Record] = {}
     if not path.exists():
         return []
@@ -75,7 +76,7 @@ def read_records(path: Path) -> list[Record]:
         if not line.strip():
             continue
         try:
-            record = Record.model_validate_json(line)
+            record = record_type.model_validate_json(line)
         except ValidationError:
             if lineno >= len(lines) - 1:  # only the last line may be torn by a kill
                 continue

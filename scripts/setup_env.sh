@@ -12,5 +12,31 @@ if [ ! -x .venv/bin/python ]; then
   echo "Creating .venv with $("$python" --version)"
   "$python" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[$extras]"
+
+pip_log=$(mktemp)
+pip_install() {  # quiet unless it fails; then the whole pip log
+  if ! .venv/bin/python -m pip install --disable-pip-version-check "$@" >"$pip_log" 2>&1; then
+    cat "$pip_log" >&2
+    echo "error: pip install $* failed (log above)" >&2
+    exit 1
+  fi
+}
+echo "Installing into .venv: .[$extras]"
+pip_install --upgrade pip
+if [[ ",$extras," == *",hf-server,"* ]]; then
+  # torch first, the CPU build found on local disk, so pip never fetches a CUDA torch for transformers and peft
+  pip_install torch==2.13.0
+fi
+pip_install -e ".[$extras]"
+rm -f "$pip_log"
+
+# espeak-ng speaks the AudioICL operators and the cascade test's clips; sox converts audio. Debian packages,
+# installed only when missing and when this shell may (root with apt-get); otherwise the tests that need them skip.
+if ! command -v espeak-ng >/dev/null || ! command -v sox >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "Installing espeak-ng and sox (apt-get)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng sox >/dev/null
+  else
+    echo "note: espeak-ng or sox is missing; install them (apt-get install espeak-ng sox) for the speech tests" >&2
+  fi
+fi

@@ -15,7 +15,8 @@ class Backend(Protocol):
 
     async def open(self) -> None:
         """Connect before the first question: check the server answers (bounded wait), learn the served
-        model id. Raises UserError with the fix (missing key, endpoint down) before any question is sent."""
+        model id. Raises UserError with the fix (missing key, endpoint down) before any question is sent;
+        close() is called even when open() fails."""
         ...
 
     async def answer(self, prompt: Prompt) -> Reply: ...

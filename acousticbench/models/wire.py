@@ -1,0 +1,61 @@
+"""Audio as it goes on the wire: WAV bytes per clip, merged into one for single-audio models."""
+from __future__ import annotations
+
+import io
+from functools import lru_cache
+
+import numpy as np
+
+from acousticbench.errors import ArchiveError
+
+MERGE_GAP_S = 1.0
+
+
+def _is_pcm_wav(data: bytes) -> bool:
+    return data[:4] == b"RIFF" and data[8:12] == b"WAVE"
+
+
+def _encode_wav(samples: np.ndarray, sr: int) -> bytes:
+    import soundfile as sf
+
+    from acousticbench.audio import to_pcm16
+
+    buf = io.BytesIO()
+    sf.write(buf, to_pcm16(samples), sr, subtype="PCM_16", format="WAV")
+    return buf.getvalue()
+
+
+@lru_cache(maxsize=64)  # bounded: a 3,800-question run must not hold every clip; twins and repeats hit it
+def wav_bytes(path: str) -> bytes:
+    """The clip as WAV bytes: the file itself when it already is a WAV (no decode), else re-encoded as PCM16."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise ArchiveError(f"missing audio file {path}: rebuild or re-extract the archive.") from None
+    if _is_pcm_wav(data):
+        return data
+    from acousticbench.audio import read_audio
+
+    samples, sr = read_audio(path)
+    return _encode_wav(samples, sr)
+
+
+def merged_wav(paths: list[str], gap_s: float = MERGE_GAP_S) -> bytes:
+    """All clips in one WAV, `gap_s` seconds of silence between them, at the first clip's rate (mono if mixed)."""
+    from acousticbench.audio import merge_clips, read_audio
+
+    first, sr = read_audio(paths[0])
+    clips = [first] + [read_audio(p, sr=sr)[0] for p in paths[1:]]
+    if len({c.ndim for c in clips}) > 1 or len({c.shape[1:] for c in clips}) > 1:
+        clips = [c.mean(axis=1) if c.ndim == 2 else c for c in clips]  # mixed mono/stereo: fold to mono
+    return _encode_wav(merge_clips(clips, sr, gap_s), sr)
+
+
+def prompt_clips(paths: list[str], single_audio: bool) -> tuple[list[bytes], list[str]]:
+    """The WAV bytes to send for a prompt's clips, and a note when they had to be merged."""
+    if single_audio and len(paths) > 1:
+        note = (f"{len(paths)} clips merged into one with {MERGE_GAP_S:g} s of silence between them "
+                "(the model takes one audio input)")
+        return [merged_wav(paths)], [note]
+    return [wav_bytes(p) for p in paths], []

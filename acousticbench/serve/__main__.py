@@ -1,0 +1,158 @@
+"""docker_serve.sh: start, stop, list or describe the container that serves an open-weight model."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from acousticbench.errors import UserError
+from acousticbench.models.registry import endpoint_variable
+from acousticbench.serve.specs import (LORA_PREFIX, ServerSpec, all_specs, container_settings, get_spec, image_for,
+                                       redacted)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="docker_serve.sh", description=(
+        "Serve an open-weight model in Docker on 127.0.0.1 and print the export line for run.py. "
+        f"LoRA finetunes of Kimi-Audio: {LORA_PREFIX}<name> for <archive>/lora/<name>/."))
+    p.add_argument("name", nargs="?", help="serve name, e.g. voxtral_mini_3b (--list shows them)")
+    p.add_argument("--stop", action="store_true", help="stop and remove the model's container")
+    p.add_argument("--list", action="store_true", help="every model: image, port, GPU memory, whether it is running")
+    p.add_argument("--dry-run", action="store_true", help="print the exact container settings; needs no Docker engine")
+    p.add_argument("--port", type=int, help="host port on 127.0.0.1 (default: the model's fixed port)")
+    p.add_argument("--gpus", default="all", help="all (default), or GPU ids such as 0 or 0,1")
+    p.add_argument("--tp", type=int, help="vLLM tensor parallel size (--tensor-parallel-size)")
+    p.add_argument("--wait", type=float, help="seconds to wait for /health (default: the model's, 5 to 60 minutes)")
+    p.add_argument("--archive", type=Path, default=Path("archive"), help="where lora/<name>/ adapters are")
+    return p
+
+
+def hf_token(home: Path) -> str | None:
+    """The token `huggingface-cli login` saved; read here, handed to the container by environment only."""
+    path = home / ".cache" / "huggingface" / "token"
+    try:
+        return path.read_text().strip() or None
+    except OSError:
+        return None
+
+
+def export_line(spec: ServerSpec, port: int) -> str:
+    return f"export {endpoint_variable(spec.serve_name)}=http://localhost:{port}"
+
+
+def _settings(spec: ServerSpec, args: argparse.Namespace, home: Path) -> tuple[dict, str | None]:
+    if args.port is not None and not 1 <= args.port <= 65535:
+        raise UserError(f"--port {args.port} is not a TCP port (1-65535).")
+    if args.tp is not None and args.tp < 1:
+        raise UserError(f"--tp {args.tp}: give a number of GPUs, 1 or more.")
+    token = hf_token(home)
+    settings = container_settings(spec, port=args.port or spec.port, gpus=args.gpus, tp=args.tp, token=token,
+                                  home=home, archive=args.archive)
+    return settings, token
+
+
+def dry_run(spec: ServerSpec, args: argparse.Namespace, home: Path) -> int:
+    settings, token = _settings(spec, args, home)
+    tag, dockerfile, target = image_for(spec)
+    print(f"# {spec.display_name} ({spec.repo_id}), needs {_gpu(spec)}")
+    print(f"# image {tag}: built on first use from {dockerfile}" + (f" (target {target})" if target else ""))
+    if token is None:
+        print(f"# no Hugging Face token in {home}/.cache/huggingface/token: "
+              + ("this model is gated, put one there first" if spec.gated else "fine for this model"))
+    print("# docker SDK: client.containers.run(**settings) with")
+    shown = redacted(settings)  # one key per line, still JSON, so a script can read it
+    print("{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in shown.items()) + "\n}")
+    print(export_line(spec, args.port or spec.port))
+    return 0
+
+
+def _gpu(spec: ServerSpec) -> str:
+    return f"{spec.gpu_memory_gb} GB of GPU memory" if spec.gpu_memory_gb else "no GPU (CPU)"
+
+
+def list_models(args: argparse.Namespace) -> int:
+    from acousticbench.serve import containers
+
+    try:
+        status, note = containers.running_status(containers.connect()), None
+    except containers.EngineUnreachable as err:
+        status, note = None, (f"status unknown: engine not reachable at {err.where} ({err.reason}); "
+                              "check with `docker info`")
+    rows = [("serve name", "model", "image", "port", "GPU memory", "status")]
+    for spec in all_specs(args.archive):
+        state = "?" if status is None else status.get(spec.serve_name, "not running")
+        rows.append((spec.serve_name, spec.display_name, spec.image, str(spec.port),
+                     f"{spec.gpu_memory_gb} GB" if spec.gpu_memory_gb else "CPU", state))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    for row in rows:
+        print("  ".join(c.ljust(widths[i]) if i < 5 else c for i, c in enumerate(row)).rstrip())
+    if note:
+        print(note)
+    return 0
+
+
+def start(spec: ServerSpec, args: argparse.Namespace, home: Path) -> int:
+    from acousticbench.serve import containers
+
+    settings, token = _settings(spec, args, home)
+    if spec.gated and token is None:
+        raise UserError(f"{spec.repo_id} is gated: put your Hugging Face token in ~/.cache/huggingface/token "
+                        "(or run `huggingface-cli login`) and accept the model's terms on its Hub page.")
+    port = args.port or spec.port
+    client = containers.connect()
+    existing = containers.find_container(client, spec)
+    secrets = [token] if token else []
+    if existing is not None and existing.status == "running":
+        port = int(existing.labels.get("acousticbench.port", port))
+        _log(f"{existing.name} is already running on 127.0.0.1:{port}")
+        containers.wait_ready(existing, port, args.wait or spec.start_timeout_s, _log, secrets)  # it may still load
+        print(export_line(spec, port))
+        return 0
+    if existing is not None:
+        existing.remove(force=True)  # a stopped container from an earlier start; its name is needed again
+    who = containers.port_user(client, port)
+    if who:
+        raise UserError(f"port {port} is in use (by {who}): stop it or pass --port N (e.g. --port {port + 1000}).")
+    containers.ensure_image(client, spec, _log)
+    for host, mount in settings["volumes"].items():
+        if mount["mode"] == "rw":
+            Path(host).mkdir(parents=True, exist_ok=True)  # else the engine creates it, owned by root
+    _log(f"starting {settings['name']} ({spec.repo_id}) on 127.0.0.1:{port}, waiting for /health...")
+    container = containers.run_container(client, spec, settings)
+    containers.wait_ready(container, port, args.wait or spec.start_timeout_s, _log, secrets)
+    _log(f"{settings['name']} is ready; run.py finds it through:")
+    print(export_line(spec, port))
+    return 0
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)  # stdout carries only the export line, for eval "$(...)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.list:
+            return list_models(args)
+        if not args.name:
+            raise UserError("name a model to serve (e.g. voxtral_mini_3b), or use --list.")
+        spec = get_spec(args.name, args.archive)
+        if args.dry_run:
+            return dry_run(spec, args, Path.home())
+        if args.stop:
+            from acousticbench.serve import containers
+
+            print(containers.stop(containers.connect(), spec))
+            return 0
+        return start(spec, args, Path.home())
+    except UserError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted: the container keeps starting in the background; --stop removes it.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

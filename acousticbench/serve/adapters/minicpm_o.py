@@ -1,0 +1,54 @@
+"""MiniCPM-o-4.5 through its remote code's model.chat(); it takes one audio input, so clips are merged."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from acousticbench.audio import merge_clips
+from acousticbench.errors import UserError
+from acousticbench.serve.adapters import Chat, Generation
+
+REPO_ID = "openbmb/MiniCPM-o-4_5"
+GAP_S = 1.0  # the same 1 s of silence the harness uses when it merges clips itself (models/wire.py)
+
+
+class MiniCPMo:
+    def __init__(self, lora: Path | None = None):
+        if lora is not None:
+            raise UserError("LoRA adapters are served for Kimi-Audio only; MiniCPM-o-4.5 takes none here.")
+        from transformers import AutoModel, AutoTokenizer
+
+        # audio in, text out: the vision tower and the TTS head are not loaded
+        self.model = AutoModel.from_pretrained(REPO_ID, trust_remote_code=True, attn_implementation="sdpa",
+                                               torch_dtype=torch.bfloat16, init_vision=False, init_audio=True,
+                                               init_tts=False).eval().cuda()
+        self.tokenizer = AutoTokenizer.from_pretrained(REPO_ID, trust_remote_code=True)
+        self.model_id = REPO_ID
+
+    @staticmethod
+    def messages(chat: Chat) -> list[dict]:
+        """MiniCPM-o's msgs: each turn's text parts, and its clips merged into one array where the first clip was."""
+        msgs = []
+        for turn in chat.turns:
+            clips = [p for p in turn.parts if not isinstance(p, str)]
+            content: list = []
+            for part in turn.parts:
+                if isinstance(part, str):
+                    content.append(part)
+                elif part is clips[0]:
+                    content.append(merge_clips(clips, 16_000, GAP_S) if len(clips) > 1 else part)
+            msgs.append({"role": turn.role, "content": content})
+        return msgs
+
+    def generate(self, chat: Chat) -> Generation:
+        if chat.seed is not None:
+            torch.manual_seed(chat.seed)
+        with torch.inference_mode():
+            text = self.model.chat(msgs=self.messages(chat), tokenizer=self.tokenizer, sampling=False,
+                                   max_new_tokens=chat.max_tokens, generate_audio=False)
+        if not isinstance(text, str):  # some versions return (text, audio) or a dict
+            text = text[0] if isinstance(text, (list, tuple)) else str(text.get("text", text))
+        tokens = len(self.tokenizer.encode(text, add_special_tokens=False))
+        return Generation(text=text, prompt_tokens=0, completion_tokens=tokens,
+                          finish_reason="length" if tokens >= chat.max_tokens else "stop")

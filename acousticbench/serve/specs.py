@@ -1,0 +1,181 @@
+"""The model servers we know how to start: a table in code, and the exact container settings for each."""
+from __future__ import annotations
+
+import hashlib
+import re
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from acousticbench.errors import UserError, unknown_name
+
+REPO = Path(__file__).resolve().parents[2]
+VLLM_VERSION = "0.33.0"  # docker/vllm/Dockerfile pins the same version; change both together
+CONTAINER_PORT = 8000
+CONTAINER_HF_CACHE = "/root/.cache/huggingface"
+CONTAINER_OUR_CACHE = "/root/.cache/acousticbench"  # merged LoRA models live here, on the host's disk
+# The largest prompt the tasks send: AudioICL k=5 operator episodes carry 3k+3 = 18 clips, plus the 26-clip Morse
+# alphabet bank = 44. 48 leaves a little headroom; more would only grow vLLM's start-up memory profile, which
+# reserves room for N clips per prompt.
+AUDIO_PER_PROMPT = 48
+LIMIT_MM = ("--limit-mm-per-prompt", '{"audio": %d}' % AUDIO_PER_PROMPT)
+REDACTED = "REDACTED"
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    serve_name: str  # what docker_serve.sh takes; ACOUSTICBENCH_<SERVE_NAME>_ENDPOINT
+    display_name: str  # the registry's model name (run.py --model)
+    kind: Literal["vllm", "transformers"]
+    repo_id: str  # Hugging Face repo of the weights
+    port: int  # fixed default host port, so endpoints stay the same from one start to the next
+    gpu_memory_gb: int  # 0: runs on the CPU, no GPU requested
+    serve_args: tuple[str, ...] = ()  # vLLM: arguments after the repo id; ours: arguments of hf_server
+    gated: bool = False  # the Hub asks for a token and accepted terms before download
+    start_timeout_s: int = 1800  # the first start downloads the weights
+    lora: str | None = None  # ours: a LoRA adapter folder name under <archive>/lora/
+
+    @property
+    def adapter(self) -> str:
+        """The hf_server --model value of a transformers-served model."""
+        return self.serve_name if self.lora is None else "kimi_audio_7b_instruct"
+
+    @property
+    def image(self) -> str:
+        return image_for(self)[0]
+
+
+def _vllm(serve, display, repo, port, gb, *args, timeout=1800) -> ServerSpec:
+    return ServerSpec(serve, display, "vllm", repo, port, gb, (*LIMIT_MM, *args), start_timeout_s=timeout)
+
+
+def _ours(serve, display, repo, port, gb, timeout=1800) -> ServerSpec:
+    return ServerSpec(serve, display, "transformers", repo, port, gb, start_timeout_s=timeout)
+
+
+# gated=True where the Hub asks for an access request before download; none is marked, as far as known (not
+# checkable from an offline machine): a 401 during start is still diagnosed from the log. A token, when present,
+# is passed to every model (it also raises the Hub's download rate limits).
+SPECS: dict[str, ServerSpec] = {s.serve_name: s for s in (
+    _vllm("voxtral_mini_3b", "Voxtral-Mini-3B", "mistralai/Voxtral-Mini-3B-2507", 8009, 16,
+          "--tokenizer_mode", "mistral", "--config_format", "mistral", "--load_format", "mistral"),
+    _vllm("qwen2_audio_7b_instruct", "Qwen2-Audio-7B-Instruct", "Qwen/Qwen2-Audio-7B-Instruct", 8010, 24),
+    _vllm("qwen2_5_omni_7b", "Qwen2.5-Omni-7B", "Qwen/Qwen2.5-Omni-7B", 8011, 24),
+    # our prompts stay far under 32k tokens; a shorter context leaves more of the GPU to the KV cache
+    _vllm("qwen3_omni_30b_a3b_instruct", "Qwen3-Omni-30B-A3B-Instruct", "Qwen/Qwen3-Omni-30B-A3B-Instruct", 8012, 80,
+          "--max-model-len", "32768", timeout=3600),
+    _ours("kimi_audio_7b_instruct", "Kimi-Audio-7B-Instruct", "moonshotai/Kimi-Audio-7B-Instruct", 8013, 40),
+    _ours("minicpm_o_4_5", "MiniCPM-o-4.5", "openbmb/MiniCPM-o-4_5", 8014, 24),
+    _ours("tiny_qwen2_audio", "Tiny-Qwen2-Audio", "(built in code, no download)", 8015, 0, timeout=300),
+)}
+LORA_PREFIX = "kimi_lora_"
+
+
+def lora_spec(serve_name: str, archive: Path) -> ServerSpec:
+    """kimi_lora_<name>: Kimi-Audio-7B-Instruct with the adapter in <archive>/lora/<name>/ merged in."""
+    name = serve_name[len(LORA_PREFIX):]
+    folder = archive / "lora" / name
+    if not name or not re.fullmatch(r"[A-Za-z0-9_]+", name) or not (folder / "adapter_config.json").is_file():
+        known = ", ".join(lora_names(archive)) or "none"
+        raise UserError(f"no LoRA adapter {folder}/adapter_config.json for {serve_name}: put the PEFT adapter folder "
+                        f"there, its name in letters, digits and _ (found: {known}).")
+    port = 8100 + zlib.crc32(name.encode()) % 100  # stable per name, so its endpoint does not change
+    return ServerSpec(serve_name, f"Kimi-Audio-LoRA-{name}", "transformers", "moonshotai/Kimi-Audio-7B-Instruct",
+                      port, 40, lora=name, start_timeout_s=3600)
+
+
+def lora_names(archive: Path) -> list[str]:
+    root = archive / "lora"
+    return sorted(p.parent.name for p in root.glob("*/adapter_config.json")) if root.is_dir() else []
+
+
+def all_specs(archive: Path) -> list[ServerSpec]:
+    return list(SPECS.values()) + [lora_spec(LORA_PREFIX + n, archive) for n in lora_names(archive)]
+
+
+def get_spec(serve_name: str, archive: Path) -> ServerSpec:
+    if serve_name.startswith(LORA_PREFIX):
+        return lora_spec(serve_name, archive)
+    if serve_name not in SPECS:
+        raise unknown_name("model to serve", serve_name, [s.serve_name for s in all_specs(archive)]
+                           + [LORA_PREFIX + "<name>"])
+    return SPECS[serve_name]
+
+
+@lru_cache(maxsize=1)
+def _our_source_hash() -> str:
+    """A short hash of what goes into our image, so the image is rebuilt when its sources change."""
+    paths = [REPO / "docker" / "transformers" / "Dockerfile", REPO / "pyproject.toml",
+             *(REPO / "acousticbench").rglob("*.py")]
+    digest = hashlib.sha256()
+    for path in sorted(p for p in paths if p.is_file()):
+        digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def image_for(spec: ServerSpec) -> tuple[str, str, str | None]:
+    """(image tag, Dockerfile path relative to the repo, build target)."""
+    if spec.kind == "vllm":
+        return f"acousticbench/vllm:{VLLM_VERSION}", "docker/vllm/Dockerfile", None
+    target = {"kimi_audio_7b_instruct": "kimi", "minicpm_o_4_5": "minicpm"}.get(spec.adapter, "server")
+    name = "acousticbench/transformers" + ("" if target == "server" else f"-{target}")  # each model's extras apart
+    return f"{name}:{_our_source_hash()}", "docker/transformers/Dockerfile", target
+
+
+def container_name(spec: ServerSpec) -> str:
+    return "acousticbench-" + spec.serve_name.replace("_", "-").replace(".", "-").lower()
+
+
+def parse_gpus(gpus: str) -> dict[str, Any]:
+    """'all' -> every GPU; '0' or '0,1' (or 'device=0,1') -> those GPU ids."""
+    text = gpus.strip().removeprefix("device=")
+    if text == "all":
+        return {"count": -1, "capabilities": [["gpu"]]}
+    ids = [i.strip() for i in text.split(",")]
+    if not ids or not all(i.isdigit() for i in ids):
+        raise UserError(f"--gpus {gpus!r}: give all, or GPU ids such as 0 or 0,1 (as nvidia-smi numbers them).")
+    return {"device_ids": ids, "capabilities": [["gpu"]]}
+
+
+def command_for(spec: ServerSpec, tp: int | None) -> list[str]:
+    """The container's command: `vllm serve` arguments, or our transformers server."""
+    if spec.kind == "vllm":
+        command = [spec.repo_id, "--host", "0.0.0.0", "--port", str(CONTAINER_PORT), *spec.serve_args]
+        return command + (["--tensor-parallel-size", str(tp)] if tp else [])
+    if tp:
+        raise UserError(f"--tp applies to the vLLM models; {spec.serve_name} runs on our transformers server, one GPU.")
+    command = ["python", "-m", "acousticbench.serve.hf_server", "--model", spec.adapter,
+               "--host", "0.0.0.0", "--port", str(CONTAINER_PORT), *spec.serve_args]
+    return command + (["--lora", f"/lora/{spec.lora}"] if spec.lora else [])
+
+
+def container_settings(spec: ServerSpec, *, port: int, gpus: str, tp: int | None, token: str | None,
+                       home: Path, archive: Path) -> dict[str, Any]:
+    """Keyword arguments of the docker SDK's containers.run(); device requests as plain dicts."""
+    volumes = {str(home / ".cache" / "huggingface"): {"bind": CONTAINER_HF_CACHE, "mode": "rw"}}
+    if spec.kind == "transformers":
+        volumes[str(home / ".cache" / "acousticbench")] = {"bind": CONTAINER_OUR_CACHE, "mode": "rw"}
+    if spec.lora:
+        volumes[str((archive / "lora" / spec.lora).resolve())] = {"bind": f"/lora/{spec.lora}", "mode": "ro"}
+    if tp and gpus.strip() != "all" and len(parse_gpus(gpus)["device_ids"]) < tp:
+        raise UserError(f"--tp {tp} needs {tp} GPUs but --gpus {gpus} names fewer.")
+    return {
+        "image": spec.image,
+        "command": command_for(spec, tp),
+        "name": container_name(spec),
+        "detach": True,
+        "labels": {"acousticbench.model": spec.serve_name, "acousticbench.port": str(port)},
+        "ports": {f"{CONTAINER_PORT}/tcp": ("127.0.0.1", port)},  # this machine only: the servers have no auth
+        "device_requests": [parse_gpus(gpus)] if spec.gpu_memory_gb else [],
+        "ipc_mode": "host",  # PyTorch workers share tensors through /dev/shm
+        "volumes": volumes,
+        "environment": {"HF_TOKEN": token} if token else {},  # by environment only: never in an image layer
+    }
+
+
+def redacted(settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings with every secret value replaced, for printing."""
+    env = {k: (REDACTED if "TOKEN" in k or "KEY" in k else v) for k, v in settings["environment"].items()}
+    return {**settings, "environment": env}

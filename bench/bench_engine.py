@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Benchmark the engine over real HTTP: throughput against a 200 ms server, harness CPU per question, peak memory.
+
+    .venv/bin/python bench/bench_engine.py [--questions 3800] [--concurrency 64] [--repeats 3] [--clip-seconds 1.0]
+
+The local OpenAI-compatible server runs in its own process, so the CPU figure is the harness's alone: everything
+evaluate() does (pick questions, open the backend, read the WAVs, base64, the openai SDK request, judge, write each
+record, metrics), after the imports. Each measurement runs in a fresh process
+(its ru_maxrss is the whole run's peak memory); medians are printed.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SERVER = REPO / "tests" / "servers" / "openai_server.py"
+VARIABLE = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"
+
+
+def build_pack(root: Path, n_questions: int, clip_s: float) -> Path:
+    """n_questions two-clip questions of noise, each clip its own file (no cache can help)."""
+    import numpy as np
+
+    from acousticbench.archive.pack import write_manifest, write_questions
+    from acousticbench.audio import write_wav
+    from acousticbench.records import Question
+    from acousticbench.tasks import TASKS
+
+    (root / "rad" / "audio").mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    questions = []
+    for i in range(1, n_questions + 1):
+        files = {}
+        for k in (1, 2):
+            rel = f"rad/audio/rad_{i:04d}_{k}.wav"
+            write_wav(root / rel, 0.1 * rng.standard_normal(int(16000 * clip_s)))
+            files[rel] = hashlib.sha256((root / rel).read_bytes()).hexdigest()
+        questions.append(Question(id=f"rad_{i:04d}", task="rad", split="train" if i % 2 else "eval", kind="scored",
+                                  prompt=TASKS["rad"].prompt(), audio=list(files), answer="A" if i % 2 else "B",
+                                  meta={"level": 1 + i % 5}, sha256=files).sealed())
+    digest = write_questions(root, "rad", questions)
+    write_manifest(root, "bench-pack", "0", {"rad": {"title": "Reverberation", "clips": 2, "n_scored": n_questions,
+                                                     "n_diagnostic": 0}}, {"rad/questions.jsonl": digest})
+    return root
+
+
+def start_server(delay_s: float, workdir: Path) -> tuple[subprocess.Popen, str]:
+    port_file = workdir / f"port-{delay_s}"
+    proc = subprocess.Popen([sys.executable, str(SERVER), "--delay", str(delay_s), "--port-file", str(port_file)])
+    deadline = time.monotonic() + 20
+    while not port_file.exists():
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise SystemExit("the benchmark server did not start")
+        time.sleep(0.05)
+    return proc, f"http://127.0.0.1:{port_file.read_text()}"
+
+
+def worker(archive: Path, results: Path, concurrency: int) -> None:
+    """One measured run in this process: prints wall time, CPU seconds and peak RSS as JSON."""
+    import acousticbench.models.openai_compat  # noqa: F401  imports are a one-off, not a per-question cost
+    from acousticbench.evaluate import evaluate
+    from acousticbench.spec import RunSpec
+
+    spec = RunSpec(model="Voxtral-Mini-3B", task="rad", archive=archive, results_dir=results, concurrency=concurrency)
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    started = time.perf_counter()
+    result = evaluate(spec, progress=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+    print(json.dumps({"n": result.metrics.scored.n, "statuses": result.metrics.statuses, "wall_s": wall,
+                      "cpu_s": user + system, "sys_s": system, "process_cpu_s": after.ru_utime + after.ru_stime,
+                      "maxrss_mb": after.ru_maxrss / 1024}))
+
+
+def measure(archive: Path, results: Path, url: str, concurrency: int) -> dict:
+    env = {**os.environ, VARIABLE: url, "ACOUSTICBENCH_RETRY_BASE_DELAY": "0"}
+    out = subprocess.run([sys.executable, __file__, "--worker", str(archive), str(results), str(concurrency)],
+                         capture_output=True, text=True, env=env, cwd=REPO)
+    if out.returncode != 0:
+        raise SystemExit(f"benchmark run failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def phase(name: str, delay_s: float, args, archive: Path, workdir: Path) -> list[dict]:
+    server, url = start_server(delay_s, workdir)
+    try:
+        runs = [measure(archive, workdir / f"results-{name}-{i}", url, args.concurrency) for i in range(args.repeats)]
+    finally:
+        server.terminate()
+        server.wait()
+    for run in runs:
+        assert run["n"] == args.questions and run["statuses"] == {"answered": args.questions}, run
+    return runs
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        return worker(Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=3800)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--clip-seconds", type=float, default=1.0, help="length of each clip (open pack: 0.8-1.5 s)")
+    parser.add_argument("--delay", type=float, default=0.2, help="server latency for the throughput phase")
+    args = parser.parse_args()
+    sys.path.insert(0, str(REPO))
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        archive = build_pack(workdir / "archive", args.questions, args.clip_seconds)
+        slow = phase("slow", args.delay, args, archive, workdir)
+        fast = phase("instant", 0.0, args, archive, workdir)
+    ideal = args.concurrency / args.delay
+    rate = statistics.median(args.questions / r["wall_s"] for r in slow)
+    cpu_ms = statistics.median(1000 * r["cpu_s"] / args.questions for r in fast)
+    sys_ms = statistics.median(1000 * r["sys_s"] / args.questions for r in fast)
+    process_ms = statistics.median(1000 * r["process_cpu_s"] / args.questions for r in fast)
+    rss = max(r["maxrss_mb"] for r in slow + fast)
+    print(f"questions {args.questions}, concurrency {args.concurrency}, clips 2 x {args.clip_seconds:g} s, "
+          f"{args.repeats} runs per phase (medians)")
+    print(f"throughput vs a {args.delay * 1000:.0f} ms server: {rate:.0f} q/s = {rate / ideal:.0%} of the ideal "
+          f"{ideal:.0f} q/s (target >= 90%)")
+    print(f"harness CPU per question vs an instant server: {cpu_ms:.2f} ms (target < 2 ms), of which {sys_ms:.2f} ms "
+          f"in the kernel (loopback TCP); {process_ms:.2f} ms with interpreter start and imports; "
+          f"instant-server throughput {statistics.median(args.questions / r['wall_s'] for r in fast):.0f} q/s")
+    print(f"peak memory (ru_maxrss) of a whole run: {rss:.0f} MB (target < 300 MB)")
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end (other work shares them)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""Fixtures and helpers for backend tests: zeroed retry waits, a clean environment, runs against local servers."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from servers.local import RETRYABLE_FAULTS, FaultPlan, answer_for
+
+REPO = Path(__file__).resolve().parents[2]
+# variables a developer's shell may carry that must never leak into a test run
+PROVIDER_VARIABLES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL")
+FAST = {"ACOUSTICBENCH_RETRY_BASE_DELAY": "0", "ACOUSTICBENCH_CONNECT_WAIT": "2"}
+
+
+@pytest.fixture
+def fast_retries(monkeypatch):
+    """No backoff waits, no provider keys or URLs from the developer's shell, short connect waits."""
+    for name in list(os.environ):
+        if name in PROVIDER_VARIABLES or name.startswith("ACOUSTICBENCH_"):
+            monkeypatch.delenv(name)
+    for name, value in FAST.items():
+        monkeypatch.setenv(name, value)
+    return monkeypatch
+
+
+def harness_env(**extra: str) -> dict[str, str]:
+    """The environment for a run.py subprocess: the same cleaning as fast_retries, plus `extra`."""
+    env = {k: v for k, v in os.environ.items() if k not in PROVIDER_VARIABLES and not k.startswith("ACOUSTICBENCH_")}
+    return {**env, **FAST, **extra}
+
+
+def run_cli(*args: str, cwd: Path, env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "run.py"), *args], cwd=cwd, capture_output=True, text=True,
+                          env=env, timeout=timeout)
+
+
+def start_cli(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, str(REPO / "run.py"), *args], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def question_keys(archive: Path, task: str = "rad") -> dict[str, str]:
+    """Question id -> the key the servers see: the sha256 of the question's first clip."""
+    from acousticbench.archive.pack import load_questions
+
+    return {q.id: q.sha256[q.audio[0]] for q in load_questions(archive, task)}
+
+
+def expected(plan: FaultPlan, key: str, max_attempts: int) -> tuple[str, int, str | None]:
+    """(status, attempts, chosen) the harness must record for a question under `plan`."""
+    for attempt in range(1, max_attempts + 1):
+        fault = plan.fault(key, attempt)
+        if fault is None:
+            return "answered", attempt, answer_for(key)
+        if fault in RETRYABLE_FAULTS and attempt < max_attempts:
+            continue
+        return ("refused" if fault in ("filter", "refusal") else "error"), attempt, None
+    raise AssertionError("unreachable")
+
+
+def records(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "responses.jsonl").read_text().splitlines()]
+
+
+def run_dirs(results: Path) -> list[Path]:
+    return sorted(p for p in results.iterdir() if p.is_dir()) if results.exists() else []
+
+
+def evaluate_model(model: str, archive: Path, results: Path, **spec):
+    """One in-process run (no progress bar): the RunResult."""
+    from acousticbench.evaluate import evaluate
+    from acousticbench.spec import RunSpec
+
+    return evaluate(RunSpec(model=model, task="rad", archive=archive, results_dir=results, **spec), progress=False)

@@ -1,0 +1,138 @@
+"""An OpenAI-compatible server (chat completions with input_audio, transcriptions, /v1/models, /health), also the
+vLLM stand-in, failing as a FaultPlan says; as a script it serves lean from its own process for benchmarks."""
+from __future__ import annotations
+
+import argparse
+import base64
+import email.parser
+import email.policy
+import json
+import time
+
+try:
+    from servers.local import FaultPlan, Handler, LocalServer, answer_for, sha256
+except ImportError:  # run as a script from tests/servers
+    from local import FaultPlan, Handler, LocalServer, answer_for, sha256
+
+ERRORS = {
+    "429": (429, "rate_limit_exceeded", "Rate limit reached for requests"),
+    "500": (500, "server_error", "The server had an error while processing your request."),
+    "503": (503, "server_error", "The engine is currently overloaded, please try again later."),
+    "400": (400, "invalid_request_error", "Invalid audio: could not decode input_audio."),
+    "401": (401, "invalid_api_key", "Incorrect API key provided."),
+}
+
+
+def _error(status: int, code: str, message: str) -> dict:
+    return {"error": {"message": message, "type": code, "param": None, "code": code}}
+
+
+def request_key(body: dict) -> tuple[str, list[bytes]]:
+    """The sha256 of the first audio clip (or of the text when there is none), and every clip's bytes."""
+    clips: list[bytes] = []
+    texts: list[str] = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        parts = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+        for part in parts:
+            if part.get("type") == "input_audio":
+                clips.append(base64.b64decode(part["input_audio"]["data"], validate=True))
+            elif part.get("type") == "text":
+                texts.append(part["text"])
+    return (sha256(clips[0]) if clips else sha256("\n".join(texts).encode())), clips
+
+
+def completion(model: str, content: str | None, finish: str = "stop", refusal: str | None = None,
+               choices: bool = True) -> dict:
+    message = {"role": "assistant", "content": content, "refusal": refusal}
+    return {"id": "chatcmpl-local", "object": "chat.completion", "created": int(time.time()), "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}] if choices else [],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 101}}
+
+
+class OpenAIHandler(Handler):
+    """Routes of an OpenAI-compatible server; options: model_ids, missing_models, answer_text, loading_until,
+    echo_key (error messages repeat the API key), lean (answer 'A' without reading the request: benchmarks)."""
+
+    def _models(self) -> list[str]:
+        return self.state.options.get("model_ids", ["local/served-model"])
+
+    def do_GET(self) -> None:
+        if self.path == "/health":
+            loading = time.time() < self.state.options.get("loading_until", 0)
+            return self.send_body(503 if loading else 200, b"" if not loading else b"loading")
+        if self.path == "/v1/models":
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "local"} for m in self._models()]
+            return self.send_json(200, {"object": "list", "data": data})
+        if self.path.startswith("/v1/models/"):
+            model = self.path.removeprefix("/v1/models/")
+            if model in self.state.options.get("missing_models", ()):
+                return self.send_json(404, _error(404, "model_not_found",
+                                                  f"The model `{model}` does not exist or you do not have access to it."))
+            return self.send_json(200, {"id": model, "object": "model", "created": 0, "owned_by": "local"})
+        self.send_json(404, _error(404, "not_found", f"no route {self.path}"))
+
+    def do_POST(self) -> None:
+        raw = self.read_body()
+        if self.path == "/v1/audio/transcriptions":
+            return self._transcribe(raw)
+        if self.path != "/v1/chat/completions":
+            return self.send_json(404, _error(404, "not_found", f"no route {self.path}"))
+        if self.state.options.get("lean"):  # benchmarks: no parsing, so the server is not what is measured
+            return self.serve_request("0" * 64, {}, lambda k, fault: self.send_json(200, completion("lean", "A")))
+        body = json.loads(raw)
+        if body.get("model") in self.state.options.get("missing_models", ()):
+            return self.send_json(404, _error(404, "model_not_found", f"The model `{body['model']}` does not exist."))
+        key, _clips = request_key(body)
+        self.serve_request(key, body, lambda k, fault: self._answer(body, k, fault))
+
+    def _answer(self, body: dict, key: str, fault: str | None) -> None:
+        model = body.get("model", "?")
+        if fault in ERRORS or fault in ("404",):
+            status, code, message = ERRORS.get(fault, (404, "model_not_found", "The model does not exist."))
+            if self.state.options.get("echo_key"):  # as careless proxies do: the harness must not pass it on
+                message += f" (request key: {self.headers.get('Authorization', '').removeprefix('Bearer ')})"
+            headers = {"Retry-After": self.state.retry_after} if fault == "429" else None
+            return self.send_json(status, _error(status, code, message), headers)
+        if fault == "empty":
+            return self.send_json(200, completion(model, None, choices=False))
+        if fault == "filter":
+            return self.send_json(200, completion(model, None, finish="content_filter"))
+        if fault == "refusal":
+            return self.send_json(200, completion(model, None, refusal="I can't help with that."))
+        text = self.state.options.get("answer_text", "{letter}").format(letter=answer_for(key))
+        self.send_json(200, completion(model, text))
+
+    def _transcribe(self, raw: bytes) -> None:
+        """multipart/form-data with `file` and `model`: a transcript naming the clip's hash."""
+        head = f"Content-Type: {self.headers['Content-Type']}\r\n\r\n".encode()
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + raw)
+        fields = {part.get_param("name", header="content-disposition"): part.get_payload(decode=True)
+                  for part in message.iter_parts()}
+        key = sha256(fields["file"])
+        self.serve_request(key, {"model": fields["model"].decode(), "file_sha256": key},
+                           lambda k, fault: self.send_json(200, {"text": f"clip {k[:8]} says hello"}))
+
+
+def serve(plan: FaultPlan | None = None, **kwargs) -> LocalServer:
+    return LocalServer(OpenAIHandler, plan, **kwargs)
+
+
+def main() -> None:
+    """Serve lean (see OpenAIHandler) until killed; write the port to --port-file once listening."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--port-file", required=True)
+    args = parser.parse_args()
+    server = serve(delay_s=args.delay, lean=True)
+    server.state.keep_bodies = False
+    with open(args.port_file + ".tmp", "w") as fh:
+        fh.write(str(server.port))
+    import os
+
+    os.replace(args.port_file + ".tmp", args.port_file)
+    server.start()._thread.join()
+
+
+if __name__ == "__main__":
+    main()

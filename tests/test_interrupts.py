@@ -1,0 +1,93 @@
+"""A run as a user stops it: SIGKILL at any moment then --resume, Ctrl-C (SIGINT), and too many errors."""
+from __future__ import annotations
+
+import json
+import signal
+import time
+
+from conftest import write_tiny_pack
+from servers import openai_server
+from servers.fixtures import evaluate_model, fast_retries, harness_env, question_keys, records, run_cli, run_dirs, start_cli  # noqa: F401,E501
+from servers.local import FaultPlan
+
+VARIABLE = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"
+
+
+def lines_in(results) -> int:
+    dirs = run_dirs(results)
+    path = dirs[0] / "responses.jsonl" if dirs else None
+    return len(path.read_bytes().splitlines()) if path and path.exists() else 0
+
+
+def run_until(proc, results, k: int, sig: int, limit_s: float = 60) -> None:
+    """Send `sig` once responses.jsonl holds at least k lines (or the run ended by itself)."""
+    deadline = time.monotonic() + limit_s
+    while lines_in(results) < k and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    proc.send_signal(sig)
+
+
+def outcome(run_dir) -> dict[str, tuple]:
+    return {r["id"]: (r["chosen"], r["status"], r["response"]) for r in records(run_dir)}
+
+
+def test_sigkill_at_three_moments_then_resume_matches_an_uninterrupted_run(fast_retries, tmp_path):
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 60)
+    keys = list(question_keys(archive).values())
+    # faults that repeat on every attempt, so the outcome of each question does not depend on how often it is asked
+    plan = FaultPlan(by_key={**{k: ["400"] * 9 for k in keys[::9]}, **{k: ["refusal"] * 9 for k in keys[4::11]}})
+    with openai_server.serve(plan, delay_s=0.05) as server:
+        fast_retries.setenv(VARIABLE, server.url)
+        reference = evaluate_model("Voxtral-Mini-3B", archive, tmp_path / "reference", concurrency=2,
+                                   max_error_rate=1.0)
+        env = harness_env(**{VARIABLE: server.url})
+        args = ("--model", "Voxtral-Mini-3B", "--task", "rad", "--archive", str(archive), "--concurrency", "2",
+                "--max-error-rate", "1", "--results-dir", "killed")
+        for i, k in enumerate((3, 30, 55)):
+            proc = start_cli(*args, *(["--resume"] if i else []), cwd=tmp_path, env=env)
+            run_until(proc, tmp_path / "killed", k, signal.SIGKILL)
+            assert proc.wait(timeout=30) == -signal.SIGKILL
+        done = run_cli(*args, "--resume", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    (run_dir,) = run_dirs(tmp_path / "killed")
+    ids = [r["id"] for r in records(run_dir)]
+    assert ids == sorted(set(ids)) and len(ids) == 63  # none lost, none twice
+    assert outcome(run_dir) == outcome(reference.run_dir)
+    metrics = json.loads((run_dir / "metrics.json").read_text())
+    assert metrics["scored"] == reference.metrics.scored.model_dump(mode="json")
+    assert metrics["statuses"] == reference.metrics.statuses == {"answered": 50, "error": 7, "refused": 6}
+
+
+def test_ctrl_c_keeps_finished_answers_and_says_how_to_resume(tmp_path):
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 30)
+    with openai_server.serve(delay_s=0.1) as server:
+        env = harness_env(**{VARIABLE: server.url})
+        args = ("--model", "Voxtral-Mini-3B", "--task", "rad", "--archive", str(archive), "--concurrency", "2")
+        proc = start_cli(*args, cwd=tmp_path, env=env)
+        run_until(proc, tmp_path / "results", 4, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 130, stderr
+        assert "interrupted" in stderr and "--resume" in stderr and "Traceback" not in stderr
+        (run_dir,) = run_dirs(tmp_path / "results")
+        kept = records(run_dir)  # every line is a whole record
+        assert 4 <= len(kept) < 33
+        done = run_cli(*args, "--resume", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"{len(kept)} kept from the interrupted run" in done.stdout
+    ids = [r["id"] for r in records(run_dir)]
+    assert ids == sorted(set(ids)) and len(ids) == 33
+
+
+def test_too_many_errors_stop_the_run_and_say_why(tmp_path):
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 40)
+    with openai_server.serve(FaultPlan(always="503")) as server:
+        env = harness_env(**{VARIABLE: server.url, "ACOUSTICBENCH_MAX_ATTEMPTS": "2"})
+        out = run_cli("--model", "Voxtral-Mini-3B", "--task", "rad", "--archive", str(archive), "--concurrency", "1",
+                      cwd=tmp_path, env=env)
+    assert out.returncode == 1
+    message = out.stderr.strip()
+    assert len(message.splitlines()) == 1 and "Traceback" not in message
+    assert "stopped: 20 of 20 questions failed, over --max-error-rate 10%" in message
+    assert "HTTP 503" in message and "--resume" in message
+    assert len(records(run_dirs(tmp_path / "results")[0])) == 20
+    assert 40 <= len(server.received) <= 42  # two attempts each, then the run stopped (one more may be in flight)

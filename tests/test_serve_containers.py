@@ -1,0 +1,224 @@
+"""docker_serve.sh's docker SDK calls and their arguments, against a fake client that records them: start (build on
+first use, run, wait for /health), already running, port taken, container dying, no GPU runtime, gated, stop, list."""
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+docker = pytest.importorskip("docker")
+
+from acousticbench.models.local_server import free_port  # noqa: E402
+from acousticbench.serve import __main__ as cli  # noqa: E402
+from acousticbench.serve import containers  # noqa: E402
+from acousticbench.serve.specs import SPECS, ServerSpec  # noqa: E402
+
+TOKEN = "hf_FAKEtoken0123456789abcdef"
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """A HOME with a planted Hugging Face token."""
+    (tmp_path / ".cache" / "huggingface").mkdir(parents=True)
+    (tmp_path / ".cache" / "huggingface" / "token").write_text(TOKEN + "\n")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    return tmp_path
+
+
+class Health(BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+class FakeContainer:
+    def __init__(self, client, name, labels, status="running", logs=b"", port=None):
+        self.client, self.name, self.labels, self.status, self._logs = client, name, labels, status, logs
+        self.attrs = {"State": {"ExitCode": 137 if status == "exited" else 0},
+                      "HostConfig": {"PortBindings": {"8000/tcp": [{"HostIp": "127.0.0.1", "HostPort": str(port)}]}
+                                     if port else {}}}
+
+    def reload(self):
+        self.status = self.client.status_after_run or self.status
+        if self.status == "exited":
+            self.attrs["State"]["ExitCode"] = 137
+
+    def logs(self, tail):
+        return self._logs
+
+    def stop(self, timeout):
+        self.client.calls.append(("stop", self.name))
+        self.status = "exited"
+
+    def remove(self, force=False):
+        self.client.calls.append(("remove", self.name))
+        self.client.existing.remove(self)
+
+
+class FakeClient:
+    """Records the SDK calls; containers.run binds the host port with a /health server, as the container would."""
+
+    def __init__(self, images=(), existing=(), run_error=None, status_after_run=None, logs=b""):
+        self.calls, self.images_present, self.existing = [], set(images), list(existing)
+        self.run_error, self.status_after_run, self.log_bytes = run_error, status_after_run, logs
+        self.servers = []
+        self.containers, self.images = self, self
+
+    def list(self, all=False, filters=None):
+        found = [c for c in self.existing if all or c.status == "running"]
+        if filters and "label" in filters:
+            key, _, value = filters["label"].partition("=")
+            found = [c for c in found if key in c.labels and (not value or c.labels[key] == value)]
+        return found
+
+    def run(self, **kwargs):
+        self.calls.append(("run", kwargs))
+        if self.run_error:
+            raise self.run_error
+        port = kwargs["ports"]["8000/tcp"][1]
+        server = ThreadingHTTPServer(("127.0.0.1", port), Health)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.servers.append(server)
+        return FakeContainer(self, kwargs["name"], kwargs["labels"], logs=self.log_bytes, port=port)
+
+    def get(self, tag):
+        if tag not in self.images_present:
+            raise docker.errors.ImageNotFound(tag)
+
+    def build(self, **kwargs):
+        self.calls.append(("build", kwargs))
+        self.images_present.add(kwargs["tag"])
+
+    def close_servers(self):
+        for server in self.servers:
+            server.shutdown()
+            server.server_close()
+
+
+@pytest.fixture
+def fake(monkeypatch, home):
+    clients = []
+
+    def use(**kwargs) -> FakeClient:
+        client = FakeClient(**kwargs)
+        monkeypatch.setattr(containers, "connect", lambda: client)
+        clients.append(client)
+        return client
+
+    monkeypatch.setattr(containers, "POLL_S", 0.01)
+    yield use
+    for client in clients:
+        client.close_servers()
+
+
+def test_start_builds_on_first_use_runs_waits_and_prints_the_export_line(fake, capsys, home):
+    client = fake()
+    port = free_port()
+    assert cli.main(["voxtral_mini_3b", "--port", str(port)]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"export ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT=http://localhost:{port}\n"
+    assert TOKEN not in out + err
+    (build,) = [kw for call, kw in client.calls if call == "build"]
+    assert build["dockerfile"] == "docker/vllm/Dockerfile" and build["tag"] == SPECS["voxtral_mini_3b"].image
+    assert TOKEN not in json.dumps(build, default=str)  # never a build argument, never in a layer
+    (run,) = [kw for call, kw in client.calls if call == "run"]
+    assert run["environment"] == {"HF_TOKEN": TOKEN} and run["ipc_mode"] == "host"
+    assert run["ports"] == {"8000/tcp": ("127.0.0.1", port)}
+    (request,) = run["device_requests"]
+    assert isinstance(request, docker.types.DeviceRequest) and request["Count"] == -1
+    assert request["Capabilities"] == [["gpu"]]
+    assert (home / ".cache" / "huggingface").is_dir()
+
+
+def test_a_running_model_is_not_started_twice(fake, capsys):
+    client = fake(images=[SPECS["voxtral_mini_3b"].image])
+    port = free_port()
+    health = ThreadingHTTPServer(("127.0.0.1", port), Health)  # the running container's server, ready
+    client.servers.append(health)
+    threading.Thread(target=health.serve_forever, daemon=True).start()
+    client.existing.append(FakeContainer(client, "acousticbench-voxtral-mini-3b",
+                                         {"acousticbench.model": "voxtral_mini_3b", "acousticbench.port": str(port)}))
+    assert cli.main(["voxtral_mini_3b"]) == 0
+    assert capsys.readouterr().out == f"export ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT=http://localhost:{port}\n"
+    assert not [c for c in client.calls if c[0] == "run"]
+
+
+def test_a_port_held_by_a_container_or_a_process_names_it(fake, capsys):
+    client = fake(images=[SPECS["qwen2_5_omni_7b"].image])
+    client.existing.append(FakeContainer(client, "someone-elses-llm", {}, port=8011))
+    assert cli.main(["qwen2_5_omni_7b"]) == 2
+    assert "port 8011 is in use (by container someone-elses-llm)" in capsys.readouterr().err
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        assert cli.main(["qwen2_5_omni_7b", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert f"port {port} is in use (by another process)" in err and "--port" in err
+
+
+def test_a_container_that_dies_while_starting_shows_its_last_log_lines_and_the_likely_cause(fake, capsys):
+    logs = f"Loading weights\nHF_TOKEN={TOKEN}\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB\n"
+    fake(images=[SPECS["qwen2_audio_7b_instruct"].image], status_after_run="exited", logs=logs.encode())
+    assert cli.main(["qwen2_audio_7b_instruct", "--port", str(free_port())]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "acousticbench-qwen2-audio-7b-instruct stopped during start (exit code 137)" in err
+    assert "likely cause: out of GPU memory" in err and "CUDA out of memory" in err
+    assert TOKEN not in err and "HF_TOKEN=REDACTED" in err
+
+
+def test_no_gpu_runtime_says_how_to_check(fake, capsys):
+    refusal = docker.errors.APIError("500", explanation='could not select device driver "" with capabilities: [[gpu]]')
+    fake(images=[SPECS["minicpm_o_4_5"].image], run_error=refusal)
+    assert cli.main(["minicpm_o_4_5", "--port", str(free_port())]) == 2
+    *progress, error = capsys.readouterr().err.splitlines()  # progress lines, then the one-line error
+    assert error.startswith("error: the Docker engine has no GPU runtime")
+    assert "docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi" in error
+
+
+def test_a_gated_model_without_a_token_says_where_to_put_it(fake, capsys, monkeypatch, home):
+    (home / ".cache" / "huggingface" / "token").unlink()
+    gated = ServerSpec("gated_model", "Gated", "vllm", "org/gated", 8090, 16, gated=True)
+    monkeypatch.setitem(SPECS, "gated_model", gated)
+    client = fake(images=[gated.image])
+    assert cli.main(["gated_model"]) == 2
+    err = capsys.readouterr().err
+    assert "~/.cache/huggingface/token" in err and "huggingface-cli login" in err
+    assert client.calls == []
+
+
+def test_stop_stops_and_removes_the_container(fake, capsys):
+    client = fake()
+    client.existing.append(FakeContainer(client, "acousticbench-voxtral-mini-3b",
+                                         {"acousticbench.model": "voxtral_mini_3b", "acousticbench.port": "8009"}))
+    assert cli.main(["voxtral_mini_3b", "--stop"]) == 0
+    assert client.calls == [("stop", "acousticbench-voxtral-mini-3b"), ("remove", "acousticbench-voxtral-mini-3b")]
+    assert cli.main(["voxtral_mini_3b", "--stop"]) == 0
+    assert "nothing to stop" in capsys.readouterr().out
+
+
+def test_list_with_an_engine_says_what_runs(fake, capsys):
+    client = fake()
+    client.existing.append(FakeContainer(client, "acousticbench-qwen2-5-omni-7b",
+                                         {"acousticbench.model": "qwen2_5_omni_7b", "acousticbench.port": "8011"}))
+    assert cli.main(["--list"]) == 0
+    out = capsys.readouterr().out
+    assert "running (port 8011)" in next(r for r in out.splitlines() if r.startswith("qwen2_5_omni_7b "))
+    assert "not running" in next(r for r in out.splitlines() if r.startswith("voxtral_mini_3b "))
+
+
+@pytest.mark.parametrize("log, cause", [
+    ("huggingface_hub.errors.GatedRepoError: 401 Client Error", "huggingface-cli login"),
+    ("OSError: [Errno 28] No space left on device", "disk is full"),
+    ("ValueError: No available memory for the cache blocks", "out of GPU memory"),
+    ("RuntimeError: Found no NVIDIA driver on your system", "sees no GPU"),
+    ("all fine until it was not", "see the log lines above"),
+])
+def test_likely_causes(log, cause):
+    assert cause in containers.likely_cause(log)

@@ -1,0 +1,124 @@
+"""docker_serve.sh without a Docker engine: --dry-run for every model, --list, the no-engine message, bad input."""
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+docker = pytest.importorskip("docker")
+
+from acousticbench.models.local_server import free_port  # noqa: E402
+from acousticbench.models.registry import MODELS  # noqa: E402
+from acousticbench.serve import __main__ as cli  # noqa: E402
+from acousticbench.serve.specs import SPECS  # noqa: E402
+from conftest import REPO  # noqa: E402
+
+TOKEN = "hf_FAKEtoken0123456789abcdef"
+SCRIPT = str(REPO / "scripts" / "docker_serve.sh")
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """A HOME with a planted Hugging Face token."""
+    (tmp_path / ".cache" / "huggingface").mkdir(parents=True)
+    (tmp_path / ".cache" / "huggingface" / "token").write_text(TOKEN + "\n")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    return tmp_path
+
+
+def closed_port() -> int:
+    return free_port()  # nothing listens there once the probe socket is closed
+
+
+def settings_from(stdout: str) -> dict:
+    start, end = stdout.index("\n{") + 1, stdout.index("\n}") + 2
+    return json.loads(stdout[start:end])
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_dry_run_prints_the_exact_settings_with_the_token_redacted(name, home, capsys):
+    spec = SPECS[name]
+    assert cli.main([name, "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert TOKEN not in out
+    s = settings_from(out)
+    assert s["image"] == spec.image and s["image"].startswith(("acousticbench/vllm:", "acousticbench/transformers"))
+    assert s["ports"] == {"8000/tcp": ["127.0.0.1", spec.port]}
+    assert s["ipc_mode"] == "host" and s["detach"] is True
+    assert s["labels"]["acousticbench.model"] == name
+    assert s["volumes"][f"{home}/.cache/huggingface"] == {"bind": "/root/.cache/huggingface", "mode": "rw"}
+    assert s["environment"] == {"HF_TOKEN": "REDACTED"}
+    if spec.gpu_memory_gb:
+        assert s["device_requests"] == [{"count": -1, "capabilities": [["gpu"]]}]
+    else:
+        assert s["device_requests"] == []  # Tiny-Qwen2-Audio runs on the CPU
+    if spec.kind == "vllm":
+        assert s["command"][0] == spec.repo_id
+        assert s["command"][s["command"].index("--limit-mm-per-prompt") + 1] == '{"audio": 48}'
+    else:
+        assert s["command"][:5] == ["python", "-m", "acousticbench.serve.hf_server", "--model", name]
+    assert out.rstrip().endswith(f"export ACOUSTICBENCH_{name.upper()}_ENDPOINT=http://localhost:{spec.port}")
+
+
+def test_the_specs_match_the_registry():
+    served = {m.settings["serve_name"]: m.name for m in MODELS.values() if "serve_name" in m.settings}
+    assert {s.serve_name: s.display_name for s in SPECS.values()} == served
+    assert len({s.port for s in SPECS.values()}) == len(SPECS) and SPECS["voxtral_mini_3b"].port == 8009
+    assert SPECS["voxtral_mini_3b"].serve_args[2:] == ("--tokenizer_mode", "mistral", "--config_format", "mistral",
+                                                         "--load_format", "mistral")
+
+
+def test_the_script_dry_run_never_prints_the_token(home):
+    out = subprocess.run([SCRIPT, "voxtral_mini_3b", "--dry-run", "--gpus", "1,2", "--port", "9009"],
+                         capture_output=True, text=True, timeout=60, env={"HOME": str(home), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    assert TOKEN not in out.stdout + out.stderr and '"HF_TOKEN": "REDACTED"' in out.stdout
+    s = settings_from(out.stdout)
+    assert s["device_requests"] == [{"device_ids": ["1", "2"], "capabilities": [["gpu"]]}]
+    assert s["ports"] == {"8000/tcp": ["127.0.0.1", 9009]}
+
+
+def test_lora_finetunes_mount_the_adapter_read_only(home, tmp_path, capsys):
+    (tmp_path / "archive" / "lora" / "rad_ft").mkdir(parents=True)
+    (tmp_path / "archive" / "lora" / "rad_ft" / "adapter_config.json").write_text("{}")
+    assert cli.main(["kimi_lora_rad_ft", "--dry-run", "--archive", str(tmp_path / "archive")]) == 0
+    s = settings_from(capsys.readouterr().out)
+    assert s["command"][-2:] == ["--lora", "/lora/rad_ft"] and "kimi_audio_7b_instruct" in s["command"]
+    assert s["volumes"][str(tmp_path / "archive" / "lora" / "rad_ft")] == {"bind": "/lora/rad_ft", "mode": "ro"}
+    assert s["volumes"][f"{home}/.cache/acousticbench"]["bind"] == "/root/.cache/acousticbench"  # the merge cache
+    assert cli.main(["kimi_lora_missing", "--dry-run", "--archive", str(tmp_path / "archive")]) == 2
+    assert "found: rad_ft" in capsys.readouterr().err
+
+
+def test_tensor_parallel_is_for_vllm_models(home, capsys):
+    assert cli.main(["qwen3_omni_30b_a3b_instruct", "--dry-run", "--tp", "2"]) == 0
+    assert settings_from(capsys.readouterr().out)["command"][-2:] == ["--tensor-parallel-size", "2"]
+    assert cli.main(["kimi_audio_7b_instruct", "--dry-run", "--tp", "2"]) == 2
+    assert "--tp applies to the vLLM models" in capsys.readouterr().err
+    assert cli.main(["qwen3_omni_30b_a3b_instruct", "--dry-run", "--tp", "2", "--gpus", "0"]) == 2
+
+
+def test_no_engine_is_one_line_and_exit_2(home):
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "DOCKER_HOST": f"tcp://127.0.0.1:{closed_port()}"}
+    out = subprocess.run([SCRIPT, "voxtral_mini_3b"], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert out.stderr.startswith("error: no Docker engine reachable at tcp://127.0.0.1:")
+    assert "docker info" in out.stderr
+
+
+def test_list_works_without_an_engine(home):
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "DOCKER_HOST": f"tcp://127.0.0.1:{closed_port()}"}
+    out = subprocess.run([SCRIPT, "--list"], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stderr
+    for spec in SPECS.values():
+        line = next(row for row in out.stdout.splitlines() if row.startswith(spec.serve_name + " "))
+        assert spec.image in line and str(spec.port) in line and ("CPU" if not spec.gpu_memory_gb else "GB") in line
+    assert "engine not reachable" in out.stdout
+
+
+def test_unknown_names_list_the_known_ones(home, capsys):
+    assert cli.main(["voxtral"]) == 2
+    err = capsys.readouterr().err
+    assert "Did you mean voxtral_mini_3b?" in err and "qwen2_5_omni_7b" in err and err.count("\n") == 1

@@ -1,0 +1,149 @@
+"""Our transformers server over real HTTP on 127.0.0.1 with Tiny-Qwen2-Audio: the OpenAI wire format and bad audio."""
+from __future__ import annotations
+
+import base64
+import io
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+pytest.importorskip("torch")
+pytest.importorskip("fastapi")
+httpx = pytest.importorskip("httpx")
+
+from acousticbench.models.local_server import free_port, health  # noqa: E402
+from conftest import REPO  # noqa: E402
+
+
+def wav_b64(seconds: float = 0.5, sr: int = 16_000, seed: int = 0, channels: int = 1) -> str:
+    rng = np.random.default_rng(seed)
+    samples = (0.1 * rng.standard_normal((int(seconds * sr), channels))).astype(np.float32)
+    buf = io.BytesIO()
+    sf.write(buf, samples, sr, format="WAV", subtype="PCM_16")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def audio_part(data: str, fmt: str = "wav") -> dict:
+    return {"type": "input_audio", "input_audio": {"data": data, "format": fmt}}
+
+
+def chat(*parts: dict, max_tokens: int = 12, seed: int = 42) -> dict:
+    content = [*parts, {"type": "text", "text": "Which clip sounds more reverberant? Answer A or B."}]
+    return {"model": "acousticbench/tiny-qwen2-audio", "messages": [{"role": "user", "content": content}],
+            "max_tokens": max_tokens, "temperature": 0.0, "seed": seed}
+
+
+@pytest.fixture(scope="module")
+def server():
+    """One server for the module: started as run.py starts it, stopped at the end."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "acousticbench.serve.hf_server", "--model", "tiny-qwen2-audio",
+                                "--host", "127.0.0.1", "--port", str(port)], cwd=REPO, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while health(url) != 200:
+        assert process.poll() is None, process.stderr.read()
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.2)
+    with httpx.Client(base_url=url, timeout=60) as client:
+        yield client
+    process.terminate()
+    process.wait(timeout=20)
+
+
+def test_health_and_models(server):
+    assert server.get("/health").json() == {"status": "ok"}
+    models = server.get("/v1/models").json()
+    assert models["object"] == "list" and [m["id"] for m in models["data"]] == ["acousticbench/tiny-qwen2-audio"]
+
+
+def test_two_clips_give_an_openai_completion_and_the_same_answer_twice(server):
+    body = chat(audio_part(wav_b64(seed=1)), audio_part(wav_b64(seed=2)))
+    first, again = server.post("/v1/chat/completions", json=body), server.post("/v1/chat/completions", json=body)
+    assert first.status_code == 200, first.text
+    reply = first.json()
+    assert reply["object"] == "chat.completion" and reply["model"] == "acousticbench/tiny-qwen2-audio"
+    choice = reply["choices"][0]
+    assert choice["message"]["role"] == "assistant" and choice["message"]["content"].strip()
+    assert choice["finish_reason"] in ("stop", "length")
+    usage = reply["usage"]
+    assert 1 <= usage["completion_tokens"] <= 12  # max_tokens honoured
+    assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"] and usage["prompt_tokens"] > 20
+    assert again.json()["choices"][0]["message"] == choice["message"]  # greedy: the same answer
+    other = server.post("/v1/chat/completions", json=chat(audio_part(wav_b64(seed=3)), audio_part(wav_b64(seed=4))))
+    assert other.status_code == 200
+
+
+def test_stereo_and_other_rates_are_accepted(server):
+    body = chat(audio_part(wav_b64(sr=44_100, channels=2)), audio_part(wav_b64(sr=8_000)))
+    assert server.post("/v1/chat/completions", json=body).status_code == 200
+
+
+def test_requests_in_parallel_are_queued_and_all_answered(server):
+    bodies = [chat(audio_part(wav_b64(seed=s)), audio_part(wav_b64(seed=s + 1)), max_tokens=4) for s in range(6)]
+    with ThreadPoolExecutor(6) as pool:
+        replies = list(pool.map(lambda b: server.post("/v1/chat/completions", json=b), bodies))
+    assert [r.status_code for r in replies] == [200] * 6
+
+
+def _too_long() -> str:
+    return wav_b64(seconds=601, sr=1_000)  # 10 min 1 s at a low rate: a small body, a long clip
+
+
+def _not_wav() -> str:
+    return base64.b64encode(b"ID3\x03\x00 this is not a wave file at all" * 4).decode()
+
+
+def _header_only() -> str:
+    return wav_b64(seconds=0.0)
+
+
+BAD_AUDIO = {
+    "not base64": (lambda: audio_part("%%% not base64 %%%"), "not valid base64"),
+    "not a WAV": (lambda: audio_part(_not_wav()), "not a WAV file"),
+    "no bytes": (lambda: audio_part(""), "empty"),
+    "no samples": (lambda: audio_part(_header_only()), "empty"),
+    "truncated WAV": (lambda: audio_part(base64.b64encode(base64.b64decode(wav_b64())[:30]).decode()),
+                      "could not be decoded (Error in WAV file"),
+    "too long": (lambda: audio_part(_too_long()), "at most 600 s"),
+    "unknown format": (lambda: audio_part(wav_b64(), fmt="flac"), "not supported"),
+    "no data field": (lambda: {"type": "input_audio", "input_audio": {"format": "wav"}}, "input_audio needs"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_AUDIO))
+def test_bad_audio_is_a_400_with_a_reason_and_the_server_keeps_serving(server, case):
+    make, reason = BAD_AUDIO[case]
+    reply = server.post("/v1/chat/completions", json=chat(audio_part(wav_b64()), make()))
+    assert reply.status_code == 400, reply.text
+    error = reply.json()["error"]
+    assert reason in error["message"] and error["type"] == "invalid_request_error"
+    assert error["param"] == "messages[0].content[1]"
+    assert server.post("/v1/chat/completions", json=chat(audio_part(wav_b64()))).status_code == 200
+
+
+@pytest.mark.parametrize("body, reason", [
+    (b"{not json", "not JSON"),
+    (b'{"messages": []}', "messages must be a non-empty list"),
+    (b'{"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}', "unsupported part"),
+    (b'{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 0}', "max_tokens"),
+    (b'{"messages": [{"role": "user", "content": "hi"}], "seed": "x"}', "seed"),
+])
+def test_malformed_requests_are_400s(server, body, reason):
+    reply = server.post("/v1/chat/completions", content=body, headers={"content-type": "application/json"})
+    assert reply.status_code == 400 and reason in reply.json()["error"]["message"]
+
+
+def test_importing_the_server_imports_no_model_code():
+    heavy = ("torch", "transformers", "kimia_infer", "acousticbench.serve.adapters.kimi_audio",
+             "acousticbench.serve.adapters.minicpm_o")
+    code = (f"import sys, acousticbench.serve.hf_server, acousticbench.serve.adapters; "
+            f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "[]", out.stderr
