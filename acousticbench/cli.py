@@ -46,8 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--endpoint", help="server URL(s) for an open-weight model, comma-separated; overrides "
                      "ACOUSTICBENCH_<NAME>_ENDPOINT")
     run.add_argument("--api-model", help="the provider's model id, overriding the registry's")
-    run.add_argument("--judge", choices=["auto", "rules"], default="auto",
-                     help="auto: strict rules, then nothing is guessed; rules: rules only")
+    run.add_argument("--judge", choices=["auto", "llm", "rules"], default="auto",
+                     help="auto: strict rules first, the LLM judge for the rest (rules alone when no judge key is "
+                     "set); llm: the LLM judge for every answer (the paper's setting); rules: no LLM")
+    run.add_argument("--judge-model", default="gpt-4o-mini", help="the LLM judge's model (default gpt-4o-mini)")
+    run.add_argument("--judge-endpoint", help="OpenAI-compatible URL for the judge (default "
+                     "$ACOUSTICBENCH_JUDGE_ENDPOINT, else the OpenAI API)")
     ref = p.add_argument_group("reference trajectories")
     ref.add_argument("--compare-reference", action="store_true",
                      help="after each run, compare it question by question with the reference run of the same seed")
@@ -122,7 +126,8 @@ def specs_from_args(args: argparse.Namespace):
     return [
         RunSpec(model=args.model, task=task, seed=seed, split=args.split, max_samples=args.max_samples,
                 concurrency=args.concurrency, archive=args.archive, results_dir=args.results_dir,
-                judge=args.judge, resume=args.resume, max_error_rate=args.max_error_rate,
+                judge=args.judge, judge_model=args.judge_model, judge_endpoint=args.judge_endpoint,
+                resume=args.resume, max_error_rate=args.max_error_rate,
                 endpoint=args.endpoint, api_model=args.api_model)
         for task in resolve_tasks(args.task) for seed in seeds
     ]

@@ -98,6 +98,8 @@ def run(specs: list[RunSpec], dry_run: bool, reference: ReferenceCheck | None = 
                   "Fix the cause, then rerun with --resume.", file=sys.stderr)
             return 1
         print(summary_line(result))
+        if result.judge_note and result.metrics.statuses.get("unparsed"):
+            print(f"note: {result.judge_note}.", file=sys.stderr)
         if reference:
             status = max(status, _compare(result, ref_files[spec], reference.threshold(spec.model)))
     return status

@@ -34,6 +34,7 @@ class RunSpec:
     results_dir: Path = Path("results")
     judge: JudgeMode = "auto"
     judge_model: str = DEFAULT_JUDGE_MODEL
+    judge_endpoint: str | None = None  # any OpenAI-compatible server; default $ACOUSTICBENCH_JUDGE_ENDPOINT, else OpenAI
     resume: bool = False
     max_error_rate: float = 0.10
     generation: GenerationConfig = field(default_factory=GenerationConfig)

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Ask the model again for the questions whose `chosen` is null (refused, unparsed or error), up to K times each."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from acousticbench.errors import UserError
+from acousticbench.evaluate import make_judge
+from acousticbench.models.registry import get_model
+from acousticbench.rescore import RunFile, ask_again, change_line, save
+from acousticbench.spec import RunSpec
+
+
+async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None, archive: Path, judge_mode: str,
+                 endpoint: str | None) -> None:
+    records = run.records
+    for _ in range(rounds):
+        if all(r.chosen is not None for r in records):
+            break
+        backend = get_model(model).create(endpoint=endpoint)
+        judge, _note = make_judge(RunSpec(model=model, task=run.config["spec"]["task"], judge=judge_mode))
+        try:
+            await backend.open()
+            records = await ask_again(records, backend, judge, archive, concurrency or backend.default_concurrency)
+        finally:
+            await backend.close()
+            await judge.aclose()
+        save(run, records)  # after every round: an interrupted rerun keeps the rounds it finished
+    print(change_line(str(run.path), run.records, records))
+
+
+def _archive(run: RunFile, override: Path | None) -> Path:
+    archive = override or Path(run.config["spec"]["archive"])
+    if not (archive / "MANIFEST.json").is_file():
+        raise UserError(f"no benchmark pack at {archive} (the run's archive): pass --archive DIR.")
+    return archive
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("files", type=Path, nargs="+", help="responses.jsonl files or run folders")
+    parser.add_argument("--model", required=True, help="the model that produced the files")
+    parser.add_argument("--concurrency", type=int)
+    parser.add_argument("--max-retries", type=int, default=3, help="rounds of asking again (default 3)")
+    parser.add_argument("--archive", type=Path, help="the pack the runs used (default: the one in their config.json)")
+    parser.add_argument("--judge", choices=["auto", "llm", "rules"], default="auto")
+    parser.add_argument("--endpoint", help="server URL(s) for an open-weight model (default: its endpoint variable)")
+    args = parser.parse_args(argv)
+    try:
+        if args.max_retries < 1 or (args.concurrency is not None and args.concurrency < 1):
+            raise UserError("--max-retries and --concurrency must be 1 or more.")
+        get_model(args.model)
+        for path in args.files:
+            run = RunFile.load(path)
+            if run.config["spec"]["model"] != args.model:
+                raise UserError(f"{run.path} holds answers of {run.config['spec']['model']}, not {args.model}.")
+            asyncio.run(_rerun(run, args.model, args.max_retries, args.concurrency, _archive(run, args.archive),
+                               args.judge, args.endpoint))
+    except UserError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted: every finished round is saved; run the same command again to continue.", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
