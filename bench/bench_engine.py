@@ -11,7 +11,6 @@ record, metrics), after the imports. Each measurement runs in a fresh process
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import resource
@@ -29,29 +28,9 @@ VARIABLE = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"
 
 def build_pack(root: Path, n_questions: int, clip_s: float) -> Path:
     """n_questions two-clip questions of noise, each clip its own file (no cache can help)."""
-    import numpy as np
+    from acousticbench.archive.synthetic import write_noise_pack
 
-    from acousticbench.archive.pack import write_manifest, write_questions
-    from acousticbench.audio import write_wav
-    from acousticbench.records import Question
-    from acousticbench.tasks import TASKS
-
-    (root / "rad" / "audio").mkdir(parents=True)
-    rng = np.random.default_rng(0)
-    questions = []
-    for i in range(1, n_questions + 1):
-        files = {}
-        for k in (1, 2):
-            rel = f"rad/audio/rad_{i:04d}_{k}.wav"
-            write_wav(root / rel, 0.1 * rng.standard_normal(int(16000 * clip_s)))
-            files[rel] = hashlib.sha256((root / rel).read_bytes()).hexdigest()
-        questions.append(Question(id=f"rad_{i:04d}", task="rad", split="train" if i % 2 else "eval", kind="scored",
-                                  prompt=TASKS["rad"].prompt(), audio=list(files), answer="A" if i % 2 else "B",
-                                  meta={"level": 1 + i % 5}, sha256=files).sealed())
-    digest = write_questions(root, "rad", questions)
-    write_manifest(root, "bench-pack", "0", {"rad": {"title": "Reverberation", "clips": 2, "n_scored": n_questions,
-                                                     "n_diagnostic": 0}}, {"rad/questions.jsonl": digest})
-    return root
+    return write_noise_pack(root, "rad", n_questions, clip_s, diagnostics=False)
 
 
 def start_server(delay_s: float, workdir: Path) -> tuple[subprocess.Popen, str]:

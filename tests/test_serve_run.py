@@ -16,6 +16,7 @@ pytest.importorskip("fastapi")
 from acousticbench.errors import UserError  # noqa: E402
 from acousticbench.models import local_server  # noqa: E402
 from acousticbench.models.registry import get_model  # noqa: E402
+from acousticbench.serve.health import health_status  # noqa: E402
 from conftest import write_tiny_pack  # noqa: E402
 from servers.fixtures import harness_env, records, run_cli, run_dirs, start_cli  # noqa: E402
 
@@ -50,7 +51,7 @@ def test_run_starts_the_server_answers_and_stops_it_and_the_answers_repeat(tiny_
     assert "started by the harness" in backend["server"]
     endpoint = backend["endpoints"][0]
     assert endpoint.startswith("http://127.0.0.1:")
-    assert local_server.health(endpoint) is None  # stopped at the end of the run
+    assert health_status(endpoint) is None  # stopped at the end of the run
 
 
 def test_ctrl_c_stops_the_server_too(tmp_path):

@@ -16,7 +16,8 @@ pytest.importorskip("torch")
 pytest.importorskip("fastapi")
 httpx = pytest.importorskip("httpx")
 
-from acousticbench.models.local_server import free_port, health  # noqa: E402
+from acousticbench.models.local_server import free_port  # noqa: E402
+from acousticbench.serve.health import health_status  # noqa: E402
 from conftest import REPO  # noqa: E402
 
 
@@ -47,7 +48,7 @@ def server():
                                stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
-    while health(url) != 200:
+    while health_status(url) != 200:
         assert process.poll() is None, process.stderr.read()
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.2)

@@ -10,14 +10,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from acousticbench.engine import env_number
 from acousticbench.errors import UserError
 from acousticbench.models.openai_compat import ServedModel
+from acousticbench.serve.health import health_status
 from acousticbench.models.registry import endpoint_variable
 
 INSTALL = 'pip install torch==2.13.0 -e ".[hf-server]"'
@@ -27,17 +26,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def health(root: str) -> int | None:
-    """HTTP status of GET /health, or None while nothing listens."""
-    try:
-        with urllib.request.urlopen(f"{root}/health", timeout=2) as response:
-            return response.status
-    except urllib.error.HTTPError as err:
-        return err.code
-    except (urllib.error.URLError, OSError):
-        return None
 
 
 def log_tail(path: Path, lines: int = 3) -> str:
@@ -90,7 +78,7 @@ class LocalServer(ServedModel):
             if code is not None:
                 raise UserError(f"the {self.name} server exited while starting (exit code {code}): "
                                 f"{log_tail(self.log_path) or 'no output'}")
-            if await asyncio.to_thread(health, root) == 200:
+            if await asyncio.to_thread(health_status, root) == 200:
                 return root
             if time.monotonic() >= deadline:
                 self._stop_process()

@@ -4,9 +4,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from typing import Any
 
 import openai
@@ -16,6 +14,7 @@ from acousticbench.errors import UserError
 from acousticbench.models.openai_chat import ChatCompletionsBackend, classify, make_client
 from acousticbench.models.registry import endpoint_variable
 from acousticbench.records import Prompt
+from acousticbench.serve.health import health_status
 
 
 def server_root(url: str) -> str:
@@ -32,22 +31,11 @@ def public_url(url: str) -> str:
     return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
-def _health_status(root: str) -> int | None:
-    """HTTP status of GET /health, or None when nothing answers."""
-    try:
-        with urllib.request.urlopen(f"{root}/health", timeout=2) as response:
-            return response.status
-    except urllib.error.HTTPError as err:
-        return err.code
-    except (urllib.error.URLError, OSError):
-        return None
-
-
 async def wait_until_up(root: str, wait_s: float) -> None:
     """Poll /health until the server answers (503 means still loading), for at most `wait_s` seconds."""
     deadline = time.monotonic() + wait_s
     while True:
-        status = await asyncio.to_thread(_health_status, root)
+        status = await asyncio.to_thread(health_status, root)
         if status is not None and status != 503:
             return  # 200 is ready; any other answer means a server is there (not every server has /health)
         if time.monotonic() >= deadline:

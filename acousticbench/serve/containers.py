@@ -4,11 +4,10 @@ from __future__ import annotations
 import os
 import socket
 import time
-import urllib.error
-import urllib.request
 from typing import Any, Callable
 
 from acousticbench.errors import UserError
+from acousticbench.serve.health import health_status
 from acousticbench.serve.specs import REPO, ServerSpec, container_name, image_for
 
 GPU_CHECK = "docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi"
@@ -131,16 +130,6 @@ def run_container(client, spec: ServerSpec, settings: dict[str, Any]):
         raise UserError(f"the Docker engine refused to start {spec.serve_name}: {text}") from None
 
 
-def _health(port: int) -> int | None:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
-            return response.status
-    except urllib.error.HTTPError as err:
-        return err.code
-    except (urllib.error.URLError, OSError):
-        return None
-
-
 def wait_ready(container, port: int, wait_s: float, log: Log, secrets: list[str]) -> None:
     """Until /health answers 200; the container dying or the deadline passing is an error with its last log lines."""
     deadline = time.monotonic() + wait_s
@@ -150,7 +139,7 @@ def wait_ready(container, port: int, wait_s: float, log: Log, secrets: list[str]
         if container.status in ("exited", "dead"):
             code = container.attrs.get("State", {}).get("ExitCode")
             raise UserError(_failure(container, f"{container.name} stopped during start (exit code {code})", secrets))
-        if _health(port) == 200:
+        if health_status(f"http://127.0.0.1:{port}") == 200:
             return
         if time.monotonic() >= deadline:
             raise UserError(_failure(container, f"{container.name} is not ready after {wait_s:g} s (still loading? "
