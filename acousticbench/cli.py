@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     cmds.add_argument("--build-archive", action="store_true", help="build the open AcousticBench pack into --archive")
     cmds.add_argument("--zip", type=Path, metavar="FILE", help="with --build-archive: also write a Zip64 zip of the pack")
     cmds.add_argument("--extract", type=Path, metavar="FILE", help="safely extract a pack zip into --archive")
+    from acousticbench.audioicl.cli import add_arguments
+
+    add_arguments(p)  # AudioICL: --shots, --prompt-style, --icl-meta, ..., --build-audioicl
     return p
 
 
@@ -100,6 +103,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return commands.list_tasks()
     if args.build_archive:
         return commands.build_archive(args.archive, args.zip)
+    if args.build_audioicl:
+        from acousticbench.audioicl import commands as audioicl
+
+        return audioicl.build(args.archive)
     if args.extract:
         return commands.extract(args.extract, args.archive)
     if args.verify_checksums:
@@ -111,7 +118,15 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.reference_tolerance is not None and not 0 <= args.reference_tolerance <= 100:
         raise UserError(f"--reference-tolerance is a percentage from 0 to 100, got {args.reference_tolerance}.")
     check = commands.ReferenceCheck(args.references, args.reference_tolerance) if args.compare_reference else None
-    return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check)
+    from acousticbench.audioicl.cli import split_runs
+
+    icl_specs, args.task = split_runs(args)  # AudioICL task names leave --task and become their own runs
+    status = commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check) if args.task else 0
+    if icl_specs:
+        from acousticbench.audioicl import commands as audioicl
+
+        status = max(status, audioicl.run(icl_specs, dry_run=args.dry_run, plot=args.plot))
+    return status
 
 
 def specs_from_args(args: argparse.Namespace):

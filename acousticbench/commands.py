@@ -21,17 +21,25 @@ def list_tasks() -> int:
 
     for t in TASKS.values():
         print(f"{t.code}  {t.title:<14} {t.clips} clip{'s' if t.clips > 1 else ' '}  {t.question}  (A: {t.option_a})")
+    from acousticbench.audioicl.commands import list_tasks as list_audioicl_tasks
+
+    list_audioicl_tasks()
     return 0
 
 
 def build_archive(root: Path, zip_path: Path | None) -> int:
     from acousticbench.archive.build import build_open_pack
     from acousticbench.archive.pack import load_manifest
+    from acousticbench.audioicl.commands import build as build_audioicl
 
-    digest = build_open_pack(root, zip_path=zip_path)
+    digest = build_open_pack(root)
     n = load_manifest(root)["counts"]["questions"]
     print(f"Built the open AcousticBench pack: {n} questions in {root} (manifest sha256 {digest[:16]}).")
+    build_audioicl(root, after_acousticbench=True)  # <archive>/audioicl, so the zip below holds both packs
     if zip_path:
+        from acousticbench.archive.extract import write_zip
+
+        write_zip(root, Path(zip_path))
         print(f"Wrote {zip_path}.")
     return 0
 
@@ -45,6 +53,14 @@ def extract(zip_path: Path, root: Path) -> int:
 
 
 def verify(root: Path, task_spec: str) -> int:
+    from acousticbench.audioicl import commands as audioicl
+
+    check_audioicl, task_spec = audioicl.verify_targets(root, task_spec)  # 'all' or AudioICL names: <archive>/audioicl
+    status = _verify_acousticbench(root, task_spec) if task_spec else 0
+    return max(status, audioicl.verify(root) if check_audioicl else 0)
+
+
+def _verify_acousticbench(root: Path, task_spec: str) -> int:
     from acousticbench.archive.pack import load_manifest
     from acousticbench.archive.verify import pinned_pack_note, verify_checksums
     from acousticbench.tasks import resolve_tasks

@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 
 from acousticbench.audio import SAMPLE_RATE, read_audio
+from acousticbench.audioicl import is_icl_task
 from acousticbench.errors import BackendError
 from acousticbench.models.base import LocalBackend
 from acousticbench.records import Prompt
@@ -20,6 +21,10 @@ class Oracle(LocalBackend):
     """
 
     def respond(self, prompt: Prompt) -> str:
+        if is_icl_task(prompt.task):  # AudioICL: the rule is induced from the prompt's demos (audioicl/oracle.py)
+            from acousticbench.audioicl.oracle import solve
+
+            return solve(prompt)
         module = ATTRIBUTES.get(prompt.task)
         if module is None:
             raise BackendError(f"the Oracle answers only AcousticBench tasks ({', '.join(ATTRIBUTES)}), not {prompt.task!r}.", retryable=False)

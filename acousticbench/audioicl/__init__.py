@@ -1,0 +1,54 @@
+"""AudioICL-Bench: k-shot in-context rule learning episodes, run and scored through the AcousticBench engine."""
+from __future__ import annotations
+
+from acousticbench.errors import UserError, unknown_name
+
+# in the order of the public episode ids (AudioICL00001.. in blocks of 300)
+TASKS: tuple[str, ...] = (
+    "AudioCount", "AudioCountHard", "AudioOperator", "AudioLength", "AudioLengthHard",
+    "AudioOperatorHard", "MorseCode", "AudioRemap", "AnomalyDetect",
+)
+INTEGER_TASKS = frozenset({"AudioCount", "AudioCountHard", "AudioOperator", "AudioOperatorHard",
+                           "AudioLength", "AudioLengthHard"})
+SHOTS: tuple[int, ...] = (1, 2, 3, 4, 5)
+ALL = "audioicl"  # --task audioicl: all nine tasks
+_BY_LOWER = {t.lower(): t for t in TASKS}
+
+
+def is_icl_task(name: str) -> bool:
+    return name.strip().lower() in _BY_LOWER or name.strip().lower() == ALL
+
+
+def split_task_spec(spec: str) -> tuple[list[str], str]:
+    """`--task` -> (AudioICL task names in canonical order, the rest of the spec for AcousticBench)."""
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    icl: list[str] = []
+    rest = []
+    for name in names:
+        if name.lower() == ALL:
+            icl += TASKS
+        elif name.lower() in _BY_LOWER:
+            icl.append(_BY_LOWER[name.lower()])
+        else:
+            rest.append(name)
+    ordered = [t for t in TASKS if t in icl]
+    return ordered, ",".join(rest)
+
+
+def check_task(name: str) -> str:
+    """A canonical AudioICL task name, or a user error suggesting the closest."""
+    if name.lower() in _BY_LOWER:
+        return _BY_LOWER[name.lower()]
+    raise unknown_name("AudioICL task", name, list(TASKS))
+
+
+def parse_shots(text: str) -> list[int]:
+    """'1,3,5' -> [1, 3, 5]; each k from 1 to 5 (the public release has meta_k1..meta_k5)."""
+    try:
+        shots = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise UserError(f"--shots {text!r} is not a comma list of whole numbers, e.g. 1,3,5.") from None
+    bad = [k for k in shots if k not in SHOTS]
+    if not shots or bad:
+        raise UserError(f"--shots takes values from 1 to 5 (meta_k1..meta_k5), got {text!r}.")
+    return sorted(set(shots))

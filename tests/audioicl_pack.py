@@ -1,0 +1,32 @@
+"""A reduced open AudioICL pack for the tests, built once per test process (the build is deterministic)."""
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+from pathlib import Path
+
+EPISODES = 20  # per task: enough for the Oracle's >= 0.95, small enough to build in a few seconds
+SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "audioicl_meta_sample"
+_BUILT: dict[int, Path] = {}
+
+
+def reduced_pack(episodes: int = EPISODES) -> Path:
+    """The archive folder holding audioicl/ with the first `episodes` episodes of every task; do not modify it."""
+    if episodes not in _BUILT:
+        from acousticbench.audioicl.build import build_audioicl
+
+        folder = Path(tempfile.mkdtemp(prefix="audioicl-test-pack-"))
+        atexit.register(shutil.rmtree, folder, True)
+        build_audioicl(folder / "archive", episodes_per_task=episodes, workers=2)
+        _BUILT[episodes] = folder / "archive"
+    return _BUILT[episodes]
+
+
+def needs_espeak():
+    import shutil as sh
+
+    import pytest
+
+    return pytest.mark.skipif(sh.which("espeak-ng") is None,
+                              reason="espeak-ng is not installed (apt-get install espeak-ng; scripts/setup_env.sh does it)")

@@ -1,0 +1,112 @@
+"""The open AudioICL pack: public layout, nested demos, byte-identical rebuilds, checksums, and the Oracle's ceiling."""
+from __future__ import annotations
+
+import json
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from acousticbench.audioicl import TASKS
+from acousticbench.audioicl.build import build_audioicl
+from acousticbench.audioicl.episodes import load_episodes
+from acousticbench.audioicl.oracle import solve
+from acousticbench.audioicl.pack import pack_root, verify_audioicl
+from acousticbench.audioicl.prompts import build_prompt, load_alphabet
+from acousticbench.audioicl.scoring import score
+from acousticbench.errors import UserError
+from audioicl_pack import EPISODES, needs_espeak, reduced_pack
+
+pytestmark = needs_espeak()
+
+
+@pytest.fixture(scope="module")
+def pack() -> Path:
+    return pack_root(reduced_pack())
+
+
+def test_the_pack_has_the_public_layout_and_nested_demos(pack):
+    assert sorted(p.name for p in (pack / "meta").iterdir()) == [f"meta_k{k}.jsonl" for k in range(1, 6)]
+    by_k = {k: load_episodes(pack / "meta", k) for k in range(1, 6)}
+    assert len(by_k[1]) == len(TASKS) * EPISODES
+    assert by_k[1][0].id == "AudioICL00001" and by_k[1][EPISODES].id == "AudioICL00301"
+    for k in range(1, 5):  # the k-shot demos are the first k of the k+1-shot demos; the query is the same
+        for small, large in zip(by_k[k], by_k[k + 1]):
+            assert small.id == large.id and small.query == large.query and small.demos == large.demos[:k]
+    assert sorted(p.name for p in (pack / "data" / "MorseCode" / "alphabet").iterdir())[:2] == ["A.wav", "B.wav"]
+    import soundfile as sf
+
+    info = sf.info(str(pack / by_k[5][0].query.audio_path))
+    assert (info.samplerate, info.channels, info.subtype) == (16000, 1, "PCM_16")
+
+
+def test_two_builds_are_byte_identical_whatever_the_worker_count(pack, tmp_path):
+    build_audioicl(tmp_path, episodes_per_task=EPISODES, workers=1)
+    files = sorted(p.relative_to(pack) for p in pack.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path / "audioicl") for p in (tmp_path / "audioicl").rglob("*") if p.is_file())
+    assert all((pack / f).read_bytes() == (tmp_path / "audioicl" / f).read_bytes() for f in files)
+
+
+def test_spoken_digits_are_deterministic():
+    from acousticbench.audioicl.build.speech import digit
+
+    assert np.array_equal(digit.__wrapped__(7, 1), digit.__wrapped__(7, 1))
+
+
+def test_checksums_pass_and_catch_a_changed_or_missing_clip(pack, tmp_path):
+    report = verify_audioicl(pack)
+    assert report.ok and report.lines() == [f"All {len(TASKS) * EPISODES} AudioICL episodes passed checksum verification "
+                                            f"({report.n_files} files: meta_k1..5.jsonl and every clip)."]
+    copy = tmp_path / "audioicl"
+    shutil.copytree(pack, copy)
+    episode = json.loads((copy / "meta" / "meta_k1.jsonl").read_text().splitlines()[0])
+    changed = copy / episode["query"]["audio_path"]
+    changed.write_bytes(changed.read_bytes()[:-2] + b"\0\0")
+    missing = copy / episode["demos"][0]["audio_path"]
+    missing.unlink()
+    lines = verify_audioicl(copy).lines()
+    assert any(line.startswith(f"{episode['query']['audio_path']}: sha256 mismatch") for line in lines)
+    assert f"{episode['demos'][0]['audio_path']}: file missing" in lines
+    assert "2 of" in lines[-2] and "--build-audioicl" in lines[-1]
+
+
+def test_a_pack_built_with_another_espeak_is_flagged(pack, tmp_path):
+    from acousticbench.audioicl.pack import MANIFEST, pinned_note
+
+    shutil.copytree(pack, tmp_path / "audioicl")
+    manifest = json.loads((tmp_path / "audioicl" / MANIFEST).read_text())
+    (tmp_path / "audioicl" / MANIFEST).write_text(json.dumps({**manifest, "espeak_ng": "1.49"}))
+    assert "built with espeak-ng 1.49, the published pack with 1.51" in pinned_note(tmp_path / "audioicl")
+
+
+def test_building_over_an_existing_pack_is_refused(pack):
+    with pytest.raises(UserError, match="already exists: remove it to rebuild"):
+        build_audioicl(pack.parent, episodes_per_task=1)
+
+
+def test_oracle_reaches_095_on_every_task_at_three_shots(pack):
+    correct = defaultdict(list)
+    alphabet = load_alphabet(pack / "data" / "MorseCode" / "alphabet")
+    for episode in load_episodes(pack / "meta", 3):
+        prompt = build_prompt(episode, pack, style="specific", seed=42, alphabet=alphabet)
+        correct[episode.task].append(score(episode.task, solve(prompt), episode.gt)[1])
+    accuracy = {task: sum(v) / len(v) for task, v in correct.items()}
+    assert set(accuracy) == set(TASKS) and min(accuracy.values()) >= 0.95, accuracy
+
+
+@pytest.mark.parametrize("rule", ["add", "sub", "mul"])
+def test_oracle_takes_the_rule_from_the_demos(pack, rule):
+    """Relabel an operator episode's demos by another rule: the Oracle's answer follows the demos, not the pack."""
+    import re
+
+    from acousticbench.audioicl.oracle_symbols import OPS, _operator_clip
+
+    episode = load_episodes(pack / "meta", 3, ["AudioOperator"])[0]
+    prompt = build_prompt(episode, pack, style="none", seed=1)
+    digits = [_operator_clip(path)[0] for path in prompt.audio]
+    lines = prompt.text.splitlines()
+    relabelled = [re.sub(r"Label: .*", f"Label: {OPS[rule](*digits[i])}", ln) for i, ln in enumerate(lines[:-1])]
+    taught = prompt.model_copy(update={"text": "\n".join([*relabelled, lines[-1]])})
+    assert solve(taught) == str(OPS[rule](*digits[-1]))
