@@ -68,3 +68,19 @@ def test_compare_reference_on_a_fresh_run(open_pack, tmp_path):
                           "--results-dir", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "Reference comparison: 10/10 (100.0%) match (reference_trajectories/Oracle/rad/run_1.jsonl)" in out.stdout
+
+
+def test_zip64_of_the_pack_extracts_back_and_verifies(open_pack, tmp_path):
+    """--zip writes the pack as Zip64; --extract reads it back into a pack that passes verification."""
+    from acousticbench.archive.extract import write_zip
+
+    write_zip(open_pack, tmp_path / "pack.zip")
+    assert b"PK\x06\x06" in (tmp_path / "pack.zip").read_bytes()[-200:]  # the Zip64 end record
+    target = tmp_path / "extracted"
+    out = subprocess.run([sys.executable, str(REPO / "run.py"), "--extract", str(tmp_path / "pack.zip"),
+                          "--archive", str(target)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert manifest_sha256(target) == OPEN_PACK_MANIFEST_SHA256
+    out = subprocess.run([sys.executable, str(REPO / "run.py"), "--verify-checksums", "--task", "all",
+                          "--archive", str(target)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "All 3800 questions passed checksum verification." in out.stdout

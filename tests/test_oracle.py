@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import signal
+import subprocess
 import sys
-import types
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from acousticbench.errors import BackendError, UserError
 from acousticbench.models.oracle import Oracle
 from acousticbench.records import Prompt, Question
 from acousticbench.tasks import TASKS
+from conftest import REPO
 
 CODES = list(TASKS)
 ORACLE = Oracle("Oracle")
@@ -120,20 +123,13 @@ def test_build_refuses_a_folder_that_holds_a_pack(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["archive"]
 
 
-def test_interrupted_build_leaves_nothing_behind(tmp_path, monkeypatch):
-    def killed(staging: Path, workers):
-        (staging / "pit").mkdir()
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(build, "write_pack", killed)
-    with pytest.raises(KeyboardInterrupt):
-        build.build_open_pack(tmp_path / "archive")
+def test_interrupted_build_leaves_nothing_behind(tmp_path):
+    build_cmd = [sys.executable, str(REPO / "run.py"), "--build-archive", "--archive", str(tmp_path / "archive")]
+    proc = subprocess.Popen(build_cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not list(tmp_path.glob(".archive.building-*/*")) and time.monotonic() < deadline:
+        time.sleep(0.05)  # until the build has started writing
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
     assert list(tmp_path.iterdir()) == []
-
-
-def test_zip_is_written_from_the_finished_pack(tmp_path, monkeypatch):
-    calls = []
-    monkeypatch.setattr(build, "write_pack", lambda staging, workers: (staging / MANIFEST).write_text("{}") and "digest")
-    monkeypatch.setitem(sys.modules, "acousticbench.archive.extract", types.SimpleNamespace(write_zip=lambda root, zip_path: calls.append((root, zip_path))))
-    assert build.build_open_pack(tmp_path / "archive", zip_path=tmp_path / "pack.zip") == "digest"
-    assert calls == [(tmp_path / "archive", tmp_path / "pack.zip")] and (tmp_path / "archive" / MANIFEST).is_file()

@@ -199,7 +199,7 @@ def refuse_existing(root: Path) -> None:
         raise UserError(f"{root} exists and is not an empty folder: remove it or choose another --archive.")
 
 
-def build_open_pack(root: Path, *, zip_path: Path | None = None, workers: int | None = None) -> str:
+def build_open_pack(root: Path, *, workers: int | None = None) -> str:
     """Build the full open pack (8 tasks, 3,800 questions) at `root`; returns the MANIFEST.json sha256.
 
     Everything is written to a sibling temporary folder that is renamed to `root` only when complete,
@@ -220,10 +220,6 @@ def build_open_pack(root: Path, *, zip_path: Path | None = None, workers: int | 
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    if zip_path is not None:
-        from acousticbench.archive.extract import write_zip
-
-        write_zip(root, Path(zip_path))
     return digest
 
 
