@@ -4,8 +4,6 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
-import shutil
-import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +13,7 @@ import numpy as np
 
 from acousticbench.archive.pack import MANIFEST, questions_relpath, write_manifest, write_questions
 from acousticbench.archive.pinned import OPEN_PACK_BENCHMARK, OPEN_PACK_VERSION
+from acousticbench.archive.staging import staged_folder
 from acousticbench.audio import SAMPLE_RATE, write_wav
 from acousticbench.errors import UserError
 from acousticbench.records import Choice, Question, Split
@@ -207,19 +206,8 @@ def build_open_pack(root: Path, *, workers: int | None = None) -> str:
     """
     root = Path(root)
     refuse_existing(root)
-    root.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.building-", dir=root.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; the pack should be as readable as any new folder
-    try:
+    with staged_folder(root) as staging:
         digest = write_pack(staging, workers)
-        if root.exists():
-            root.rmdir()  # an empty folder, checked above
-        staging.rename(root)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return digest
 
 

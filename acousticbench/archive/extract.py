@@ -12,6 +12,7 @@ import zlib
 from pathlib import Path
 
 from acousticbench.archive.pack import MANIFEST, load_manifest
+from acousticbench.archive.staging import staged_folder
 from acousticbench.errors import ArchiveError, UnsafeArchiveError, UserError
 
 MAX_MEMBERS = 200_000
@@ -93,17 +94,8 @@ def safe_extract(zip_path: Path, target: Path) -> int:
     with _open_zip(zip_path) as zf:
         members = _vet_members(zf, zip_path)
         prefix = _pack_prefix(members, zip_path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = target.with_name(f".{target.name}.extracting-{secrets.token_hex(4)}")
-        staging.mkdir()
-        try:
+        with staged_folder(target, "extracting") as staging:  # _check_target let through only an empty folder
             count = _write_members(zf, members, prefix, staging, zip_path)
-            if target.is_dir():
-                target.rmdir()  # _check_target let through only an empty folder
-            os.replace(staging, target)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
     return count
 
 

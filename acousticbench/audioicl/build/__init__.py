@@ -4,9 +4,6 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
-import os
-import shutil
-import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -14,6 +11,7 @@ from acousticbench.audioicl import TASKS
 from acousticbench.audioicl.build.plan import BUILD_SEED, EPISODES_PER_TASK, MAX_SHOTS, ClipJob, TaskPlan, with_shots
 from acousticbench.audioicl.build.speech import espeak_version
 from acousticbench.audioicl.pack import FOLDER, MANIFEST, OPEN_BENCHMARK, OPEN_VERSION
+from acousticbench.archive.staging import staged_folder
 from acousticbench.errors import UserError
 
 CHUNK = 40  # clips per worker job
@@ -106,15 +104,6 @@ def build_audioicl(archive: Path, *, episodes_per_task: int = EPISODES_PER_TASK,
         raise UserError(f"{root} already exists: remove it to rebuild the AudioICL pack, or choose another --archive.")
     espeak()  # fail before any work when the spoken digits cannot be made
     plans = plan_pack(episodes_per_task)
-    root.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{FOLDER}.building-", dir=root.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; the pack should be as readable as any new folder
-    try:
+    with staged_folder(root) as staging:
         digest = write_pack(staging, plans, workers or default_workers())
-        staging.rename(root)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return digest
