@@ -2,18 +2,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 import urllib.parse
 from typing import Any
 
-import openai
+import aiohttp
 
 from acousticbench.engine import env_number
-from acousticbench.errors import UserError
-from acousticbench.models.openai_chat import ChatCompletionsBackend, classify, make_client
+from acousticbench.errors import BackendError, UserError
+from acousticbench.models.openai_chat import RETRYABLE_STATUS, audio_request_json, redact, reply_from, retry_after_s
 from acousticbench.models.registry import endpoint_variable
-from acousticbench.records import Prompt
+from acousticbench.records import Prompt, Reply
 from acousticbench.serve.health import health_status
 
 
@@ -44,51 +45,47 @@ async def wait_until_up(root: str, wait_s: float) -> None:
         await asyncio.sleep(0.25)
 
 
-class Lanes:
-    """SDK clients for one or several endpoints: the least busy endpoint gets the next request, and within an
-    endpoint a new client (connection pool) opens for every LANE_SIZE requests in flight. Small pools matter: the
-    HTTP pool probes each idle connection on every request, so one pool of 64 cost ~1 ms more CPU per request
-    than eight of 8 (bench/bench_engine.py)."""
+class Endpoints:
+    """One aiohttp session per endpoint; the least busy endpoint gets the next request (ties go round-robin)."""
 
-    LANE_SIZE, MAX_LANES = 8, 8
-
-    def __init__(self, base_urls: list[str], key: str):
-        self.base_urls, self.key = base_urls, key
-        self.clients: list[list[openai.AsyncOpenAI]] = [[] for _ in base_urls]
-        self.busy: list[list[int]] = [[] for _ in base_urls]
+    def __init__(self, roots: list[str]):
+        # the engine owns timeouts and retries; no limit on connections: the engine bounds what is in flight
+        self.sessions = [aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0),
+                                               timeout=aiohttp.ClientTimeout(total=None)) for _ in roots]
+        self.busy = [0] * len(roots)
         self._next = 0
 
-    def first(self, e: int) -> openai.AsyncOpenAI:
-        if not self.clients[e]:
-            self.clients[e].append(make_client(self.base_urls[e], self.key))
-            self.busy[e].append(0)
-        return self.clients[e][0]
+    def take(self) -> int:
+        n = len(self.busy)
+        i = min(range(n), key=lambda k: (self.busy[k], (k - self._next) % n))
+        self._next = (i + 1) % n
+        self.busy[i] += 1
+        return i
 
-    def take(self) -> tuple[openai.AsyncOpenAI, tuple[int, int]]:
-        n = len(self.base_urls)
-        e = min(range(n), key=lambda k: (sum(self.busy[k]), (k - self._next) % n))  # ties go round-robin
-        self._next = (e + 1) % n
-        self.first(e)
-        busy = self.busy[e]
-        lane = next((j for j, b in enumerate(busy) if b < self.LANE_SIZE), None)
-        if lane is None and len(busy) < self.MAX_LANES:
-            self.clients[e].append(make_client(self.base_urls[e], self.key))
-            busy.append(0)
-            lane = len(busy) - 1
-        if lane is None:
-            lane = min(range(len(busy)), key=busy.__getitem__)
-        busy[lane] += 1
-        return self.clients[e][lane], (e, lane)
-
-    def give_back(self, slot: tuple[int, int]) -> None:
-        self.busy[slot[0]][slot[1]] -= 1
+    def give_back(self, i: int) -> None:
+        self.busy[i] -= 1
 
     async def close(self) -> None:
-        await asyncio.gather(*(c.close() for clients in self.clients for c in clients))
+        await asyncio.gather(*(session.close() for session in self.sessions))
 
 
-class ServedModel(ChatCompletionsBackend):
-    """Chat completions with input_audio against `--endpoint` or ACOUSTICBENCH_<SERVE>_ENDPOINT; greedy by default."""
+def _error_detail(raw: bytes) -> str:
+    """The message of an OpenAI-style error body, else the body's start."""
+    try:
+        body = json.loads(raw)
+        body = body.get("error", body) if isinstance(body, dict) else body
+        if isinstance(body, dict) and body.get("message"):
+            return str(body["message"])[:300]
+    except ValueError:
+        pass
+    return raw[:300].decode("utf-8", "replace")
+
+
+class ServedModel:
+    """Chat completions with input_audio against `--endpoint` or ACOUSTICBENCH_<SERVE>_ENDPOINT; greedy by default.
+
+    Plain HTTP (aiohttp), not the openai SDK: the SDK's request and response layers cost ~0.8 ms of CPU per
+    question, half the harness's own cost at 64 in flight (bench/bench_engine.py); the wire format is the same."""
 
     backend_name = "served"
     default_concurrency = 32
@@ -109,22 +106,43 @@ class ServedModel(ChatCompletionsBackend):
         self.temperature, self.max_tokens, self.single_audio = temperature, max_tokens, single_audio
         self.default_concurrency = concurrency or self.default_concurrency  # a server that batches takes more
         self._key = os.environ.get(f"ACOUSTICBENCH_{serve_name.upper()}_API_KEY") or "EMPTY"  # vLLM's --api-key
-        self._lanes: Lanes | None = None
+        self._endpoints: Endpoints | None = None
         self.served_ids: list[str] = []
 
     def _where(self, i: int) -> str:
         return f"{self.name} at {public_url(self.roots[i])}"
 
-    async def _check(self, i: int, client: openai.AsyncOpenAI, wait_s: float) -> str:
+    async def _call(self, i: int, method: str, path: str, body: bytes | None = None) -> Any:
+        """One HTTP exchange with endpoint i: its JSON, or a BackendError that says whether asking again can help."""
+        where = self._where(i)
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {self._key}"}
+        try:
+            async with self._endpoints.sessions[i].request(method, self.roots[i] + path, data=body,
+                                                           headers=headers) as response:
+                status, response_headers, raw = response.status, response.headers, await response.read()
+        except aiohttp.ClientError as err:
+            message = redact(f"lost the connection to {where} ({type(err).__name__}: {err})", [self._key])
+            raise BackendError(message, retryable=True) from None
+        if status != 200:
+            retryable = status in RETRYABLE_STATUS or status >= 500
+            raise BackendError(redact(f"{where} answered HTTP {status}: {_error_detail(raw)}", [self._key]),
+                               retryable=retryable, retry_after=retry_after_s(response_headers) if retryable else None)
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise BackendError(f"{where} sent a malformed response (not JSON: {raw[:80]!r})", retryable=True) from None
+
+    async def _check(self, i: int, wait_s: float) -> str:
         """Wait for one endpoint, then learn the model id it serves."""
         try:
             await wait_until_up(self.roots[i], wait_s)
-            served = [m.id for m in (await client.models.list()).data]
+            listing = await self._call(i, "GET", "/v1/models")
+            served = [m["id"] for m in listing.get("data", [])]
         except TimeoutError as err:
             raise UserError(f"no server at {public_url(self.roots[i])} for {self.name} ({err} after {wait_s:g} s): start "
                             f"it with `./scripts/docker_serve.sh {self.serve_name}` or fix {self.variable} / --endpoint.") from None
-        except (openai.OpenAIError, ValueError) as err:
-            raise UserError(f"{classify(err, self._where(i))} (reading /v1/models); check the server's logs.") from None
+        except (BackendError, AttributeError, KeyError, TypeError) as err:
+            raise UserError(f"{err} (reading /v1/models); check the server's logs.") from None
         if self.api_model and self.api_model not in served:
             raise UserError(f"{public_url(self.roots[i])} serves {', '.join(served) or 'no model'}, not {self.api_model!r}: "
                             "drop --api-model or start the right model.")
@@ -134,24 +152,25 @@ class ServedModel(ChatCompletionsBackend):
 
     async def open(self) -> None:
         wait_s = env_number("ACOUSTICBENCH_CONNECT_WAIT", 10.0)
-        self._lanes = Lanes([f"{root}/v1" for root in self.roots], self._key)
-        self.served_ids = list(await asyncio.gather(
-            *(self._check(i, self._lanes.first(i), wait_s) for i in range(len(self.roots)))))
+        self._endpoints = Endpoints(self.roots)
+        self.served_ids = list(await asyncio.gather(*(self._check(i, wait_s) for i in range(len(self.roots)))))
         if len(set(self.served_ids)) > 1:
             raise UserError(f"the endpoints of {self.name} serve different models ({', '.join(self.served_ids)}): "
                             "give endpoints that serve the same model.")
         self.api_model = self.served_ids[0]
 
     async def close(self) -> None:
-        if self._lanes is not None:
-            await self._lanes.close()
+        if self._endpoints is not None:
+            await self._endpoints.close()
 
-    def _pick(self) -> tuple[openai.AsyncOpenAI, str, tuple[int, int]]:
-        client, slot = self._lanes.take()
-        return client, self._where(slot[0]), slot
-
-    def _release(self, slot: tuple[int, int]) -> None:
-        self._lanes.give_back(slot)
+    async def answer(self, prompt: Prompt) -> Reply:
+        body, notes = audio_request_json(self._request(prompt), prompt, self.single_audio)
+        i = self._endpoints.take()
+        try:
+            completion = await self._call(i, "POST", "/v1/chat/completions", body)
+        finally:
+            self._endpoints.give_back(i)
+        return reply_from(completion, notes)
 
     def _request(self, prompt: Prompt) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.api_model, "seed": prompt.seed}
@@ -160,9 +179,6 @@ class ServedModel(ChatCompletionsBackend):
         if self.max_tokens is not None:
             request["max_tokens"] = self.max_tokens
         return request
-
-    def _secrets(self) -> list[str]:
-        return [self._key]
 
     def provenance(self) -> dict:
         return {"backend": self.backend_name, "serve_name": self.serve_name, "endpoint_variable": self.variable,
