@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from acousticbench.errors import AcousticBenchError, UserError
+from acousticbench.errors import UserError, run_command
 
 
 class _Parser(argparse.ArgumentParser):
@@ -78,20 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
+
+    def command() -> int:
         from dotenv import load_dotenv
 
         load_dotenv(override=False)  # real environment variables win
         return _dispatch(args)
-    except UserError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except AcousticBenchError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return err.exit_code
-    except KeyboardInterrupt:
-        print("\ninterrupted: finished answers are saved; run the same command with --resume to continue.", file=sys.stderr)
-        return 130
+
+    return run_command(command, interrupted="finished answers are saved; run the same command with --resume to continue.")
 
 
 def _dispatch(args: argparse.Namespace) -> int:

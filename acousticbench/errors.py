@@ -41,3 +41,18 @@ def unknown_name(kind: str, name: str, known: list[str]) -> UserError:
         close = [lowered[k] for k in difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.4)]
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     return UserError(f"unknown {kind} {name!r}.{hint} Known: {', '.join(known)}.")
+
+
+def run_command(command, *, interrupted: str) -> int:
+    """Run a command-line entry point: a harness error prints its one line (exit 2 for user errors), Ctrl-C
+    prints `interrupted` (what was kept, how to go on) and gives 130."""
+    import sys
+
+    try:
+        return command()
+    except AcousticBenchError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: {interrupted}", file=sys.stderr)
+        return 130

@@ -7,7 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from acousticbench.errors import UserError
+from acousticbench.errors import run_command
 from acousticbench.judge import Judge
 from acousticbench.rescore import RunFile, change_line, rejudge, save
 from acousticbench.spec import DEFAULT_JUDGE_MODEL
@@ -31,15 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge-model", default=DEFAULT_JUDGE_MODEL)
     parser.add_argument("--judge-endpoint", help="OpenAI-compatible URL (default $ACOUSTICBENCH_JUDGE_ENDPOINT, else OpenAI)")
     args = parser.parse_args(argv)
-    try:
-        asyncio.run(_rejudge_all(args.files, args.judge_model, args.judge_endpoint))
-    except UserError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\ninterrupted: files not yet rewritten are unchanged; judge calls made so far are cached.", file=sys.stderr)
-        return 130
-    return 0
+    return run_command(lambda: asyncio.run(_rejudge_all(args.files, args.judge_model, args.judge_endpoint)) or 0,
+                       interrupted="files not yet rewritten are unchanged; judge calls made so far are cached.")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from acousticbench.errors import UserError
+from acousticbench.errors import UserError, run_command
 from acousticbench.evaluate import make_judge
 from acousticbench.models.registry import get_model
 from acousticbench.rescore import RunFile, ask_again, change_line, save
@@ -49,22 +49,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge", choices=["auto", "llm", "rules"], default="auto")
     parser.add_argument("--endpoint", help="server URL(s) for an open-weight model (default: its endpoint variable)")
     args = parser.parse_args(argv)
-    try:
-        if args.max_retries < 1 or (args.concurrency is not None and args.concurrency < 1):
-            raise UserError("--max-retries and --concurrency must be 1 or more.")
-        get_model(args.model)
-        for path in args.files:
-            run = RunFile.load(path)
-            if run.config["spec"]["model"] != args.model:
-                raise UserError(f"{run.path} holds answers of {run.config['spec']['model']}, not {args.model}.")
-            asyncio.run(_rerun(run, args.model, args.max_retries, args.concurrency, _archive(run, args.archive),
-                               args.judge, args.endpoint))
-    except UserError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\ninterrupted: every finished round is saved; run the same command again to continue.", file=sys.stderr)
-        return 130
+    return run_command(lambda: _rerun_all(args), interrupted="every finished round is saved; run the same command "
+                       "again to continue.")
+
+
+def _rerun_all(args: argparse.Namespace) -> int:
+    if args.max_retries < 1 or (args.concurrency is not None and args.concurrency < 1):
+        raise UserError("--max-retries and --concurrency must be 1 or more.")
+    get_model(args.model)
+    for path in args.files:
+        run = RunFile.load(path)
+        if run.config["spec"]["model"] != args.model:
+            raise UserError(f"{run.path} holds answers of {run.config['spec']['model']}, not {args.model}.")
+        asyncio.run(_rerun(run, args.model, args.max_retries, args.concurrency, _archive(run, args.archive),
+                           args.judge, args.endpoint))
     return 0
 
 

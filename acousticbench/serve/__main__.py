@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from acousticbench.errors import UserError
+from acousticbench.errors import UserError, run_command
 from acousticbench.models.registry import endpoint_variable
 from acousticbench.serve.specs import (LORA_PREFIX, ServerSpec, all_specs, container_settings, get_spec, image_for,
                                        redacted)
@@ -132,26 +132,24 @@ def _log(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        if args.list:
-            return list_models(args)
-        if not args.name:
-            raise UserError("name a model to serve (e.g. voxtral_mini_3b), or use --list.")
-        spec = get_spec(args.name, args.archive)
-        if args.dry_run:
-            return dry_run(spec, args, Path.home())
-        if args.stop:
-            from acousticbench.serve import containers
+    return run_command(lambda: _command(args),
+                       interrupted="the container keeps starting in the background; --stop removes it.")
 
-            print(containers.stop(containers.connect(), spec))
-            return 0
-        return start(spec, args, Path.home())
-    except UserError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\ninterrupted: the container keeps starting in the background; --stop removes it.", file=sys.stderr)
-        return 130
+
+def _command(args: argparse.Namespace) -> int:
+    if args.list:
+        return list_models(args)
+    if not args.name:
+        raise UserError("name a model to serve (e.g. voxtral_mini_3b), or use --list.")
+    spec = get_spec(args.name, args.archive)
+    if args.dry_run:
+        return dry_run(spec, args, Path.home())
+    if args.stop:
+        from acousticbench.serve import containers
+
+        print(containers.stop(containers.connect(), spec))
+        return 0
+    return start(spec, args, Path.home())
 
 
 if __name__ == "__main__":
