@@ -101,20 +101,19 @@ class Judge(Protocol):
     async def judge(self, prompt: str, reply: Reply) -> Judgement: ...
 
 
-async def judge_outcome(judge: Judge | None, question: Question, outcome: Outcome) -> Judgement | None:
-    """The label of a reply: the rules alone without a judge; a judge that gives no verdict leaves it unparsed."""
+async def judge_outcome(judge: Judge, question: Question, outcome: Outcome) -> tuple[Judgement | None, str | None]:
+    """The label of a reply, and why there is none when the judge gave no verdict (the record stays unparsed and
+    says the judge failed, so it is not mistaken for an answer nobody could read)."""
     if outcome.reply is None:
-        return None
-    if judge is None:
-        return judge_reply(outcome.reply, question.prompt)
+        return None, None
     try:
-        return await judge.judge(question.prompt, outcome.reply)
+        return await judge.judge(question.prompt, outcome.reply), None
     except JudgeFailed as err:
-        return err.judgement
+        return err.judgement, f"judge failed: {err}"
 
 
 def make_record(question: Question, prompt: Prompt, model: str, outcome: Outcome,
-                judgement: Judgement | None = None) -> Record:
+                judgement: Judgement | None = None, judge_error: str | None = None) -> Record:
     """Join a question, what came back and how it was judged into the Record that goes to disk."""
     if outcome.reply is None:
         chosen, status, judge = None, "error", JudgeInfo(method="none")
@@ -128,7 +127,7 @@ def make_record(question: Question, prompt: Prompt, model: str, outcome: Outcome
         response=outcome.reply.text if outcome.reply else None,
         chosen=chosen, answer=question.answer,
         correct=None if question.answer is None else chosen == question.answer,
-        status=status, error=outcome.error, attempts=outcome.attempts, latency_s=outcome.latency_s,
+        status=status, error=outcome.error or judge_error, attempts=outcome.attempts, latency_s=outcome.latency_s,
         usage=outcome.reply.usage if outcome.reply else {}, judge=judge, meta=question.meta,
         notes=outcome.reply.notes if outcome.reply else [],
     )
@@ -178,9 +177,9 @@ async def run_questions(
     async def one(question: Question, prompt: Prompt) -> None:
         async with semaphore:
             outcome = await ask(backend, prompt, policy)
-        # without a judge, make_record applies the same rules judge_outcome would: no judgement to pass
+        # without a judge, make_record applies the rules itself (AudioICL records are scored, not judged)
         record = (make_record(question, prompt, model, outcome) if judge is None
-                  else make_record(question, prompt, model, outcome, await judge_outcome(judge, question, outcome)))
+                  else make_record(question, prompt, model, outcome, *await judge_outcome(judge, question, outcome)))
         records.append(record)
         on_record(record)  # written before anything else can fail, so a kill loses nothing finished
         bar.update(1)

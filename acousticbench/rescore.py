@@ -12,7 +12,7 @@ from acousticbench.engine import RetryPolicy, run_questions
 from acousticbench.errors import UserError
 from acousticbench.judge import Judge, JudgeFailed
 from acousticbench.metrics import compute_metrics
-from acousticbench.records import JudgeInfo, Prompt, Question, Record
+from acousticbench.records import JudgeInfo, Prompt, Question, Record, Reply
 from acousticbench.results import CONFIG, METRICS, RESPONSES, read_records, rewrite_sorted, write_json
 
 BACKUP_SUFFIX = ".orig"
@@ -67,12 +67,13 @@ def relabel(record: Record, judgement) -> Record:
 
 
 async def rejudge(records: list[Record], judge: Judge) -> list[Record]:
-    """The LLM judge's reading of every null answer that has text; the model is not asked again."""
+    """The judge's reading (an LLM judge: Judge.create("llm", ...)) of every null answer that has text; the model
+    is not asked again."""
     out = []
     for record in records:
         if record.chosen is None and record.response and record.response.strip():
             try:
-                judgement = await judge.llm.judge(record.prompt, record.response)
+                judgement = await judge.judge(record.prompt, Reply(text=record.response))
             except JudgeFailed:
                 judgement = None  # no verdict: the record stays as it was
             out.append(relabel(record, judgement) if judgement else record)

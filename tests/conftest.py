@@ -8,6 +8,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
+HF_TOKEN = "hf_FAKEtoken0123456789abcdef"  # planted where docker_serve looks; must never be printed
 
 
 @pytest.fixture(scope="session")
@@ -33,3 +34,12 @@ def write_tiny_pack(root: Path, task: str = "rad", n_scored: int = 8) -> Path:
 @pytest.fixture
 def tiny_pack(tmp_path) -> Path:
     return write_tiny_pack(tmp_path / "archive")
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """A HOME with a planted Hugging Face token."""
+    (tmp_path / ".cache" / "huggingface").mkdir(parents=True)
+    (tmp_path / ".cache" / "huggingface" / "token").write_text(HF_TOKEN + "\n")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    return tmp_path

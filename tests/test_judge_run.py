@@ -5,7 +5,7 @@ import json
 
 from servers import openai_server
 from servers.fixtures import harness_env, run_cli
-from servers.judge_server import JudgeServer, verdict
+from servers.judge_server import JudgeServer, malformed, verdict
 
 
 def test_judge_llm_labels_every_answer_and_is_recorded(tiny_pack, tmp_path):
@@ -38,3 +38,15 @@ def test_judge_auto_without_a_key_leaves_unreadable_answers_unparsed_and_says_so
     (run_dir,) = (tmp_path / "results").iterdir()
     config = json.loads((run_dir / "config.json").read_text())["judge"]
     assert config["requested"] == "auto" and config["mode"] == "rules" and "rejudge.py" in config["note"]
+
+
+def test_a_judge_that_gives_no_verdict_leaves_the_answer_unparsed_and_says_why(tiny_pack, tmp_path):
+    env = harness_env(ACOUSTICBENCH_CACHE_DIR=str(tmp_path / "cache"))
+    with JudgeServer(default=lambda request: malformed()) as judge:
+        out = run_cli("--model", "Always-A", "--task", "rad", "--archive", str(tiny_pack), "--max-samples", "2",
+                      "--judge", "llm", "--judge-endpoint", judge.url, cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr
+    (run_dir,) = (tmp_path / "results").iterdir()
+    lines = [json.loads(line) for line in (run_dir / "responses.jsonl").read_text().splitlines()]
+    assert [(r["status"], r["chosen"], r["judge"]["method"]) for r in lines] == [("unparsed", None, "none")] * 2
+    assert all(r["error"].startswith("judge failed:") for r in lines)

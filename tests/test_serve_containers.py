@@ -15,17 +15,7 @@ from acousticbench.models.local_server import free_port  # noqa: E402
 from acousticbench.serve import __main__ as cli  # noqa: E402
 from acousticbench.serve import containers  # noqa: E402
 from acousticbench.serve.specs import SPECS, ServerSpec  # noqa: E402
-
-TOKEN = "hf_FAKEtoken0123456789abcdef"
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    """A HOME with a planted Hugging Face token."""
-    (tmp_path / ".cache" / "huggingface").mkdir(parents=True)
-    (tmp_path / ".cache" / "huggingface" / "token").write_text(TOKEN + "\n")
-    monkeypatch.setenv("HOME", str(tmp_path))
-    return tmp_path
+from conftest import HF_TOKEN as TOKEN  # noqa: E402
 
 
 class Health(BaseHTTPRequestHandler):

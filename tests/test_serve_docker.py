@@ -12,19 +12,9 @@ from acousticbench.models.local_server import free_port  # noqa: E402
 from acousticbench.models.registry import MODELS  # noqa: E402
 from acousticbench.serve import __main__ as cli  # noqa: E402
 from acousticbench.serve.specs import SPECS  # noqa: E402
-from conftest import REPO  # noqa: E402
+from conftest import HF_TOKEN as TOKEN, REPO  # noqa: E402
 
-TOKEN = "hf_FAKEtoken0123456789abcdef"
 SCRIPT = str(REPO / "scripts" / "docker_serve.sh")
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    """A HOME with a planted Hugging Face token."""
-    (tmp_path / ".cache" / "huggingface").mkdir(parents=True)
-    (tmp_path / ".cache" / "huggingface" / "token").write_text(TOKEN + "\n")
-    monkeypatch.setenv("HOME", str(tmp_path))
-    return tmp_path
 
 
 def closed_port() -> int:

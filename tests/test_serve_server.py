@@ -14,7 +14,7 @@ import soundfile as sf
 
 pytest.importorskip("torch")
 pytest.importorskip("fastapi")
-httpx = pytest.importorskip("httpx")
+import httpx  # noqa: E402
 
 from acousticbench.models.local_server import free_port  # noqa: E402
 from acousticbench.serve.health import health_status  # noqa: E402
