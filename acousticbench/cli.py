@@ -32,7 +32,7 @@ def _seed_list(text: str) -> list[int]:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="run.py", description="Evaluate an audio-language model on AcousticBench.")
     run = p.add_argument_group("run")
-    run.add_argument("--model", help="model display name (see --list-models)")
+    run.add_argument("--model", help="model display name, or a comma list for a sweep (see --list-models)")
     run.add_argument("--task", default="all", help="task code, comma list, or 'all' (default; see --list-tasks)")
     run.add_argument("--split", choices=["all", "train", "eval"], default="all")
     run.add_argument("--seed", type=int, action="append", help="run seed (default 42); repeat for several")
@@ -111,31 +111,36 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.reference_tolerance is not None and not 0 <= args.reference_tolerance <= 100:
         raise UserError(f"--reference-tolerance is a percentage from 0 to 100, got {args.reference_tolerance}.")
     check = commands.ReferenceCheck(args.references, args.reference_tolerance) if args.compare_reference else None
-    from acousticbench.audioicl.cli import split_runs
-
-    icl_specs, args.task = split_runs(args)  # AudioICL task names leave --task and become their own runs
-    status = commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check) if args.task else 0
-    if icl_specs:
-        from acousticbench.audioicl import commands as audioicl
-
-        status = max(status, audioicl.run(icl_specs, dry_run=args.dry_run, plot=args.plot))
-    return status
+    return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check, plot=args.plot)
 
 
-def specs_from_args(args: argparse.Namespace):
+def specs_from_args(args: argparse.Namespace) -> list:
+    """Every run of the command: for each model, its AcousticBench runs (task x seed), then its AudioICL runs
+    (task x k x seed). A sweep of one model or of several is the same list."""
+    from acousticbench.audioicl.cli import icl_specs, split_runs
     from acousticbench.models.registry import get_model
     from acousticbench.spec import DEFAULT_SEED, RunSpec
     from acousticbench.tasks import resolve_tasks
 
-    get_model(args.model)  # unknown model: fail before anything else
+    models = list(dict.fromkeys(m.strip() for m in args.model.split(",") if m.strip()))
+    if not models:
+        raise UserError(f"--model {args.model!r} names no model (see --list-models).")
+    for model in models:
+        get_model(model)  # unknown model: fail before anything else
     if not 0.0 <= args.max_error_rate <= 1.0:
         raise UserError(f"--max-error-rate must be between 0 and 1, got {args.max_error_rate}.")
+    icl_tasks, rest = split_runs(args)  # AudioICL task names leave --task and become their own runs
+    if not icl_tasks and not rest.strip(","):
+        raise UserError(f"--task {args.task!r} names no task (see --list-tasks).")
     seeds = list(dict.fromkeys((args.seed or []) + (args.seeds or []))) or [DEFAULT_SEED]
-    return [
-        RunSpec(model=args.model, task=task, seed=seed, split=args.split, max_samples=args.max_samples,
-                concurrency=args.concurrency, archive=args.archive, results_dir=args.results_dir,
-                judge=args.judge, judge_model=args.judge_model, judge_endpoint=args.judge_endpoint,
-                resume=args.resume, max_error_rate=args.max_error_rate,
-                endpoint=args.endpoint, api_model=args.api_model)
-        for task in resolve_tasks(args.task) for seed in seeds
-    ]
+    tasks = resolve_tasks(rest) if rest else []
+    specs: list = []
+    for model in models:
+        specs += [RunSpec(model=model, task=task, seed=seed, split=args.split, max_samples=args.max_samples,
+                          concurrency=args.concurrency, archive=args.archive, results_dir=args.results_dir,
+                          judge=args.judge, judge_model=args.judge_model, judge_endpoint=args.judge_endpoint,
+                          resume=args.resume, max_error_rate=args.max_error_rate,
+                          endpoint=args.endpoint, api_model=args.api_model)
+                  for task in tasks for seed in seeds]
+        specs += icl_specs(args, model, icl_tasks, seeds)
+    return specs

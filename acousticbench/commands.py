@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acousticbench.errors import UserError
-from acousticbench.spec import RunSpec
 
 
 def list_models() -> int:
@@ -96,35 +95,65 @@ class ReferenceCheck:
         return 100.0 if get_model(model).family in ("local", "open-weight") else None
 
 
-def run(specs: list[RunSpec], dry_run: bool, reference: ReferenceCheck | None = None) -> int:
+def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, plot: Path | None = None) -> int:
+    """Every run of the command as one sweep: a line per finished run, a closing table when there are several."""
     if dry_run:
         return _dry_run(specs)
-    from acousticbench.engine import RunAborted
-    from acousticbench.evaluate import evaluate
+    from acousticbench.evaluate import run_sweep
     from acousticbench.reference import reference_file
 
     # a missing reference is known before any question is asked
-    ref_files = {spec: reference_file(reference.folder(), spec.model, spec.task, spec.seed) for spec in specs} if reference else {}
+    ref_files = {spec: reference_file(reference.folder(), spec.model, spec.cell, spec.seed) for spec in specs} if reference else {}
     status = 0
-    for spec in specs:
-        try:
-            result = evaluate(spec)
-        except RunAborted as err:
-            print(f"error: {spec.model} on {spec.task} (seed {spec.seed}) stopped: {err}. "
-                  "Fix the cause, then rerun with --resume.", file=sys.stderr)
-            return 1
-        print(summary_line(result))
+
+    def on_result(result) -> None:
+        nonlocal status
+        if result.error:
+            print(f"error: {result.spec.label()} stopped: {result.error}. Fix the cause, then rerun with --resume.",
+                  file=sys.stderr, flush=True)
+            status = 1
+            return
+        print(result.benchmark.summary_line(result), flush=True)
         if result.judge_note and result.metrics.statuses.get("unparsed"):
             print(f"note: {result.judge_note}.", file=sys.stderr)
         if reference:
-            status = max(status, _compare(result, ref_files[spec], reference.threshold(spec.model)))
+            status = max(status, _compare(result, ref_files[result.spec], reference.threshold(result.spec.model)))
+
+    results = run_sweep(specs, on_result)
+    if len(results) > 1:
+        print(closing_table(results))
+    icl = [r.spec for r in results if r.spec.benchmark == "AudioICL"]
+    if icl:
+        from acousticbench.audioicl.commands import write_summary
+
+        write_summary(icl[0].results_dir, icl[0].prompt_style, icl[0].scoring, plot)
     return status
+
+
+def closing_table(results: list) -> str:
+    """One row per run of the sweep: what it measured, or why it stopped."""
+    rows = [("model", "run", "seed", "accuracy", "n", "errors", "folder")]
+    for r in results:
+        spec = r.spec
+        if r.error:
+            rows.append((spec.model, spec.cell, str(spec.seed), "FAILED", "-", "-", r.error[:60]))
+            continue
+        accuracy = r.benchmark.accuracy(r.metrics)
+        n = r.metrics.scored.n if spec.benchmark == "AcousticBench" else r.metrics.n
+        rows.append((spec.model, spec.cell, str(spec.seed), "n/a" if accuracy is None else f"{accuracy:.3f}", str(n),
+                     str(r.metrics.statuses.get("error", 0)), str(r.run_dir)))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    failed = sum(1 for r in results if r.error)
+    lines = [f"Sweep: {len(results)} runs, {len(results) - failed} finished, {failed} failed"]
+    lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines)
 
 
 def _compare(result, path: Path, threshold: float | None) -> int:
     from acousticbench.reference import compare_to_reference, write_comparison
 
-    comparison = compare_to_reference(result.records, path, result.spec.split)
+    comparison = compare_to_reference(result.records, path, getattr(result.spec, "split", "all"),
+                                      result.benchmark.label_field)
     write_comparison(result.run_dir, comparison)
     print(comparison.line())
     if comparison.note:
@@ -148,27 +177,17 @@ def promote_references(run_dirs: list[Path], root: Path | None) -> int:
     return 0
 
 
-def summary_line(result) -> str:
-    m, spec = result.metrics, result.spec
-    s = m.scored
-    acc = "n/a" if s.accuracy is None else f"{s.accuracy:.3f}"
-    ci = f" [{s.wilson95.low:.3f}, {s.wilson95.high:.3f}]" if s.wilson95 else ""
-    st = m.statuses
-    resumed = f", {result.resumed} kept from the interrupted run" if result.resumed else ""
-    return (f"{spec.model} on {spec.task} (seed {spec.seed}): accuracy {acc}{ci} over {s.n} scored questions; "
-            f"{st.get('answered', 0)} answered, {st.get('unparsed', 0)} unparsed, {st.get('refused', 0)} refused, "
-            f"{st.get('error', 0)} errors{resumed} -> {result.run_dir}")
+def _dry_run(specs: list) -> int:
+    from acousticbench.benchmarks import get_benchmark
 
-
-def _dry_run(specs: list[RunSpec]) -> int:
-    from acousticbench.evaluate import make_prompt, select_questions
-
+    caches: dict[str, dict] = {}
     for spec in specs:
-        questions = select_questions(spec)
-        print(f"# {spec.model} on {spec.task} (seed {spec.seed}, split {spec.split}): {len(questions)} questions, nothing sent")
-        for q in questions:
-            prompt = make_prompt(spec, q)
-            print(f"{q.id}: {' | '.join(prompt.text.splitlines())} [audio: {', '.join(q.audio)}]")
+        bench = get_benchmark(spec.benchmark)
+        items = bench.prepare(spec, caches.setdefault(bench.name, {})).items
+        print(f"# {spec.label()}: {len(items)} {'questions' if bench.uses_judge else 'episodes'}, nothing sent")
+        for item, prompt in items:
+            audio = f" [audio: {', '.join(item.audio)}]" if bench.uses_judge else ""
+            print(f"{item.id}: {' | '.join(prompt.text.splitlines())}{audio}")
     if not specs:
         raise UserError("no runs to render.")
     return 0

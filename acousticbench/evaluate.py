@@ -1,72 +1,60 @@
-"""One run from start to end: pick the questions, ask the model, write the run folder, compute metrics."""
+"""The one run path for every benchmark: a sweep of runs (cells), one backend session per model, one queue.
+
+For each model of a command, its backend is created, opened once and closed once; all its cells (tasks, seeds,
+shot counts) share one bounded queue, so the server never idles between cells. Each cell has its own run folder,
+resume guard, writer and metrics; a cell that fails is reported without losing the others."""
 from __future__ import annotations
 
 import asyncio
-import os
-from dataclasses import dataclass
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from acousticbench import provenance
-from acousticbench.archive.pack import load_manifest, load_questions, manifest_sha256
-from acousticbench.engine import RetryPolicy, run_questions
-from acousticbench.errors import ArchiveError, UserError
-from acousticbench.judge import Judge
-from acousticbench.metrics import compute_metrics
+from acousticbench.benchmarks import Benchmark, Prepared, get_benchmark
+from acousticbench.engine import RetryPolicy, RunAborted, progress_bar, run_items
+from acousticbench.errors import UserError
 from acousticbench.models.registry import get_model
-from acousticbench.records import Metrics, Prompt, Question, Record
 from acousticbench.results import (
-    CONFIG, FINAL_STATUSES, METRICS, RESPONSES, ResponsesWriter, latest_run_dir, new_run_dir, read_records,
-    rewrite_sorted, write_json,
+    CONFIG, METRICS, RESPONSES, ResponsesWriter, latest_run_dir, new_run_dir, read_records, rewrite_sorted, write_json,
 )
-from acousticbench.spec import RunSpec
 
 
 @dataclass(frozen=True)
 class RunResult:
-    spec: RunSpec
-    run_dir: Path
-    metrics: Metrics
-    records: list[Record]
+    spec: Any  # RunSpec or ICLRunSpec
+    run_dir: Path | None
+    metrics: Any  # None when the cell failed
+    records: list
     resumed: int  # records kept from an earlier, interrupted run
     judge_note: str | None = None  # why labels may be missing (no LLM judge available)
+    error: str | None = None  # why the cell did not finish
+
+    @property
+    def benchmark(self) -> Benchmark:
+        return get_benchmark(self.spec.benchmark)
 
 
-def select_questions(spec: RunSpec) -> list[Question]:
-    """The split's questions in canonical id order, cut to --max-samples; every audio file must exist."""
-    questions = load_questions(spec.archive, spec.task)
-    if spec.split != "all":
-        questions = [q for q in questions if q.split == spec.split]
-    if spec.max_samples is not None:
-        questions = questions[: spec.max_samples]
-    for q in questions:
-        for rel in q.audio:
-            if not (spec.archive / rel).is_file():
-                raise ArchiveError(f"missing audio file {spec.archive / rel} (question {q.id}): rebuild or re-extract the archive.")
-    return questions
+@dataclass
+class Cell:
+    """One run of a sweep, from its prepared items to its folder."""
+
+    spec: Any
+    bench: Benchmark
+    prepared: Prepared
+    previous: Path | None = None  # the run --resume continues
+    earlier_config: dict = field(default_factory=dict)
 
 
-def make_prompt(spec: RunSpec, question: Question) -> Prompt:
-    # abspath, not resolve(): no filesystem calls, which cost 0.25 s over 3,800 questions (bench/bench_engine.py)
-    audio = [os.path.abspath(spec.archive / rel) for rel in question.audio]
-    return Prompt(question_id=question.id, task=question.task, text=question.prompt, audio=audio, seed=spec.seed)
-
-
-def _config(spec: RunSpec, backend, judge: Judge, judge_note: str | None, questions: list[Question]) -> dict:
-    return {
-        "spec": spec.to_json(),
-        "backend": backend.provenance(),
-        "harness": provenance.harness(),
-        "archive": {"path": str(spec.archive), "manifest_sha256": manifest_sha256(spec.archive),
-                    "benchmark": load_manifest(spec.archive).get("benchmark")},
-        "prompt_template_sha256": provenance.prompt_hash([q.prompt for q in questions]),
-        "judge": {"requested": spec.judge, **judge.provenance(), "note": judge_note},
-        "n_questions": len(questions),
-    }
-
-
-def make_judge(spec: RunSpec) -> tuple[Judge, str | None]:
+def make_judge(spec) -> tuple[Any, str | None]:
     """The run's judge. --judge auto with no judge key or endpoint falls back to the rules and says so: what they
     cannot read stays unparsed (scripts/rejudge.py can judge it later); --judge llm without one is an error."""
+    from acousticbench.judge import Judge
+
     try:
         return Judge.create(spec.judge, spec.judge_model, base_url=spec.judge_endpoint), None
     except UserError:
@@ -76,47 +64,175 @@ def make_judge(spec: RunSpec) -> tuple[Judge, str | None]:
                             "read stay unparsed; judge them later with scripts/rejudge.py")
 
 
-def _open_run_dir(spec: RunSpec, backend, questions: list[Question]) -> tuple[Path, list[Record]]:
-    """The run folder: the latest matching one with its finished records (--resume), or a new one."""
-    prefix = spec.run_prefix(backend.backend_name)
-    previous = latest_run_dir(spec.results_dir, prefix) if spec.resume else None
-    if previous is None:
-        return new_run_dir(spec.results_dir, prefix), []
-    wanted = {q.id for q in questions}
-    kept = [r for r in read_records(previous / RESPONSES) if r.status in FINAL_STATUSES and r.id in wanted]
-    rewrite_sorted(previous / RESPONSES, kept)  # drops a torn last line and the records that are asked again
-    return previous, kept
-
-
-async def _evaluate(spec: RunSpec, questions: list[Question], backend, judge: Judge, judge_note: str | None,
-                    progress: bool | None) -> RunResult:
+def _read_config(run_dir: Path) -> dict:
     try:
-        # opened before the run folder exists: a missing key or a dead server leaves nothing behind
-        await backend.open()
-        run_dir, kept = _open_run_dir(spec, backend, questions)
-        write_json(run_dir / CONFIG, _config(spec, backend, judge, judge_note, questions))
-        done = {r.id for r in kept}
-        writer = ResponsesWriter(run_dir / RESPONSES)
-        try:
-            new = await run_questions(
-                [(q, make_prompt(spec, q)) for q in questions if q.id not in done], backend, spec.model,
-                concurrency=spec.concurrency or backend.default_concurrency, policy=RetryPolicy(),
-                on_record=writer.append, max_error_rate=spec.max_error_rate, progress=progress, judge=judge,
-            )
-        finally:
-            writer.close()
+        return json.loads((run_dir / CONFIG).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise UserError(f"--resume: cannot read {run_dir / CONFIG} ({err}); remove that run folder or run without "
+                        "--resume.") from None
+
+
+def _earlier_settings(config: dict) -> dict:
+    """The settings an earlier run recorded (older runs: AudioICL's 'audioicl' section, or the spec itself)."""
+    return config.get("settings") or config.get("audioicl") or config.get("spec", {})
+
+
+def resume_target(cell: Cell, backend_name: str) -> None:
+    """--resume: the latest run folder of this cell, refused when it was made with other settings."""
+    spec = cell.spec
+    if not spec.resume:
+        return
+    previous = latest_run_dir(spec.results_dir, spec.run_prefix(backend_name))
+    if previous is None:
+        print(f"note: --resume: no earlier run of {spec.label()} under {spec.results_dir}; starting it.", file=sys.stderr)
+        return
+    config = _read_config(previous)
+    earlier = _earlier_settings(config)
+    changed = {k: (earlier[k], v) for k, v in spec.settings().items() if k in earlier and earlier[k] != v}
+    if changed:
+        what = ", ".join(f"{k} {old!r} -> {new!r}" for k, (old, new) in changed.items())
+        raise UserError(f"--resume: the latest run {previous} used other settings ({what}); rerun without --resume or "
+                        "with the same settings.")
+    cell.previous, cell.earlier_config = previous, config
+
+
+def _config(cell: Cell, backend, judge, judge_note: str | None, started: str) -> dict:
+    spec, bench = cell.spec, cell.bench
+    config = {"benchmark": bench.name, "spec": spec.to_json(), "settings": spec.settings(),
+              "backend": backend.provenance(), "harness": provenance.harness(), **cell.prepared.config,
+              "started_at": cell.earlier_config.get("started_at", started),
+              "resumed_at": [*cell.earlier_config.get("resumed_at", []), *([started] if cell.previous else [])]}
+    if bench.uses_judge:
+        config["judge"] = {"requested": spec.judge, **judge.provenance(), "note": judge_note}
+    return config
+
+
+def _open_run_dir(cell: Cell, backend, judge, judge_note: str | None) -> tuple[Path, list]:
+    """The run folder (the resumed one with its finished records, or a new one) with config.json written."""
+    spec, bench = cell.spec, cell.bench
+    if cell.previous is None:
+        run_dir, kept = new_run_dir(spec.results_dir, spec.run_prefix(backend.backend_name)), []
+    else:
+        run_dir = cell.previous
+        wanted = {item.id for item, _ in cell.prepared.items}
+        kept = [r for r in read_records(run_dir / RESPONSES, bench.record_type)
+                if r.status in bench.final_statuses and r.id in wanted]
+        rewrite_sorted(run_dir / RESPONSES, kept)  # drops a torn last line and the records that are asked again
+    write_json(run_dir / CONFIG, _config(cell, backend, judge, judge_note, time.strftime("%Y-%m-%dT%H:%M:%S%z")))
+    return run_dir, kept
+
+
+@dataclass(frozen=True)
+class Session:
+    """What the cells of one model share: its open backend, one queue, the judge, the progress bar."""
+
+    backend: Any
+    semaphore: asyncio.Semaphore
+    policy: RetryPolicy
+    judge: Any
+    judge_note: str | None
+    bar: Any
+
+
+async def _run_cell(cell: Cell, session: Session) -> RunResult:
+    spec, bench = cell.spec, cell.bench
+    run_dir, kept = _open_run_dir(cell, session.backend, session.judge, session.judge_note)
+    done = {r.id for r in kept}
+    writer = ResponsesWriter(run_dir / RESPONSES)
+    try:
+        new = await run_items([item for item in cell.prepared.items if item[0].id not in done], session.backend,
+                              semaphore=session.semaphore, policy=session.policy,
+                              to_record=bench.record_maker(spec, cell.prepared, session.judge),
+                              on_record=writer.append, max_error_rate=spec.max_error_rate, bar=session.bar)
+    except RunAborted as err:
+        return RunResult(spec, run_dir, None, [], len(kept), session.judge_note, error=str(err))
     finally:
-        await backend.close()  # also when open() failed: it may have opened clients
-        await judge.aclose()
+        writer.close()
     records = sorted(kept + new, key=lambda r: r.id)
     rewrite_sorted(run_dir / RESPONSES, records)
-    metrics = compute_metrics(records, spec.model, spec.task, spec.seed)
+    metrics = bench.metrics(spec, records)
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
-    return RunResult(spec, run_dir, metrics, records, resumed=len(kept), judge_note=judge_note)
+    return RunResult(spec, run_dir, metrics, records, resumed=len(kept), judge_note=session.judge_note)
 
 
-def evaluate(spec: RunSpec, progress: bool | None = None) -> RunResult:
-    questions = select_questions(spec)
-    backend = get_model(spec.model).create(**spec.backend_overrides())
-    judge, judge_note = make_judge(spec)
-    return asyncio.run(_evaluate(spec, questions, backend, judge, judge_note, progress))
+async def _model_session(cells: list[Cell], backend, judge, judge_note, progress, on_result) -> list[RunResult]:
+    """Open the model's backend once (before any run folder exists: a missing key or a dead server leaves nothing
+    behind), run all its cells through one queue, close it once."""
+    try:
+        await backend.open()
+        concurrency = cells[0].spec.concurrency or backend.default_concurrency
+        bar = progress_bar(sum(len(c.prepared.items) for c in cells), progress)
+        session = Session(backend, asyncio.Semaphore(concurrency), RetryPolicy(), judge, judge_note, bar)
+
+        async def reported(cell: Cell) -> RunResult:
+            result = await _run_cell(cell, session)
+            on_result(result)
+            return result
+
+        try:
+            return list(await asyncio.gather(*(reported(cell) for cell in cells)))
+        finally:
+            bar.close()
+    finally:
+        await backend.close()  # also when open() failed: it may have opened clients
+
+
+def prepare_cells(specs: list) -> list[Cell]:
+    """Load and check every run's items before any model starts, so a bad pack fails fast."""
+    caches: dict[str, dict] = {}
+    cells = []
+    for spec in specs:
+        bench = get_benchmark(spec.benchmark)
+        cells.append(Cell(spec, bench, bench.prepare(spec, caches.setdefault(bench.name, {}))))
+    return cells
+
+
+def _groups(cells: list[Cell]) -> dict[tuple, list[Cell]]:
+    """Cells by model and backend settings, in command order: each group is one backend session."""
+    groups: dict[tuple, list[Cell]] = {}
+    for cell in cells:
+        overrides = tuple(sorted(cell.spec.backend_overrides().items(), key=str))
+        groups.setdefault((cell.spec.model, overrides), []).append(cell)
+    return groups
+
+
+def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: None,
+              progress: bool | None = None) -> list[RunResult]:
+    """Run every spec; a model whose backend cannot open fails its cells (alone, it is the command's error)."""
+    cells = prepare_cells(specs)
+    judged = [c.spec for c in cells if c.bench.uses_judge]
+    judge, judge_note = make_judge(judged[0]) if judged else (None, None)
+    groups = _groups(cells)
+    backends = {key: get_model(key[0]).create(**dict(key[1])) for key in groups}  # keys and extras checked first
+    for key, group in groups.items():
+        for cell in group:
+            resume_target(cell, backends[key].backend_name)
+
+    async def sweep() -> list[RunResult]:
+        results: list[RunResult] = []
+        try:
+            for key, group in groups.items():
+                try:
+                    results += await _model_session(group, backends[key], judge, judge_note, progress, on_result)
+                except UserError as err:
+                    if len(groups) == 1:
+                        raise
+                    for cell in group:
+                        results.append(RunResult(cell.spec, None, None, [], 0, error=str(err)))
+                        on_result(results[-1])
+        finally:
+            if judge is not None:
+                await judge.aclose()
+        return results
+
+    return asyncio.run(sweep())
+
+
+def evaluate(spec, progress: bool | None = None) -> RunResult:
+    """One run; raises RunAborted when it stopped on its error budget."""
+    [result] = run_sweep([spec], progress=progress)
+    if result.error:
+        raise RunAborted(result.error)
+    return result

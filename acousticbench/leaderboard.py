@@ -1,4 +1,5 @@
-"""The leaderboard: finished runs and references grouped by (model, split, archive), mean +- std over seeds per task."""
+"""The leaderboard: finished runs and references of both benchmarks, mean +- std over seeds; a section per benchmark.
+AcousticBench: a row per (model, split, archive) with a cell per task. AudioICL: a row per (model, task, k)."""
 from __future__ import annotations
 
 import csv
@@ -26,8 +27,10 @@ class Entry:
     max_samples: int | None
     n: int
     accuracy: float | None
-    parse_failure_rate: float | None
+    parse_failure_rate: float | None  # AudioICL: answered episodes the scorer found no answer in
     error_rate: float | None
+    benchmark: str = "AcousticBench"
+    shots: int | None = None  # AudioICL's k
 
 
 def _warn(message: str) -> None:
@@ -41,37 +44,47 @@ def _line_count(path: Path) -> tuple[int, bool]:
 
 
 def run_entry(run_dir: Path) -> Entry | None:
-    """The entry of a finished run folder, or None (with the reason on stderr) when it is not usable."""
+    """The entry of a finished run folder of either benchmark, or None (with the reason on stderr) when it is not usable."""
     if not (run_dir / METRICS).is_file():
         _warn(f"{run_dir}: no {METRICS} (the run did not finish; continue it with --resume)")
         return None
     try:
-        config = json.loads((run_dir / CONFIG).read_text())
-        metrics = json.loads((run_dir / METRICS).read_text())
+        config = json.loads((run_dir / CONFIG).read_text(encoding="utf-8"))
+        metrics = json.loads((run_dir / METRICS).read_text(encoding="utf-8"))
         lines, torn = _line_count(run_dir / RESPONSES)
-    except (OSError, json.JSONDecodeError) as err:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         _warn(f"{run_dir}: unreadable ({err})")
         return None
-    if torn or lines < config.get("n_questions", 0):
-        _warn(f"{run_dir}: {RESPONSES} is truncated ({lines} of {config.get('n_questions')} records)")
+    expected = config.get("n_questions", config.get("n_episodes", 0))
+    if torn or lines < expected:
+        _warn(f"{run_dir}: {RESPONSES} is truncated ({lines} of {expected} records)")
         return None
-    spec, scored = config["spec"], metrics["scored"]
+    spec = config["spec"]
+    if spec.get("benchmark") == "AudioICL":
+        statuses, n = metrics["statuses"], metrics["n"]
+        return Entry(spec["model"], spec["task"], "all", config["audioicl"]["meta_sha256"], spec["seed"],
+                     spec.get("max_samples"), n, metrics["accuracy"], metrics["no_answer_rate"],
+                     statuses.get("error", 0) / n if n else None, "AudioICL", spec["shots"])
+    scored = metrics["scored"]
     return Entry(spec["model"], spec["task"], spec["split"], config["archive"]["manifest_sha256"], spec["seed"],
                  spec.get("max_samples"), scored["n"], scored["accuracy"], scored["parse_failure_rate"], scored["error_rate"])
 
 
 def reference_entries(root: Path) -> list[Entry]:
     entries = []
-    for summary_path in sorted(root.glob("*/*/summary.json")):
-        summary = json.loads(summary_path.read_text())
+    for summary_path in sorted(root.rglob("summary.json")):
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
         for run in summary["runs"]:
             records = [json.loads(line) for line in (summary_path.parent / run["file"]).read_text().splitlines() if line]
-            scored = [r for r in records if r["kind"] == "scored"]
+            scored = [r for r in records if r.get("kind", "scored") == "scored"]
             status = Counter(r["status"] for r in scored)
             n = len(scored)
+            unreadable = (sum(1 for r in scored if r["status"] == "answered" and r.get("prediction") is None)
+                          if summary.get("benchmark") == "AudioICL" else status["unparsed"])
             entries.append(Entry(summary["model"], summary["task"], summary["split"], summary["archive_manifest_sha256"],
-                                 run["seed"], summary.get("max_samples"), n, run["accuracy"], status["unparsed"] / n if n else None,
-                                 status["error"] / n if n else None))
+                                 run["seed"], summary.get("max_samples"), n, run["accuracy"], unreadable / n if n else None,
+                                 status["error"] / n if n else None, summary.get("benchmark", "AcousticBench"),
+                                 summary.get("shots")))
     return entries
 
 
@@ -82,7 +95,8 @@ def collect(results_dirs: list[Path]) -> list[Entry]:
         for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and (p / CONFIG).is_file()):
             entry = run_entry(run_dir)
             if entry:
-                latest[(entry.model, entry.task, entry.split, entry.manifest, entry.max_samples, entry.seed)] = entry
+                latest[(entry.benchmark, entry.model, entry.task, entry.shots, entry.split, entry.manifest,
+                        entry.max_samples, entry.seed)] = entry
     return list(latest.values())
 
 
@@ -117,13 +131,17 @@ def table_rows(entries: list[Entry]) -> tuple[list[str], list[dict]]:
     return tasks, rows
 
 
-def _row_order(item) -> tuple:
-    """Registry order (as a paper table lists models), unknown models after, alphabetically."""
+def _model_index(model: str) -> int:
+    """Registry order (as a paper table lists models), unknown models after."""
     from acousticbench.models.registry import MODELS
 
-    (model, split, max_samples, manifest), _ = item
     names = list(MODELS)
-    return (names.index(model) if model in names else len(names), model, split, max_samples, manifest)
+    return names.index(model) if model in names else len(names)
+
+
+def _row_order(item) -> tuple:
+    (model, split, max_samples, manifest), _ = item
+    return (_model_index(model), model, split, max_samples, manifest)
 
 
 def _avg(values: list[float | None]) -> float | None:
@@ -135,7 +153,24 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}"
 
 
+def _split(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
+    return [e for e in entries if e.benchmark != "AudioICL"], [e for e in entries if e.benchmark == "AudioICL"]
+
+
 def markdown(entries: list[Entry]) -> str:
+    """A table per benchmark present; headed by the benchmark's name when both are."""
+    acoustic, icl = _split(entries)
+    sections = []
+    if acoustic:
+        sections.append(("AcousticBench", _acoustic_markdown(acoustic)))
+    if icl:
+        sections.append(("AudioICL", _icl_markdown(icl)))
+    if len(sections) == 1:
+        return sections[0][1]
+    return "\n".join(f"## {name}\n\n{table}" for name, table in sections)
+
+
+def _acoustic_markdown(entries: list[Entry]) -> str:
     tasks, rows = table_rows(entries)
     header = ["Model", "Split", *tasks, "Avg", "Seeds", "Parse fail %", "Error %"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -146,14 +181,53 @@ def markdown(entries: list[Entry]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def icl_rows(entries: list[Entry]) -> list[dict]:
+    """One row per (model, task, k, episodes, meta file): mean +- std over seeds, in registry and task order."""
+    from acousticbench.audioicl import TASKS as ICL_TASKS
+
+    groups: dict[tuple, list[Entry]] = {}
+    for e in entries:
+        groups.setdefault((e.model, e.task, e.shots, e.max_samples or 0, e.manifest), []).append(e)
+    order = list(ICL_TASKS)
+    rows = []
+    for (model, task, shots, max_samples, manifest), group in groups.items():
+        accs = [e.accuracy for e in group if e.accuracy is not None]
+        rows.append({"model": model + (f" [first {max_samples}]" if max_samples else ""), "task": task, "shots": shots,
+                     "mean_std": _mean_std(accs) if accs else None, "seeds": len({e.seed for e in group}),
+                     "n": sum(e.n for e in group), "no_answer": _avg([e.parse_failure_rate for e in group]),
+                     "error": _avg([e.error_rate for e in group]),
+                     "order": (_model_index(model), model, order.index(task) if task in order else len(order), task,
+                               shots, max_samples, manifest)})
+    return sorted(rows, key=lambda r: r["order"])
+
+
+def _icl_markdown(entries: list[Entry]) -> str:
+    header = ["Model", "Task", "k", "Accuracy", "Seeds", "Episodes", "No answer %", "Error %"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in icl_rows(entries):
+        acc = f"{_pct(row['mean_std'][0])} ± {_pct(row['mean_std'][1])}" if row["mean_std"] else "-"
+        lines.append("| " + " | ".join([row["model"], row["task"], str(row["shots"]), acc, str(row["seeds"]),
+                                         str(row["n"]), _pct(row["no_answer"]), _pct(row["error"])]) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def to_csv(entries: list[Entry]) -> str:
-    tasks, rows = table_rows(entries)
+    acoustic, icl = _split(entries)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["model", "split", "task", "mean_accuracy", "std_accuracy", "n_seeds", "n_questions"])
-    for row in rows:
-        for task, cell in row["cells"].items():
-            if cell:
-                (mean, std), seeds, n = cell
-                writer.writerow([row["model"], row["split"], task, f"{mean:.6f}", f"{std:.6f}", seeds, n])
+    writer.writerow(["benchmark", "model", "split", "task", "shots", "mean_accuracy", "std_accuracy", "n_seeds",
+                     "n_items"])
+    if acoustic:
+        tasks, rows = table_rows(acoustic)
+        for row in rows:
+            for task, cell in row["cells"].items():
+                if cell:
+                    (mean, std), seeds, n = cell
+                    writer.writerow(["AcousticBench", row["model"], row["split"], task, "", f"{mean:.6f}", f"{std:.6f}",
+                                     seeds, n])
+    for row in icl_rows(icl):
+        if row["mean_std"]:
+            mean, std = row["mean_std"]
+            writer.writerow(["AudioICL", row["model"], "all", row["task"], row["shots"], f"{mean:.6f}", f"{std:.6f}",
+                             row["seeds"], row["n"]])
     return out.getvalue()

@@ -93,29 +93,39 @@ class JudgeInfo(_Frozen):
     model: str | None = None
 
 
-class Record(_Frozen):
-    """One line of responses.jsonl: a question, what the model said, and how it was scored."""
+class RecordBase(_Frozen):
+    """What every line of every benchmark's responses.jsonl has; each benchmark adds its own fields."""
 
     id: str
-    task: str
-    split: Split
-    kind: Kind
+    benchmark: str = Field(description="The benchmark the record belongs to: AcousticBench or AudioICL.")
     model: str
+    task: str
     seed: int
-    prompt: str
-    audio: list[str]
+    status: str = Field(description="answered, unparsed, refused or error; a failure is never scored as an answer.")
     response: str | None = Field(description="Raw response text, or null when the request failed.")
-    chosen: Choice | None = Field(description="The option the model committed to, or null.")
-    answer: Choice | None
-    correct: bool | None = Field(description="null when the question has no correct option.")
-    status: Status
     error: str | None = None
     attempts: int = 1
     latency_s: float | None = None
     usage: dict[str, int] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list, description="What was changed about the input or the record: clips "
+                             "merged with 1 s of silence, padded, re-asked, re-judged.")
+    meta: dict[str, Any] = Field(default_factory=dict, description="The item's meta (level, probe type), so metrics "
+                                 "need only this file.")
+
+
+class Record(RecordBase):
+    """One line of an AcousticBench responses.jsonl: a question, what the model said, and how it was judged."""
+
+    benchmark: Literal["AcousticBench"] = "AcousticBench"
+    status: Status
+    split: Split
+    kind: Kind
+    prompt: str
+    audio: list[str]
+    chosen: Choice | None = Field(description="The option the model committed to, or null.")
+    answer: Choice | None
+    correct: bool | None = Field(description="null when the question has no correct option.")
     judge: JudgeInfo
-    meta: dict[str, Any] = Field(default_factory=dict, description="The question's meta (level, probe type), so metrics need only this file.")
-    notes: list[str] = Field(default_factory=list, description="What the backend changed about the input, e.g. clips merged with 1 s of silence.")
 
 
 class Interval(_Frozen):
@@ -147,8 +157,9 @@ class Diagnostics(_Frozen):
 
 
 class Metrics(_Frozen):
-    """metrics.json."""
+    """metrics.json of an AcousticBench run."""
 
+    benchmark: Literal["AcousticBench"] = "AcousticBench"
     model: str
     task: str
     seed: int

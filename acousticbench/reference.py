@@ -14,7 +14,6 @@ from acousticbench.spec import safe_name
 
 SUMMARY = "summary.json"
 COMPARISON = "comparison.json"
-_KEEP = ("id", "task", "split", "kind", "model", "seed", "response", "chosen", "answer", "correct", "status", "judge")
 
 
 def default_root() -> Path:
@@ -56,7 +55,8 @@ def load_summary(folder: Path) -> dict[str, Any]:
 
 
 def reference_file(root: Path, model: str, task: str, seed: int) -> Path:
-    """The run file for (model, task, seed), found through summary.json; the error says what exists."""
+    """The run file for (model, cell, seed), found through summary.json; the error says what exists. The cell is the
+    task for AcousticBench, '<Task>/k<k>' for AudioICL."""
     folder = root / safe_name(model) / task
     if not folder.is_dir():
         models = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
@@ -74,26 +74,28 @@ def reference_file(root: Path, model: str, task: str, seed: int) -> Path:
 
 
 def _accuracy(records: list[Record | dict]) -> float | None:
-    scored = [r for r in records if _get(r, "kind") == "scored"]
+    scored = [r for r in records if _get(r, "kind") == "scored"]  # AudioICL records have no kind: all are scored
     return sum(1 for r in scored if _get(r, "correct")) / len(scored) if scored else None
 
 
 def _get(record: Record | dict, key: str):
-    return record[key] if isinstance(record, dict) else getattr(record, key)
+    default = "scored" if key == "kind" else None
+    return record.get(key, default) if isinstance(record, dict) else getattr(record, key, default)
 
 
-def compare_to_reference(records: list[Record], path: Path, run_split: str) -> Comparison:
-    """Match question by question on `chosen`, over the questions the run covered."""
+def compare_to_reference(records: list, path: Path, run_split: str, label: str = "chosen") -> Comparison:
+    """Match item by item on `label` (the chosen option; an AudioICL episode's prediction), over the items the run
+    covered."""
     reference = {r["id"]: r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line)}
     shared = [r for r in records if r.id in reference]
-    ref_splits = {r["split"] for r in reference.values()}
+    ref_splits = {r.get("split", "all") for r in reference.values()}
     note = None
     if len(shared) < len(records):
         note = f"{len(records) - len(shared)} questions of the run are not in the reference; compared the {len(shared)} shared"
     elif run_split != "all" and ref_splits != {run_split}:
         note = f"the run covers split {run_split}, the reference {', '.join(sorted(ref_splits))}: compared the shared questions"
-    mismatches = [{"id": r.id, "reference": reference[r.id]["chosen"], "run": r.chosen}
-                  for r in shared if r.chosen != reference[r.id]["chosen"]]
+    mismatches = [{"id": r.id, "reference": reference[r.id].get(label), "run": getattr(r, label)}
+                  for r in shared if getattr(r, label) != reference[r.id].get(label)]
     return Comparison(path, len(shared), len(shared) - len(mismatches), mismatches, _accuracy(shared),
                       _accuracy([reference[r.id] for r in shared]), note)
 
@@ -103,48 +105,62 @@ def write_comparison(run_dir: Path, comparison: Comparison) -> None:
 
 
 def promote(run_dirs: list[Path], root: Path) -> list[Path]:
-    """Copy finished runs into references (run_<i>.jsonl by seed, keeping existing seed->file), rewrite summary.json."""
+    """Copy finished runs of either benchmark into references (run_<i>.jsonl by seed, keeping existing seed->file),
+    rewrite summary.json."""
+    from acousticbench.benchmarks import benchmark_of_config
+
     written = []
     for run_dir in run_dirs:
         config_path = run_dir / CONFIG
         if not config_path.is_file() or not (run_dir / "metrics.json").is_file():
             raise UserError(f"{run_dir} is not a finished run (config.json or metrics.json missing): finish it with --resume first.")
         config = json.loads(config_path.read_text(encoding="utf-8"))
-        spec = config["spec"]
-        records = read_records(run_dir / RESPONSES)
-        folder = root / safe_name(spec["model"]) / spec["task"]
+        bench = benchmark_of_config(config)
+        spec = bench.spec_from_config(config)
+        records = read_records(run_dir / RESPONSES, bench.record_type)
+        folder = root / safe_name(spec.model) / spec.cell
         folder.mkdir(parents=True, exist_ok=True)
         summary = load_summary(folder) if (folder / SUMMARY).is_file() else {"runs": []}
-        _check_same_setting(summary, spec, config, folder)
+        _check_same_setting(summary, config, folder)
         runs = {r["seed"]: r for r in summary["runs"]}
-        name = runs[spec["seed"]]["file"] if spec["seed"] in runs else f"run_{len(runs) + 1}.jsonl"
-        slim = [{k: v for k, v in r.model_dump(mode="json").items() if k in _KEEP} for r in sorted(records, key=lambda r: r.id)]
+        name = runs[spec.seed]["file"] if spec.seed in runs else f"run_{len(runs) + 1}.jsonl"
+        keep = bench.reference_keys()
+        slim = [{k: v for k, v in r.model_dump(mode="json").items() if k in keep} for r in sorted(records, key=lambda r: r.id)]
         (folder / name).write_text("".join(json.dumps(r) + "\n" for r in slim), encoding="utf-8")
-        runs[spec["seed"]] = {"seed": spec["seed"], "file": name, "n": len(records), "accuracy": _accuracy(records)}
+        runs[spec.seed] = {"seed": spec.seed, "file": name, "n": len(records), "accuracy": _accuracy(records)}
         _write_summary(folder, spec, config, list(runs.values()))
         written.append(folder / name)
     return written
 
 
-def _check_same_setting(summary: dict, spec: dict, config: dict, folder: Path) -> None:
-    """The runs of one reference must cover the same questions of the same archive."""
+def _identity(config: dict) -> tuple:
+    """What the runs of one reference must share: split, first-N and the pack (AudioICL: its meta file)."""
+    spec = config["spec"]
+    pack = (config.get("archive") or {}).get("manifest_sha256") or (config.get("audioicl") or {}).get("meta_sha256")
+    return spec.get("split", "all"), spec.get("max_samples"), pack or ""
+
+
+def _check_same_setting(summary: dict, config: dict, folder: Path) -> None:
+    """The runs of one reference must cover the same items of the same pack."""
     if not summary["runs"]:
         return
     theirs = (summary["split"], summary.get("max_samples"), summary["archive_manifest_sha256"])
-    ours = (spec["split"], spec.get("max_samples"), config["archive"]["manifest_sha256"])
+    ours = _identity(config)
     if theirs != ours:
         raise UserError(f"{folder} holds runs with split/max-samples/archive {theirs[0]}/{theirs[1]}/{theirs[2][:8]}, "
                         f"this run has {ours[0]}/{ours[1]}/{ours[2][:8]}: remove {folder} first to replace them.")
 
 
-def _write_summary(folder: Path, spec: dict, config: dict, runs: list[dict]) -> None:
+def _write_summary(folder: Path, spec, config: dict, runs: list[dict]) -> None:
     runs = sorted(runs, key=lambda r: r["file"])
     accuracies = [r["accuracy"] for r in runs if r["accuracy"] is not None]
+    split, max_samples, pack = _identity(config)
     write_json(folder / SUMMARY, {
-        "model": spec["model"], "task": spec["task"], "split": spec["split"],
-        "max_samples": spec.get("max_samples"),
+        "benchmark": spec.benchmark, "model": spec.model, "task": spec.task,
+        **({"shots": spec.shots} if hasattr(spec, "shots") else {}),
+        "split": split, "max_samples": max_samples,
         "harness_version": config["harness"]["version"],
-        "archive_manifest_sha256": config["archive"]["manifest_sha256"],
+        "archive_manifest_sha256": pack,
         "runs": runs,
         "mean_accuracy": statistics.fmean(accuracies) if accuracies else None,
         "std_accuracy": statistics.stdev(accuracies) if len(accuracies) > 1 else 0.0 if accuracies else None,

@@ -1,18 +1,19 @@
-"""Second chances for null answers in finished runs: re-judge them (rejudge.py) or ask the model again (rerun_nones.py)."""
+"""Second chances for finished runs of either benchmark: judge or score the null answers again (rejudge.py), or ask
+the model again (rerun_nones.py). Both go through the run's benchmark, named in its config.json."""
 from __future__ import annotations
 
+import asyncio
 import json
-import os
 import shutil
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from acousticbench.engine import RetryPolicy, run_questions
+from acousticbench.benchmarks import Benchmark, benchmark_of_config
+from acousticbench.engine import RetryPolicy, progress_bar, run_items
 from acousticbench.errors import UserError
-from acousticbench.judge import Judge, JudgeFailed
-from acousticbench.metrics import compute_metrics
-from acousticbench.records import JudgeInfo, Prompt, Question, Record, Reply
+from acousticbench.records import JudgeInfo, Reply
 from acousticbench.results import CONFIG, METRICS, RESPONSES, read_records, rewrite_sorted, write_json
 
 BACKUP_SUFFIX = ".orig"
@@ -20,11 +21,12 @@ BACKUP_SUFFIX = ".orig"
 
 @dataclass(frozen=True)
 class RunFile:
-    """A responses.jsonl with its run folder's config (needed to rewrite metrics.json)."""
+    """A responses.jsonl with its run folder's config and benchmark (needed to rewrite metrics.json)."""
 
     path: Path
     config: dict
-    records: list[Record]
+    bench: Benchmark
+    records: list
 
     @classmethod
     def load(cls, path: Path) -> "RunFile":
@@ -32,33 +34,43 @@ class RunFile:
         config_path = path.parent / CONFIG
         if not path.is_file() or not config_path.is_file():
             raise UserError(f"{path} is not the responses.jsonl of a run folder (with its config.json beside it).")
-        return cls(path, json.loads(config_path.read_text(encoding="utf-8")), read_records(path))
+        try:
+            config = json.loads(config_path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise UserError(f"{config_path} is not valid JSON ({err}); restore it from the run.") from None
+        bench = benchmark_of_config(config)
+        return cls(path, config, bench, read_records(path, bench.record_type))
+
+    def spec(self, **overrides: Any):
+        return self.bench.spec_from_config(self.config, **overrides)
+
+    def is_null(self, record: Any) -> bool:
+        return getattr(record, self.bench.label_field) is None
 
 
-def status_counts(records: list[Record]) -> Counter:
+def status_counts(run: RunFile, records: list) -> Counter:
     counts = Counter(r.status for r in records)
-    counts["null chosen"] = sum(1 for r in records if r.chosen is None)
+    counts["null answers"] = sum(1 for r in records if run.is_null(r))
     return counts
 
 
-def change_line(name: str, before: list[Record], after: list[Record]) -> str:
-    old, new = status_counts(before), status_counts(after)
-    keys = ("answered", "unparsed", "refused", "error", "null chosen")
-    return f"{name}: " + ", ".join(f"{k} {old[k]} -> {new[k]}" for k in keys)
+def change_line(name: str, run: RunFile, after: list) -> str:
+    old, new = status_counts(run, run.records), status_counts(run, after)
+    keys = ("answered", "unparsed", "refused", "error", "null answers")
+    return f"{name}: " + ", ".join(f"{k} {old[k]} -> {new[k]}" for k in keys if old[k] or new[k] or k != "unparsed")
 
 
-def save(run: RunFile, records: list[Record]) -> None:
+def save(run: RunFile, records: list) -> None:
     """Keep the first original beside the file, replace the file atomically, and rewrite metrics.json."""
     backup = run.path.with_name(run.path.name + BACKUP_SUFFIX)
     if not backup.exists():  # a second run must not overwrite the true original
         shutil.copy2(run.path, backup)
     rewrite_sorted(run.path, records)
-    spec = run.config["spec"]
-    metrics = compute_metrics(sorted(records, key=lambda r: r.id), spec["model"], spec["task"], spec["seed"])
+    metrics = run.bench.metrics(run.spec(), sorted(records, key=lambda r: r.id))
     write_json(run.path.parent / METRICS, metrics.model_dump(mode="json"))
 
 
-def relabel(record: Record, judgement) -> Record:
+def relabel(record, judgement):
     return record.model_copy(update={
         "chosen": judgement.chosen, "status": judgement.status,
         "correct": None if record.answer is None else judgement.chosen == record.answer,
@@ -66,9 +78,11 @@ def relabel(record: Record, judgement) -> Record:
     })
 
 
-async def rejudge(records: list[Record], judge: Judge) -> list[Record]:
-    """The judge's reading (an LLM judge: Judge.create("llm", ...)) of every null answer that has text; the model
-    is not asked again."""
+async def rejudge(records: list, judge) -> list:
+    """AcousticBench: the judge's reading (an LLM judge: Judge.create("llm", ...)) of every null answer that has
+    text; the model is not asked again."""
+    from acousticbench.judge import JudgeFailed
+
     out = []
     for record in records:
         if record.chosen is None and record.response and record.response.strip():
@@ -82,22 +96,35 @@ async def rejudge(records: list[Record], judge: Judge) -> list[Record]:
     return out
 
 
-def question_of(record: Record) -> Question:
-    """The question a record answered, rebuilt from the record (its checksums are not needed to ask again)."""
-    return Question(id=record.id, task=record.task, split=record.split, kind=record.kind, prompt=record.prompt,
-                    audio=record.audio, answer=record.answer, meta=record.meta)
+def rescore_episodes(records: list, scoring: str | None = None) -> list:
+    """AudioICL: every answered episode scored again from its response (with `scoring`, or the one it was run with)."""
+    from acousticbench.audioicl.scoring import score
+
+    out = []
+    for record in records:
+        mode = scoring or record.scoring
+        if record.status == "answered":
+            prediction, correct = score(record.task, record.response, record.gt, mode)
+            record = record.model_copy(update={"prediction": prediction, "correct": correct, "scoring": mode})
+        out.append(record)
+    return out
 
 
-async def ask_again(records: list[Record], backend, judge: Judge, archive: Path, concurrency: int) -> list[Record]:
-    """One more request for each null record; attempts add up, everything else is the new answer's."""
-    todo = [r for r in records if r.chosen is None]
-    items = [(question_of(r), Prompt(question_id=r.id, task=r.task, text=r.prompt, seed=r.seed,
-                                     audio=[os.path.abspath(archive / a) for a in r.audio])) for r in todo]
-    fresh = await run_questions(items, backend, todo[0].model if todo else "", concurrency=concurrency,
-                                policy=RetryPolicy(), on_record=lambda r: None, judge=judge)
-    previous = {r.id: r.attempts for r in todo}
+async def ask_again(run: RunFile, records: list, backend, judge, archive: Path | None, concurrency: int) -> list:
+    """One more request for each null record, through the run's benchmark; attempts add up, everything else is the
+    new answer's."""
+    spec = run.spec(archive=archive)
+    todo = {r.id: r for r in records if run.is_null(r)}
+    prepared = run.bench.prepare(spec, {})
+    items = [item for item in prepared.items if item[0].id in todo]
+    bar = progress_bar(len(items), None)
+    try:
+        fresh = await run_items(items, backend, semaphore=asyncio.Semaphore(concurrency), policy=RetryPolicy(),
+                                to_record=run.bench.record_maker(spec, prepared, judge), on_record=lambda r: None,
+                                bar=bar)
+    finally:
+        bar.close()
     by_id = {r.id: r for r in records}
     for record in fresh:
-        by_id[record.id] = record.model_copy(update={"attempts": previous[record.id] + record.attempts})
+        by_id[record.id] = record.model_copy(update={"attempts": todo[record.id].attempts + record.attempts})
     return list(by_id.values())
-

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 SplitChoice = Literal["all", "train", "eval"]
 JudgeMode = Literal["auto", "llm", "rules"]
@@ -22,8 +22,9 @@ class GenerationConfig:
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One (model, task, seed) run. The CLI turns flags into a list of these; nothing else reads flags."""
+    """One (model, task, seed) run of AcousticBench. The CLI turns flags into a list of these; nothing else reads flags."""
 
+    benchmark: ClassVar[str] = "AcousticBench"
     model: str
     task: str
     seed: int = DEFAULT_SEED
@@ -50,8 +51,22 @@ class RunSpec:
         """Folder name without the timestamp: '<Model>-<task>-<backend>-seed<N>'."""
         return f"{safe_name(self.model)}-{self.task}-{backend_name}-seed{self.seed}"
 
+    @property
+    def cell(self) -> str:
+        """The run's place under a model in reference_trajectories/ and in sweep tables: the task."""
+        return self.task
+
+    def label(self) -> str:
+        return f"{self.model} on {self.task} (seed {self.seed})"
+
+    def settings(self) -> dict[str, Any]:
+        """What must match for --resume to continue a run (the folder name already fixes model, task, seed)."""
+        return {"split": self.split, "max_samples": self.max_samples, "judge": self.judge,
+                "judge_model": self.judge_model, "temperature": self.generation.temperature,
+                "max_tokens": self.generation.max_tokens, "api_model": self.api_model}
+
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = {"benchmark": self.benchmark, **asdict(self)}
         data["archive"] = str(self.archive)
         data["results_dir"] = str(self.results_dir)
         return data

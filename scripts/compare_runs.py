@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compare two runs on the same questions: agreement, flips, both accuracies, McNemar's exact test."""
+"""Compare two runs on the same questions or episodes: agreement, changed answers, both accuracies, McNemar's exact test."""
 from __future__ import annotations
 
 import argparse
@@ -16,7 +16,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("run_b", type=Path, help="run folder or responses.jsonl")
     args = parser.parse_args(argv)
     try:
-        result = compare_runs(load_run(args.run_a), load_run(args.run_b))
+        (a, bench_a), (b, bench_b) = load_run(args.run_a), load_run(args.run_b)
+        if bench_a.name != bench_b.name:
+            raise UserError(f"{args.run_a} is a {bench_a.name} run and {args.run_b} a {bench_b.name} run: compare runs "
+                            "of the same benchmark and task.")
+        result = compare_runs(a, b, bench_a)
     except UserError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Re-judge the answers with a null `chosen` through the LLM judge, without asking the model again."""
+"""Label the null answers of finished runs again without asking the model: AcousticBench answers through the LLM
+judge, AudioICL answers scored again (with --scoring, or the scoring they were run with)."""
 from __future__ import annotations
 
 import argparse
@@ -8,21 +9,25 @@ import sys
 from pathlib import Path
 
 from acousticbench.errors import run_command
-from acousticbench.judge import Judge
-from acousticbench.rescore import RunFile, change_line, rejudge, save
+from acousticbench.rescore import RunFile, change_line, rejudge, rescore_episodes, save
 from acousticbench.spec import DEFAULT_JUDGE_MODEL
 
 
-async def _rejudge_all(files: list[Path], model: str, endpoint: str | None) -> None:
+async def _rejudge_all(files: list[Path], model: str, endpoint: str | None, scoring: str | None) -> None:
+    from acousticbench.judge import Judge
+
     for path in files:
         run = RunFile.load(path)
-        judge = Judge.create("llm", model, base_url=endpoint)
-        try:
-            records = await rejudge(run.records, judge)
-        finally:
-            await judge.aclose()
+        if run.bench.uses_judge:
+            judge = Judge.create("llm", model, base_url=endpoint)
+            try:
+                records = await rejudge(run.records, judge)
+            finally:
+                await judge.aclose()
+        else:
+            records = rescore_episodes(run.records, scoring)
         save(run, records)  # judge calls are cached: an interrupted run repeats none it finished
-        print(change_line(str(run.path), run.records, records))
+        print(change_line(str(run.path), run, records))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,8 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", type=Path, nargs="+", help="responses.jsonl files or run folders")
     parser.add_argument("--judge-model", default=DEFAULT_JUDGE_MODEL)
     parser.add_argument("--judge-endpoint", help="OpenAI-compatible URL (default $ACOUSTICBENCH_JUDGE_ENDPOINT, else OpenAI)")
+    parser.add_argument("--scoring", choices=["strict", "lenient"], help="AudioICL runs: score with these rules")
     args = parser.parse_args(argv)
-    return run_command(lambda: asyncio.run(_rejudge_all(args.files, args.judge_model, args.judge_endpoint)) or 0,
+    return run_command(lambda: asyncio.run(_rejudge_all(args.files, args.judge_model, args.judge_endpoint,
+                                                        args.scoring)) or 0,
                        interrupted="files not yet rewritten are unchanged; judge calls made so far are cached.")
 
 

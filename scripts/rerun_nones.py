@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Ask the model again for the questions whose `chosen` is null (refused, unparsed or error), up to K times each."""
+"""Ask the model again for the items whose answer is null (AcousticBench: chosen; AudioICL: prediction), up to K
+rounds each. Works on run folders of either benchmark."""
 from __future__ import annotations
 
 import argparse
@@ -11,32 +12,32 @@ from acousticbench.errors import UserError, run_command
 from acousticbench.evaluate import make_judge
 from acousticbench.models.registry import get_model
 from acousticbench.rescore import RunFile, ask_again, change_line, save
-from acousticbench.spec import RunSpec
 
 
-async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None, archive: Path, judge_mode: str,
-                 endpoint: str | None) -> None:
+async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None, archive: Path | None,
+                 judge_mode: str, endpoint: str | None) -> None:
     records = run.records
     for _ in range(rounds):
-        if all(r.chosen is not None for r in records):
+        if not any(run.is_null(r) for r in records):
             break
         backend = get_model(model).create(endpoint=endpoint)
-        judge, _note = make_judge(RunSpec(model=model, task=run.config["spec"]["task"], judge=judge_mode))
+        judge = make_judge(run.spec(judge=judge_mode))[0] if run.bench.uses_judge else None
         try:
             await backend.open()
-            records = await ask_again(records, backend, judge, archive, concurrency or backend.default_concurrency)
+            records = await ask_again(run, records, backend, judge, archive, concurrency or backend.default_concurrency)
         finally:
             await backend.close()
-            await judge.aclose()
+            if judge is not None:
+                await judge.aclose()
         save(run, records)  # after every round: an interrupted rerun keeps the rounds it finished
-    print(change_line(str(run.path), run.records, records))
+    print(change_line(str(run.path), run, records))
 
 
-def _archive(run: RunFile, override: Path | None) -> Path:
+def _archive(run: RunFile, override: Path | None) -> Path | None:
     archive = override or Path(run.config["spec"]["archive"])
-    if not (archive / "MANIFEST.json").is_file():
+    if not archive.is_dir():
         raise UserError(f"no benchmark pack at {archive} (the run's archive): pass --archive DIR.")
-    return archive
+    return override
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int)
     parser.add_argument("--max-retries", type=int, default=3, help="rounds of asking again (default 3)")
     parser.add_argument("--archive", type=Path, help="the pack the runs used (default: the one in their config.json)")
-    parser.add_argument("--judge", choices=["auto", "llm", "rules"], default="auto")
+    parser.add_argument("--judge", choices=["auto", "llm", "rules"], default="auto",
+                        help="how AcousticBench answers are judged (AudioICL answers are scored)")
     parser.add_argument("--endpoint", help="server URL(s) for an open-weight model (default: its endpoint variable)")
     args = parser.parse_args(argv)
     return run_command(lambda: _rerun_all(args), interrupted="every finished round is saved; run the same command "

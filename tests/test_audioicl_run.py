@@ -15,8 +15,8 @@ from audioicl_pack import needs_espeak, reduced_pack
 from test_run import run_cli
 
 pytestmark = needs_espeak()
-RECORD_FIELDS = {"id", "task", "shots", "model", "seed", "prompt", "audio", "response", "prediction", "gt", "correct",
-                 "status", "error", "attempts", "latency_s", "usage", "scoring", "notes"}
+RECORD_FIELDS = {"id", "benchmark", "task", "shots", "model", "seed", "prompt", "audio", "response", "prediction", "gt",
+                 "correct", "status", "error", "attempts", "latency_s", "usage", "scoring", "notes", "meta"}
 
 
 @pytest.fixture(scope="module")
@@ -106,8 +106,8 @@ def test_verify_checksums_covers_the_audioicl_pack(archive, tmp_path):
 
 
 def test_engine_retries_and_backend_notes_reach_the_record(archive, tmp_path, monkeypatch):
-    from acousticbench.audioicl.runs import _session, prepare
     from acousticbench.audioicl.spec import ICLRunSpec
+    from acousticbench.evaluate import _model_session, prepare_cells
     from acousticbench.errors import BackendError
     from acousticbench.records import Reply
 
@@ -128,7 +128,7 @@ def test_engine_retries_and_backend_notes_reach_the_record(archive, tmp_path, mo
 
     spec = ICLRunSpec(model="Fake", task="AudioCount", shots=2, max_samples=2, archive=archive, results_dir=tmp_path, pad=True)
     results = []
-    asyncio.run(_session(Flaky(), [prepare(spec)], False, results.append))
+    asyncio.run(_model_session(prepare_cells([spec]), Flaky(), None, None, False, results.append))
     (result,) = results
     assert sorted(r.attempts for r in result.records) == [1, 2]
     assert all(r.notes[-1] == "9 clips merged into one" and "--icl-pad" in r.notes[0] for r in result.records)

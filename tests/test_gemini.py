@@ -10,7 +10,7 @@ import pytest
 
 from acousticbench.archive.pack import load_questions
 from acousticbench.errors import BackendError, UserError
-from acousticbench.evaluate import make_prompt
+from acousticbench.benchmarks.acoustic import make_prompt
 from acousticbench.models.registry import get_model
 from acousticbench.spec import RunSpec
 from servers import gemini_server

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +13,9 @@ from acousticbench.archive.pinned import OPEN_PACK_MANIFEST_SHA256
 from acousticbench.evaluate import evaluate
 from acousticbench.reference import compare_to_reference, reference_file
 from acousticbench.spec import RunSpec
+from acousticbench.audioicl import TASKS as ICL_TASKS
 from acousticbench.tasks import TASKS
+from audioicl_pack import needs_espeak
 from conftest import REPO
 
 REFERENCES = REPO / "reference_trajectories"
@@ -84,3 +87,34 @@ def test_zip64_of_the_pack_extracts_back_and_verifies(open_pack, tmp_path):
     out = subprocess.run([sys.executable, str(REPO / "run.py"), "--verify-checksums", "--task", "all",
                           "--archive", str(target)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "All 3800 questions passed checksum verification." in out.stdout
+
+
+@pytest.fixture(scope="module")
+def open_audioicl_pack(tmp_path_factory):
+    """The full open AudioICL pack, as --build-audioicl makes it."""
+    from acousticbench.audioicl.build import build_audioicl
+
+    archive = tmp_path_factory.mktemp("open_audioicl") / "archive"
+    build_audioicl(archive, workers=2)
+    return archive
+
+
+@needs_espeak()
+@pytest.mark.parametrize("model", ["Oracle", "Random"])
+def test_shipped_audioicl_references_rerun_to_a_full_match(open_audioicl_pack, tmp_path, model):
+    out = subprocess.run([sys.executable, str(REPO / "run.py"), "--model", model, "--task", "audioicl", "--shots", "3",
+                          "--seed", "43", "--compare-reference", "--archive", str(open_audioicl_pack)],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stdout.splitlines() if line.startswith("Reference comparison:")]
+    assert lines == [f"Reference comparison: 300/300 (100.0%) match "
+                     f"({REFERENCES}/{model}/{task}/k3/run_2.jsonl)" for task in ICL_TASKS]
+
+
+def test_audioicl_reference_summaries_cover_every_task_k_and_seed():
+    for model in ("Oracle", "Random"):
+        cells = {p.parent.relative_to(REFERENCES / model) for p in (REFERENCES / model).glob("*/k*/summary.json")}
+        assert cells == {Path(t) / f"k{k}" for t in ICL_TASKS for k in (1, 3, 5)}
+        for cell in cells:
+            summary = json.loads((REFERENCES / model / cell / "summary.json").read_text())
+            assert summary["benchmark"] == "AudioICL" and [r["seed"] for r in summary["runs"]] == [42, 43, 44]

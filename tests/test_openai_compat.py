@@ -15,7 +15,7 @@ import soundfile as sf
 
 from acousticbench.archive.pack import load_questions
 from acousticbench.errors import BackendError, UserError
-from acousticbench.evaluate import make_prompt
+from acousticbench.benchmarks.acoustic import make_prompt
 from acousticbench.models.registry import get_model
 from acousticbench.spec import RunSpec
 from servers import openai_server
@@ -58,7 +58,7 @@ def test_wire_format_and_provenance(fast_retries, tiny_pack, tmp_path):
 
 
 def test_the_hand_built_request_body_is_the_json_it_stands_for(tiny_pack):
-    from acousticbench.models.openai_chat import audio_request_json
+    from acousticbench.models.chat_wire import audio_request_json
 
     question = load_questions(tiny_pack, "rad")[0]
     prompt = make_prompt(RunSpec(model="Voxtral-Mini-3B", task="rad", archive=tiny_pack), question)
@@ -72,7 +72,7 @@ def test_the_hand_built_request_body_is_the_json_it_stands_for(tiny_pack):
 
 
 def test_interleaved_parts_keep_their_order(tiny_pack):
-    from acousticbench.models.openai_chat import audio_request_json
+    from acousticbench.models.chat_wire import audio_request_json
     from acousticbench.records import PromptPart
 
     question = load_questions(tiny_pack, "rad")[0]

@@ -16,7 +16,7 @@ from acousticbench.archive import build
 from acousticbench.archive.pack import MANIFEST, load_questions, manifest_sha256
 from acousticbench.archive.pinned import OPEN_PACK_MANIFEST_SHA256
 from acousticbench.errors import BackendError, UserError
-from acousticbench.models.oracle import Oracle
+from acousticbench.oracle import Oracle
 from acousticbench.records import Prompt, Question
 from acousticbench.tasks import TASKS
 from conftest import REPO

@@ -48,7 +48,7 @@ def test_rerun_nones_asks_again_only_for_nulls_keeps_a_backup_and_is_idempotent(
         asked = sorted(r.key for r in server.received if r.path.endswith("/chat/completions"))
     assert out.returncode == 0, out.stderr
     assert asked == sorted(failing)  # only the two null questions were asked again
-    assert "error 1 -> 0" in out.stdout and "refused 1 -> 0" in out.stdout and "null chosen 2 -> 0" in out.stdout
+    assert "error 1 -> 0" in out.stdout and "refused 1 -> 0" in out.stdout and "null answers 2 -> 0" in out.stdout
     after = records(run_dir)
     for qid in ("rad_0002", "rad_0005"):
         assert after[qid]["chosen"] == answer_for(keys[qid]) and after[qid]["status"] == "answered"

@@ -17,7 +17,7 @@ pytest.importorskip("fastapi")
 import httpx  # noqa: E402
 
 from acousticbench.models.local_server import free_port  # noqa: E402
-from acousticbench.serve.health import health_status  # noqa: E402
+from acousticbench.models.health import health_status  # noqa: E402
 from conftest import REPO  # noqa: E402
 
 

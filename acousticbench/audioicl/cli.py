@@ -29,8 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--build-audioicl", action="store_true", help="build the open AudioICL pack into <archive>/audioicl")
 
 
-def split_runs(args: argparse.Namespace):
-    """(ICLRunSpecs for the AudioICL tasks in --task, the --task left for AcousticBench)."""
+def split_runs(args: argparse.Namespace) -> tuple[list[str], str]:
+    """(the AudioICL tasks in --task, the --task left for AcousticBench); AudioICL-only flags without one are refused."""
     icl_tasks, rest = split_task_spec(args.task)
     _check_names(rest)
     if not icl_tasks:
@@ -38,12 +38,9 @@ def split_runs(args: argparse.Namespace):
         if used:
             raise UserError(f"{', '.join(used)} appl{'y' if len(used) > 1 else 'ies'} to AudioICL tasks: add one to "
                             "--task (e.g. --task AudioCount, or audioicl for all nine).")
-        return [], rest
-    if args.compare_reference:
-        raise UserError("--compare-reference applies to AcousticBench tasks; AudioICL has no reference trajectories yet.")
-    if args.split != "all":
+    elif args.split != "all" and not rest:
         raise UserError("--split applies to AcousticBench tasks; AudioICL episodes have no splits.")
-    return specs(args, icl_tasks), rest
+    return icl_tasks, rest
 
 
 def _check_names(spec: str) -> None:
@@ -57,18 +54,15 @@ def _check_names(spec: str) -> None:
             raise unknown_name("task", name, [*TASKS, "all", *ICL_TASKS, ALL])
 
 
-def specs(args: argparse.Namespace, tasks: list[str]) -> list:
+def icl_specs(args: argparse.Namespace, model: str, tasks: list[str], seeds: list[int]) -> list:
+    """The AudioICL runs of one model: task x k x seed."""
     from acousticbench.audioicl.spec import ICLRunSpec
-    from acousticbench.models.registry import get_model
-    from acousticbench.spec import DEFAULT_SEED
 
-    get_model(args.model)
-    if not 0.0 <= args.max_error_rate <= 1.0:
-        raise UserError(f"--max-error-rate must be between 0 and 1, got {args.max_error_rate}.")
+    if not tasks:
+        return []
     shots = parse_shots(args.shots) if args.shots else list(SHOTS)
-    seeds = list(dict.fromkeys((args.seed or []) + (args.seeds or []))) or [DEFAULT_SEED]
     return [
-        ICLRunSpec(model=args.model, task=task, shots=k, seed=seed, max_samples=args.max_samples,
+        ICLRunSpec(model=model, task=task, shots=k, seed=seed, max_samples=args.max_samples,
                    concurrency=args.concurrency, archive=args.archive, results_dir=args.results_dir,
                    meta_dir=args.icl_meta, base_dir=args.icl_base, prompt_style=args.prompt_style or "specific",
                    scoring=args.scoring or "strict", pad=args.icl_pad, morse_alphabet=args.morse_alphabet,

@@ -1,7 +1,6 @@
-"""What run.py does for AudioICL: run episodes, build and verify the pack, list the tasks; and what it prints."""
+"""What run.py does for AudioICL beyond running it (evaluate.py): the summary CSV, build and verify the pack, list the tasks."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from acousticbench.audioicl import TASKS, split_task_spec
@@ -13,33 +12,6 @@ SUMMARY = "audioicl_summary.csv"
 def list_tasks() -> None:
     print("AudioICL (k-shot rule learning; --task NAME or audioicl; --shots 1,3,5):")
     print("  " + ", ".join(TASKS))
-
-
-def summary_line(result) -> str:
-    m, spec = result.metrics, result.spec
-    acc = "n/a" if m.accuracy is None else f"{m.accuracy:.3f}"
-    ci = f" [{m.wilson95.low:.3f}, {m.wilson95.high:.3f}]" if m.wilson95 else ""
-    st = m.statuses
-    resumed = f", {result.resumed} kept from the interrupted run" if result.resumed else ""
-    return (f"{spec.model} on {spec.task} k={spec.shots} (seed {spec.seed}): accuracy {acc}{ci} over {m.n} episodes; "
-            f"{st.get('answered', 0)} answered, {st.get('refused', 0)} refused, {st.get('error', 0)} errors"
-            f"{resumed} -> {result.run_dir}")
-
-
-def run(specs: list, *, dry_run: bool = False, plot: Path | None = None) -> int:
-    """Every AudioICL run, then the summary CSV (and plot) of every run folder with this prompt style."""
-    if dry_run:
-        return _dry_run(specs)
-    from acousticbench.audioicl.runs import run_all
-    from acousticbench.engine import RunAborted
-
-    try:
-        run_all(specs, on_result=lambda result: print(summary_line(result), flush=True))
-    except RunAborted as err:
-        print(f"error: an AudioICL run stopped: {err}. Fix the cause, then rerun with --resume.", file=sys.stderr)
-        return 1
-    write_summary(specs[0].results_dir, specs[0].prompt_style, specs[0].scoring, plot)
-    return 0
 
 
 def write_summary(results_dir: Path, prompt_style: str, scoring: str, plot: Path | None) -> Path:
@@ -54,19 +26,6 @@ def write_summary(results_dir: Path, prompt_style: str, scoring: str, plot: Path
         summary.plot(rows, plot)
         print(f"Plot of accuracy against shots -> {plot}")
     return path
-
-
-def _dry_run(specs: list) -> int:
-    from acousticbench.audioicl.runs import prepare
-
-    cache: dict = {}
-    for spec in specs:
-        prep = prepare(spec, cache)
-        print(f"# {spec.model} on {spec.task} k={spec.shots} (seed {spec.seed}, {spec.prompt_style} prompts): "
-              f"{len(prep.items)} episodes, nothing sent")
-        for episode, prompt in prep.items:
-            print(f"{episode.id}: {' | '.join(prompt.text.splitlines())}")
-    return 0
 
 
 def build(archive: Path, after_acousticbench: bool = False) -> int:

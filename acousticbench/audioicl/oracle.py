@@ -1,84 +1,24 @@
 """The AudioICL Oracle: solves an episode from its audio and labelled demos alone, inducing the rule from the demos."""
 from __future__ import annotations
 
-import re
 import statistics
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 
-from acousticbench.audioicl import listen
-from acousticbench.audioicl.prompts import read_lines
-from acousticbench.audioicl.scoring import last_int
+from acousticbench.audioicl import listen, oracle_symbols
+from acousticbench.audioicl.oracle_episode import Episode, int_label, read_episode
 from acousticbench.errors import BackendError
 from acousticbench.records import Prompt
 
 
-@dataclass
-class Shot:
-    """A demo or the query as the prompt shows it: clips by role ('audio' for a one-clip shot) and their labels."""
-
-    clips: dict[str, str] = field(default_factory=dict)
-    labels: dict[str, str | None] = field(default_factory=dict)
-
-    @property
-    def path(self) -> str:
-        return self.clips.get("audio") or list(self.clips.values())[-1]
-
-    @property
-    def label(self) -> str | None:
-        return self.labels.get("audio") if "audio" in self.labels else list(self.labels.values())[-1]
-
-
-@dataclass
-class Episode:
-    bank: dict[str, str]
-    demos: list[Shot]
-    query: Shot
-
-
-_TAG = re.compile(r"^(?:Letter (?P<letter>\S+)|Demo Audio (?P<single>\d+)|Demo (?P<multi>\d+) (?P<role>.+)"
-                  r"|Query(?: (?P<qrole>.+))?)$")
-
-
-def read_episode(prompt: Prompt) -> Episode:
-    """The bank, demos and query from the prompt's tagged lines: exactly what the model is shown."""
-    bank: dict[str, str] = {}
-    demos: dict[int, Shot] = {}
-    query = Shot()
-    for line in read_lines(prompt):
-        m = _TAG.match(line.tag)
-        if m is None:
-            continue
-        if m.group("letter"):
-            bank[m.group("letter")] = line.audio
-            continue
-        if m.group("single") or m.group("multi"):
-            shot = demos.setdefault(int(m.group("single") or m.group("multi")), Shot())
-            role = m.group("role") or "audio"
-        else:
-            shot, role = query, (m.group("qrole") or "Query")
-            role = "audio" if role == "Audio" else role
-        shot.clips[role], shot.labels[role] = line.audio, line.label
-    if not query.clips:
-        raise BackendError(f"the Oracle found no query in the prompt of {prompt.question_id}.", retryable=False)
-    return Episode(bank, [demos[i] for i in sorted(demos)], query)
-
-
 def solve(prompt: Prompt) -> str:
     """The Oracle's answer to an AudioICL prompt."""
-    from acousticbench.audioicl import oracle_symbols
-
     episode = read_episode(prompt)
     solvers = {"AudioCount": count, "AudioCountHard": count, "AudioLength": length, "AudioLengthHard": length,
                "AudioRemap": remap, "AnomalyDetect": anomaly, "AudioOperator": oracle_symbols.operator,
                "AudioOperatorHard": oracle_symbols.operator, "MorseCode": oracle_symbols.morse}
     return solvers[prompt.task](episode)
-
-
-def _int_label(shot: Shot) -> int | None:
-    return last_int(shot.label)
 
 
 # (curve, on, off): ways the Oracle may count events; the demos pick one
@@ -95,7 +35,7 @@ def _counts(path: str) -> tuple[int, ...]:
 
 def count(episode: Episode) -> str:
     """Count the events with the level thresholds that reproduce the most demo labels."""
-    fits = [sum(_counts(d.path)[i] == _int_label(d) for d in episode.demos) for i in range(len(_COUNTERS))]
+    fits = [sum(_counts(d.path)[i] == int_label(d) for d in episode.demos) for i in range(len(_COUNTERS))]
     best = max(range(len(_COUNTERS)), key=lambda i: (fits[i], -i))
     return str(_counts(episode.query.path)[best])
 
@@ -111,7 +51,7 @@ def length(episode: Episode) -> str:
     """Which duration (with sound, or in all) the labels follow and in what unit, fitted on the demos."""
     best: tuple | None = None
     for measure in (0, 1):  # sound first: when both fit (one demo, no silence), it is the simpler reading
-        pairs = [(_durations(d.path)[measure], _int_label(d)) for d in episode.demos]
+        pairs = [(_durations(d.path)[measure], int_label(d)) for d in episode.demos]
         pairs = [(m, label) for m, label in pairs if label]
         unit = statistics.median(m / label for m, label in pairs) if pairs else 1.0
         fit = sum(round(m / unit) == label for m, label in pairs)

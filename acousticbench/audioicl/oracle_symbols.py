@@ -7,7 +7,7 @@ from functools import lru_cache
 import numpy as np
 
 from acousticbench.audioicl import listen
-from acousticbench.audioicl.oracle import Episode, _int_label
+from acousticbench.audioicl.oracle_episode import Episode, int_label
 from acousticbench.errors import BackendError, UserError
 
 OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b}
@@ -64,7 +64,7 @@ def _effect_classes(effects: tuple[np.ndarray, ...], prototypes: tuple[np.ndarra
 
 def operator(episode: Episode) -> str:
     """Find which operator each sound effect stands for (and the evaluation order) that fits the most demos."""
-    demos = [(_operator_clip(d.path), _int_label(d)) for d in episode.demos]
+    demos = [(_operator_clip(d.path), int_label(d)) for d in episode.demos]
     (q_digits, q_effects) = _operator_clip(episode.query.path)
     prototypes = demos[0][0][1] if demos else q_effects
     slots = len(q_effects)

@@ -11,37 +11,25 @@ from pydantic import BaseModel, ConfigDict, Field
 from acousticbench.audioicl.episodes import Episode
 from acousticbench.audioicl.scoring import Scoring, score
 from acousticbench.metrics import wilson_interval
-from acousticbench.records import Interval, Prompt
+from acousticbench.records import Interval, Prompt, RecordBase
 
 EpisodeStatus = Literal["answered", "refused", "error"]
 FINAL_STATUSES = frozenset({"answered", "refused"})  # --resume asks errors again
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class EpisodeRecord(_Frozen):
+class EpisodeRecord(RecordBase):
     """One line of an AudioICL responses.jsonl: the episode, what the model said, and how it was scored."""
 
+    benchmark: Literal["AudioICL"] = "AudioICL"
     id: str = Field(description="Episode id, e.g. 'AudioICL00001' (the same id at every k).")
-    task: str
+    status: EpisodeStatus
     shots: int = Field(description="k: the number of demos the model saw.")
-    model: str
-    seed: int
     prompt: str = Field(description="The turn as text; '<audio N>' marks where clip N was sent.")
     audio: list[str] = Field(description="The clips in the order sent, relative to the base folder where they lie under it.")
-    response: str | None = Field(description="Raw response text, or null when the request failed.")
     prediction: str | None = Field(description="What the scorer read from the response; null when it found no answer.")
     gt: str = Field(description="The query's gold label as the metadata gives it.")
     correct: bool = Field(description="A missing or unreadable response is wrong, as in the public scorer.")
-    status: EpisodeStatus
-    error: str | None = None
-    attempts: int = 1
-    latency_s: float | None = None
-    usage: dict[str, int] = Field(default_factory=dict)
     scoring: Scoring = Field(description="strict: the public rules; lenient: number words accepted too.")
-    notes: list[str] = Field(default_factory=list, description="What was changed about the input: padded or merged clips.")
 
 
 def relative_audio(paths: list[str], base: Path) -> list[str]:
@@ -65,9 +53,12 @@ def make_episode_record(episode: Episode, prompt: Prompt, model: str, outcome, *
     )
 
 
-class ICLMetrics(_Frozen):
+class ICLMetrics(BaseModel):
     """metrics.json of an AudioICL run."""
 
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    benchmark: Literal["AudioICL"] = "AudioICL"
     model: str
     task: str
     shots: int

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from acousticbench.audioicl.pack import default_base, default_meta
 from acousticbench.audioicl.prompts import Style
@@ -15,6 +15,7 @@ from acousticbench.spec import DEFAULT_SEED, GenerationConfig, safe_name
 class ICLRunSpec:
     """One (model, task, k, seed) run of AudioICL; the CLI turns flags into a list of these."""
 
+    benchmark: ClassVar[str] = "AudioICL"
     model: str
     task: str
     shots: int
@@ -51,13 +52,23 @@ class ICLRunSpec:
         """Folder name without the timestamp: '<Model>-<Task>-k<k>-<backend>-seed<N>'."""
         return f"{safe_name(self.model)}-{self.task}-k{self.shots}-{backend_name}-seed{self.seed}"
 
+    @property
+    def cell(self) -> str:
+        """The run's place under a model in reference_trajectories/ and in sweep tables: task and k."""
+        return f"{self.task}/k{self.shots}"
+
+    def label(self) -> str:
+        return f"{self.model} on {self.task} k={self.shots} (seed {self.seed})"
+
     def settings(self) -> dict[str, Any]:
         """What makes two runs comparable beyond the prefix: --resume continues only a run with the same."""
         return {"meta": str(self.meta), "base": str(self.base), "prompt_style": self.prompt_style,
-                "scoring": self.scoring, "pad": self.pad, "morse_alphabet": str(self.morse_alphabet or "")}
+                "scoring": self.scoring, "pad": self.pad, "morse_alphabet": str(self.morse_alphabet or ""),
+                "max_samples": self.max_samples, "temperature": self.generation.temperature,
+                "max_tokens": self.generation.max_tokens, "api_model": self.api_model}
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         for key in ("archive", "results_dir", "meta_dir", "base_dir", "morse_alphabet"):
             data[key] = None if data[key] is None else str(data[key])
-        return {"benchmark": "AudioICL", **data}
+        return {"benchmark": self.benchmark, **data}

@@ -2,20 +2,19 @@
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import hashlib
 import os
-import random
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 from urllib.parse import urlparse
 
 from pydantic import BaseModel, Field
 
-from acousticbench.errors import AcousticBenchError, UserError
+from acousticbench.errors import AcousticBenchError, BackendError, UserError
 from acousticbench.judge.cache import JudgeCache, cache_key
+from acousticbench.models.chat_wire import RETRYABLE_STATUS, retry_after_s
 from acousticbench.records import Judgement
+from acousticbench.retry import RetryPolicy, with_retries
 from acousticbench.spec import DEFAULT_JUDGE_MODEL
 
 JUDGE_PROMPT_VERSION = "judge-1"
@@ -74,21 +73,6 @@ def messages_for(question: str, response: str) -> list[dict[str, str]]:
             {"role": "user", "content": USER_TEMPLATE.format(question=question, response=response)}]
 
 
-def retry_after(headers: Any) -> float | None:
-    """Seconds a server asks us to wait: retry-after-ms, retry-after in seconds, or retry-after as an HTTP date."""
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name) if headers is not None else None
-        if value is None:
-            continue
-        try:
-            return max(0.0, float(value) * scale)
-        except ValueError:
-            parsed = email.utils.parsedate_tz(value)
-            if parsed is not None:
-                return max(0.0, email.utils.mktime_tz(parsed) - time.time())
-    return None
-
-
 def _api_key(api_key: str | None, base_url: str | None) -> str:
     key = api_key or os.environ.get("OPENAI_API_KEY")
     if key:
@@ -100,15 +84,16 @@ def _api_key(api_key: str | None, base_url: str | None) -> str:
 
 
 class LLMJudge:
-    """One judge model behind one endpoint, with a disk cache, a bound on concurrent calls, and its own retries
-    (429 and 5xx, honouring Retry-After); the SDK's retries are off."""
+    """One judge model behind one endpoint, with a disk cache and a bound on concurrent calls; it retries through the
+    engine's policy (acousticbench.retry: 408/409/429 and 5xx, honouring Retry-After); the SDK's retries are off."""
 
     def __init__(self, model: str = DEFAULT_JUDGE_MODEL, base_url: str | None = None, *, api_key: str | None = None,
                  cache: JudgeCache | None = None, max_attempts: int = 4, timeout_s: float = 60.0,
                  max_retry_after_s: float = 120.0, concurrency: int = 8,
                  sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep):
         self.model, self.base_url, self.cache = model, base_url or OPENAI_ENDPOINT, cache
-        self.max_attempts, self.timeout_s, self.max_retry_after_s = max_attempts, timeout_s, max_retry_after_s
+        self.timeout_s = timeout_s
+        self.policy = RetryPolicy(max_attempts=max_attempts, timeout_s=timeout_s, max_retry_after_s=max_retry_after_s)
         self._key = _api_key(api_key, base_url)
         self._sleep = sleep
         self._semaphore = asyncio.Semaphore(concurrency)
@@ -166,31 +151,31 @@ class LLMJudge:
 
     async def _ask(self, messages: list[dict[str, str]], key: str) -> Verdict:
         """One verdict, retrying what a later attempt can fix (rate limits, server errors, lost connections)."""
+        result = await with_retries(lambda: self._call(messages), self.policy, key, sleep=self._sleep)
+        if result.error is not None:
+            raise JudgeFailed(f"{result.error} (attempt {result.attempts} of {self.policy.max_attempts})")
+        return result.value
+
+    async def _call(self, messages: list[dict[str, str]]) -> Verdict:
+        """One request: a verdict, a BackendError that says whether asking again can help, or JudgeFailed."""
         import openai
         import pydantic
 
-        rng = random.Random(key)
-        for attempt in range(1, self.max_attempts + 1):
-            try:
-                completion = await self._openai().chat.completions.parse(
-                    model=self.model, messages=messages, response_format=Verdict, temperature=0)
-            except openai.APIStatusError as err:
-                code = err.status_code
-                retryable, wait = code in (408, 409, 429) or code >= 500, retry_after(err.response.headers)
-                error = f"HTTP {code} from the judge endpoint"
-            except openai.APIConnectionError as err:  # includes timeouts
-                retryable, wait, error = True, None, f"judge endpoint unreachable ({type(err).__name__})"
-            except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError,
-                    pydantic.ValidationError) as err:
-                raise JudgeFailed(f"the judge model's reply is not a valid verdict ({type(err).__name__})") from None
-            else:
-                message = completion.choices[0].message
-                if message.refusal or message.parsed is None:
-                    raise JudgeFailed(f"the judge model gave no verdict: {message.refusal or 'empty reply'}")
-                return message.parsed
-            if not retryable or attempt == self.max_attempts:
-                raise JudgeFailed(f"{error} (attempt {attempt} of {self.max_attempts})")
-            if wait is not None and wait > self.max_retry_after_s:
-                raise JudgeFailed(f"{error}; it asks to wait {wait:g} s, over the {self.max_retry_after_s:g} s limit")
-            await self._sleep(max(wait or 0.0, rng.uniform(0, min(30.0, 2.0 ** (attempt - 1)))))
-        raise AssertionError("unreachable")
+        try:
+            completion = await self._openai().chat.completions.parse(
+                model=self.model, messages=messages, response_format=Verdict, temperature=0)
+        except openai.APIStatusError as err:
+            code = err.status_code
+            retryable = code in RETRYABLE_STATUS or code >= 500
+            raise BackendError(f"HTTP {code} from the judge endpoint {self.base_url}", retryable=retryable,
+                               retry_after=retry_after_s(err.response.headers) if retryable else None) from None
+        except openai.APIConnectionError as err:  # includes timeouts
+            raise BackendError(f"judge endpoint {self.base_url} unreachable ({type(err).__name__})",
+                               retryable=True) from None
+        except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError,
+                pydantic.ValidationError) as err:
+            raise JudgeFailed(f"the judge model's reply is not a valid verdict ({type(err).__name__})") from None
+        message = completion.choices[0].message
+        if message.refusal or message.parsed is None:
+            raise JudgeFailed(f"the judge model gave no verdict: {message.refusal or 'empty reply'}")
+        return message.parsed

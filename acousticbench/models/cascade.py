@@ -14,7 +14,7 @@ import openai
 from acousticbench.errors import BackendError, UserError
 from acousticbench.models.openai_api import BASE_URL_VARIABLE, DEFAULT_BASE_URL, KEY_VARIABLE, openai_key
 from acousticbench.models.openai_chat import classify, make_client, redact, reply_from
-from acousticbench.models.openai_compat import public_url
+from acousticbench.models.chat_wire import public_url
 from acousticbench.models.wire import wav_bytes
 from acousticbench.records import Prompt, Reply
 

@@ -9,7 +9,7 @@ from google import genai
 from google.genai import errors, types
 
 from acousticbench.errors import BackendError, UserError
-from acousticbench.models.openai_chat import redact, retry_after_s
+from acousticbench.models.chat_wire import redact, retry_after_s
 from acousticbench.models.wire import prompt_clips, wav_bytes
 from acousticbench.records import Prompt, Reply
 

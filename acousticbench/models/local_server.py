@@ -13,11 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from acousticbench.engine import env_number
 from acousticbench.errors import UserError
 from acousticbench.models.openai_compat import ServedModel
-from acousticbench.serve.health import health_status
-from acousticbench.models.registry import endpoint_variable
+from acousticbench.models.health import health_status
+from acousticbench.settings import endpoint_variable, env_number
 
 INSTALL = 'pip install torch==2.13.0 -e ".[hf-server]"'
 
@@ -112,5 +111,6 @@ class LocalServer(ServedModel):
 
     def provenance(self) -> dict:
         started = {"server": "started by the harness: python -m acousticbench.serve.hf_server --model "
-                             f"{self.serve_name}"} if self.owns_server else {}
+                             f"{self.serve_name}", "server_pid": self.process.pid if self.process else None} \
+            if self.owns_server else {}
         return {**super().provenance(), **started}

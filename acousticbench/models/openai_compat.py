@@ -10,26 +10,17 @@ from typing import Any
 
 import aiohttp
 
-from acousticbench.engine import env_number
 from acousticbench.errors import BackendError, UserError
-from acousticbench.models.openai_chat import RETRYABLE_STATUS, audio_request_json, redact, reply_from, retry_after_s
-from acousticbench.models.registry import endpoint_variable
+from acousticbench.models.chat_wire import RETRYABLE_STATUS, audio_request_json, public_url, redact, reply_from, retry_after_s
+from acousticbench.settings import endpoint_variable, env_number
 from acousticbench.records import Prompt, Reply
-from acousticbench.serve.health import health_status
+from acousticbench.models.health import health_status
 
 
 def server_root(url: str) -> str:
     """'http://host:8000/v1/' -> 'http://host:8000': the export line may carry /v1 or not."""
     url = url.strip().rstrip("/")
     return url[: -len("/v1")] if url.endswith("/v1") else url
-
-
-def public_url(url: str) -> str:
-    """The URL without any user:password part, for config.json."""
-    parts = urllib.parse.urlsplit(url)
-    host = parts.hostname or ""
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 async def wait_until_up(root: str, wait_s: float) -> None:

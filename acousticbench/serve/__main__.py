@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from acousticbench.errors import UserError, run_command
-from acousticbench.models.registry import endpoint_variable
+from acousticbench.settings import endpoint_variable
 from acousticbench.serve.specs import (LORA_PREFIX, ServerSpec, all_specs, container_settings, get_spec, image_for,
                                        redacted)
 

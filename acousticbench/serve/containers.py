@@ -7,7 +7,7 @@ import time
 from typing import Any, Callable
 
 from acousticbench.errors import UserError
-from acousticbench.serve.health import health_status
+from acousticbench.models.health import health_status
 from acousticbench.serve.specs import REPO, ServerSpec, container_name, image_for
 
 GPU_CHECK = "docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi"

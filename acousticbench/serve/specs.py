@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from acousticbench.errors import UserError, unknown_name
+from acousticbench.models.open_weight import OPEN_WEIGHT, OpenWeight
 
 REPO = Path(__file__).resolve().parents[2]
 VLLM_VERSION = "0.33.0"  # docker/vllm/Dockerfile pins the same version; change both together
@@ -47,29 +48,16 @@ class ServerSpec:
         return image_for(self)[0]
 
 
-def _vllm(serve, display, repo, port, gb, *args, timeout=1800) -> ServerSpec:
-    return ServerSpec(serve, display, "vllm", repo, port, gb, (*LIMIT_MM, *args), start_timeout_s=timeout)
-
-
-def _ours(serve, display, repo, port, gb, timeout=1800) -> ServerSpec:
-    return ServerSpec(serve, display, "transformers", repo, port, gb, start_timeout_s=timeout)
+def _spec(model: OpenWeight) -> ServerSpec:
+    args = (*LIMIT_MM, *model.serve_args) if model.server == "vllm" else model.serve_args
+    return ServerSpec(model.serve_name, model.name, model.server, model.repo_id, model.port, model.gpu_memory_gb,
+                      args, start_timeout_s=model.start_timeout_s)
 
 
 # gated=True where the Hub asks for an access request before download; none is marked, as far as known (not
 # checkable from an offline machine): a 401 during start is still diagnosed from the log. A token, when present,
 # is passed to every model (it also raises the Hub's download rate limits).
-SPECS: dict[str, ServerSpec] = {s.serve_name: s for s in (
-    _vllm("voxtral_mini_3b", "Voxtral-Mini-3B", "mistralai/Voxtral-Mini-3B-2507", 8009, 16,
-          "--tokenizer_mode", "mistral", "--config_format", "mistral", "--load_format", "mistral"),
-    _vllm("qwen2_audio_7b_instruct", "Qwen2-Audio-7B-Instruct", "Qwen/Qwen2-Audio-7B-Instruct", 8010, 24),
-    _vllm("qwen2_5_omni_7b", "Qwen2.5-Omni-7B", "Qwen/Qwen2.5-Omni-7B", 8011, 24),
-    # our prompts stay far under 32k tokens; a shorter context leaves more of the GPU to the KV cache
-    _vllm("qwen3_omni_30b_a3b_instruct", "Qwen3-Omni-30B-A3B-Instruct", "Qwen/Qwen3-Omni-30B-A3B-Instruct", 8012, 80,
-          "--max-model-len", "32768", timeout=3600),
-    _ours("kimi_audio_7b_instruct", "Kimi-Audio-7B-Instruct", "moonshotai/Kimi-Audio-7B-Instruct", 8013, 40),
-    _ours("minicpm_o_4_5", "MiniCPM-o-4.5", "openbmb/MiniCPM-o-4_5", 8014, 24),
-    _ours("tiny_qwen2_audio", "Tiny-Qwen2-Audio", "(built in code, no download)", 8015, 0, timeout=300),
-)}
+SPECS: dict[str, ServerSpec] = {m.serve_name: _spec(m) for m in OPEN_WEIGHT}  # the one table, models/open_weight.py
 LORA_PREFIX = "kimi_lora_"
 
 

@@ -1,0 +1,70 @@
+"""The Benchmark seam: what a benchmark tells the one run path (acousticbench/evaluate.py) and every tool.
+
+A benchmark says what the items of a run are and how each becomes a Prompt (`prepare`), how an item and what came
+back become the record on disk (`record_maker`: the A/B judge for AcousticBench, string scoring for AudioICL), how
+records become metrics, and which settings identify a run (the spec's `settings()`). Everything else (backend
+sessions, run folders, resume, writers, leaderboard, comparison, rerun/rejudge, references) is written once and
+dispatches on the benchmark named in config.json and in every record. A third benchmark is one module here, its
+pack builder, and a line in BENCHMARKS."""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from acousticbench.errors import UserError
+from acousticbench.records import Prompt
+
+# name (as config.json and every record write it) -> module holding BENCHMARK; imported when first used
+BENCHMARKS = {"AcousticBench": "acousticbench.benchmarks.acoustic", "AudioICL": "acousticbench.benchmarks.audioicl"}
+DEFAULT = "AcousticBench"  # runs written before records named their benchmark
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A run ready to send: its items with their prompts, checked before any backend starts."""
+
+    items: list[tuple[Any, Prompt]]
+    notes: tuple[str, ...] = ()  # what the harness changed about every input (padded clips), on each record
+    config: dict[str, Any] = field(default_factory=dict)  # the benchmark's part of config.json
+
+
+class Benchmark(Protocol):
+    name: str
+    record_type: type  # the pydantic model of a responses.jsonl line (a records.RecordBase)
+    final_statuses: frozenset[str]  # kept by --resume; the rest are asked again
+    label_field: str  # what reference comparison and compare_runs match on: "chosen" or "prediction"
+    uses_judge: bool  # whether its records need the A/B judge
+
+    def prepare(self, spec: Any, cache: dict) -> Prepared: ...
+
+    def record_maker(self, spec: Any, prepared: Prepared, judge: Any) -> Callable[[Any, Prompt, Any], Awaitable[Any]]: ...
+
+    def metrics(self, spec: Any, records: list) -> Any: ...
+
+    def summary_line(self, result: Any) -> str: ...
+
+    def scored(self, record: Any) -> bool: ...
+
+    def spec_from_config(self, config: dict, **overrides: Any) -> Any: ...
+
+    def reference_keys(self) -> tuple[str, ...]: ...
+
+
+def get_benchmark(name: str | None) -> Benchmark:
+    name = name or DEFAULT
+    if name not in BENCHMARKS:
+        raise UserError(f"unknown benchmark {name!r} (known: {', '.join(BENCHMARKS)}): was this run written by a newer "
+                        "harness? Update acousticbench.")
+    return importlib.import_module(BENCHMARKS[name]).BENCHMARK
+
+
+def benchmark_of_config(config: dict) -> Benchmark:
+    """The benchmark a run folder's config.json names (runs written before it did are AcousticBench's)."""
+    return get_benchmark(config.get("benchmark") or config.get("spec", {}).get("benchmark"))
+
+
+def benchmark_of_line(data: dict) -> Benchmark:
+    """The benchmark of one record read as a dict (older AudioICL records name it only through `shots`)."""
+    return get_benchmark(data.get("benchmark") or ("AudioICL" if "shots" in data else None))

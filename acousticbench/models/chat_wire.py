@@ -1,0 +1,98 @@
+"""The chat-completions wire format without any SDK: audio request bodies, replies, Retry-After, redaction.
+Shared by the OpenAI-compatible backend (plain aiohttp) and the openai SDK backends."""
+from __future__ import annotations
+
+import base64
+import email.utils
+import json
+import time
+import urllib.parse
+from typing import Any
+
+from acousticbench.errors import BackendError
+from acousticbench.models.wire import prompt_clips, wav_bytes
+from acousticbench.records import Prompt, Reply
+
+# the statuses worth asking again: timeouts, conflicts, rate limits, and every 5xx
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+
+
+def _audio_part(wav: bytes) -> bytes:
+    return b'{"type":"input_audio","input_audio":{"data":"' + base64.b64encode(wav) + b'","format":"wav"}}'
+
+
+def _text_part(text: str) -> bytes:
+    return json.dumps({"type": "text", "text": text}, ensure_ascii=False).encode()
+
+
+def audio_request_json(fields: dict[str, Any], prompt: Prompt, single_audio: bool = False) -> tuple[bytes, list[str]]:
+    """The chat-completions body: `fields`, then one user message with an input_audio part per clip (plain base64
+    WAV, in listening order) and the question text, or the prompt's interleaved parts (AudioICL) in their order.
+    Spliced by hand around the base64, which never needs JSON escaping: json.dumps over ~170 KB of it cost 0.4 ms
+    per request (bench/bench_engine.py)."""
+    if prompt.parts and not single_audio:
+        pieces = [_audio_part(wav_bytes(p.audio)) if p.kind == "audio" else _text_part(p.text or "")
+                  for p in prompt.parts]
+        notes: list[str] = []
+    else:
+        clips, notes = prompt_clips(prompt.audio, single_audio)
+        pieces = [_audio_part(wav) for wav in clips] + [_text_part(prompt.text)]
+    head = json.dumps({**fields, "messages": []}, ensure_ascii=False, separators=(",", ":")).encode()
+    content = b'[{"role":"user","content":[' + b",".join(pieces) + b"]}]}"
+    return head[:-len(b"[]}")] + content, notes  # the messages go last
+
+
+def reply_from(completion: object, notes: list[str] | None = None) -> Reply:
+    """A Reply, a refusal, or an error from a chat completion (the JSON body as a dict, or the SDK's model of it):
+    an empty answer is never passed on as an answer."""
+    if hasattr(completion, "model_dump"):  # the openai SDK's model of it
+        completion = completion.model_dump()
+    if not isinstance(completion, dict) or "choices" not in completion:  # the SDK hands back text for non-JSON
+        raise BackendError(f"the server's answer is not a chat completion: {str(completion)[:120]!r}", retryable=True)
+    if not completion["choices"]:
+        raise BackendError("the server returned no choices (nothing to score)", retryable=False)
+    choice = completion["choices"][0]
+    message = choice.get("message") or {}
+    usage = {k: v for k, v in (completion.get("usage") or {}).items() if isinstance(v, int)}
+    common = {"usage": usage, "model_id": completion.get("model"), "notes": notes or []}
+    content, finish = message.get("content"), choice.get("finish_reason")
+    if message.get("refusal") or finish == "content_filter":
+        return Reply(text=message.get("refusal") or content, refused=True, **common)
+    if not isinstance(content, str) or not content.strip():
+        raise BackendError(f"the model returned no text (finish_reason {finish!r})", retryable=False)
+    return Reply(text=content, **common)
+
+
+def retry_after_s(headers: Any) -> float | None:
+    """Seconds a server asked us to wait: retry-after-ms, or Retry-After as seconds or an HTTP date."""
+    if headers is None:
+        return None
+    try:
+        if headers.get("retry-after-ms"):
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(value)
+            return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def redact(text: str, secrets: list[str]) -> str:
+    """Remove secrets from a message a server may have echoed them into."""
+    for secret in secrets:
+        if secret and len(secret) >= 8:
+            text = text.replace(secret, "***")
+    return text
+
+
+def public_url(url: str) -> str:
+    """The URL without any user:password part, for config.json."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))

@@ -1,0 +1,79 @@
+"""One retry policy for every remote call (model requests and the LLM judge): backoff with jitter, Retry-After."""
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from acousticbench.errors import AcousticBenchError, BackendError
+from acousticbench.settings import env_number
+
+T = TypeVar("T")
+
+
+def _env(variable: str, default: float, minimum: float = 0.0):
+    return field(default_factory=lambda: env_number(variable, default, minimum=minimum))
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Retry settings; each default can be changed with an environment variable (tests zero the waits)."""
+
+    max_attempts: int = field(default_factory=lambda: int(env_number("ACOUSTICBENCH_MAX_ATTEMPTS", 4, minimum=1)))
+    base_delay_s: float = _env("ACOUSTICBENCH_RETRY_BASE_DELAY", 1.0)
+    max_delay_s: float = _env("ACOUSTICBENCH_RETRY_MAX_DELAY", 60.0)
+    timeout_s: float = _env("ACOUSTICBENCH_REQUEST_TIMEOUT", 120.0, minimum=0.001)
+    max_retry_after_s: float = _env("ACOUSTICBENCH_MAX_RETRY_AFTER", 120.0)
+
+    def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
+        """Exponential backoff with full jitter; a server's Retry-After wins when it asks for longer."""
+        backoff = rng.uniform(0, min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1)))
+        return max(backoff, retry_after or 0.0)
+
+
+@dataclass(frozen=True)
+class Attempted:
+    """What a call came to after its retries: a value, or the last classified failure."""
+
+    value: object
+    error: str | None
+    attempts: int
+    latency_s: float | None  # of the attempt that succeeded
+
+
+async def _once(call: Callable[[], Awaitable[T]], timeout_s: float) -> T | BackendError:
+    try:
+        if hasattr(asyncio, "timeout"):  # Python 3.11+: no extra task per request, unlike wait_for
+            async with asyncio.timeout(timeout_s):
+                return await call()
+        return await asyncio.wait_for(call(), timeout_s)
+    except (asyncio.TimeoutError, TimeoutError):
+        return BackendError(f"no answer within {timeout_s:g} s (ACOUSTICBENCH_REQUEST_TIMEOUT)", retryable=True)
+    except BackendError as err:
+        return err
+    except (AcousticBenchError, asyncio.CancelledError):
+        raise
+    except Exception as err:  # a backend bug must not kill a long run; it is stored on the record instead
+        return BackendError(f"unexpected {type(err).__name__} in the backend: {err}", retryable=False)
+
+
+async def with_retries(call: Callable[[], Awaitable[T]], policy: RetryPolicy, rng_key: str,
+                       sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> Attempted:
+    """Call until it succeeds, fails for good (a non-retryable BackendError), or attempts run out; never retry
+    what cannot succeed, and never wait longer than the policy allows for a server's Retry-After."""
+    rng = random.Random(rng_key)  # jitter derived from the item, so runs do not depend on timing
+    for attempt in range(1, policy.max_attempts + 1):
+        started = time.perf_counter()
+        result = await _once(call, policy.timeout_s)
+        if not isinstance(result, BackendError):
+            return Attempted(result, None, attempt, round(time.perf_counter() - started, 4))
+        if not result.retryable or attempt == policy.max_attempts:
+            return Attempted(None, str(result), attempt, None)
+        if (result.retry_after or 0.0) > policy.max_retry_after_s:
+            return Attempted(None, f"{result} (the server asked to wait {result.retry_after:g} s, over the "
+                                   f"{policy.max_retry_after_s:g} s limit ACOUSTICBENCH_MAX_RETRY_AFTER)", attempt, None)
+        await sleep(policy.delay(attempt, result.retry_after, rng))
+    raise AssertionError("unreachable")

@@ -1,0 +1,28 @@
+"""Settings read from the environment, in one leaf module every layer may import (the README lists them)."""
+from __future__ import annotations
+
+import os
+
+from acousticbench.errors import UserError
+
+
+def env_number(variable: str, default: float, *, minimum: float = 0.0) -> float:
+    """A number from the environment; a bad value is a one-line user error naming the variable."""
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise UserError(f"{variable}={text!r} is not a number; unset it or give e.g. {variable}={default:g}.") from None
+    if value < minimum:
+        raise UserError(f"{variable} must be {minimum:g} or more, got {value:g}.")
+    return value
+
+
+def endpoint_variable(serve_name: str) -> str:
+    """'voxtral_mini_3b' -> 'ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT'."""
+    return f"ACOUSTICBENCH_{serve_name.upper()}_ENDPOINT"
+
+
+JUDGE_ENDPOINT = "ACOUSTICBENCH_JUDGE_ENDPOINT"

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Benchmark a whole command as a user runs it: `run.py --model Voxtral-Mini-3B --task all --seed 42 --concurrency 64
+--judge rules` against a local OpenAI-compatible server that answers every request after 200 ms, timed from process
+start to exit (interpreter start, imports, loading the pack, opening the backend, every run, metrics, the table).
+
+    .venv/bin/python bench/bench_command.py [--archive DIR] [--repeats 3] [--delay 0.2] [--concurrency 64]
+
+The ideal is questions x delay / concurrency (3,800 x 0.2 / 64 = 11.9 s for the whole open pack); the figure is the
+median over the repeats of ideal / measured. --archive defaults to ./archive (built with --build-archive if absent).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_engine import start_server  # noqa: E402  the same lean server process as the engine benchmark
+
+VARIABLE = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"
+
+
+def questions_in(archive: Path, tasks: list[str]) -> int:
+    manifest = json.loads((archive / "MANIFEST.json").read_text())
+    return sum(v["n_scored"] + v["n_diagnostic"] for k, v in manifest["tasks"].items() if k in tasks)
+
+
+def timed(archive: Path, results: Path, url: str, task: str, concurrency: int) -> float:
+    command = [sys.executable, str(REPO / "run.py"), "--model", "Voxtral-Mini-3B", "--task", task, "--seed", "42",
+               "--concurrency", str(concurrency), "--judge", "rules", "--archive", str(archive),
+               "--results-dir", str(results)]
+    started = time.perf_counter()
+    out = subprocess.run(command, capture_output=True, text=True, cwd=REPO,
+                         env={**os.environ, VARIABLE: url, "ACOUSTICBENCH_RETRY_BASE_DELAY": "0"})
+    elapsed = time.perf_counter() - started
+    if out.returncode != 0 or " 0 errors" not in out.stdout:
+        raise SystemExit(f"the command failed (exit {out.returncode}):\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--archive", type=Path, default=REPO / "archive")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--delay", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, default=64)
+    args = parser.parse_args()
+    if not (args.archive / "MANIFEST.json").is_file():
+        subprocess.run([sys.executable, str(REPO / "run.py"), "--build-archive", "--archive", str(args.archive)],
+                       check=True, cwd=REPO)
+    tasks = json.loads((args.archive / "MANIFEST.json").read_text())["tasks"]
+    with tempfile.TemporaryDirectory(prefix="bench_command-") as tmp:
+        server, url = start_server(args.delay, Path(tmp))
+        try:
+            for task, names in (("all", list(tasks)), ("rad", ["rad"])):
+                n = questions_in(args.archive, names)
+                ideal = n * args.delay / args.concurrency
+                times = [timed(args.archive, Path(tmp) / f"results-{task}-{i}", url, task, args.concurrency)
+                         for i in range(args.repeats)]
+                median = statistics.median(times)
+                print(f"--task {task}: {n} questions, {median:.2f} s from process start to exit (median of "
+                      f"{args.repeats}: {', '.join(f'{t:.2f}' for t in times)}); ideal {ideal:.2f} s -> "
+                      f"{ideal / median:.0%} of ideal (target >= 90%)")
+        finally:
+            server.terminate()
+            server.wait()
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end (other work shares them)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""The package's shape as DESIGN.md fixes it: models/ is a leaf, no import cycles, a backend needs only its own SDK."""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from servers.fixtures import REPO, harness_env
+
+PACKAGE = REPO / "acousticbench"
+# what a model backend may import from the harness: the ground floor and its own layer
+MODELS_MAY_IMPORT = ("acousticbench.records", "acousticbench.errors", "acousticbench.settings", "acousticbench.audio",
+                     "acousticbench.models")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, modules: set[str]) -> set[str]:
+    """Every harness module `path` imports, at any depth of the file (lazy imports inside functions count too)."""
+    found = set()
+    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            for alias in node.names:  # `from package import module` imports the module
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+    return {m for m in found if m in modules}
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    files = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    return {name: imports_of(path, set(files)) - {name} for name, path in files.items()}
+
+
+def test_models_is_a_leaf(graph):
+    bad = sorted(f"{m} imports {dep}" for m, deps in graph.items() if m.startswith("acousticbench.models")
+                 for dep in deps if not dep.startswith(MODELS_MAY_IMPORT))
+    assert not bad, bad
+
+
+def test_engine_imports_no_judge_and_the_judge_uses_the_engines_retry_policy(graph):
+    assert not {d for d in graph["acousticbench.engine"] if d.startswith("acousticbench.judge")}
+    assert "acousticbench.retry" in graph["acousticbench.engine"] and "acousticbench.retry" in graph["acousticbench.judge.llm"]
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm: the groups of modules that import each other, directly or through others."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for dep in graph[node]:
+            if dep not in index:
+                visit(dep)
+                low[node] = min(low[node], low[dep])
+            elif dep in stack:
+                low[node] = min(low[node], index[dep])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return [g for g in groups if len(g) > 1]
+
+
+def test_no_import_cycles_anywhere(graph):
+    assert strongly_connected(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert strongly_connected({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+BLOCK = "import sys; [sys.modules.__setitem__(m, None) for m in {blocked!r}]; from acousticbench.cli import main; sys.exit(main({argv!r}))"
+
+
+def run_without(blocked: list[str], *argv: str, cwd: Path) -> subprocess.CompletedProcess:
+    """run.py in a process where the named packages cannot be imported, as if their extra were not installed."""
+    code = BLOCK.format(blocked=blocked, argv=list(argv))
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, env=harness_env(),
+                          timeout=300)
+
+
+@pytest.mark.parametrize("model, blocked, extra", [
+    ("Voxtral-Mini-3B", ["aiohttp"], "api"),
+    ("GPT-Audio-Mini", ["openai"], "api"),
+    ("Gemini-3-Flash", ["google", "google.genai"], "api"),
+])
+def test_a_missing_extra_is_one_line_naming_it(model, blocked, extra, tiny_pack, tmp_path):
+    out = run_without(blocked, "--model", model, "--task", "rad", "--archive", str(tiny_pack),
+                      "--endpoint", "http://127.0.0.1:9", cwd=tmp_path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1 and f"[{extra}] extra" in out.stderr and blocked[0] in out.stderr
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "transformers", "fastapi", "uvicorn")),
+                    reason="Tiny-Qwen2-Audio needs torch and the [hf-server] extra")
+def test_tiny_qwen2_audio_runs_with_neither_provider_sdk(tiny_pack, tmp_path):
+    out = run_without(["openai", "google", "google.genai", "faster_whisper", "docker"], "--model", "Tiny-Qwen2-Audio",
+                      "--task", "rad", "--max-samples", "3", "--judge", "rules", "--archive", str(tiny_pack), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "Tiny-Qwen2-Audio on rad (seed 42)" in out.stdout and "0 errors" in out.stdout
+
+
+@pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "transformers", "fastapi", "uvicorn")),
+                    reason="Tiny-Qwen2-Audio needs torch and the [hf-server] extra")
+def test_a_sweep_starts_the_local_server_once(open_pack, tmp_path):
+    import json
+
+    out = run_without([], "--model", "Tiny-Qwen2-Audio", "--task", "rad,pit", "--seeds", "42,43", "--max-samples", "2",
+                      "--judge", "rules", "--archive", str(open_pack), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    configs = [json.loads(p.read_text()) for p in (tmp_path / "results").glob("*/config.json")]
+    assert sorted((c["spec"]["task"], c["spec"]["seed"]) for c in configs) == [("pit", 42), ("pit", 43), ("rad", 42), ("rad", 43)]
+    assert len({c["backend"]["server_pid"] for c in configs}) == 1  # one server for the four runs
+    assert "Sweep: 4 runs, 4 finished, 0 failed" in out.stdout
