@@ -20,6 +20,8 @@ def read_audio(path: str | Path, sr: int | None = None) -> tuple[np.ndarray, int
         raise ArchiveError(f"missing audio file {path}: rebuild or re-extract the archive.") from None
     except (sf.LibsndfileError, RuntimeError) as err:
         raise ArchiveError(f"unreadable audio file {path} ({err}): rebuild or re-extract the archive.") from None
+    if data.size == 0:  # an empty or truncated file: every measurement on it would be meaningless
+        raise ArchiveError(f"audio file {path} has no samples (empty or truncated): rebuild or re-extract the archive.")
     if sr is not None and rate != sr:
         import soxr
 

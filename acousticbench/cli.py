@@ -39,7 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seeds", type=_seed_list, help="comma list of seeds, e.g. 42,43,44")
     run.add_argument("--max-samples", type=_positive_int, help="only the first N questions in id order")
     run.add_argument("--concurrency", type=_positive_int, help="requests in flight (default: the backend's)")
-    run.add_argument("--max-error-rate", type=float, default=0.10, help="stop a run when more requests fail (default 0.10)")
+    run.add_argument("--max-error-rate", type=float, default=0.10,
+                     help="the share of questions that may fail (default 0.10): a run stops early only once at least "
+                     "10 have finished and the lower end of the 99.9%% Wilson interval of its error rate is above it; "
+                     "a run that finishes above it exits 1")
     run.add_argument("--resume", action="store_true", help="continue the latest matching run")
     run.add_argument("--dry-run", action="store_true", help="render the prompts, call nothing")
     run.add_argument("--endpoint", help="server URL(s) for an open-weight model, comma-separated; overrides "

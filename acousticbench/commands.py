@@ -114,6 +114,10 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, plo
             status = 1
             return
         print(result.benchmark.summary_line(result), flush=True)
+        if result.over_budget:
+            print(f"error: {result.spec.label()} finished with {result.over_budget}; its failures are error records "
+                  f"in {result.run_dir / 'responses.jsonl'}: fix the cause, then rerun with --resume.", file=sys.stderr)
+            status = 1
         if result.judge_note and result.metrics.statuses.get("unparsed"):
             print(f"note: {result.judge_note}.", file=sys.stderr)
         if reference:

@@ -6,6 +6,7 @@ Several runs (the cells of a sweep) share one semaphore, so one queue stays full
 from __future__ import annotations
 
 import asyncio
+import math
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -38,20 +39,30 @@ async def ask(backend: Backend, prompt: Prompt, policy: RetryPolicy) -> Outcome:
 
 
 class ErrorBudget:
-    """Stops a run whose failures exceed --max-error-rate, once enough requests have finished to tell."""
+    """Stops a run early only on evidence that its error rate is over --max-error-rate: at least MIN_RECORDS
+    finished and the lower end of the Wilson 99.9% interval of the rate above the budget. A few early failures are not
+    evidence; a server that fails every request is (it stops after MIN_RECORDS). A finished run whose final rate is
+    over the budget is reported by the run path (exit 1)."""
 
-    MIN_RECORDS = 20
+    MIN_RECORDS = 10
+    Z = 3.2905267314918945  # 99.9%: a long run checks after every record, so each check must be strict
 
     def __init__(self, max_rate: float):
         self.max_rate, self.done, self.errors = max_rate, 0, 0
 
+    def lower_bound(self) -> float:
+        n, p, z = self.done, self.errors / self.done, self.Z
+        centre = p + z * z / (2 * n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        return (centre - half) / (1 + z * z / n)
+
     def count(self, record: Any) -> None:
         self.done += 1
         self.errors += record.status == "error"
-        if self.done >= self.MIN_RECORDS and self.errors / self.done > self.max_rate:
+        if self.max_rate < 1.0 and self.done >= self.MIN_RECORDS and self.errors and self.lower_bound() > self.max_rate:
             raise RunAborted(
-                f"{self.errors} of {self.done} questions failed, over --max-error-rate {self.max_rate:.0%}; "
-                f"last error: {record.error}"
+                f"{self.errors} of {self.done} questions failed, so the error rate is over --max-error-rate "
+                f"{self.max_rate:.0%} (99.9% confident); last error: {record.error}"
             )
 
 

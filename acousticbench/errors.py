@@ -53,6 +53,43 @@ def run_command(command, *, interrupted: str) -> int:
     except AcousticBenchError as err:
         print(f"error: {err}", file=sys.stderr)
         return err.exit_code
+    except OSError as err:  # a full disk, a read-only folder: one line naming the file, never a chained traceback
+        print(f"error: {os_error_line(err)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"\ninterrupted: {interrupted}", file=sys.stderr)
         return 130
+
+
+def os_error_line(err: OSError) -> str:
+    """One line for a failed read or write: what, where, and what to do."""
+    import errno
+
+    where = f" {err.filename}" if err.filename else ""
+    what = err.strerror or type(err).__name__
+    if err.errno == errno.ENOSPC:
+        return (f"no space left on the device while writing{where}: free some space, then run the same command with "
+                "--resume (what was written is kept and valid).")
+    if err.errno in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EEXIST):
+        return f"cannot write{where} ({what}): choose a folder you can write to."
+    return f"{what}{where}."
+
+
+def writable_folder(path, what: str, flag: str) -> None:
+    """Prove a file can be written in `path` (or, while it does not exist yet, in the folder it would be made in),
+    before anything is paid for; creates nothing."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    existing = Path(path).absolute()
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    try:
+        if not existing.is_dir():
+            raise NotADirectoryError(20, "not a folder", str(existing))
+        fd, probe = tempfile.mkstemp(dir=existing, prefix=".write-check-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        raise UserError(f"cannot write to {what} {path} ({err.strerror or err}): choose another with {flag}.") from None

@@ -17,10 +17,11 @@ from typing import Any
 from acousticbench import provenance
 from acousticbench.benchmarks import Benchmark, Prepared, get_benchmark
 from acousticbench.engine import RetryPolicy, RunAborted, progress_bar, run_items
-from acousticbench.errors import UserError
+from acousticbench.errors import UserError, writable_folder
 from acousticbench.models.registry import get_model
 from acousticbench.results import (
-    CONFIG, METRICS, RESPONSES, ResponsesWriter, latest_run_dir, new_run_dir, read_records, rewrite_sorted, write_json,
+    CONFIG, METRICS, RESPONSES, ResponsesWriter, RunLock, latest_run_dir, new_run_dir, read_records, rewrite_sorted,
+    write_json,
 )
 
 
@@ -33,6 +34,7 @@ class RunResult:
     resumed: int  # records kept from an earlier, interrupted run
     judge_note: str | None = None  # why labels may be missing (no LLM judge available)
     error: str | None = None  # why the cell did not finish
+    over_budget: str | None = None  # the run finished with more errors than --max-error-rate allows
 
     @property
     def benchmark(self) -> Benchmark:
@@ -48,6 +50,8 @@ class Cell:
     prepared: Prepared
     previous: Path | None = None  # the run --resume continues
     earlier_config: dict = field(default_factory=dict)
+    lock: RunLock | None = None
+    config: dict = field(default_factory=dict)  # as written to config.json when the run started
 
 
 def make_judge(spec) -> tuple[Any, str | None]:
@@ -95,15 +99,23 @@ def resume_target(cell: Cell, backend_name: str) -> None:
         what = ", ".join(f"{k} {old!r} -> {new!r}" for k, (old, new) in changed.items())
         raise UserError(f"--resume: the latest run {previous} used other settings ({what}); rerun without --resume or "
                         "with the same settings.")
+    writable_folder(previous, "run folder", "--results-dir (or without --resume)")
+    cell.lock = RunLock(previous)  # a second run.py resuming the same folder refuses instead of asking twice
     cell.previous, cell.earlier_config = previous, config
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
 def _config(cell: Cell, backend, judge, judge_note: str | None, started: str) -> dict:
     spec, bench = cell.spec, cell.bench
     config = {"benchmark": bench.name, "spec": spec.to_json(), "settings": spec.settings(),
+              "command": " ".join(provenance.redacted_argv()),
               "backend": backend.provenance(), "harness": provenance.harness(), **cell.prepared.config,
               "started_at": cell.earlier_config.get("started_at", started),
-              "resumed_at": [*cell.earlier_config.get("resumed_at", []), *([started] if cell.previous else [])]}
+              "resumed_at": [*cell.earlier_config.get("resumed_at", []), *([started] if cell.previous else [])],
+              "history": cell.earlier_config.get("history", [])}
     if bench.uses_judge:
         config["judge"] = {"requested": spec.judge, **judge.provenance(), "note": judge_note}
     return config
@@ -114,13 +126,15 @@ def _open_run_dir(cell: Cell, backend, judge, judge_note: str | None) -> tuple[P
     spec, bench = cell.spec, cell.bench
     if cell.previous is None:
         run_dir, kept = new_run_dir(spec.results_dir, spec.run_prefix(backend.backend_name)), []
+        cell.lock = RunLock(run_dir)
     else:
         run_dir = cell.previous
         wanted = {item.id for item, _ in cell.prepared.items}
         kept = [r for r in read_records(run_dir / RESPONSES, bench.record_type)
                 if r.status in bench.final_statuses and r.id in wanted]
         rewrite_sorted(run_dir / RESPONSES, kept)  # drops a torn last line and the records that are asked again
-    write_json(run_dir / CONFIG, _config(cell, backend, judge, judge_note, time.strftime("%Y-%m-%dT%H:%M:%S%z")))
+    cell.config = _config(cell, backend, judge, judge_note, _now())
+    write_json(run_dir / CONFIG, cell.config)
     return run_dir, kept
 
 
@@ -138,6 +152,7 @@ class Session:
 
 async def _run_cell(cell: Cell, session: Session) -> RunResult:
     spec, bench = cell.spec, cell.bench
+    started = time.monotonic()
     run_dir, kept = _open_run_dir(cell, session.backend, session.judge, session.judge_note)
     done = {r.id for r in kept}
     writer = ResponsesWriter(run_dir / RESPONSES)
@@ -154,7 +169,14 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
     rewrite_sorted(run_dir / RESPONSES, records)
     metrics = bench.metrics(spec, records)
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
-    return RunResult(spec, run_dir, metrics, records, resumed=len(kept), judge_note=session.judge_note)
+    harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
+    write_json(run_dir / CONFIG, {**cell.config, "harness": harness, "finished_at": _now(),
+                                  "duration_s": round(time.monotonic() - started, 3)})
+    errors = sum(1 for r in records if r.status == "error")
+    over = (f"{errors} of {len(records)} failed ({errors / len(records):.1%}), over --max-error-rate "
+            f"{spec.max_error_rate:.0%}" if records and errors / len(records) > spec.max_error_rate else None)
+    return RunResult(spec, run_dir, metrics, records, resumed=len(kept), judge_note=session.judge_note,
+                     over_budget=over)
 
 
 async def _model_session(cells: list[Cell], backend, judge, judge_note, progress, on_result) -> list[RunResult]:
@@ -206,28 +228,37 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
     judge, judge_note = make_judge(judged[0]) if judged else (None, None)
     groups = _groups(cells)
     backends = {key: get_model(key[0]).create(**dict(key[1])) for key in groups}  # keys and extras checked first
-    for key, group in groups.items():
-        for cell in group:
-            resume_target(cell, backends[key].backend_name)
+    for folder in dict.fromkeys(c.spec.results_dir for c in cells):
+        writable_folder(folder, "results folder", "--results-dir")  # before anything is paid for
+    try:
+        for key, group in groups.items():
+            for cell in group:
+                resume_target(cell, backends[key].backend_name)
+        return asyncio.run(_sweep(groups, backends, judge, judge_note, progress, on_result))
+    finally:
+        for cell in cells:
+            if cell.lock is not None:
+                cell.lock.release()
 
-    async def sweep() -> list[RunResult]:
-        results: list[RunResult] = []
-        try:
-            for key, group in groups.items():
-                try:
-                    results += await _model_session(group, backends[key], judge, judge_note, progress, on_result)
-                except UserError as err:
-                    if len(groups) == 1:
-                        raise
-                    for cell in group:
-                        results.append(RunResult(cell.spec, None, None, [], 0, error=str(err)))
-                        on_result(results[-1])
-        finally:
-            if judge is not None:
-                await judge.aclose()
-        return results
 
-    return asyncio.run(sweep())
+async def _sweep(groups, backends, judge, judge_note, progress, on_result) -> list[RunResult]:
+    results: list[RunResult] = []
+    try:
+        if judge is not None:
+            await judge.probe()  # a dead judge stops the command before any model call is paid for
+        for key, group in groups.items():
+            try:
+                results += await _model_session(group, backends[key], judge, judge_note, progress, on_result)
+            except UserError as err:
+                if len(groups) == 1:
+                    raise
+                for cell in group:
+                    results.append(RunResult(cell.spec, None, None, [], 0, error=str(err)))
+                    on_result(results[-1])
+    finally:
+        if judge is not None:
+            await judge.aclose()
+    return results
 
 
 def evaluate(spec, progress: bool | None = None) -> RunResult:

@@ -86,4 +86,10 @@ def compute_metrics(records: list[Record], model: str, task: str, seed: int) -> 
         diagnostics=diagnostics(records),
         judge_methods=dict(sorted(Counter(r.judge.method for r in records).items())),
         statuses=dict(sorted(Counter(r.status for r in records).items())),
+        error_causes=dict(sorted(Counter(error_cause(r) for r in records if r.status == "error").items())),
     )
+
+
+def error_cause(record: Record) -> str:
+    """judge: the model answered but the LLM judge gave no verdict; request: the model gave no answer."""
+    return "judge" if (record.error or "").startswith("judge failed") else "request"

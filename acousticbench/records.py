@@ -169,3 +169,5 @@ class Metrics(_Frozen):
     diagnostics: Diagnostics
     judge_methods: dict[str, int] = Field(description="How many labels came from each judge method.")
     statuses: dict[str, int]
+    error_causes: dict[str, int] = Field(default_factory=dict, description="Errors by cause: request (the model "
+                                         "gave no answer) or judge (the LLM judge gave no verdict).")

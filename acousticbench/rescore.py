@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,18 @@ class RunFile:
         bench = benchmark_of_config(config)
         return cls(path, config, bench, read_records(path, bench.record_type))
 
+    def backup(self) -> Path:
+        """Keep the first original beside the file, before any model or judge call (a folder that cannot take it
+        fails here, not after the calls are paid for); a second run keeps the true original."""
+        backup = self.path.with_name(self.path.name + BACKUP_SUFFIX)
+        if not backup.exists():
+            try:
+                shutil.copy2(self.path, backup)
+            except OSError as err:
+                raise UserError(f"cannot write {backup} ({err.strerror or err}), the backup kept before anything is "
+                                "changed: make the run folder writable, or copy it somewhere writable.") from None
+        return backup
+
     def spec(self, **overrides: Any):
         return self.bench.spec_from_config(self.config, **overrides)
 
@@ -60,22 +73,38 @@ def change_line(name: str, run: RunFile, after: list) -> str:
     return f"{name}: " + ", ".join(f"{k} {old[k]} -> {new[k]}" for k in keys if old[k] or new[k] or k != "unparsed")
 
 
-def save(run: RunFile, records: list) -> None:
-    """Keep the first original beside the file, replace the file atomically, and rewrite metrics.json."""
-    backup = run.path.with_name(run.path.name + BACKUP_SUFFIX)
-    if not backup.exists():  # a second run must not overwrite the true original
-        shutil.copy2(run.path, backup)
+def save(run: RunFile, records: list, what: str) -> None:
+    """Replace the file atomically (after run.backup()), rewrite metrics.json, and add to config.json's history what
+    was done (`what`), when, by which command, and what changed."""
+    run.backup()
     rewrite_sorted(run.path, records)
     metrics = run.bench.metrics(run.spec(), sorted(records, key=lambda r: r.id))
     write_json(run.path.parent / METRICS, metrics.model_dump(mode="json"))
+    before = {r.id: r for r in run.records}
+    changed = [r for r in records if r != before.get(r.id)]
+    entry = {"what": what, "command": command_line(), "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+             "changed": len(changed), "statuses": change_line("", run, records).lstrip(": ")}
+    write_json(run.path.parent / CONFIG, {**run.config, "history": [*run.config.get("history", []), entry]})
+
+
+def noted(record, note: str):
+    """The record with a note of the second chance it was given."""
+    return record.model_copy(update={"notes": [*record.notes, note]})
+
+
+def command_line() -> str:
+    from acousticbench.provenance import redacted_argv
+
+    return " ".join(redacted_argv())
 
 
 def relabel(record, judgement):
-    return record.model_copy(update={
-        "chosen": judgement.chosen, "status": judgement.status,
+    note = f"re-judged by rejudge.py ({judgement.model or judgement.method}): was {record.status}"
+    return noted(record.model_copy(update={
+        "chosen": judgement.chosen, "status": judgement.status, "error": None,
         "correct": None if record.answer is None else judgement.chosen == record.answer,
         "judge": JudgeInfo(method=judgement.method, model=judgement.model),
-    })
+    }), note)
 
 
 async def rejudge(records: list, judge) -> list:
@@ -105,16 +134,31 @@ def rescore_episodes(records: list, scoring: str | None = None) -> list:
         mode = scoring or record.scoring
         if record.status == "answered":
             prediction, correct = score(record.task, record.response, record.gt, mode)
-            record = record.model_copy(update={"prediction": prediction, "correct": correct, "scoring": mode})
+            if (prediction, correct, mode) != (record.prediction, record.correct, record.scoring):
+                record = noted(record.model_copy(update={"prediction": prediction, "correct": correct, "scoring": mode}),
+                               f"re-scored by rejudge.py ({mode} scoring): was {record.prediction!r}")
         out.append(record)
     return out
 
 
-async def ask_again(run: RunFile, records: list, backend, judge, archive: Path | None, concurrency: int) -> list:
-    """One more request for each null record, through the run's benchmark; attempts add up, everything else is the
-    new answer's."""
+def to_ask_again(records: list, include: frozenset[str]) -> list:
+    """The records a rerun asks again: errors; refusals when `include` has "refused"; answers nothing could be read
+    from (unparsed; AudioICL: answered with no prediction) when it has "unparsed". Asking those again resamples a
+    model until a letter appears, so only when asked to."""
+    def unreadable(r) -> bool:
+        return r.status not in ("error", "refused") and getattr(r, "chosen", None) is None \
+            and getattr(r, "prediction", None) is None
+
+    return [r for r in records if r.status == "error" or (r.status == "refused" and "refused" in include)
+            or ("unparsed" in include and unreadable(r))]
+
+
+async def ask_again(run: RunFile, records: list, backend, judge, archive: Path | None, concurrency: int,
+                    include: frozenset[str] = frozenset()) -> list:
+    """One more request for each record to_ask_again picks, through the run's benchmark; attempts add up, the
+    record notes what it was, everything else is the new answer's."""
     spec = run.spec(archive=archive)
-    todo = {r.id: r for r in records if run.is_null(r)}
+    todo = {r.id: r for r in to_ask_again(records, include)}
     prepared = run.bench.prepare(spec, {})
     items = [item for item in prepared.items if item[0].id in todo]
     bar = progress_bar(len(items), None)
@@ -126,5 +170,7 @@ async def ask_again(run: RunFile, records: list, backend, judge, archive: Path |
         bar.close()
     by_id = {r.id: r for r in records}
     for record in fresh:
-        by_id[record.id] = record.model_copy(update={"attempts": todo[record.id].attempts + record.attempts})
+        old = todo[record.id]
+        by_id[record.id] = noted(record.model_copy(update={"attempts": old.attempts + record.attempts}),
+                                 f"re-asked by rerun_nones.py: was {old.status}")
     return list(by_id.values())

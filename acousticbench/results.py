@@ -58,8 +58,11 @@ class ResponsesWriter:
         self._fh = path.open("a", encoding="utf-8")
 
     def append(self, record: Record) -> None:
-        self._fh.write(record.model_dump_json() + "\n")
-        self._fh.flush()
+        try:
+            self._fh.write(record.model_dump_json() + "\n")
+            self._fh.flush()
+        except OSError as err:  # name the file: a full disk otherwise reports none
+            raise OSError(err.errno, err.strerror, str(self.path)) from None
 
     def close(self) -> None:
         self._fh.close()
@@ -71,18 +74,28 @@ def read_records(path: Path, record_type: type = Record) -> list:
     by_id: dict[str, Record] = {}
     if not path.exists():
         return []
-    lines = path.read_text(encoding="utf-8").split("\n")
+    try:
+        lines = path.read_bytes().split(b"\n")
+    except OSError as err:
+        raise UserError(f"cannot read {path} ({err.strerror or err}).") from None
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             record = record_type.model_validate_json(line)
-        except ValidationError:
+        except ValidationError as err:
             if lineno >= len(lines) - 1:  # only the last line may be torn by a kill
                 continue
-            raise UserError(f"{path}:{lineno}: not a valid record; fix or remove that line.") from None
+            raise UserError(f"{path}:{lineno}: not a valid {record_type.__name__} ({_first_problem(err)}); restore "
+                            f"the file from {path.name}.orig if there is one, or rerun that run.") from None
         by_id[record.id] = record
     return list(by_id.values())
+
+
+def _first_problem(err: ValidationError) -> str:
+    first = err.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return f"{where}: {first['msg']}" if where else first["msg"]
 
 
 def rewrite_sorted(path: Path, records: list[Record]) -> None:
@@ -92,3 +105,30 @@ def rewrite_sorted(path: Path, records: list[Record]) -> None:
         for record in sorted(records, key=lambda r: r.id):
             fh.write(record.model_dump_json() + "\n")
     os.replace(tmp, path)
+
+
+class RunLock:
+    """One process per run folder: an exclusive lock on <run>/.lock, held while the run writes, released at exit."""
+
+    NAME = ".lock"
+
+    def __init__(self, run_dir: Path):
+        import fcntl
+
+        self.path = run_dir / self.NAME
+        self._fh = self.path.open("a+")
+        try:
+            fcntl.flock(self._fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._fh.seek(0)
+            holder = self._fh.read().strip() or "another process"
+            self._fh.close()
+            raise UserError(f"{run_dir} is being written by {holder}: wait for that run to finish (or stop it) "
+                            "before resuming it.") from None
+        self._fh.seek(0)
+        self._fh.truncate()
+        self._fh.write(f"run.py (pid {os.getpid()})\n")
+        self._fh.flush()
+
+    def release(self) -> None:
+        self._fh.close()  # closing drops the lock

@@ -16,18 +16,26 @@ from acousticbench.spec import DEFAULT_JUDGE_MODEL
 async def _rejudge_all(files: list[Path], model: str, endpoint: str | None, scoring: str | None) -> None:
     from acousticbench.judge import Judge
 
-    for path in files:
-        run = RunFile.load(path)
-        if run.bench.uses_judge:
-            judge = Judge.create("llm", model, base_url=endpoint)
-            try:
-                records = await rejudge(run.records, judge)
-            finally:
-                await judge.aclose()
-        else:
-            records = rescore_episodes(run.records, scoring)
-        save(run, records)  # judge calls are cached: an interrupted run repeats none it finished
-        print(change_line(str(run.path), run, records))
+    runs = [RunFile.load(path) for path in files]
+    judge = Judge.create("llm", model, base_url=endpoint) if any(r.bench.uses_judge for r in runs) else None
+    try:
+        for run in runs:  # every backup written before any judge call
+            run.backup()
+        for run in runs:
+            await _one(run, judge, model, scoring)
+    finally:
+        if judge is not None:
+            await judge.aclose()
+
+
+async def _one(run: RunFile, judge, model: str, scoring: str | None) -> None:
+    if run.bench.uses_judge:
+        records = await rejudge(run.records, judge)
+    else:
+        records = rescore_episodes(run.records, scoring)
+    what = f"rejudge.py: judged again by {model}" if run.bench.uses_judge else "rejudge.py: scored again"
+    save(run, records, what)  # judge calls are cached: an interrupted run repeats none it finished
+    print(change_line(str(run.path), run, records))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Ask the model again for the items whose answer is null (AcousticBench: chosen; AudioICL: prediction), up to K
-rounds each. Works on run folders of either benchmark."""
+"""Ask the model again for the items that failed (status error), up to K rounds each; with --include refused,unparsed
+also those null answers (at a model's default temperature that resamples until a letter appears, so only when
+asked). Every record asked again says so in its notes, config.json's history records the rerun, metrics.json is
+recomputed, and the first original is kept as responses.jsonl.orig. Works on run folders of either benchmark."""
 from __future__ import annotations
 
 import argparse
@@ -11,25 +13,26 @@ from pathlib import Path
 from acousticbench.errors import UserError, run_command
 from acousticbench.evaluate import make_judge
 from acousticbench.models.registry import get_model
-from acousticbench.rescore import RunFile, ask_again, change_line, save
+from acousticbench.rescore import RunFile, ask_again, change_line, save, to_ask_again
 
 
 async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None, archive: Path | None,
-                 judge_mode: str, endpoint: str | None) -> None:
+                 judge_mode: str, endpoint: str | None, include: frozenset[str]) -> None:
     records = run.records
     for _ in range(rounds):
-        if not any(run.is_null(r) for r in records):
+        if not to_ask_again(records, include):
             break
         backend = get_model(model).create(endpoint=endpoint)
         judge = make_judge(run.spec(judge=judge_mode))[0] if run.bench.uses_judge else None
         try:
             await backend.open()
-            records = await ask_again(run, records, backend, judge, archive, concurrency or backend.default_concurrency)
+            records = await ask_again(run, records, backend, judge, archive, concurrency or backend.default_concurrency,
+                                      include)
         finally:
             await backend.close()
             if judge is not None:
                 await judge.aclose()
-        save(run, records)  # after every round: an interrupted rerun keeps the rounds it finished
+        save(run, records, "rerun_nones.py: asked again")  # after every round: an interrupted rerun keeps the rounds it finished
     print(change_line(str(run.path), run, records))
 
 
@@ -50,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge", choices=["auto", "llm", "rules"], default="auto",
                         help="how AcousticBench answers are judged (AudioICL answers are scored)")
     parser.add_argument("--endpoint", help="server URL(s) for an open-weight model (default: its endpoint variable)")
+    parser.add_argument("--include", default="", metavar="STATUSES",
+                        help="also ask again the null answers of these statuses, comma-separated: refused, unparsed "
+                        "(default: errors only)")
     args = parser.parse_args(argv)
     return run_command(lambda: _rerun_all(args), interrupted="every finished round is saved; run the same command "
                        "again to continue.")
@@ -58,13 +64,19 @@ def main(argv: list[str] | None = None) -> int:
 def _rerun_all(args: argparse.Namespace) -> int:
     if args.max_retries < 1 or (args.concurrency is not None and args.concurrency < 1):
         raise UserError("--max-retries and --concurrency must be 1 or more.")
+    include = frozenset(s.strip() for s in args.include.split(",") if s.strip())
+    if include - {"refused", "unparsed"}:
+        raise UserError(f"--include takes refused and/or unparsed, got {args.include!r}.")
     get_model(args.model)
-    for path in args.files:
-        run = RunFile.load(path)
+    runs = [RunFile.load(path) for path in args.files]
+    for run in runs:  # every file is checked, and its backup written, before any model call
         if run.config["spec"]["model"] != args.model:
             raise UserError(f"{run.path} holds answers of {run.config['spec']['model']}, not {args.model}.")
+        _archive(run, args.archive)
+        run.backup()
+    for run in runs:
         asyncio.run(_rerun(run, args.model, args.max_retries, args.concurrency, _archive(run, args.archive),
-                           args.judge, args.endpoint))
+                           args.judge, args.endpoint, include))
     return 0
 
 

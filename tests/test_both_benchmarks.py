@@ -81,7 +81,8 @@ def test_rerun_nones_and_rejudge_on_either_benchmark(workspace, tmp_path):
     results = tmp_path / "results"
     shutil.copytree(workspace / "results", results)
     icl = run_dir(results, "Random-AudioCount-k1-local-seed42")
-    out = script("rerun_nones.py", "--model", "Random", "--max-retries", "1", str(icl), cwd=workspace)
+    out = script("rerun_nones.py", "--model", "Random", "--max-retries", "1", "--include", "unparsed", str(icl),
+                 cwd=workspace)
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
     assert "null answers 4 -> 4" in out.stdout  # asked again; Random still answers a letter, which scores nothing
     assert [json.loads(line)["attempts"] for line in (icl / "responses.jsonl").read_text().splitlines()] == [2] * 4

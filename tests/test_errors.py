@@ -40,13 +40,13 @@ def test_malformed_question_line_names_file_and_line(tiny_pack, tmp_path):
 def test_missing_audio_file(tiny_pack, tmp_path):
     (tiny_pack / "rad" / "audio" / "rad_0002_1.wav").unlink()
     out = run_cli("--model", "Always-A", "--task", "rad", "--archive", str(tiny_pack), cwd=tmp_path)
-    assert_user_error(out, "missing audio file", "rad_0002_1.wav")
+    assert_user_error(out, "question rad_0002: audio file", "rad_0002_1.wav is missing or unreadable")
 
 
 def test_unreadable_wav(tiny_pack, tmp_path):
     (tiny_pack / "rad" / "audio" / "rad_0001_2.wav").write_bytes(b"RIFF not really a wav")
     out = run_cli("--model", "Oracle", "--task", "rad", "--max-samples", "1", "--archive", str(tiny_pack), cwd=tmp_path)
-    assert_user_error(out, "unreadable audio file", "rad_0001_2.wav")
+    assert_user_error(out, "question rad_0001: audio file", "rad_0001_2.wav differs from the one the pack was built with")
 
 
 def test_results_dir_not_writable(tiny_pack, tmp_path):

@@ -40,13 +40,36 @@ def test_judge_auto_without_a_key_leaves_unreadable_answers_unparsed_and_says_so
     assert config["requested"] == "auto" and config["mode"] == "rules" and "rejudge.py" in config["note"]
 
 
-def test_a_judge_that_gives_no_verdict_leaves_the_answer_unparsed_and_says_why(tiny_pack, tmp_path):
+def test_a_dead_judge_stops_the_run_before_any_model_call(tiny_pack, tmp_path):
+    env = harness_env(ACOUSTICBENCH_CACHE_DIR=str(tmp_path / "cache"), ACOUSTICBENCH_RETRY_BASE_DELAY="0")
+    with openai_server.serve() as model, JudgeServer(default=lambda request: malformed()) as judge:
+        out = run_cli("--model", "Voxtral-Mini-3B", "--task", "rad", "--archive", str(tiny_pack), "--judge", "llm",
+                      "--judge-endpoint", judge.url, cwd=tmp_path,
+                      env={**env, "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT": model.url})
+        asked = [r for r in model.received if r.path.endswith("/chat/completions")]
+    assert out.returncode == 2 and asked == [] and "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1 and f"the LLM judge gpt-4o-mini at {judge.url} gave no verdict" in out.stderr
+    assert not (tmp_path / "results").exists()
+    out = run_cli("--model", "Always-A", "--task", "rad", "--archive", str(tiny_pack), "--judge", "llm",
+                  "--judge-endpoint", "http://127.0.0.1:9/v1", cwd=tmp_path, env=env)
+    assert out.returncode == 2 and "judge endpoint http://127.0.0.1:9/v1 unreachable" in out.stderr
+
+
+def test_a_judge_that_gives_no_verdict_is_an_error_that_counts_against_the_budget(tiny_pack, tmp_path):
+    from acousticbench.judge.llm import PROBE_ANSWER
+
+    def only_the_probe(request):  # a judge that answers the pre-run probe, then fails on every real answer
+        return verdict("A") if PROBE_ANSWER in request["messages"][-1]["content"] else malformed()
+
     env = harness_env(ACOUSTICBENCH_CACHE_DIR=str(tmp_path / "cache"))
-    with JudgeServer(default=lambda request: malformed()) as judge:
+    with JudgeServer(default=only_the_probe) as judge:
         out = run_cli("--model", "Always-A", "--task", "rad", "--archive", str(tiny_pack), "--max-samples", "2",
                       "--judge", "llm", "--judge-endpoint", judge.url, cwd=tmp_path, env=env)
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 1 and "2 errors (2 of them the judge's)" in out.stdout
+    assert "finished with 2 of 2 failed (100.0%), over --max-error-rate 10%" in out.stderr
     (run_dir,) = (tmp_path / "results").iterdir()
     lines = [json.loads(line) for line in (run_dir / "responses.jsonl").read_text().splitlines()]
-    assert [(r["status"], r["chosen"], r["judge"]["method"]) for r in lines] == [("unparsed", None, "none")] * 2
-    assert all(r["error"].startswith("judge failed:") for r in lines)
+    assert [(r["status"], r["chosen"], r["judge"]["method"]) for r in lines] == [("error", None, "none")] * 2
+    assert all(r["error"].startswith("judge failed:") and r["response"] for r in lines)
+    metrics = json.loads((run_dir / "metrics.json").read_text())
+    assert metrics["error_causes"] == {"judge": 2} and metrics["scored"]["error_rate"] == 1.0

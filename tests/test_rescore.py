@@ -33,7 +33,7 @@ def first_run(tiny_pack: Path, tmp_path: Path, env: dict, plan: FaultPlan | None
     return run_dir
 
 
-def test_rerun_nones_asks_again_only_for_nulls_keeps_a_backup_and_is_idempotent(tiny_pack, tmp_path):
+def test_rerun_nones_asks_again_errors_then_what_include_names_keeps_a_backup_and_a_history(tiny_pack, tmp_path):
     env = harness_env(ACOUSTICBENCH_CACHE_DIR=str(tmp_path / "cache"))
     keys = question_keys(tiny_pack)
     failing = {keys["rad_0002"]: ["400"], keys["rad_0005"]: ["refusal"]}
@@ -42,17 +42,26 @@ def test_rerun_nones_asks_again_only_for_nulls_keeps_a_backup_and_is_idempotent(
     assert (before["rad_0002"]["status"], before["rad_0005"]["status"]) == ("error", "refused")
     original = (run_dir / "responses.jsonl").read_text()
 
-    with openai_server.serve() as server:
+    with openai_server.serve() as server:  # by default only the error is asked again, not the refusal
         out = script("rerun_nones.py", "--model", "Voxtral-Mini-3B", "--max-retries", "2", str(run_dir),
                      cwd=tmp_path, env={**env, VARIABLE: server.url})
         asked = sorted(r.key for r in server.received if r.path.endswith("/chat/completions"))
     assert out.returncode == 0, out.stderr
-    assert asked == sorted(failing)  # only the two null questions were asked again
-    assert "error 1 -> 0" in out.stdout and "refused 1 -> 0" in out.stdout and "null answers 2 -> 0" in out.stdout
+    assert asked == [keys["rad_0002"]] and "error 1 -> 0" in out.stdout and "refused 1 -> 1" in out.stdout
+    with openai_server.serve() as server:
+        out = script("rerun_nones.py", "--model", "Voxtral-Mini-3B", "--include", "refused", str(run_dir),
+                     cwd=tmp_path, env={**env, VARIABLE: server.url})
+        asked = sorted(r.key for r in server.received if r.path.endswith("/chat/completions"))
+    assert out.returncode == 0, out.stderr
+    assert asked == [keys["rad_0005"]] and "refused 1 -> 0" in out.stdout and "null answers 1 -> 0" in out.stdout
     after = records(run_dir)
     for qid in ("rad_0002", "rad_0005"):
         assert after[qid]["chosen"] == answer_for(keys[qid]) and after[qid]["status"] == "answered"
         assert after[qid]["attempts"] == before[qid]["attempts"] + 1
+        assert after[qid]["notes"][-1] == f"re-asked by rerun_nones.py: was {before[qid]['status']}"
+    history = json.loads((run_dir / "config.json").read_text())["history"]
+    assert [(h["what"], h["changed"]) for h in history] == [("rerun_nones.py: asked again", 1)] * 2
+    assert "--include refused" in history[1]["command"]
     assert {k: v for k, v in after.items() if k not in ("rad_0002", "rad_0005")} == {
         k: v for k, v in before.items() if k not in ("rad_0002", "rad_0005")}
     assert (run_dir / "responses.jsonl.orig").read_text() == original

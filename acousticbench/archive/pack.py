@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +44,9 @@ def parse_question(line: str, path: Path, lineno: int) -> Question:
         raise ArchiveError(f"{path}:{lineno}: malformed question ({where}: {first['msg']}); fix or rebuild the pack.") from None
 
 
-def load_questions(root: Path, task: str) -> list[Question]:
-    """All questions of a task, sorted by id; errors name the file and line."""
+def load_questions(root: Path, task: str, undecodable: list | None = None) -> list[Question]:
+    """All questions of a task, sorted by id; errors name the file and line. With `undecodable`, lines that are not
+    UTF-8 are collected there (as UndecodableLine) instead of raised, and the rest still load."""
     manifest = load_manifest(root)
     if task not in manifest.get("tasks", {}):
         raise ArchiveError(f"task {task!r} is not in the pack at {root} (it has {', '.join(manifest.get('tasks', {})) or 'none'}).")
@@ -52,11 +54,37 @@ def load_questions(root: Path, task: str) -> list[Question]:
     if not path.is_file():
         raise ArchiveError(f"{path} not found: the pack at {root} is incomplete; {BUILD_HINT}.")
     questions = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if line.strip():
-                questions.append(parse_question(line, path, lineno))
+    for lineno, raw in enumerate(path.read_bytes().split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            questions.append(parse_question(decoded(raw, path, lineno), path, lineno))
+        except UndecodableLine as err:
+            if undecodable is None:
+                raise
+            undecodable.append(err)
     return sorted(questions, key=lambda q: q.id)
+
+
+class UndecodableLine(ArchiveError):
+    """A line of a pack file that is not UTF-8; `item_id` is the id it seems to carry, if any."""
+
+    def __init__(self, message: str, item_id: str | None, reason: str):
+        super().__init__(message)
+        self.item_id, self.reason = item_id, reason
+
+
+def decoded(raw: bytes, path: Path, lineno: int, what: str = "question", hint: str = BUILD_HINT) -> str:
+    """One line of a pack file as text; bytes that are not UTF-8 are an error naming the file, line and item."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        found = re.search(rb'"id"\s*:\s*"([^"]{1,64})"', raw)
+        item_id = found.group(1).decode("ascii", "replace") if found else None
+        who = f" ({what} {item_id})" if item_id else ""
+        reason = f"line {lineno}: byte {err.start + 1} is not UTF-8 (the file is damaged)"
+        raise UndecodableLine(f"{path}:{lineno}{who}: byte {err.start + 1} is not UTF-8 (the file is damaged); "
+                              f"{hint}.", item_id, reason) from None
 
 
 def write_questions(root: Path, task: str, questions: list[Question]) -> str:

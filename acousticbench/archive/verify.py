@@ -7,7 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from acousticbench.archive.pack import BUILD_HINT, MANIFEST, load_manifest, load_questions, manifest_sha256, questions_relpath
+from acousticbench.archive.pack import (
+    BUILD_HINT, MANIFEST, UndecodableLine, load_manifest, load_questions, manifest_sha256, questions_relpath,
+)
 from acousticbench.records import Question
 
 # Hashing releases the GIL, so a few threads overlap reading, hashing and the question checks.
@@ -73,9 +75,12 @@ def verify_checksums(root: Path, tasks: list[str]) -> VerifyReport:
     sealed: dict[str, list[bool]] = {}
     queued: dict[str, None] = {}  # each file is hashed once, however many questions use it
     batches = []
+    undecodable: list[Failure] = []
     with ThreadPoolExecutor(_WORKERS) as pool:
         for task in dict.fromkeys(tasks):
-            by_task[task] = questions = load_questions(root, task)
+            bad: list[UndecodableLine] = []  # the damage verification exists to find: failure lines, not a crash
+            by_task[task] = questions = load_questions(root, task, undecodable=bad)
+            undecodable += [Failure(err.item_id, questions_relpath(task), err.reason) for err in bad]
             new = list(dict.fromkeys(p for q in questions for p in q.audio if p not in queued))
             queued.update(dict.fromkeys(new))
             batches += [(chunk, pool.submit(_hash_batch, root, chunk)) for chunk in _chunks(new, _BATCH)]
@@ -83,12 +88,12 @@ def verify_checksums(root: Path, tasks: list[str]) -> VerifyReport:
             file_failures[task] = _questions_file_failure(root, task, listed)
             sealed[task] = [q.compute_checksum() == q.checksum for q in questions]
         digests = {path: digest for chunk, future in batches for path, digest in zip(chunk, future.result())}
-    failures: list[Failure] = []
+    failures: list[Failure] = list(undecodable)
     for task, questions in by_task.items():
         failures.extend(file_failures[task])
         for q, sealed_ok in zip(questions, sealed[task]):
             failures.extend(_question_failures(task, q, sealed_ok, digests))
-    return VerifyReport(sum(len(qs) for qs in by_task.values()), failures)
+    return VerifyReport(sum(len(qs) for qs in by_task.values()) + len(undecodable), failures)
 
 
 def _chunks(items: list[str], size: int) -> list[list[str]]:

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from acousticbench.audioicl import TASKS
+from acousticbench.archive.pack import decoded
 from acousticbench.errors import ArchiveError
 
 BUILD_HINT = "build the open pack with `python run.py --build-audioicl`, or pass --icl-meta DIR and --icl-base DIR"
@@ -104,22 +105,12 @@ def load_episodes(meta_dir: Path, k: int, tasks: list[str] | None = None) -> lis
     if not path.is_file():
         raise ArchiveError(f"no AudioICL metadata at {path}: {BUILD_HINT}.")
     episodes: dict[str, Episode] = {}
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            episode = parse_episode(line, path, lineno, k)
-            if episode.id in episodes:
-                raise ArchiveError(f"{path}:{lineno}: field id: episode {episode.id} appears twice; ids must be unique.")
-            episodes[episode.id] = episode
+    for lineno, raw in enumerate(path.read_bytes().split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        episode = parse_episode(decoded(raw, path, lineno, "episode", BUILD_HINT), path, lineno, k)
+        if episode.id in episodes:
+            raise ArchiveError(f"{path}:{lineno}: field id: episode {episode.id} appears twice; ids must be unique.")
+        episodes[episode.id] = episode
     wanted = set(tasks) if tasks is not None else None
     return sorted((e for e in episodes.values() if wanted is None or e.task in wanted), key=lambda e: e.id)
-
-
-def check_audio(episodes: list[Episode], base: Path, meta_file: Path) -> None:
-    """Every audio file the episodes name must exist under the base folder."""
-    for episode in episodes:
-        for rel in episode.audio_paths():
-            if not (Path(base) / rel).is_file():
-                raise ArchiveError(f"missing audio file {Path(base) / rel} (episode {episode.id} in {meta_file}): audio "
-                                   "paths are relative to --icl-base, the folder that holds data/; " + BUILD_HINT + ".")

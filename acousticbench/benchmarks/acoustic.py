@@ -8,26 +8,22 @@ from typing import Any
 from acousticbench import provenance
 from acousticbench.archive.pack import load_manifest, load_questions, manifest_sha256
 from acousticbench.benchmarks import Prepared
-from acousticbench.errors import ArchiveError
+from acousticbench.archive.trust import check_questions
 from acousticbench.judge import JudgeFailed, judge_reply
 from acousticbench.metrics import compute_metrics
 from acousticbench.records import Judgement, JudgeInfo, Metrics, Prompt, Question, Record
 from acousticbench.spec import GenerationConfig, RunSpec
 
 
-def select_questions(spec: RunSpec) -> list[Question]:
-    """The split's questions in canonical id order, cut to --max-samples; every audio file must exist."""
-    questions = load_questions(spec.archive, spec.task)
-    if spec.split != "all":
-        questions = [q for q in questions if q.split == spec.split]
+def select_questions(spec: RunSpec) -> tuple[list[Question], int]:
+    """The split's questions in canonical id order, cut to --max-samples, after the pack check (archive/trust.py):
+    the questions file, these questions and their audio are what the pack pinned, every path inside the pack.
+    Returns them and the number of audio files checked."""
+    everything = load_questions(spec.archive, spec.task)
+    questions = everything if spec.split == "all" else [q for q in everything if q.split == spec.split]
     if spec.max_samples is not None:
         questions = questions[: spec.max_samples]
-    root = os.path.abspath(spec.archive)
-    for q in questions:
-        for rel in q.audio:
-            if not os.path.isfile(os.path.join(root, rel)):
-                raise ArchiveError(f"missing audio file {spec.archive / rel} (question {q.id}): rebuild or re-extract the archive.")
-    return questions
+    return questions, check_questions(spec.archive, spec.task, everything, questions)
 
 
 def make_prompt(spec: RunSpec, question: Question, root: str | None = None) -> Prompt:
@@ -51,7 +47,7 @@ async def judge_outcome(judge, question: Question, outcome) -> tuple[Judgement |
 def make_record(question: Question, prompt: Prompt, model: str, outcome,
                 judgement: Judgement | None = None, judge_error: str | None = None) -> Record:
     """Join a question, what came back and how it was judged into the Record that goes to disk."""
-    if outcome.reply is None:
+    if outcome.reply is None or judge_error:  # a judge that gave no verdict is an error, never a silent "unparsed"
         chosen, status, judge = None, "error", JudgeInfo(method="none")
     else:
         judgement = judgement or judge_reply(outcome.reply, question.prompt)
@@ -77,11 +73,17 @@ class AcousticBenchmark:
     uses_judge = True
 
     def prepare(self, spec: RunSpec, cache: dict) -> Prepared:
-        questions = select_questions(spec)
-        if spec.archive not in cache:  # hashed once per command, not once per (task, seed)
-            cache[spec.archive] = {"path": str(spec.archive), "manifest_sha256": manifest_sha256(spec.archive),
+        key = (spec.archive, spec.task, spec.split, spec.max_samples)
+        if key not in cache:  # checked once per command, not once per seed
+            cache[key] = select_questions(spec)
+        questions, n_audio = cache[key]
+        if spec.archive not in cache:
+            cache[spec.archive] = {"path": str(spec.archive), "absolute_path": os.path.abspath(spec.archive),
+                                   "manifest_sha256": manifest_sha256(spec.archive),
                                    "benchmark": load_manifest(spec.archive).get("benchmark")}
         config = {"archive": cache[spec.archive], "n_questions": len(questions),
+                  "pack_check": {"passed": True, "questions_file": f"{spec.task}/questions.jsonl",
+                                 "questions": len(questions), "audio_files": n_audio},
                   "prompt_template_sha256": provenance.prompt_hash([q.prompt for q in questions])}
         root = os.path.abspath(spec.archive)
         return Prepared([(q, make_prompt(spec, q, root)) for q in questions], (), config)
@@ -101,9 +103,11 @@ class AcousticBenchmark:
         acc = "n/a" if s.accuracy is None else f"{s.accuracy:.3f}"
         ci = f" [{s.wilson95.low:.3f}, {s.wilson95.high:.3f}]" if s.wilson95 else ""
         resumed = f", {result.resumed} kept from the interrupted run" if result.resumed else ""
+        judge_errors = m.error_causes.get("judge", 0)
+        causes = f" ({judge_errors} of them the judge's)" if judge_errors else ""
         return (f"{result.spec.label()}: accuracy {acc}{ci} over {s.n} scored questions; "
                 f"{st.get('answered', 0)} answered, {st.get('unparsed', 0)} unparsed, {st.get('refused', 0)} refused, "
-                f"{st.get('error', 0)} errors{resumed} -> {result.run_dir}")
+                f"{st.get('error', 0)} errors{causes}{resumed} -> {result.run_dir}")
 
     def accuracy(self, metrics: Any) -> float | None:
         return metrics.scored.accuracy

@@ -5,8 +5,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from acousticbench.audioicl.episodes import check_audio, load_episodes, meta_path
-from acousticbench.audioicl.pack import manifest_sha256, pack_root
+from acousticbench.archive.trust import check_episode_audio, check_file
+from acousticbench.audioicl.episodes import load_episodes, meta_path
+from acousticbench.audioicl.pack import MANIFEST, load_manifest, manifest_sha256, pack_root
 from acousticbench.audioicl.padding import PAD_NOTE
 from acousticbench.audioicl.prompts import build_prompt, load_alphabet, template_sha256
 from acousticbench.audioicl.record import FINAL_STATUSES, EpisodeRecord, ICLMetrics, icl_metrics, make_episode_record
@@ -18,6 +19,16 @@ from acousticbench.spec import GenerationConfig
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _pinned(spec: ICLRunSpec, cache: dict) -> dict[str, str] | None:
+    """path -> sha256 of every file the pack's MANIFEST.json pins, when the run uses a pack of ours (not --icl-meta)."""
+    if spec.meta_dir is not None or spec.base_dir is not None:
+        return None
+    root = pack_root(spec.archive)
+    if ("pinned", root) not in cache:
+        cache[("pinned", root)] = load_manifest(root).get("sha256", {}) if (root / MANIFEST).is_file() else None
+    return cache[("pinned", root)]
 
 
 class AudioICLBenchmark:
@@ -36,7 +47,10 @@ class AudioICLBenchmark:
         meta = meta_path(spec.meta, spec.shots)
         if not episodes:
             raise UserError(f"{meta} has no {spec.task} episodes.")
-        check_audio(episodes, spec.base, meta)
+        pinned = _pinned(spec, cache)
+        if pinned is not None:
+            check_file(meta, pinned.get(f"meta/{meta.name}"), "meta file")
+        n_audio = check_episode_audio({e.id: e.audio_paths() for e in episodes}, spec.base, str(meta), pinned)
         alphabet = load_alphabet(spec.morse_alphabet) if spec.morse_alphabet and spec.task == "MorseCode" else None
         pad_dir = spec.results_dir / ".audioicl-padded" if spec.pad else None
         items = [(e, build_prompt(e, spec.base, style=spec.prompt_style, seed=spec.seed, alphabet=alphabet,
@@ -46,6 +60,8 @@ class AudioICLBenchmark:
         config = {"audioicl": {**spec.settings(), "meta_file": str(meta), "meta_sha256": cache[("sha", meta)],
                                "pack_manifest_sha256": manifest_sha256(pack_root(spec.archive)) if spec.meta_dir is None
                                else None},
+                  "pack_check": {"passed": True, "meta_file": str(meta), "episodes": len(items), "audio_files": n_audio,
+                                 "against": "MANIFEST.json" if pinned is not None else "existence only (no manifest)"},
                   "prompt_template_sha256": template_sha256(spec.prompt_style), "n_episodes": len(items)}
         return Prepared(items, (PAD_NOTE,) if spec.pad else (), config)
 

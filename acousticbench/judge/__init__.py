@@ -52,6 +52,11 @@ class Judge:
                 return ruled
         return await self.llm.judge(prompt, reply.text)
 
+    async def probe(self) -> None:
+        """Ask the LLM judge once before a run (nothing to do for the rules): raises UserError naming its endpoint."""
+        if self.llm is not None:
+            await self.llm.probe()
+
     def provenance(self) -> dict[str, Any]:
         """For config.json: the mode, the rules version and, when an LLM can be asked, its model and prompt."""
         return {"mode": self.mode, "rules_version": RULES_VERSION, **(self.llm.provenance() if self.llm else {})}

@@ -43,6 +43,9 @@ Answer to read:
 {response}
 </answer>"""
 JUDGE_PROMPT_SHA256 = hashlib.sha256(f"{SYSTEM_PROMPT}\n\n{USER_TEMPLATE}".encode("utf-8")).hexdigest()
+PROBE_QUESTION = "Which clip is louder?\nA. The first clip\nB. The second clip"
+PROBE_ANSWER = "A. The first clip is louder."
+ENDPOINT_VARIABLE = "ACOUSTICBENCH_JUDGE_ENDPOINT"
 MAX_RESPONSE_CHARS = 24_000  # the final answer is at the end: a longer response keeps its tail
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0"}
 OPENAI_ENDPOINT = "https://api.openai.com/v1"  # explicit, so OPENAI_BASE_URL set for a model never reroutes the judge
@@ -122,6 +125,16 @@ class LLMJudge:
             if self._inflight.get(key) is not None and self._inflight[key].done():
                 self._inflight.pop(key, None)
         return self._judgement(verdict)
+
+    async def probe(self) -> None:
+        """One verdict on a fixed, plainly written answer (cached after the first time), so a dead endpoint, a bad
+        key or an unknown judge model stops a run before any model call is paid for."""
+        try:
+            await self.judge(PROBE_QUESTION, PROBE_ANSWER)
+        except JudgeFailed as err:
+            raise UserError(f"the LLM judge {self.model} at {self.base_url} gave no verdict ({err}): check "
+                            f"--judge-endpoint / {ENDPOINT_VARIABLE}, the key and --judge-model, or judge with the "
+                            "rules alone (--judge rules).") from None
 
     async def aclose(self) -> None:
         if self._client is not None:

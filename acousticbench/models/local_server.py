@@ -18,6 +18,18 @@ from acousticbench.models.openai_compat import ServedModel
 from acousticbench.models.health import health_status
 from acousticbench.settings import endpoint_variable, env_number
 
+def _versions(*dists: str) -> dict[str, str]:
+    from importlib import metadata
+
+    found = {}
+    for dist in dists:
+        try:
+            found[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
 INSTALL = 'pip install torch==2.13.0 -e ".[hf-server]"'
 
 
@@ -111,6 +123,6 @@ class LocalServer(ServedModel):
 
     def provenance(self) -> dict:
         started = {"server": "started by the harness: python -m acousticbench.serve.hf_server --model "
-                             f"{self.serve_name}", "server_pid": self.process.pid if self.process else None} \
-            if self.owns_server else {}
+                             f"{self.serve_name}", "server_pid": self.process.pid if self.process else None,
+                   "server_packages": _versions("torch", "transformers")} if self.owns_server else {}
         return {**super().provenance(), **started}
