@@ -87,7 +87,10 @@ def main(argv: list[str] | None = None) -> int:
         load_dotenv(override=False)  # real environment variables win
         return _dispatch(args)
 
-    return run_command(command, interrupted="finished answers are saved; run the same command with --resume to continue.")
+    building = args.build_archive or args.build_audioicl or args.extract
+    interrupted = ("nothing half-built is left in place; run the same command again." if building else
+                   "finished answers are saved; run the same command with --resume to continue.")
+    return run_command(command, interrupted=interrupted)
 
 
 def _dispatch(args: argparse.Namespace) -> int:
@@ -114,6 +117,11 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.reference_tolerance is not None and not 0 <= args.reference_tolerance <= 100:
         raise UserError(f"--reference-tolerance is a percentage from 0 to 100, got {args.reference_tolerance}.")
     check = commands.ReferenceCheck(args.references, args.reference_tolerance) if args.compare_reference else None
+    if args.plot and not args.dry_run:
+        import importlib.util
+
+        if importlib.util.find_spec("matplotlib") is None:  # known now, not after every run has been paid for
+            raise UserError("--plot needs matplotlib: pip install -e '.[plot]', or drop --plot.")
     return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check, plot=args.plot)
 
 

@@ -5,7 +5,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from acousticbench.errors import UserError
+from acousticbench.errors import UserError, writable_folder
 
 
 def list_models() -> int:
@@ -31,6 +31,10 @@ def build_archive(root: Path, zip_path: Path | None) -> int:
     from acousticbench.archive.pack import load_manifest
     from acousticbench.audioicl.commands import build as build_audioicl
 
+    writable_folder(Path(root).absolute().parent, "the folder of --archive", "--archive")
+    if zip_path:
+        writable_folder(Path(zip_path).absolute().parent, "the folder of --zip", "--zip")
+
     digest = build_open_pack(root)
     n = load_manifest(root)["counts"]["questions"]
     print(f"Built the open AcousticBench pack: {n} questions in {root} (manifest sha256 {digest[:16]}).")
@@ -46,6 +50,7 @@ def build_archive(root: Path, zip_path: Path | None) -> int:
 def extract(zip_path: Path, root: Path) -> int:
     from acousticbench.archive.extract import safe_extract
 
+    writable_folder(Path(root).absolute().parent, "the folder of --archive", "--archive")
     n = safe_extract(zip_path, root)
     print(f"Extracted {n} files from {zip_path} into {root}. Check them with `python run.py --verify-checksums --archive {root}`.")
     return 0
@@ -109,7 +114,7 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, plo
     def on_result(result) -> None:
         nonlocal status
         if result.error:
-            print(f"error: {result.spec.label()} stopped: {result.error}. Fix the cause, then rerun with --resume.",
+            print(f"error: {result.spec.label()} stopped: {result.error.rstrip('.')}. Fix the cause, then rerun with --resume.",
                   file=sys.stderr, flush=True)
             status = 1
             return

@@ -108,7 +108,8 @@ def rewrite_sorted(path: Path, records: list[Record]) -> None:
 
 
 class RunLock:
-    """One process per run folder: an exclusive lock on <run>/.lock, held while the run writes, released at exit."""
+    """One process per run folder: an exclusive flock on <run>/.lock, held while the run writes; the system
+    releases it when the process ends, however it ends."""
 
     NAME = ".lock"
 
@@ -116,19 +117,13 @@ class RunLock:
         import fcntl
 
         self.path = run_dir / self.NAME
-        self._fh = self.path.open("a+")
+        self._fh = self.path.open("a")  # never written: the lock is the flock, so the file stays as it was
         try:
             fcntl.flock(self._fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            self._fh.seek(0)
-            holder = self._fh.read().strip() or "another process"
             self._fh.close()
-            raise UserError(f"{run_dir} is being written by {holder}: wait for that run to finish (or stop it) "
-                            "before resuming it.") from None
-        self._fh.seek(0)
-        self._fh.truncate()
-        self._fh.write(f"run.py (pid {os.getpid()})\n")
-        self._fh.flush()
+            raise UserError(f"{run_dir} is being written by another process (a run.py on the same run): wait for it "
+                            "to finish, or stop it, before resuming this run.") from None
 
     def release(self) -> None:
         self._fh.close()  # closing drops the lock

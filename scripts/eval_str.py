@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from acousticbench.errors import UserError  # noqa: E402
+from acousticbench.errors import UserError, run_command, writable_folder  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,22 +23,25 @@ def main(argv: list[str] | None = None) -> int:
                    help="strict: the public rules (default); lenient: number words count too")
     p.add_argument("--plot", type=Path, metavar="FILE.png", help="also plot accuracy against shots per task")
     args = p.parse_args(argv)
+    return run_command(lambda: _write(args), interrupted="nothing was written.")
+
+
+def _write(args: argparse.Namespace) -> int:
     from acousticbench.audioicl import summary
 
-    try:
-        if not args.inp.is_dir():
-            raise UserError(f"--in {args.inp} is not a folder.")
-        answers = summary.run_folder_answers(args.inp, args.prompt_style) + summary.public_answers(args.inp)
-        rows = summary.summarise(answers, args.scoring, args.only_model)
-        if not rows:
-            raise UserError(f"no AudioICL results under {args.inp}{' for ' + args.only_model if args.only_model else ''}: "
-                            "give a results folder or one with {model}_results_k{k}.jsonl files.")
-        summary.write_csv(rows, args.out)
-        if args.plot:
-            summary.plot(rows, args.plot)
-    except UserError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    if not args.inp.is_dir():
+        raise UserError(f"--in {args.inp} is not a folder.")
+    for out in (args.out, args.plot):
+        if out is not None:
+            writable_folder(out.parent, "the folder of", "--out/--plot")  # before reading every result
+    answers = summary.run_folder_answers(args.inp, args.prompt_style) + summary.public_answers(args.inp)
+    rows = summary.summarise(answers, args.scoring, args.only_model)
+    if not rows:
+        raise UserError(f"no AudioICL results under {args.inp}{' for ' + args.only_model if args.only_model else ''}: "
+                        "give a results folder or one with {model}_results_k{k}.jsonl files.")
+    summary.write_csv(rows, args.out)
+    if args.plot:
+        summary.plot(rows, args.plot)
     print(f"Wrote {len(rows)} rows ({args.scoring} scoring) to {args.out}" + (f" and a plot to {args.plot}" if args.plot else ""))
     return 0
 

@@ -170,6 +170,8 @@ def test_a_torn_last_cache_line_is_ignored_and_the_next_entry_still_lands(tmp_pa
     fresh.put("k3", {"label": "B", "refused": False, "reason": "r"})
     assert JudgeCache(tmp_path).get("k3")["label"] == "B" and len(JudgeCache(tmp_path)) == 2
     assert cache_key("m", JUDGE_PROMPT_VERSION, "q", "r") != cache_key("m2", JUDGE_PROMPT_VERSION, "q", "r")
+    # the same model name behind another endpoint may be another model: its verdicts are not reused
+    assert cache_key("m", JUDGE_PROMPT_VERSION, "q", "r", "http://a/v1") != cache_key("m", JUDGE_PROMPT_VERSION, "q", "r", "http://b/v1")
 
 
 def test_extract_command_adds_the_judged_option_to_each_line(tmp_path, capsys):

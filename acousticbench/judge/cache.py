@@ -20,9 +20,11 @@ def default_dir() -> Path:
     return (Path(root).expanduser() if root else Path.home() / ".cache" / "acousticbench") / "judge"
 
 
-def cache_key(model: str, prompt_version: str, question: str, response: str) -> str:
-    """What a verdict depends on: the judge model, the judge prompt version, the question and the response."""
-    material = json.dumps([model, prompt_version, question, response], ensure_ascii=False, separators=(",", ":"))
+def cache_key(model: str, prompt_version: str, question: str, response: str, endpoint: str = "") -> str:
+    """What a verdict depends on: the judge model and where it is served (the same name on another server may be
+    another model), the judge prompt version, the question and the response."""
+    parts = [model, prompt_version, question, response] + ([endpoint] if endpoint else [])
+    material = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 

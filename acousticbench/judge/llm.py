@@ -110,7 +110,7 @@ class LLMJudge:
 
     async def judge(self, question: str, response: str) -> Judgement:
         """The judge model's reading of `response`; raises JudgeFailed when there is no usable verdict."""
-        key = cache_key(self.model, JUDGE_PROMPT_VERSION, question, response)
+        key = cache_key(self.model, JUDGE_PROMPT_VERSION, question, response, self.base_url)
         cached = self.cache.get(key) if self.cache is not None else None
         if cached is not None:
             try:

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Benchmark the check a run makes before it trusts a pack (archive/trust.py: the questions files against
+MANIFEST.json, each selected question's checksum, the sha256 of its audio) against the Oracle's whole run over all
+3,800 questions; target: the check costs at most 5% of that run.
+
+    .venv/bin/python bench/bench_pack_check.py [--archive DIR] [--repeats 5]
+
+Each measurement runs in a fresh process with a cold page cache where the machine allows (else warm, said so)."""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def worker(archive: Path, what: str) -> None:
+    from acousticbench.archive.pack import load_questions
+    from acousticbench.archive.trust import check_questions
+    from acousticbench.evaluate import run_sweep
+    from acousticbench.spec import RunSpec
+    from acousticbench.tasks import TASKS
+
+    started = time.perf_counter()
+    if what == "check":
+        for task in TASKS:
+            questions = load_questions(archive, task)
+            check_questions(archive, task, questions, questions)
+    elif what == "load":
+        for task in TASKS:
+            load_questions(archive, task)
+    else:
+        with tempfile.TemporaryDirectory() as results:
+            run_sweep([RunSpec(model="Oracle", task=t, archive=archive, results_dir=Path(results), judge="rules")
+                       for t in TASKS], progress=False)
+    print(json.dumps({"seconds": time.perf_counter() - started}))
+
+
+def measure(archive: Path, what: str) -> float:
+    subprocess.run(["sh", "-c", "sync; echo 3 > /proc/sys/vm/drop_caches"], capture_output=True)
+    out = subprocess.run([sys.executable, __file__, "--worker", str(archive), what], capture_output=True, text=True,
+                         cwd=REPO, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        return worker(Path(sys.argv[2]), sys.argv[3])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--archive", type=Path, default=REPO / "archive")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    cold = subprocess.run(["sh", "-c", "echo 3 > /proc/sys/vm/drop_caches"], capture_output=True).returncode == 0
+    load = statistics.median(measure(args.archive, "load") for _ in range(args.repeats))
+    check = statistics.median(measure(args.archive, "check") for _ in range(args.repeats))
+    oracle = statistics.median(measure(args.archive, "oracle") for _ in range(max(1, args.repeats // 2)))
+    cost = check - load
+    print(f"page cache: {'dropped before each measurement' if cold else 'warm (cannot drop it here)'}")
+    print(f"loading 3,800 questions: {load:.2f} s; loading and checking them (files, checksums, audio sha256): "
+          f"{check:.2f} s; the check alone {cost:.2f} s")
+    print(f"Oracle over all 3,800 questions (the whole run, check included): {oracle:.2f} s; the check is "
+          f"{cost / oracle:.1%} of it (target <= 5%)")
+
+
+if __name__ == "__main__":
+    main()
