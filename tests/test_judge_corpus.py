@@ -39,7 +39,7 @@ HAND_CHECKED = [
     ("GAMA/brightness_comparison.jsonl:33", None, "unparsed"),  # 'The first clip (A) is brighter.'
     ("GAMA/brightness_comparison.jsonl:44", "A", "answered"),  # 'The answer is <A>. The first clip has ...'
     ("GAMA/distance_recog.jsonl:78", "A", "answered"),  # 'The audio is within range (A).'
-    ("GAMA/texture_recog.jsonl:38", None, "unparsed"),  # 'The answer is A. ... snoring, not a cat.' (B is cat)
+    ("GAMA/texture_recog.jsonl:38", "A", "answered"),  # 'The answer is A. ... snoring, not a cat.' (A. snoring, B. cat)
     ("GAMA/timbre_recog.jsonl:3", "A", "answered"),  # 'The sound is A. bass.'
     ("GAMA/timbre_recog.jsonl:28", None, "unparsed"),  # '... whether it's A. string or B. mallet.'
     ("GAMA/timbre_comparison.jsonl:5", "A", "answered"),  # "The sound of keyboard is 'A'."

@@ -1,0 +1,56 @@
+"""Plainly written answers the rules read since rules-3, each kind with real corpus answers for and against it
+(SonicBench's released outputs, quoted short; the prompt is the question's, instructions trimmed)."""
+from __future__ import annotations
+
+import pytest
+
+from acousticbench.judge.rules import extract_choice
+
+COUNT_1_4 = "How many times does the sound repeat? Only answer letter 'A' for 1, 'B' for 4."
+FRONT_BACK = "Where is the sound located: in front or behind? Only answer letter 'A' if it is from the front, 'B' if it is from the back."
+HELICOPTER = "Listen: is it A. helicopter or B. hand_saw? Only answer 'A' or 'B'."
+BRIGHT = "Would you classify the sound as bright (sparkling) or dark (mellow)? Say only 'A' (brightness) or 'B' (dark)."
+NEAR = "Is the sound within the nearby space? Say 'A' if the sound is within 3 meters, 'B' if it is distant."
+DISTANT = ("Which one appears to be more distant? Only answer letter 'A' (refers to the first clip) or 'B' (refers to the "
+           "second clip).")
+SHORTER = ("Which segment is shorter? Answer only with a single letter: 'A' if the first segment has a longer duration, "
+           "'B' if the second segment has a longer duration.")
+NOTE = "Which clip has a higher musical note? Reply only 'A' or 'B' (A = first, B = second)."
+CROW = "Is the sound A. crow or B. clapping? Only answer 'A' or 'B'."
+
+# a claim, then the letter it is tied to (GAMA); words that set the other option aside ('not a dog') are no contradiction
+TIED = [
+    (COUNT_1_4, "The sound repeats 4 times, as indicated by the letter 'B'.", "B"),  # GAMA/counting_recog:2
+    (FRONT_BACK, "The sound is located behind, indicated by the letter 'B'.", "B"),  # GAMA/direction_recog:68
+    (BRIGHT, "The sound is bright (A) as it has a sparkling quality to it, suggesting a high-energy, lively tone.", "A"),
+    (NEAR, "The sound is 'A', indicating that the conversation is happening within a close proximity.", "A"),
+    (HELICOPTER, "The sound is A. helicopter, as it is a continuous, high-pitched noise, unlike the rhythmic, repetitive "
+                 "sound of a hand saw.", "A"),  # GAMA/texture_recog:8
+    ("Determine if it is A. dog or B. coughing? Only answer 'A' or 'B'.",
+     "The audio event is identified as B. Coughing, as the audio event is a coughing sound, not a dog's sound.", "B"),
+]
+NOT_TIED = [
+    (DISTANT, "The first clip, labeled 'A', appears to be more distant, as it contains a longer duration of silence "
+              "before the second clip."),  # the letter names a clip; the answer is in the question's words
+    (DISTANT, "The first clip (A) sounds closer, as it has a longer duration."),
+    (SHORTER, "The first segment is shorter, as indicated by the 'A' in the audio description."),  # A means longer
+    ("How many times is the sound repeated? Only answer letter 'A' for 3, 'B' for 6.",
+     "The sound is repeated 3 times, indicated by the letter 'A', and 6 times, indicated by the letter 'B'."),
+    ("How many times is the sound produced? Only answer letter 'A' for 1, 'B' for 4.",
+     "The sound is produced 5 times, as indicated by the letter 'A' being used 5 times."),  # 5 is neither count
+    (NOTE, "The first clip has a higher musical note, as indicated by the presence of the A note."),  # the note A
+    ("Is the sound within the nearby spot? Reply with 'A' for close, 'B' for far (3 meters as threshold).",
+     "The woman's speech is not close, as it is not described as 'A'."),
+    (CROW, "The sound is A. Crow, as indicated by the presence of a continuous, rhythmic pattern of clapping sounds."),
+    ("Which one is brighter? Answer 'A' or 'B'.", "The first clip is brighter, as indicated by the letter 'A'."),  # no terms
+]
+
+
+@pytest.mark.parametrize("prompt, response, letter", TIED)
+def test_a_claim_tied_to_its_letter_commits(prompt, response, letter):
+    assert (extract_choice(prompt, response).chosen, extract_choice(prompt, response).method) == (letter, "rules")
+
+
+@pytest.mark.parametrize("prompt, response", NOT_TIED)
+def test_a_letter_that_names_a_clip_or_contradicts_its_claim_stays_unparsed(prompt, response):
+    assert extract_choice(prompt, response).status == "unparsed"
