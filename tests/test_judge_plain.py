@@ -30,8 +30,8 @@ TIED = [
      "The audio event is identified as B. Coughing, as the audio event is a coughing sound, not a dog's sound.", "B"),
 ]
 NOT_TIED = [
-    (DISTANT, "The first clip, labeled 'A', appears to be more distant, as it contains a longer duration of silence "
-              "before the second clip."),  # the letter names a clip; the answer is in the question's words
+    ("Compare the brightness of two clips separated by 0.5 seconds of silence. Which wins? Only answer letter 'A' "
+     "(refers to the first clip) or 'B' (refers to the second clip).", "The first clip (A) is brighter."),  # GAMA
     (DISTANT, "The first clip (A) sounds closer, as it has a longer duration."),
     (SHORTER, "The first segment is shorter, as indicated by the 'A' in the audio description."),  # A means longer
     ("How many times is the sound repeated? Only answer letter 'A' for 3, 'B' for 6.",
@@ -53,4 +53,50 @@ def test_a_claim_tied_to_its_letter_commits(prompt, response, letter):
 
 @pytest.mark.parametrize("prompt, response", NOT_TIED)
 def test_a_letter_that_names_a_clip_or_contradicts_its_claim_stays_unparsed(prompt, response):
+    assert extract_choice(prompt, response).status == "unparsed"
+
+
+# the kinds an outside sample showed (paraphrased: the shared corpus has almost none of them), for and against
+ECHO = "Which clip has more echo? Answer 'A' (first) or 'B' (second)."
+RAIN = "Is it A. rain or B. wind? Only answer 'A' or 'B'."
+PLAIN = [
+    (ECHO, "B. Let me know if you have other questions!", "B"),  # the letter first, then boilerplate
+    (ECHO, "B\n\nLet me know if you have any other questions!", "B"),
+    (ECHO, "A. I hope this helps!", "A"),
+    (ECHO, "After listening to each, the clip with more echo is: **A**", "A"),  # a lead-in ending in a colon
+    (ECHO, "After listening, the clip with more echo is: A", "A"),
+    (RAIN, "Based on the texture, the best description is: A. rain", "A"),
+    (ECHO, "The first has a long tail of reflections, so the right classification is 'A'.", "A"),  # a quoted verdict
+    (ECHO, "The first clip is dry, so it's 'B'.", "B"),
+    (ECHO, "The second clip rings on after the notes stop. B's the clear choice.", "B"),
+    (ECHO, "The second clip has a longer decay and more reflections, which means more echo.\n\nB", "B"),  # a last line
+    (ECHO, "<answer>B</answer", "B"), (ECHO, "<answer>B/answer>", "B"), (ECHO, "<answer>A<answer>", "A"),  # malformed tags
+    (ECHO, "answer>A</answer>", "A"), (ECHO, "<think>B</think>", "B"), (ECHO, "<think>\nA\n</think>\n\n", "A"),
+    (ECHO, "<think>A</think> The second clip, B.", "B"),  # what follows the reasoning is the answer
+    # real: MiMo-Audio_think_mode/loudness_recog.jsonl:28
+    ("Is it loud or soft? Say 'A' if loud, 'B' if soft.", "I am a text-based AI and cannot analyze audio. However, "
+     "based on the nature of the sound, which is a sharp and percussive click, I would classify it as **loud (A)**.", "A"),
+]
+NOT_PLAIN = [
+    (ECHO, "A or B: I can't tell. Let me know if you have other questions!"),
+    (ECHO, "B. Let me know if you want me to reconsider A."),  # the courtesy names the other letter
+    (ECHO, "The options are: A. the first clip or B. the second clip."),
+    (ECHO, "The clip with more echo is: A? Or maybe B."),
+    (RAIN, "Based on the texture, the best description is: A. wind"),  # the name is B's
+    (ECHO, "If the tail is longer, the classification is 'A'."),
+    (ECHO, "A's the clear choice. Wait, actually B."),
+    (ECHO, "<think>A or B</think>"), (ECHO, "<think>The first is longer, so A. But wait, B</think>"),
+    # real: GAMA/distance_recog.jsonl:11 and :13
+    (NEAR, "The audio does not specify the distance of the listener from the speaker, so the answer is 'A' or 'B'."),
+    (NEAR, ". The audio does not contain any sound that could be classified as 'A' (≤3m) or 'B' (>3m)."),
+]
+
+
+@pytest.mark.parametrize("prompt, response, letter", PLAIN)
+def test_plainly_written_answers_commit(prompt, response, letter):
+    assert (extract_choice(prompt, response).chosen, extract_choice(prompt, response).method) == (letter, "rules")
+
+
+@pytest.mark.parametrize("prompt, response", NOT_PLAIN)
+def test_lists_hedges_and_revisions_stay_unparsed(prompt, response):
     assert extract_choice(prompt, response).status == "unparsed"

@@ -13,7 +13,7 @@ from acousticbench.judge.options import Terms, affirmed, contradicts, numbers_fi
 
 _TIE = re.compile(
     r"(?i:(?:,\s*|\s+)(?:(?:as|which\s+is|and\s+is|so\s+it\s+is)\s+)?"
-    r"(?:(?:indicated|denoted|represented|signified|shown|marked|labell?ed|classified|identified|designated)\s+"
+    r"(?:(?:indicated|denoted|represented|signified|shown|(?P<naming>marked|labell?ed|identified|designated)|classified)\s+"
     r"(?:by|as|with)\s+(?:the\s+)?(?:(?:use|presence)\s+of\s+(?:the\s+)?)?(?:audio\s+label\s+of\s+)?"
     r"(?:(?:letter|label|option|choice|term|answer|response)\s+)?|letter\s+))"
     r"(?:(?P<open>[\"'‘“*]+)(?P<letter>[AB])(?P<close>[\"'’”*]+)|(?P<bare>[AB])(?=\s*(?:[.,;!]|$)))"
@@ -22,6 +22,8 @@ _TIE = re.compile(
 _VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|sounds?|plays?|occurs?|appears?|lasts?|comes?|seems?|repeats?|"
                    r"continues?|contains?|happens?|proceeds?|advances?|carries|feels?|gives?|heard|played|repeated|"
                    r"produced|performed)\b", re.IGNORECASE)
+_CLIP_NAME = re.compile(r"\b(?:first|second)\s+(?:\w+\s+)?(?:clip|segment|part|sound|tone|recording|note|one|sample|"
+                        r"event|speaker)\s*,?\s*(?:which\s+is\s+)?$", re.IGNORECASE)
 _SHORT = 600  # a tie is read only in a short answer: in long reasoning a tied letter may be a step, not the answer
 
 
@@ -35,8 +37,8 @@ def tied_claims(text: str, prompt: str, terms: Terms | None) -> list[tuple[int, 
         start, end = sentence_at(text, m.start(), m.end())
         start += max(text.rfind(";", start, m.start()) - start + 1, 0)  # the claim is the clause the letter ends
         claim = text[start:m.start()]
-        if len(words(claim)) < 3 or not _VERB.search(claim):
-            continue  # 'The first clip, labeled 'A', ...': a clip's name
+        if len(words(claim)) < 3 or not _VERB.search(claim) or ((m.group("naming") or m.group("paren")) and _CLIP_NAME.search(claim)):
+            continue  # 'The first clip, labeled 'A', ...', '... than the second clip, marked 'B'': a clip's name
         sentence = text[start:m.start()] + " " + text[m.end():end]
         said = set(words(affirmed(sentence)))
         ok = (bool(said & terms[letter]) and words_fit(letter, affirmed(sentence), terms, short=False)

@@ -189,7 +189,7 @@ def _statement(text: str, m: re.Match, terms: Terms | None, needs_end: bool = Fa
     letter = letter.upper()
     ok = not (HEDGE.search(prefix) or NEGATION.search(clause) or terminator == "?"
               or mentions_letter(rest, other_than=letter) or CONDITION.search(rest)
-              or (needs_end and (_POSITIONAL.search(prefix) or mentions_letter(prefix, other_than=letter)))
+              or (needs_end and (_POSITIONAL.search(clause) or mentions_letter(prefix, other_than=letter)))
               or not words_fit(letter, affirmed(rest), terms, short=False))
     return _Hit(start, end, letter, ok)
 
