@@ -75,6 +75,9 @@ HAND_CHECKED = [
     ("GAMA/pitch_comparison.jsonl:16", None, "unparsed"),  # '... as indicated by the presence of the A note.'
     ("GAMA/brightness_comparison.jsonl:26", None, "unparsed"),  # '... as indicated by the presence of a' (cut off)
     ("GAMA/duration_comparison.jsonl:13", None, "unparsed"),  # 'The first segment is shorter, ... 'A' ...' (A: first longer)
+    ("GAMA/distance_comparison.jsonl:76", "A", "answered"),  # "The first clip, labeled 'A', appears to be more distant"
+    ("GAMA/pitch_comparison.jsonl:9", "A", "answered"),  # "... 'A', has a higher pitch than the second segment, ... 'B'."
+    ("GAMA/duration_comparison.jsonl:8", None, "unparsed"),  # "The first segment, 'A', is shorter." (A: first longer)
     ("GAMA/brightness_comparison.jsonl:33", None, "unparsed"),  # 'The first clip (A) is brighter.' to 'Which wins?'
     ("MiMo-Audio_think_mode/loudness_recog.jsonl:28", "A", "answered"),  # '... I would classify it as **loud (A)**.'
 ]
@@ -100,7 +103,7 @@ def test_rules_commit_to_nearly_98_percent_of_answers_that_state_a_letter(corpus
             stating += 1
             committed += extract_choice(prompt, text).status == "answered"
     assert len(corpus) == 43_200
-    assert committed / stating >= 0.977, f"coverage {committed}/{stating}"
+    assert committed / stating >= 0.979, f"coverage {committed}/{stating}"  # rules-3: 97.91%
 
 
 @pytest.mark.parametrize("item, chosen, status", HAND_CHECKED)

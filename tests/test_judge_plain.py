@@ -56,6 +56,43 @@ def test_a_letter_that_names_a_clip_or_contradicts_its_claim_stays_unparsed(prom
     assert extract_choice(prompt, response).status == "unparsed"
 
 
+# a clip named with its letter, then the question's own words (GAMA): no understanding needed, only the same words
+WINS = ("Compare the brightness of two clips separated by 0.5 seconds of silence. Which wins? Only answer letter 'A' "
+        "(refers to the first clip) or 'B' (refers to the second clip).")
+LESS_LOUD = ("Two sound clips are connected by 0.5 seconds of silence. Which part comes with less loudness? Output only "
+             "'A' (first) or 'B' (second).")
+PITCH = ("Two tones are separated by 0.5 seconds of silence. Assess which segment appears higher in pitch. Only answer "
+         "letter 'A' (refers to the first clip) or 'B' (refers to the second clip).")
+SHORTER_2 = ("Two sound sequences are separated by a moment of silence. Which segment is shorter? Say only 'A' if the "
+             "first clip has a longer duration, 'B' if the second does.")
+RESTATED = [
+    (DISTANT, "The first clip, labeled 'A', appears to be more distant, as it contains a longer duration of silence "
+              "before the second clip.", "A"),  # GAMA/distance_comparison:76
+    (LESS_LOUD, "The second part, 'B', has less loudness as indicated by the silence between the two segments.", "B"),
+    (PITCH, "The first segment, marked as 'A', has a higher pitch than the second segment, marked as 'B'.", "A"),
+    ("Please determine which clip is the sound of insects? Only answer letter 'A' (refers to the first clip) or 'B' "
+     "(refers to the second clip).", "The first clip (A) is the sound of insects.", "A"),
+]
+NOT_RESTATED = [
+    (WINS, "The first clip (A) is brighter."),  # 'brighter' is not the question's word
+    (LESS_LOUD, "The first part (A) has more loudness, as it contains a beep."),  # the opposite direction
+    (SHORTER_2, "The first segment, 'A', is shorter."),  # 'A' means the first is longer: the clip's name, not the option
+    (PITCH, "The first segment, marked as 'B', has a higher pitch."),  # the letter is not the first clip's
+    (PITCH, "The first segment, marked as 'A', has a higher pitch than the second segment, marked as 'A'."),
+    (LESS_LOUD, "The first part (A) has less loudness, or maybe the second part (B)."),
+]
+
+
+@pytest.mark.parametrize("prompt, response, letter", RESTATED)
+def test_a_named_clip_that_restates_the_question_commits(prompt, response, letter):
+    assert (extract_choice(prompt, response).chosen, extract_choice(prompt, response).method) == (letter, "rules")
+
+
+@pytest.mark.parametrize("prompt, response", NOT_RESTATED)
+def test_a_named_clip_in_other_words_stays_unparsed(prompt, response):
+    assert extract_choice(prompt, response).status == "unparsed"
+
+
 # the kinds an outside sample showed (paraphrased: the shared corpus has almost none of them), for and against
 ECHO = "Which clip has more echo? Answer 'A' (first) or 'B' (second)."
 RAIN = "Is it A. rain or B. wind? Only answer 'A' or 'B'."

@@ -11,6 +11,7 @@ from acousticbench.judge.cues import (BOUNDARY, CLOSE, CONDITION, HEDGE, NEGATIO
 from acousticbench.judge.letters import single_letter, states_letter
 from acousticbench.judge.options import Terms, affirmed, option_terms, words, words_fit
 from acousticbench.judge.refusal import is_refusal
+from acousticbench.judge.restated import restated_choice
 from acousticbench.records import Judgement
 
 RULES_VERSION = "rules-3"
@@ -128,6 +129,8 @@ def _commitments(text: str, prompt: str, terms: Terms | None) -> list[_Hit]:
         if (m.group("open") + m.group("close")).strip():
             hits.append(_statement(text, m, terms, needs_end=True))
     hits += [_Hit(*tie) for tie in tied_claims(text, prompt, terms)]
+    restated = restated_choice(text, prompt, terms)
+    hits += [_Hit(*restated, ok=True)] if restated else []
     by_position: dict[int, _Hit] = {}
     for hit in hits:
         if hit and (hit.start not in by_position or hit.line):
