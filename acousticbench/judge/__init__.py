@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 from acousticbench.judge.llm import JUDGE_PROMPT_SHA256, JUDGE_PROMPT_VERSION, JudgeFailed, LLMJudge
+from acousticbench.judge.retirement import retirement_notice
 from acousticbench.judge.rules import RULES_VERSION, extract_choice
 from acousticbench.records import Judgement, Reply
 from acousticbench.spec import DEFAULT_JUDGE_MODEL, JudgeMode
@@ -29,13 +31,19 @@ class Judge:
     def create(cls, mode: JudgeMode = "auto", model: str = DEFAULT_JUDGE_MODEL, base_url: str | None = None,
                **llm_options: Any) -> "Judge":
         """A judge with the disk cache; the endpoint defaults to $ACOUSTICBENCH_JUDGE_ENDPOINT, else OpenAI.
-        Raises UserError when an LLM is needed and no key is set."""
+        Raises UserError when an LLM is needed and no key is set, RetiredJudgeModel when OpenAI has shut the model
+        down; warns on stderr while its shutdown is scheduled."""
         if mode == "rules":
             return cls("rules")
         from acousticbench.judge.cache import JudgeCache
 
         llm_options.setdefault("cache", JudgeCache())
-        return cls(mode, LLMJudge(model, base_url or os.environ.get(ENDPOINT_ENV) or None, **llm_options))
+        base_url = base_url or os.environ.get(ENDPOINT_ENV) or None
+        llm = LLMJudge(model, base_url, **llm_options)  # first: without a key, auto falls back to the rules
+        notice = retirement_notice(model, base_url)
+        if notice:
+            print(notice, file=sys.stderr)
+        return cls(mode, llm)
 
     async def judge(self, prompt: str, reply: Reply) -> Judgement:
         """How `reply` answers the question `prompt`. Raises JudgeFailed (with `.judgement` to record) when the LLM
