@@ -15,9 +15,9 @@ from acousticbench.judge.options import VALUE_WORDS, Terms, contradicts, words
 _CLIP = (r"the\s+(?P<pos>first|second)\s+(?:audio\s+|sound\s+)?(?:clip|segment|part|sound|tone|recording|note|one|"
          r"sample|event|speaker)\s*(?:\((?P<paren>[AB])\)|,\s*(?:(?:which\s+is\s+)?(?:labell?ed|marked|identified|"
          r"described)\s+(?:as\s+)?)?[\"'‘“](?P<quoted>[AB])[\"'’”],?)")
-_NAMED = re.compile(rf"\s*{_CLIP}\s+(?P<claim>[^,.;:!?\n]+?)"
-                    r"(?=\s*(?:[,.;:!]|$|\b(?:as|because|since|due\s+to|which|while|indicating|than|compared)\b))",
-                    re.IGNORECASE)
+NAMED_CLIP = re.compile(rf"\s*{_CLIP}\s+(?P<claim>[^,.;:!?\n]+?)"
+                        r"(?=\s*(?:[,.;:!]|$|\b(?:as|because|since|due\s+to|which|while|indicating|than|compared)\b))",
+                        re.IGNORECASE)
 _OTHER_CLIP = re.compile(rf"\b(?:than|compared\s+to)\s+{_CLIP}", re.IGNORECASE)  # '... than the second segment, marked as 'B''
 _QUESTION = re.compile(r"[^.?!]*\?|(?:^|(?<=[.!]\s))(?:identify|determine|judge|assess|decide|tell)\b[^.?!]*[.?!]",
                        re.IGNORECASE)
@@ -30,7 +30,7 @@ _SHORT = 400
 
 def restated_choice(text: str, prompt: str, terms: Terms | None) -> tuple[int, int, str] | None:
     """(start, end, letter) of a clip named in the answer's first sentence whose claim restates the question."""
-    m = _NAMED.match(text)
+    m = NAMED_CLIP.match(text)
     if m is None or terms is None or len(text) > _SHORT:
         return None
     group = "paren" if m.group("paren") else "quoted"
