@@ -63,7 +63,10 @@ def extract_choice(prompt: str, response: str) -> Judgement:
     commit: the whole answer is a letter, decorated or repeated ("A", "b.", "**A**", "(B)", "☞A", "A A A", "AAAA");
     a short label and a letter that agree with the prompt's options ("a. keyboard", "A (first clip)", "slow, B");
     a line that is only a letter; an explicit statement ("Answer: B", "the correct answer is 'A'", "I choose B",
-    "B is correct", and in the first sentence only "The sound is A."). The last commitment wins. Nothing commits
+    "B is correct", "B's the clear choice", "... is: **A**", in the first sentence "The sound is A." and in the last
+    "so it's 'B'."); a claim tied to its letter ("the sound is from the front, as indicated by the letter 'A'",
+    claims.py); a clip named with its letter in the question's own words (restated.py). The last commitment wins.
+    Words that set the other option aside ("not a crow", "unlike ...") are no contradiction. Nothing commits
     when it is hedged or conditional ("if", "maybe", "whether"), negated, followed by the other letter in its
     sentence ("A or B"), followed by second thoughts ("wait", "actually"), when letter-only lines disagree, when
     the words next to the letter name the other option, or when a long answer is cut off or states a letter only
