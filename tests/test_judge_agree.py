@@ -73,7 +73,7 @@ def test_the_papers_judge_model_warns_before_its_shutdown_and_fails_after():
     assert retirement_notice("my-local-judge", None, today=dt.date(2030, 1, 1)) is None
 
 
-def test_judge_extract_after_the_shutdown_says_so_instead_of_failing_every_call(tmp_path, capsys, monkeypatch):
+def test_judge_extract_after_the_shutdown_stops_with_the_fix_instead_of_failing_every_call(tmp_path, capsys, monkeypatch):
     import acousticbench.judge.retirement as retirement
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
@@ -81,3 +81,27 @@ def test_judge_extract_after_the_shutdown_says_so_instead_of_failing_every_call(
     answers = write(tmp_path / "answers.jsonl", [{"prompt": "Which? 'A' or 'B'", "response": "The second one."}])
     assert judge_cli(["extract", str(answers), "--judge-model", "gpt-4o-mini"]) == 2
     assert "shut down by OpenAI on 2000-01-01" in capsys.readouterr().err
+
+
+def test_the_warning_comes_once_with_the_first_llm_call_and_not_on_runs_that_never_call(monkeypatch, capsys):
+    import asyncio
+
+    from acousticbench.judge import Judge
+    from acousticbench.records import Judgement, Reply
+
+    import acousticbench.judge.retirement as retirement
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setattr(retirement, "SHUTDOWNS", {"gpt-4o-mini": "2999-01-14"})  # the same on any day the suite runs
+    judge = Judge.create("auto", "gpt-4o-mini")
+
+    async def verdict(prompt, text):
+        return Judgement(chosen="B", status="answered", method="llm")
+
+    monkeypatch.setattr(judge.llm, "judge", verdict)
+    asyncio.run(judge.judge("Which? 'A' or 'B'", Reply(text="A")))  # the rules read it: no LLM, no warning
+    assert capsys.readouterr().err == ""
+    for _ in range(2):
+        asyncio.run(judge.judge("Which? 'A' or 'B'", Reply(text="The second one.")))
+    err = capsys.readouterr().err
+    assert err.count("scheduled to shut down on 2999-01-14") == 1 and "--judge-model" in err

@@ -26,13 +26,13 @@ class Judge:
         if mode != "rules" and llm is None:
             raise ValueError(f"judge mode {mode!r} needs an LLMJudge")
         self.mode, self.llm = mode, llm
+        self._retirement_checked = False
 
     @classmethod
     def create(cls, mode: JudgeMode = "auto", model: str = DEFAULT_JUDGE_MODEL, base_url: str | None = None,
                **llm_options: Any) -> "Judge":
         """A judge with the disk cache; the endpoint defaults to $ACOUSTICBENCH_JUDGE_ENDPOINT, else OpenAI.
-        Raises UserError when an LLM is needed and no key is set, RetiredJudgeModel when OpenAI has shut the model
-        down; warns on stderr while its shutdown is scheduled."""
+        Raises UserError when an LLM is needed and no key is set."""
         if mode == "rules":
             return cls("rules")
         from acousticbench.judge.cache import JudgeCache
@@ -40,14 +40,12 @@ class Judge:
         llm_options.setdefault("cache", JudgeCache())
         base_url = base_url or os.environ.get(ENDPOINT_ENV) or None
         llm = LLMJudge(model, base_url, **llm_options)  # first: without a key, auto falls back to the rules
-        notice = retirement_notice(model, base_url)
-        if notice:
-            print(notice, file=sys.stderr)
         return cls(mode, llm)
 
     async def judge(self, prompt: str, reply: Reply) -> Judgement:
         """How `reply` answers the question `prompt`. Raises JudgeFailed (with `.judgement` to record) when the LLM
-        judge was needed and gave no verdict."""
+        judge was needed and gave no verdict, RetiredJudgeModel when it was needed and OpenAI has shut it down (the
+        first call that needs it warns on stderr while the shutdown is only scheduled)."""
         if reply.refused:
             return Judgement(chosen=None, status="refused", method="none")
         if reply.text is None:
@@ -58,6 +56,11 @@ class Judge:
             ruled = extract_choice(prompt, reply.text)
             if self.mode == "rules" or ruled.status != "unparsed":
                 return ruled
+        if not self._retirement_checked:  # checked when the model is first needed: a run the rules read needs none
+            self._retirement_checked = True
+            notice = retirement_notice(self.llm.model, self.llm.base_url)
+            if notice:
+                print(notice, file=sys.stderr)
         return await self.llm.judge(prompt, reply.text)
 
     def provenance(self) -> dict[str, Any]:
