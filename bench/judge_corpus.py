@@ -6,6 +6,8 @@ and a random sample of non-trivial commitments to read by hand.
   python bench/judge_corpus.py --sample 300 --seed 1   # also print a sample of non-trivial commitments
   python bench/judge_corpus.py --sample 150 --hard     # only those whose answer is more than a letter
   python bench/judge_corpus.py --uncovered 40          # letter-stating answers the rules left to the LLM
+  python bench/judge_corpus.py --labels-out old.jsonl  # every label, for `judge agree` or --new-since
+  python bench/judge_corpus.py --new-since old.jsonl --sample 300 --seed 1   # sample commitments old.jsonl lacked
 
 The corpus is SonicBench's released raw outputs (see its README); it is read in place and never copied.
 """
@@ -24,6 +26,7 @@ sys.path.insert(0, str(REPO))
 
 from acousticbench.judge.answer_text import answer_text  # noqa: E402
 from acousticbench.judge.letters import single_letter, states_letter  # noqa: E402
+from acousticbench.judge.restated import NAMED_CLIP  # noqa: E402
 from acousticbench.judge.rules import RULES_VERSION, extract_choice  # noqa: E402
 from acousticbench.records import Judgement  # noqa: E402
 
@@ -80,7 +83,21 @@ def figures(items: list[Item], judged: list[Judgement]) -> dict[str, dict[str, i
             row["letter"] += 1
             row["letter_committed"] += judgement.status == "answered"
         row["nontrivial_committed"] += judgement.status == "answered" and not trivial(item)
+        row["llm"] += judgement.status == "unparsed" and bool(item.text.strip())  # auto asks the LLM judge these
     return {model: dict(row) for model, row in sorted(table.items())}
+
+
+def left_to_llm(items: list[Item], judged: list[Judgement]) -> Counter:
+    """The letter-stating answers the rules leave, by kind: long reasoning that never concludes (cut off by a token
+    limit), a clip named with its letter whose claim is not in the question's words, anything else."""
+    kinds: Counter = Counter()
+    for item, judgement in zip(items, judged):
+        answer = answer_text(item.text)
+        if judgement.status == "answered" or not states_letter(answer):
+            continue
+        kinds["trace cut off" if len(answer) >= 1000 else "first clip (A) ..." if NAMED_CLIP.match(answer)
+              else "other"] += 1
+    return kinds
 
 
 def print_figures(table: dict[str, dict[str, int]]) -> None:
@@ -96,6 +113,8 @@ def print_figures(table: dict[str, dict[str, int]]) -> None:
         cover = 100 * row.get("letter_committed", 0) / letter if letter else float("nan")
         print(f"{model:24} {row['n']:6d} {row.get('committed', 0):7d} {100 * row.get('committed', 0) / row['n']:5.1f}% "
               f"{row.get('refused', 0):7d} {letter:6d} {row.get('letter_committed', 0):7d} {cover:6.2f}%")
+    total_n = sum(row["n"] for row in table.values())
+    print(f"LLM judge calls per 1,000 answers (--judge auto): {1000 * sum(r.get('llm', 0) for r in table.values()) / total_n:.1f}")
 
 
 def show(item: Item, judgement: Judgement, limit: int = 700) -> None:
@@ -116,6 +135,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--uncovered", type=int, default=0, help="print N letter-stating answers not committed")
     parser.add_argument("--model", help="only this model")
+    parser.add_argument("--labels-out", type=Path, help="write every answer's label as JSONL (id, chosen, judge_status)")
+    parser.add_argument("--new-since", type=Path, help="sample only commitments that this --labels-out file lacked")
     args = parser.parse_args()
     if not args.corpus.is_dir():
         print(f"corpus not found: {args.corpus} (pass --corpus DIR)", file=sys.stderr)
@@ -123,12 +144,23 @@ def main() -> int:
     items = [i for i in load(args.corpus) if args.model in (None, i.model)]
     judged = [extract_choice(item.prompt, item.text) for item in items]
     print_figures(figures(items, judged))
+    print("left to the LLM judge:", dict(left_to_llm(items, judged).most_common()))
     rng = random.Random(args.seed)
     pairs = list(zip(items, judged))
+    if args.labels_out:
+        with args.labels_out.open("w", encoding="utf-8") as out:
+            for item, judgement in pairs:
+                out.write(json.dumps({"id": item.id, "chosen": judgement.chosen, "judge_status": judgement.status,
+                                      "judge_method": judgement.method}) + "\n")
+    before = None
+    if args.new_since:
+        with args.new_since.open(encoding="utf-8") as handle:
+            before = {row["id"] for row in map(json.loads, handle) if row["judge_status"] == "answered"}
     if args.sample:
         pool = [(i, j) for i, j in pairs if j.status == "answered" and not trivial(i)
-                and not (args.hard and single_letter(answer_text(i.text)))]
-        print(f"\nsample of {min(args.sample, len(pool))} from {len(pool)} non-trivial commitments (seed {args.seed})")
+                and not (args.hard and single_letter(answer_text(i.text))) and (before is None or i.id not in before)]
+        kind = "newly committed" if before is not None else "non-trivial commitments"
+        print(f"\nsample of {min(args.sample, len(pool))} from {len(pool)} {kind} (seed {args.seed})")
         for item, judgement in rng.sample(pool, min(args.sample, len(pool))):
             show(item, judgement)
     if args.uncovered:

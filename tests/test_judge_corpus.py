@@ -39,7 +39,7 @@ HAND_CHECKED = [
     ("GAMA/brightness_comparison.jsonl:33", None, "unparsed"),  # 'The first clip (A) is brighter.'
     ("GAMA/brightness_comparison.jsonl:44", "A", "answered"),  # 'The answer is <A>. The first clip has ...'
     ("GAMA/distance_recog.jsonl:78", "A", "answered"),  # 'The audio is within range (A).'
-    ("GAMA/texture_recog.jsonl:38", None, "unparsed"),  # 'The answer is A. ... snoring, not a cat.' (B is cat)
+    ("GAMA/texture_recog.jsonl:38", "A", "answered"),  # 'The answer is A. ... snoring, not a cat.' (A. snoring, B. cat)
     ("GAMA/timbre_recog.jsonl:3", "A", "answered"),  # 'The sound is A. bass.'
     ("GAMA/timbre_recog.jsonl:28", None, "unparsed"),  # '... whether it's A. string or B. mallet.'
     ("GAMA/timbre_comparison.jsonl:5", "A", "answered"),  # "The sound of keyboard is 'A'."
@@ -66,6 +66,20 @@ HAND_CHECKED = [
     ("step_audio_r1/counting_recog.jsonl:98", None, "unparsed"),  # cut off after 'So the answer should be B.'
     ("step_audio_r1/pitch_recog.jsonl:92", None, "unparsed"),  # cut off: '... the only safe answer is B (low'
     ("step_audio_r1/tempo_recog.jsonl:51", None, "unparsed"),  # cut off; says it can't play the audio, not a refusal
+    # rules-3
+    ("GAMA/counting_recog.jsonl:2", "B", "answered"),  # 'The sound repeats 4 times, as indicated by the letter 'B'.'
+    ("GAMA/direction_recog.jsonl:68", "B", "answered"),  # 'The sound is located behind, indicated by the letter 'B'.'
+    ("GAMA/texture_recog.jsonl:8", "A", "answered"),  # 'The sound is A. helicopter, ... unlike ... a hand saw.'
+    ("GAMA/counting_recog.jsonl:21", None, "unparsed"),  # '... 3 times, indicated by the letter 'A', and 6 times, ... 'B'.'
+    ("GAMA/counting_recog.jsonl:98", None, "unparsed"),  # '... produced 5 times, as indicated by the letter 'A' ...' (A: 1)
+    ("GAMA/pitch_comparison.jsonl:16", None, "unparsed"),  # '... as indicated by the presence of the A note.'
+    ("GAMA/brightness_comparison.jsonl:26", None, "unparsed"),  # '... as indicated by the presence of a' (cut off)
+    ("GAMA/duration_comparison.jsonl:13", None, "unparsed"),  # 'The first segment is shorter, ... 'A' ...' (A: first longer)
+    ("GAMA/distance_comparison.jsonl:76", "A", "answered"),  # "The first clip, labeled 'A', appears to be more distant"
+    ("GAMA/pitch_comparison.jsonl:9", "A", "answered"),  # "... 'A', has a higher pitch than the second segment, ... 'B'."
+    ("GAMA/duration_comparison.jsonl:8", None, "unparsed"),  # "The first segment, 'A', is shorter." (A: first longer)
+    ("GAMA/brightness_comparison.jsonl:33", None, "unparsed"),  # 'The first clip (A) is brighter.' to 'Which wins?'
+    ("MiMo-Audio_think_mode/loudness_recog.jsonl:28", "A", "answered"),  # '... I would classify it as **loud (A)**.'
 ]
 
 
@@ -82,14 +96,14 @@ def corpus() -> dict[str, tuple[str, str]]:
     return items
 
 
-def test_rules_commit_to_95_percent_of_answers_that_state_a_letter(corpus):
+def test_rules_commit_to_nearly_98_percent_of_answers_that_state_a_letter(corpus):
     stating = committed = 0
     for prompt, text in corpus.values():
         if states_letter(answer_text(text)):
             stating += 1
             committed += extract_choice(prompt, text).status == "answered"
     assert len(corpus) == 43_200
-    assert committed / stating >= 0.95, f"coverage {committed}/{stating}"
+    assert committed / stating >= 0.979, f"coverage {committed}/{stating}"  # rules-3: 97.91%
 
 
 @pytest.mark.parametrize("item, chosen, status", HAND_CHECKED)

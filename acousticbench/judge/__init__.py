@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 from acousticbench.judge.llm import JUDGE_PROMPT_SHA256, JUDGE_PROMPT_VERSION, JudgeFailed, LLMJudge
+from acousticbench.judge.retirement import retirement_notice
 from acousticbench.judge.rules import RULES_VERSION, extract_choice
 from acousticbench.records import Judgement, Reply
 from acousticbench.spec import DEFAULT_JUDGE_MODEL, JudgeMode
@@ -24,6 +26,7 @@ class Judge:
         if mode != "rules" and llm is None:
             raise ValueError(f"judge mode {mode!r} needs an LLMJudge")
         self.mode, self.llm = mode, llm
+        self._retirement_checked = False
 
     @classmethod
     def create(cls, mode: JudgeMode = "auto", model: str = DEFAULT_JUDGE_MODEL, base_url: str | None = None,
@@ -35,11 +38,14 @@ class Judge:
         from acousticbench.judge.cache import JudgeCache
 
         llm_options.setdefault("cache", JudgeCache())
-        return cls(mode, LLMJudge(model, base_url or os.environ.get(ENDPOINT_ENV) or None, **llm_options))
+        base_url = base_url or os.environ.get(ENDPOINT_ENV) or None
+        llm = LLMJudge(model, base_url, **llm_options)  # first: without a key, auto falls back to the rules
+        return cls(mode, llm)
 
     async def judge(self, prompt: str, reply: Reply) -> Judgement:
         """How `reply` answers the question `prompt`. Raises JudgeFailed (with `.judgement` to record) when the LLM
-        judge was needed and gave no verdict."""
+        judge was needed and gave no verdict, RetiredJudgeModel when it was needed and OpenAI has shut it down (the
+        first call that needs it warns on stderr while the shutdown is only scheduled)."""
         if reply.refused:
             return Judgement(chosen=None, status="refused", method="none")
         if reply.text is None:
@@ -50,6 +56,11 @@ class Judge:
             ruled = extract_choice(prompt, reply.text)
             if self.mode == "rules" or ruled.status != "unparsed":
                 return ruled
+        if not self._retirement_checked:  # checked when the model is first needed: a run the rules read needs none
+            self._retirement_checked = True
+            notice = retirement_notice(self.llm.model, self.llm.base_url)
+            if notice:
+                print(notice, file=sys.stderr)
         return await self.llm.judge(prompt, reply.text)
 
     async def probe(self) -> None:

@@ -1,4 +1,5 @@
-"""`python -m acousticbench.judge extract FILE.jsonl`: add the judged option to every line of a JSONL file."""
+"""`python -m acousticbench.judge extract FILE.jsonl`: add the judged option to every line of a JSONL file.
+`python -m acousticbench.judge agree FILE_A FILE_B`: how far two labelings of the same answers agree."""
 from __future__ import annotations
 
 import argparse
@@ -76,8 +77,19 @@ def main(argv: list[str] | None = None) -> int:
     extract.add_argument("--judge-model", default=DEFAULT_JUDGE_MODEL)
     extract.add_argument("--endpoint", help="an OpenAI-compatible base URL for the judge model")
     extract.add_argument("--concurrency", type=int, default=8)
+    agree = commands.add_parser("agree", help="agreement of two labelings (responses.jsonl of runs, or extract output), "
+                                              "paired by record id: counts, A/B/none confusion, Cohen's kappa")
+    agree.add_argument("first", type=Path)
+    agree.add_argument("second", type=Path)
+    agree.add_argument("--show", type=int, default=50, help="list at most N disagreeing ids (default 50)")
     args = parser.parse_args(argv)
     try:
+        if args.command == "agree":
+            from acousticbench.judge.agreement import agreement, read_labels, report
+
+            result = agreement(read_labels(args.first), read_labels(args.second))
+            print(report(result, args.first.name, args.second.name, args.show))
+            return 0
         rows = read_lines(args.file)
         judge = (Judge("rules") if args.rules_only else
                  Judge.create("auto", args.judge_model, args.endpoint, concurrency=args.concurrency))

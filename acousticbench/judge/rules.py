@@ -5,50 +5,46 @@ import re
 from dataclasses import dataclass
 
 from acousticbench.judge.answer_text import answer_text
+from acousticbench.judge.claims import tied_claims
+from acousticbench.judge.cues import (BOUNDARY, CLOSE, CONDITION, HEDGE, NEGATION, OPEN, SECOND_THOUGHTS, mentions_letter,
+                                      plain, sentence_at)
 from acousticbench.judge.letters import single_letter, states_letter
-from acousticbench.judge.options import Terms, option_terms, words, words_fit
+from acousticbench.judge.options import Terms, affirmed, option_terms, words, words_fit
 from acousticbench.judge.refusal import is_refusal
+from acousticbench.judge.restated import restated_choice
 from acousticbench.records import Judgement
 
-RULES_VERSION = "rules-2"
+RULES_VERSION = "rules-3"
 
-_OPEN = r"[\"'‘’“”`*_(\[<{]"
-_CLOSE = r"[\"'‘’“”`*_)\]>}]"
-_LETTER = (rf"(?P<open>(?:{_OPEN}[ \t]*)*)(?<![A-Za-z0-9])(?P<letter>[AaBb])"
-           rf"(?![A-Za-z0-9]|['’]s\b|-[A-Za-z])(?P<close>(?:[ \t]*{_CLOSE})*)")
+_LETTER = (rf"(?P<open>(?:{OPEN}[ \t]*)*)(?<![A-Za-z0-9])(?P<letter>[AaBb])"
+           rf"(?![A-Za-z0-9]|['’]s\b|-[A-Za-z])(?P<close>(?:[ \t]*{CLOSE})*)")
 _ADVERB = r"(?:(?:therefore|thus|clearly|definitely|certainly|simply|indeed|(?:most\s+)?likely|probably)\s+)?"
 _NOUN = r"(?:(?:option|choice|letter|clip|segment)\s+)?"
 _EXPLICIT = [re.compile(lead + _LETTER, re.IGNORECASE) for lead in (
-    rf"\b(?:answer|choice|option|selection|response|output|verdict)\s*(?:[:：=]|-\s|\bis\b\s*:?"
-    rf"|\b(?:would|should|will|must)\s+be\b\s*:?)\s*{_ADVERB}{_NOUN}",
+    rf"\b(?:answer|choice|option|selection|response|output|verdict|classification|conclusion|pick)\s*(?:[:：=]|-\s"
+    rf"|\bis\b\s*:?|\b(?:would|should|will|must)\s+be\b\s*:?)\s*{_ADVERB}{_NOUN}",
     rf"\bI\s+(?:(?:would|will|'ll|’ll)\s+)?(?:choose|select|pick|go\s+with|opt\s+for)\s+{_NOUN}",
     r"(?:答案\s*(?:是|为|：|:)|选择?)\s*",
     r"\\boxed\{\s*(?:\\text\{)?\s*",
+    r"\b(?:is|are|be)\s*[:：]\s*",  # '... the clip with more echo is: **A**'
 )] + [re.compile(rf"(?:\boption\s+)?{_LETTER}\s+is\s+(?:the\s+)?(?:(?:correct|right|best|final)\b|answer\b)",
-                 re.IGNORECASE)]
+                 re.IGNORECASE),
+      # "B's the clear choice"
+      re.compile(rf"(?P<open>{OPEN}*)(?<![A-Za-z0-9])(?P<letter>[AB])(?P<close>{CLOSE}*)['’]s\s+(?:the\s+)?"
+                 r"(?:clear|correct|right|best|obvious|only|better|final)\s+(?:choice|answer|option|pick|one)\b")]
 _IS = re.compile(rf"(?:\bis|\bbe|\bit['’]s)\s+(?:(?:classified|identified|labell?ed)\s+as\s+"
                  rf"|(?:more\s+|most\s+)?likely\s+to\s+be\s+)?{_ADVERB}{_NOUN}{_LETTER}", re.IGNORECASE)
-_LEADING = re.compile(rf"^\s*(?P<open>{_OPEN}*)\s*(?P<letter>[AaBb])(?![A-Za-z0-9]|-[A-Za-z]|['’]s\b)(?P<close>{_CLOSE}*)"
+# after 'The sound is 'A'': the end, a reason ('as ...', 'indicating ...') or the option's name ('- fast', 'for fast')
+_IS_END = re.compile(r"\s*(?:\([^)\n]*\)\s*)?(?:[.!\n]|$|,?\s*(?:as|because|since|indicating|meaning|which|suggesting|"
+                     r"for)\b|\s*[-–—]\s*\w)", re.IGNORECASE)
+_LEADING = re.compile(rf"^\s*(?P<open>{OPEN}*)\s*(?P<letter>[AaBb])(?![A-Za-z0-9]|-[A-Za-z]|['’]s\b)(?P<close>{CLOSE}*)"
                       r"(?P<delim>\s*[.:：)\-–—,](?=\s|$)|\s+(?=\()|[ \t]*(?=\n|$)|\s+)")
-_WORDS_LETTER = re.compile(rf"^(?P<words>[^\n]{{1,60}}?)[\s,:;\-–—]+(?P<open>{_OPEN}*)(?P<letter>[AB])"
-                           rf"(?P<close>{_CLOSE}*)[.!]?$")
-_OTHER_LETTER = {k: re.compile(rf"(?<![A-Za-z0-9])(?:{k}|{_OPEN}{k.lower()}{_CLOSE}|{k.lower()}[.)])(?![A-Za-z0-9])")
-                 for k in "AB"}
-_EXCUSED = re.compile(r"\b(?:not|than|over|instead\s+of|vs\.?)\s*\W*$", re.IGNORECASE)
-_HEDGE = re.compile(r"\b(?:if|unless|whether|assum\w*|suppos\w*|maybe|perhaps|might|could|possibly|otherwise|"
-                    r"either|guess\w*|example|says|said|asks|instructs?|both)\b", re.IGNORECASE)
-_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot|wrong|incorrect)\b|n['’]t\b|[不没非别]", re.IGNORECASE)
-_AFTER = re.compile(r"\b(?:if|unless|when|whether|assuming|provided)\b|\?", re.IGNORECASE)
-_SECOND_THOUGHTS = re.compile(
-    r"\b(?:wait|hmm+|actually|reconsider\w*|on\s+second\s+thought|alternatively|unsure|not\s+(?:sure|certain)|"
-    r"let\s+me\s+(?:re\w*|double|check|think|verify|listen|analy\w*)|double[- ]check\w*|correction|scratch\s+that|"
-    r"or\s+(?:maybe|perhaps|possibly)|(?:could|might)\s+also)\b"
-    r"|\?", re.IGNORECASE)
+_WORDS_LETTER = re.compile(rf"^(?P<words>[^\n]{{1,60}}?)[\s,:;\-–—]+(?P<open>{OPEN}*)(?P<letter>[AB])"
+                           rf"(?P<close>{CLOSE}*)[.!]?$")
 _CONNECTORS = {"because", "since", "as", "based", "given", "due", "which", "here"}
 _POSITIONAL = re.compile(r"\b(?:first|second|former|latter|1st|2nd)\b", re.IGNORECASE)
 _EDGE = 300  # a long answer commits only near its start (answer first) or its end (answer last)
 _LONG = 1000
-_BOUNDARY = re.compile(r"(?<![^A-Za-z0-9][A-Za-z])[.!?](?=\s|$)|\n")
 
 
 @dataclass(frozen=True)
@@ -67,7 +63,10 @@ def extract_choice(prompt: str, response: str) -> Judgement:
     commit: the whole answer is a letter, decorated or repeated ("A", "b.", "**A**", "(B)", "☞A", "A A A", "AAAA");
     a short label and a letter that agree with the prompt's options ("a. keyboard", "A (first clip)", "slow, B");
     a line that is only a letter; an explicit statement ("Answer: B", "the correct answer is 'A'", "I choose B",
-    "B is correct", and in the first sentence only "The sound is A."). The last commitment wins. Nothing commits
+    "B is correct", "B's the clear choice", "... is: **A**", in the first sentence "The sound is A." and in the last
+    "so it's 'B'."); a claim tied to its letter ("the sound is from the front, as indicated by the letter 'A'",
+    claims.py); a clip named with its letter in the question's own words (restated.py). The last commitment wins.
+    Words that set the other option aside ("not a crow", "unlike ...") are no contradiction. Nothing commits
     when it is hedged or conditional ("if", "maybe", "whether"), negated, followed by the other letter in its
     sentence ("A or B"), followed by second thoughts ("wait", "actually"), when letter-only lines disagree, when
     the words next to the letter name the other option, or when a long answer is cut off or states a letter only
@@ -77,7 +76,7 @@ def extract_choice(prompt: str, response: str) -> Judgement:
     if _cut_off(text):
         return Judgement(chosen=None, status="unparsed", method="none")
     terms = option_terms(prompt)
-    letter = _whole_answer(text, terms) or _final_commitment(text, terms)
+    letter = _whole_answer(text, terms) or _final_commitment(text, prompt, terms)
     if letter is not None:
         return Judgement(chosen=letter, status="answered", method="rules")
     if is_refusal(text) and not states_letter(text):
@@ -85,16 +84,16 @@ def extract_choice(prompt: str, response: str) -> Judgement:
     return Judgement(chosen=None, status="unparsed", method="none")
 
 
-def _final_commitment(text: str, terms: Terms | None) -> str | None:
+def _final_commitment(text: str, prompt: str, terms: Terms | None) -> str | None:
     """The last commitment, if nothing casts doubt on it: no catch in it, no second thoughts after it,
     no disagreeing letter-only lines."""
-    hits = _commitments(text, terms)
+    hits = _commitments(text, prompt, terms)
     if len(text) >= _LONG:  # a statement in the middle of long reasoning is not the answer
         hits = [h for h in hits if h.start < _EDGE or len(text) - h.end < _EDGE]
     if not hits:
         return None
     last = hits[-1]
-    if not last.ok or len({h.letter for h in hits if h.line}) > 1 or _SECOND_THOUGHTS.search(text[last.end:]):
+    if not last.ok or len({h.letter for h in hits if h.line}) > 1 or SECOND_THOUGHTS.search(text[last.end:]):
         return None
     return last.letter
 
@@ -105,13 +104,13 @@ def _whole_answer(text: str, terms: Terms | None) -> str | None:
     if letter or "\n" in text or len(words(text)) > 6:
         return letter
     m = _WORDS_LETTER.match(text)
-    if m and not _mentions_letter(m.group("words")) and _plain(m.group("words")):
+    if m and not mentions_letter(m.group("words")) and plain(m.group("words")):
         if words_fit(m.group("letter"), m.group("words"), terms, short=True):
             return m.group("letter")
     return None
 
 
-def _commitments(text: str, terms: Terms | None) -> list[_Hit]:
+def _commitments(text: str, prompt: str, terms: Terms | None) -> list[_Hit]:
     """Every place the text commits (ok) or tries to commit with a catch (not ok), in order."""
     leading = _leading(text, terms)
     hits = [leading] if leading else []
@@ -124,9 +123,17 @@ def _commitments(text: str, terms: Terms | None) -> list[_Hit]:
         offset += len(line)
     for pattern in _EXPLICIT:
         hits += [_statement(text, m, terms) for m in pattern.finditer(text)]
-    first_end = _BOUNDARY.search(text)
+    first_end = BOUNDARY.search(text)
     for m in _IS.finditer(text[: first_end.end() if first_end else len(text)]):
         hits.append(_statement(text, m, terms, needs_end=True))
+    core = re.sub(r"[\s.!]+$", "", text)
+    last_start = sentence_at(core, len(core), len(core))[0]
+    for m in _IS.finditer(text, last_start):  # a quoted final verdict: '... so the right classification is 'A'.'
+        if (m.group("open") + m.group("close")).strip():
+            hits.append(_statement(text, m, terms, needs_end=True))
+    hits += [_Hit(*tie) for tie in tied_claims(text, prompt, terms)]
+    restated = restated_choice(text, prompt, terms)
+    hits += [_Hit(*restated, ok=True)] if restated else []
     by_position: dict[int, _Hit] = {}
     for hit in hits:
         if hit and (hit.start not in by_position or hit.line):
@@ -137,11 +144,11 @@ def _commitments(text: str, terms: Terms | None) -> list[_Hit]:
 def _fits_lead_in(before: str, letter: str, terms: Terms | None) -> bool:
     """A letter on its own line after prose: the sentence just before it must not describe the other option
     ('The second segment plays more gradually.' then 'A' contradicts itself)."""
-    pieces = [p for p in _BOUNDARY.split(before) if p.strip()]
+    pieces = [p for p in BOUNDARY.split(before) if p.strip()]
     if not pieces:
         return True
     last = pieces[-1]
-    return not _mentions_letter(last, other_than=letter) and words_fit(letter, last, terms, short=len(words(last)) <= 8)
+    return not mentions_letter(last, other_than=letter) and words_fit(letter, last, terms, short=len(words(last)) <= 8)
 
 
 def _cut_off(text: str) -> bool:
@@ -162,7 +169,7 @@ def _leading(text: str, terms: Terms | None) -> _Hit | None:
     letter = m.group("letter").upper()
     listed = any(_LEADING.match(line) and _LEADING.match(line).group("letter").upper() != letter
                  for line in text.splitlines()[1:])  # 'A: loud' over 'B: soft' lists the options
-    ok = (not listed and not _mentions_letter(rest, other_than=letter) and _plain(rest)
+    ok = (not listed and not mentions_letter(rest, other_than=letter) and plain(rest)
           and words_fit(letter, rest, terms, short=len(words(rest)) <= 3))
     return _Hit(m.start("letter"), m.end("letter"), letter, ok)
 
@@ -180,16 +187,16 @@ def _statement(text: str, m: re.Match, terms: Terms | None, needs_end: bool = Fa
         if word and word.group(1) not in _CONNECTORS:
             return None
     rest, terminator = _rest_of_sentence(text, end)
-    if needs_end and not re.match(r"\s*(?:\([^)\n]*\)\s*)?(?:[.!\n]|$)", after):
+    if needs_end and not _IS_END.match(after):
         return None
-    sentence_start = max([b.end() for b in _BOUNDARY.finditer(text, 0, start)] or [0])
+    sentence_start = max([b.end() for b in BOUNDARY.finditer(text, 0, start)] or [0])
     prefix = text[sentence_start:start]
     clause = re.split(r"[,;:]", prefix)[-1]
     letter = letter.upper()
-    ok = not (_HEDGE.search(prefix) or _NEGATION.search(clause) or terminator == "?"
-              or _mentions_letter(rest, other_than=letter) or _AFTER.search(rest)
-              or (needs_end and (_POSITIONAL.search(prefix) or _mentions_letter(prefix, other_than=letter)))
-              or not words_fit(letter, rest, terms, short=False))
+    ok = not (HEDGE.search(prefix) or NEGATION.search(clause) or terminator == "?"
+              or mentions_letter(rest, other_than=letter) or CONDITION.search(rest)
+              or (needs_end and (_POSITIONAL.search(clause) or mentions_letter(prefix, other_than=letter)))
+              or not words_fit(letter, affirmed(rest), terms, short=False))
     return _Hit(start, end, letter, ok)
 
 
@@ -200,14 +207,3 @@ def _rest_of_sentence(text: str, pos: int) -> tuple[str, str]:
     if m is None:
         return text[pos:], ""
     return text[pos:m.start()], m.group()
-
-
-def _mentions_letter(text: str, other_than: str | None = None) -> bool:
-    """Does the text name a letter (any letter, or one other than `other_than`) other than as 'not B' or 'than B'?"""
-    letters = "AB" if other_than is None else ("B" if other_than == "A" else "A")
-    return any(not _EXCUSED.search(text[: m.start()]) for k in letters for m in _OTHER_LETTER[k].finditer(text))
-
-
-def _plain(label: str) -> bool:
-    """A label with no hedge, negation or question in it."""
-    return not (_HEDGE.search(label) or _NEGATION.search(label) or _AFTER.search(label))
