@@ -110,11 +110,7 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
     from acousticbench.benchmarks import benchmark_of_config
 
     written = []
-    for run_dir in run_dirs:
-        config_path = run_dir / CONFIG
-        if not config_path.is_file() or not (run_dir / "metrics.json").is_file():
-            raise UserError(f"{run_dir} is not a finished run (config.json or metrics.json missing): finish it with --resume first.")
-        config = json.loads(config_path.read_text(encoding="utf-8"))
+    for run_dir, config in sorted(((d, _finished_config(d)) for d in run_dirs), key=lambda dc: dc[1]["spec"]["seed"]):
         bench = benchmark_of_config(config)
         spec = bench.spec_from_config(config)
         records = read_records(run_dir / RESPONSES, bench.record_type)
@@ -131,6 +127,13 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
         _write_summary(folder, spec, config, list(runs.values()))
         written.append(folder / name)
     return written
+
+
+def _finished_config(run_dir: Path) -> dict:
+    config_path = run_dir / CONFIG
+    if not config_path.is_file() or not (run_dir / "metrics.json").is_file():
+        raise UserError(f"{run_dir} is not a finished run (config.json or metrics.json missing): finish it with --resume first.")
+    return json.loads(config_path.read_text(encoding="utf-8"))
 
 
 def _identity(config: dict) -> tuple:

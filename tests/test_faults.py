@@ -265,3 +265,11 @@ def test_a_server_failing_every_request_stops_the_run_within_40_questions(tmp_pa
     (run_dir,) = (tmp_path / "results").iterdir()
     assert len((run_dir / "responses.jsonl").read_text().splitlines()) <= 40
 
+
+
+def test_judge_extract_on_a_binary_file_is_one_line(tmp_path):
+    binary = tmp_path / "answers.jsonl"
+    binary.write_bytes(b"\xff\xfe" + bytes(range(256)) * 4)
+    out = subprocess.run([sys.executable, "-m", "acousticbench.judge", "extract", str(binary), "--rules-only"],
+                         cwd=REPO, capture_output=True, text=True, env=harness_env())
+    assert_one_line(out, 2, "answers.jsonl:1", "is not UTF-8")

@@ -18,7 +18,7 @@ def api_env(server, key: str = "sk-test-local-key", **extra: str) -> dict[str, s
 
 def test_gpt_audio_mini_request_and_provenance(tiny_pack, tmp_path):
     with openai_server.serve() as server:
-        out = run_cli("--model", "GPT-Audio-Mini", "--task", "rad", "--max-samples", "2", "--archive", str(tiny_pack),
+        out = run_cli("--judge", "rules", "--model", "GPT-Audio-Mini", "--task", "rad", "--max-samples", "2", "--archive", str(tiny_pack),
                       cwd=tmp_path, env=api_env(server))
     assert out.returncode == 0, out.stderr
     chats = [item for item in server.received if item.path == "/v1/chat/completions"]
@@ -38,14 +38,14 @@ def test_gpt_audio_mini_request_and_provenance(tiny_pack, tmp_path):
 
 def test_retired_gpt_4o_says_so_and_names_the_flag(tiny_pack, tmp_path):
     with openai_server.serve(missing_models=["gpt-4o-audio-preview"]) as server:
-        out = run_cli("--model", "GPT-4o", "--task", "rad", "--archive", str(tiny_pack), cwd=tmp_path,
+        out = run_cli("--judge", "rules", "--model", "GPT-4o", "--task", "rad", "--archive", str(tiny_pack), cwd=tmp_path,
                       env=api_env(server))
         assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
         assert "gpt-4o-audio-preview" in out.stderr and "retired by OpenAI on 2026-05-07" in out.stderr
         assert "--api-model gpt-audio-mini" in out.stderr and "Traceback" not in out.stderr
         assert not any(item.path == "/v1/chat/completions" for item in server.received)
 
-        out = run_cli("--model", "GPT-4o", "--api-model", "gpt-audio-mini", "--task", "rad", "--max-samples", "1",
+        out = run_cli("--judge", "rules", "--model", "GPT-4o", "--api-model", "gpt-audio-mini", "--task", "rad", "--max-samples", "1",
                       "--archive", str(tiny_pack), cwd=tmp_path, env=api_env(server))
     assert out.returncode == 0, out.stderr
     assert server.received[-1].body["model"] == "gpt-audio-mini"
@@ -56,7 +56,7 @@ def test_retired_gpt_4o_says_so_and_names_the_flag(tiny_pack, tmp_path):
     ("Cascade-Transcribe-GPT-4o-mini", "OPENAI_API_KEY"), ("Qwen2.5-Omni-7B", "ACOUSTICBENCH_QWEN2_5_OMNI_7B_ENDPOINT"),
 ])
 def test_missing_key_or_endpoint_fails_before_anything_is_sent(model, variable, tiny_pack, tmp_path):
-    out = run_cli("--model", model, "--task", "rad", "--archive", str(tiny_pack), cwd=tmp_path, env=harness_env())
+    out = run_cli("--judge", "rules", "--model", model, "--task", "rad", "--archive", str(tiny_pack), cwd=tmp_path, env=harness_env())
     assert out.returncode == 2, out.stderr
     assert len(out.stderr.strip().splitlines()) == 1 and variable in out.stderr and "Traceback" not in out.stderr
     assert not (tmp_path / "results").exists()
@@ -66,17 +66,18 @@ def test_no_secret_reaches_any_file_or_output(tiny_pack, tmp_path):
     key = f"sk-test-PLANTED-{secrets.token_hex(12)}"
     outputs = []
     with openai_server.serve() as good:
-        outputs.append(run_cli("--model", "GPT-Audio-Mini", "--task", "rad", "--archive", str(tiny_pack),
+        outputs.append(run_cli("--judge", "rules", "--model", "GPT-Audio-Mini", "--task", "rad", "--archive", str(tiny_pack),
                                "--results-dir", "ok", cwd=tmp_path, env=api_env(good, key)))
     # an error path where the server repeats the key in every error message
     with openai_server.serve(FaultPlan(always="400"), echo_key=True) as bad:
-        outputs.append(run_cli("--model", "GPT-Audio-Mini", "--task", "rad", "--archive", str(tiny_pack),
+        outputs.append(run_cli("--judge", "rules", "--model", "GPT-Audio-Mini", "--task", "rad", "--archive", str(tiny_pack),
                                "--results-dir", "bad", cwd=tmp_path, env=api_env(bad, key)))
-        outputs.append(run_cli("--model", "Voxtral-Mini-3B", "--task", "rad", "--archive", str(tiny_pack),
+        outputs.append(run_cli("--judge", "rules", "--model", "Voxtral-Mini-3B", "--task", "rad", "--archive", str(tiny_pack),
                                "--results-dir", "served", cwd=tmp_path, env=harness_env(
                                    ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT=bad.url,
                                    ACOUSTICBENCH_VOXTRAL_MINI_3B_API_KEY=key)))
-    assert [o.returncode for o in outputs] == [0, 0, 0], [o.stderr for o in outputs]
+    # the failing runs stop on their error budget (exit 1); none of their output may carry the key
+    assert [o.returncode for o in outputs] == [0, 1, 1], [o.stderr for o in outputs]
     assert good.received[-1].headers["authorization"] == f"Bearer {key}"  # the key was really used
     errors = [r["error"] for r in records(run_dirs(tmp_path / "bad")[0])]
     assert all("HTTP 400" in e and "request key: ***" in e for e in errors)

@@ -22,19 +22,22 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise UserError(f"{path}: no such file.")
     rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as err:
-                raise UserError(f"{path}:{number}: not valid JSON ({err.msg}).") from None
-            if not isinstance(row, dict) or not isinstance(row.get("prompt"), str):
-                raise UserError(f"{path}:{number}: needs a 'prompt' string.")
-            if not any(field in row for field in TEXT_FIELDS):
-                raise UserError(f"{path}:{number}: needs one of {', '.join(TEXT_FIELDS)}.")
-            rows.append(row)
+    for number, raw in enumerate(path.read_bytes().split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise UserError(f"{path}:{number}: byte {err.start + 1} is not UTF-8: give a JSONL text file.") from None
+        try:
+            row = json.loads(line)
+        except ValueError as err:
+            raise UserError(f"{path}:{number}: not valid JSON ({err.msg}).") from None
+        if not isinstance(row, dict) or not isinstance(row.get("prompt"), str):
+            raise UserError(f"{path}:{number}: needs a 'prompt' string.")
+        if not any(field in row for field in TEXT_FIELDS):
+            raise UserError(f"{path}:{number}: needs one of {', '.join(TEXT_FIELDS)}.")
+        rows.append(row)
     return rows
 
 
