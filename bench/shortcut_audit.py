@@ -9,7 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from acousticbench.errors import UserError  # noqa: E402
-from acousticbench.shortcuts.audit import BOUND, PHYSICAL, audit_pack, offenders, table  # noqa: E402
+from acousticbench.shortcuts.audit import BOUND, audit_pack, offenders, physical_lines, table  # noqa: E402
 
 
 def main() -> int:
@@ -24,8 +24,7 @@ def main() -> int:
         return 2
     print(table(findings))
     print("\nphysical features (follow from the attribute, exempt from the bound):")
-    for task in dict.fromkeys(f.task for f in findings):
-        print(f"  {task}: " + "; ".join(f"{name} ({why})" for name, why in PHYSICAL[task].items()))
+    print("\n".join(physical_lines(dict.fromkeys(f.task for f in findings))))
     shortcuts = offenders(findings)
     for f in shortcuts:
         print(f"SHORTCUT {f.task}: {f.feature} scores {f.accuracy:.3f} on eval (bound {BOUND:.2f})")

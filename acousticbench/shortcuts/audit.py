@@ -15,6 +15,7 @@ import numpy as np
 from acousticbench.archive.pack import load_manifest, load_questions
 from acousticbench.audio import read_audio
 from acousticbench.shortcuts.features import FEATURES, LEVEL, clip_features
+from acousticbench.tasks import TASKS
 
 BOUND = 0.60  # the most any non-physical feature may score on eval (chance 0.5; n = 200 eval questions per task)
 DUTY = "a sound that fills more of the clip (longer, more events, a longer tail) leaves less silence and is less peaky"
@@ -114,13 +115,24 @@ def pack_rows(root: Path, task: str, split: str) -> tuple[np.ndarray, np.ndarray
 
 def audit_pack(root: Path, tasks: Iterable[str] | None = None) -> list[Finding]:
     """Findings for `tasks` (default: every task of the pack) of the pack at `root`."""
-    tasks = list(tasks or load_manifest(root)["tasks"])
+    tasks = list(tasks or [task for task in TASKS if task in load_manifest(root)["tasks"]])
     return audit(tasks, lambda task, split: pack_rows(root, task, split))
 
 
 def offenders(findings: list[Finding]) -> list[Finding]:
     """Non-physical features above BOUND: each one is a shortcut."""
     return [f for f in findings if f.physical is None and f.accuracy > BOUND]
+
+
+def physical_lines(tasks: Iterable[str]) -> list[str]:
+    """One line per task: its physical features, grouped by the reason they follow from the attribute."""
+    lines = []
+    for task in tasks:
+        reasons: dict[str, list[str]] = {}
+        for name, why in PHYSICAL[task].items():
+            reasons.setdefault(why, []).append(name)
+        lines.append(f"  {task}: " + "; ".join(f"{', '.join(names)} ({why})" for why, names in reasons.items()))
+    return lines
 
 
 def table(findings: list[Finding]) -> str:
