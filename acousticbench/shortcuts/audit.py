@@ -2,7 +2,8 @@
 # A pair question's feature is clip 1 minus clip 2; the one stereo clip of `dir` gives left minus right.
 # Two rules per feature, both fitted on train only: the best threshold on that difference (either polarity),
 # and "A when the first clip's (left channel's) feature is larger" with its direction chosen on train.
-# A feature that follows physically from the attribute is listed in PHYSICAL and exempt from the bound.
+# A clip's own value is not scored apart: by the pair's symmetry it shifts half as much as the difference, under
+# more spread. A feature that follows physically from the attribute is listed in PHYSICAL and exempt from the bound.
 
 from __future__ import annotations
 
