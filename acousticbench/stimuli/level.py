@@ -1,4 +1,4 @@
-"""The level of every clip: a noise floor under the sound, then a level roved per clip, so that level answers only `lou`."""
+"""The level of every clip: its own roved level over its own roved background noise, so that level answers only `lou`."""
 # Why roving, and why around the middle of two levels. A clip's overall RMS and the RMS of its sounding part
 # (its events, or its sound while it lasts) differ by how much of the clip sounds: with equal overall RMS a clip
 # with twice the events has 3 dB softer events (the leak of issue 14); with equal event level it has 3 dB more
