@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from acousticbench.audio import SAMPLE_RATE as SR
-from acousticbench.stimuli import ATTRIBUTES, direction, duration, pitch
-from acousticbench.stimuli.signal import db, onset_s, rms
+from acousticbench.stimuli import ATTRIBUTES, direction, duration, level, pitch
+from acousticbench.stimuli.signal import onset_s, rms
 
 PAIRED = [code for code in ATTRIBUTES if code != "dir"]
 # the meta key that carries the attribute of each clip, and how closely the measurement must recover it
@@ -40,15 +40,29 @@ def test_pair_differs_in_its_attribute_as_meta_says(code, answer):
 
 
 @pytest.mark.parametrize("code", PAIRED)
-def test_pair_has_equal_level_length_and_onset(code):
+def test_pair_has_equal_length_and_onset_and_never_clips(code):
     for seed, step in enumerate(all_steps(code) + [0.0]):
         trial = make(code, 100 + seed, step, "AB"[seed % 2])
         one, two = trial.clips
         assert one.shape == two.shape and one.ndim == 1
         assert abs(onset_s(one) - onset_s(two)) < 0.003  # same design onset; the measured one wobbles with the phases
-        if code != "lou":
-            assert abs(db(rms(one)) - db(rms(two))) < 0.1
         assert max(np.abs(one).max(), np.abs(two).max()) < 0.95  # no clipping at PCM16 quantisation
+
+
+@pytest.mark.parametrize("code", [code for code in ATTRIBUTES if code != "lou"])
+def test_each_clip_has_its_own_level_over_the_whole_rove(code):
+    """Level answers only `lou`: every other clip sits at its own level, drawn over ROVE_DB whatever the answer."""
+    centre = level.SPARSE_MID_DB if code in ("tem", "rad", "cnt") else level.MID_DB
+    mids, gaps = [], []
+    for seed in range(24):
+        clips = make(code, 400 + seed, ATTRIBUTES[code].STEPS[0], "AB"[seed % 2]).clips
+        mids += [level.mid_level_db(clip) for clip in clips]
+        gaps.append(mids[-1] - mids[-2] if len(clips) == 2 else 0.0)
+        assert all(np.abs(clip).max() < 0.95 for clip in clips)
+    assert all(abs(mid - centre) <= level.ROVE_DB / 2 + 0.05 for mid in mids)  # the background adds a hair
+    assert max(mids) - min(mids) > 0.6 * level.ROVE_DB
+    if code != "dir":
+        assert max(np.abs(gaps)) > level.ROVE_DB / 3  # the clips of one pair are roved apart
 
 
 @pytest.mark.parametrize(

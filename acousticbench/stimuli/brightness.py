@@ -1,13 +1,14 @@
 """Brightness pairs: one harmonic tone with two spectral tilts (spectral centroid 100, 40, 15, 7, 3 % higher; ~5 % is the human limen)."""
 # The tilt (dB per octave) is solved so that the power-weighted spectral centroid hits its target exactly;
-# f0, onset, length and overall RMS are the same in both clips. Roved per question: f0 (120-250 Hz),
-# the mean centroid (700-1400 Hz), onset and length; phases and noise are fresh for every clip.
+# f0, onset and length are the same in both clips. Roved per question: f0 (120-250 Hz), the mean centroid
+# (700-1400 Hz), onset and length; per clip: phases, noise and level (stimuli/level.py).
 
 from __future__ import annotations
 
 import numpy as np
 
-from acousticbench.stimuli.signal import finish, frames, gate, mono, roved_gate
+from acousticbench.stimuli.level import finish
+from acousticbench.stimuli.signal import frames, gate, mono, roved_gate
 from acousticbench.stimuli.sources import harmonic_complex, harmonic_count
 from acousticbench.stimuli.trial import Answer, Trial
 

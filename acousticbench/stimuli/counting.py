@@ -1,14 +1,15 @@
 """Counting pairs: the same percussive event heard n and m times at irregular moments (count ratio 2, 1.5, 1.33, 1.2, 1.125)."""
 # Levels are count ratios with the pairs (2,4)|(3,6), (2,3)|(4,6), (3,4)|(6,8), (5,6), (8,9); catch is (2,6).
 # The first and the last event sit at the same moments in both clips, so the sounding span and onset
-# carry nothing; events in between fall at random with a minimum spacing; the overall RMS is equal.
-# Roved per question: the event, the first onset and the span.
+# carry nothing; events in between fall at random with a minimum spacing. Roved per question: the event,
+# the first onset and the span; per clip: the level (stimuli/level.py), so event level does not count.
 
 from __future__ import annotations
 
 import numpy as np
 
-from acousticbench.stimuli.signal import finish, frames, onsets
+from acousticbench.stimuli.level import SPARSE_MID_DB, finish
+from acousticbench.stimuli.signal import frames, onsets
 from acousticbench.stimuli.sources import render_event, roved_event
 from acousticbench.stimuli.trial import Answer, Trial
 
@@ -26,7 +27,6 @@ PAIRS = {
     1.125: ((8, 9),),
 }
 MIN_IOI_S = 0.11  # event (50 ms) plus a clear 60 ms gap: separate events, never a blur
-EVENTS_RMS = 10 ** (-32 / 20)  # sparse events have a high crest factor: a lower overall level keeps them below full scale
 
 
 def event_times(rng: np.random.Generator, count: int, first: float, span: float) -> list[float]:
@@ -52,7 +52,7 @@ def trial(rng: np.random.Generator, step: float, answer: Answer) -> Trial:
         x = np.zeros(n)
         for t in event_times(rng, count, first, span):
             x[frames(t) : frames(t) + event.size] += event
-        clips.append(finish(x, rng, EVENTS_RMS))
+        clips.append(finish(x, rng, SPARSE_MID_DB))
     shared = {**params, "onset_s": first, "span_s": span}
     return Trial(tuple(clips), tuple({"events": c} for c in counts), shared)
 

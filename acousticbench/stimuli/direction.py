@@ -2,7 +2,7 @@
 # A source at azimuth theta (positive = left) gets ITD = r/c (theta + sin theta) and ILD = 10 dB sin theta.
 # The gains keep gL^2 + gR^2 constant and "right" is the exact channel mirror of "left", so the power over
 # both channels cannot tell the sides apart; the background noise is the same in both ears (diotic), so a
-# centred source has no interaural difference at all. Roved per question: source, timbre, onset, length.
+# centred source has no interaural difference at all. Roved per question: source, timbre, onset, length, level.
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from acousticbench.stimuli.signal import SR, finish, frames, gate, roved_gate
+from acousticbench.stimuli.level import finish
+from acousticbench.stimuli.signal import SR, frames, gate, roved_gate
 from acousticbench.stimuli.sources import render, roved_timbre
 from acousticbench.stimuli.trial import Answer, Trial
 

@@ -1,13 +1,14 @@
 """Duration pairs: one sound that lasts longer in one clip (100, 40, 15, 7, 3 % longer; about 10 % is the human limen)."""
-# Both clips start at the same moment, are padded to the same file length and have the same overall RMS
-# (so the shorter sound is a little louder while it lasts: energy carries no answer). Roved per question:
-# source and timbre, onset, and the mean sound length (0.3-0.55 s).
+# Both clips start at the same moment and are padded to the same file length. Roved per question: source
+# and timbre, onset, and the mean sound length (0.3-0.55 s); per clip: the level (stimuli/level.py), so
+# neither energy nor the level while it sounds carries the answer.
 
 from __future__ import annotations
 
 import numpy as np
 
-from acousticbench.stimuli.signal import SR, finish, frames, gate, mono, roved_gate, sounding
+from acousticbench.stimuli.level import finish
+from acousticbench.stimuli.signal import SR, frames, gate, mono, roved_gate, sounding
 from acousticbench.stimuli.sources import render, roved_timbre
 from acousticbench.stimuli.trial import Answer, Trial
 

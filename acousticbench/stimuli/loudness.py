@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from acousticbench.stimuli.signal import db, finish, frames, gate, rms, roved_gate
+from acousticbench.stimuli.level import finish_at_rms
+from acousticbench.stimuli.signal import db, frames, gate, rms, roved_gate
 from acousticbench.stimuli.sources import render, roved_timbre
 from acousticbench.stimuli.trial import Answer, Trial
 
@@ -27,7 +28,7 @@ def trial(rng: np.random.Generator, step: float, answer: Answer) -> Trial:
     levels = (base + sign * step / 2, base - sign * step / 2)
     n = frames(CLIP_S)
     envelope = gate(n, frames(onset), frames(length))
-    clips = tuple(finish(render(timbre, n, rng) * envelope, rng, 10 ** (level / 20)) for level in levels)
+    clips = tuple(finish_at_rms(render(timbre, n, rng) * envelope, rng, 10 ** (level / 20)) for level in levels)
     shared = {**timbre, "base_level_dbfs": base, "onset_s": onset, "sound_s": length}
     return Trial(clips, tuple({"level_dbfs": round(level, 4)} for level in levels), shared)
 

@@ -1,13 +1,14 @@
 """Pitch pairs: harmonic tones under one spectral envelope fixed in Hz that differ only in f0 (12, 4, 1, 0.5, 0.2 semitones)."""
-# The envelope (a formant-like bump) stays put while f0 moves, so the spectral centroid, the level and the
-# timing do not follow pitch. Roved per question: base f0 140-350 Hz, envelope centre and width, tone onset
-# and length; phases and noise floor are fresh for every clip.
+# The envelope (a formant-like bump) stays put while f0 moves, so the spectral centroid and the timing do
+# not follow pitch. Roved per question: base f0 140-350 Hz, envelope centre and width, tone onset and
+# length; per clip: phases, noise floor and level (stimuli/level.py).
 
 from __future__ import annotations
 
 import numpy as np
 
-from acousticbench.stimuli.signal import roved_gate, finish, frames, gate, mono, sounding
+from acousticbench.stimuli.level import finish
+from acousticbench.stimuli.signal import roved_gate, frames, gate, mono, sounding
 from acousticbench.stimuli.sources import render, roved_timbre
 from acousticbench.stimuli.trial import Answer, Trial
 

@@ -1,15 +1,16 @@
 """Reverberation pairs: one dry sound in two synthetic rooms whose RT60 differs (200, 80, 40, 20, 10 %; 5-10 % is the human limen)."""
 # Each room is a direct impulse plus an exponentially decaying Gaussian tail (a fresh draw per clip). The
 # tail starts at the same level in both rooms, as in two rooms of one size with different absorption, so
-# the longer decay also holds more reverberant energy. The dry sound, its onset, the file length and the
-# overall RMS are the same in both clips. Roved per question: source and timbre, burst length, onset,
-# mean RT60 (0.25-0.5 s) and the direct-to-reverberant ratio at that RT60 (-3 to +3 dB).
+# the longer decay also holds more reverberant energy. The dry sound, its onset and the file length are the
+# same in both clips. Roved per question: source and timbre, burst length, onset, mean RT60 (0.25-0.5 s) and
+# the direct-to-reverberant ratio at that RT60 (-3 to +3 dB); per clip: the level (stimuli/level.py).
 
 from __future__ import annotations
 
 import numpy as np
 
-from acousticbench.stimuli.signal import SR, finish, frames, gate, mono, roved_gate
+from acousticbench.stimuli.level import SPARSE_MID_DB, finish
+from acousticbench.stimuli.signal import SR, frames, gate, mono, roved_gate
 from acousticbench.stimuli.sources import render, roved_timbre
 from acousticbench.stimuli.trial import Answer, Trial
 
@@ -20,7 +21,6 @@ CATCH_STEP = 200.0
 CLIP_S = 1.2
 RT60_S = (0.25, 0.5)
 DECAY_60DB = np.log(1000.0)  # amplitude factor exp(-6.91 t / RT60) is -60 dB at t = RT60
-CLIP_RMS = 10 ** (-30 / 20)  # a short burst in a dry room is peaky: a lower overall level keeps it below full scale
 FIT_DB = (-5.0, -35.0)  # the stretch of the energy decay curve the RT60 is fitted on (a T30 estimate)
 
 
@@ -48,7 +48,7 @@ def trial(rng: np.random.Generator, step: float, answer: Answer) -> Trial:
     rt60s = (base * ratio, base / ratio) if answer == "A" else (base / ratio, base * ratio)
     n = frames(CLIP_S)
     dry = render(timbre, n, rng) * gate(n, frames(onset), frames(length))
-    clips = tuple(finish(convolved(dry, room(rng, n, rt60, tail_gain)), rng, CLIP_RMS) for rt60 in rt60s)
+    clips = tuple(finish(convolved(dry, room(rng, n, rt60, tail_gain)), rng, SPARSE_MID_DB) for rt60 in rt60s)
     shared = {**timbre, "base_rt60_s": round(base, 6), "drr_db_at_base": drr_db, "onset_s": onset, "sound_s": length}
     return Trial(clips, tuple({"rt60_s": round(rt60, 6)} for rt60 in rt60s), shared)
 
@@ -58,7 +58,7 @@ def measure(clip: np.ndarray, sr: int) -> float:
     power = np.square(mono(clip))
     hop = frames(0.005)
     blocks = power[: power.size // hop * hop].reshape(-1, hop).sum(axis=1)
-    floor = np.sort(blocks)[: max(1, blocks.size // 20)].mean()  # the quietest 5 %: background noise only
+    floor = blocks[-blocks.size // 10 :].mean()  # the last 10 %: every tail has decayed by 55 dB or more, only background
     start = int(np.argmax(blocks))
     decay = np.maximum(blocks[start:] - floor, 0.0)
     edc = np.cumsum(decay[::-1])[::-1]

@@ -1,4 +1,4 @@
-"""Signal building blocks shared by the stimulus generators and their measurements: gates, noise floor, levels, envelopes, onsets."""
+"""Signal building blocks shared by the stimulus generators and their measurements: gates, levels, envelopes, onsets."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,8 +6,6 @@ import numpy as np
 from acousticbench.audio import SAMPLE_RATE
 
 SR = SAMPLE_RATE
-TARGET_RMS = 10 ** (-26 / 20)  # overall level of every clip whose level is not the attribute; leaves headroom for sparse events
-NOISE_DB = -45.0  # background noise floor relative to the clip's overall signal level
 RAMP_S = 0.01  # raised-cosine on/off ramps: no clicks that would add a broadband cue
 
 
@@ -39,23 +37,6 @@ def gate(n: int, start: int, length: int, ramp: int = frames(RAMP_S)) -> np.ndar
 def roved_gate(rng: np.random.Generator, onset: tuple[float, float] = (0.04, 0.12), length: tuple[float, float] = (0.5, 0.62)) -> tuple[float, float]:
     """Roved onset and sound length (s), rounded to whole milliseconds, shared by the clips of a pair."""
     return round(float(rng.uniform(*onset)), 3), round(float(rng.uniform(*length)), 3)
-
-
-def with_noise_floor(x: np.ndarray, rng: np.random.Generator, noise_db: float = NOISE_DB) -> np.ndarray:
-    """Add white noise `noise_db` below the signal's overall level; stereo gets the same (diotic) noise in both channels."""
-    noise = rng.standard_normal(x.shape[0])
-    noise *= rms(x) * 10 ** (noise_db / 20) / rms(noise)
-    return x + (noise[:, None] if x.ndim == 2 else noise)
-
-
-def normalised(x: np.ndarray, target_rms: float = TARGET_RMS) -> np.ndarray:
-    """`x` scaled to an exact overall RMS, so level cannot tell the clips of a pair apart."""
-    return x * (target_rms / rms(x))
-
-
-def finish(x: np.ndarray, rng: np.random.Generator, target_rms: float = TARGET_RMS) -> np.ndarray:
-    """The last step of every generator: noise floor, then exact overall level."""
-    return normalised(with_noise_floor(x, rng), target_rms)
 
 
 def mono(x: np.ndarray) -> np.ndarray:

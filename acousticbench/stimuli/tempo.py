@@ -1,14 +1,15 @@
 """Tempo pairs: regular trains of one percussive event, one faster (beat intervals 50, 20, 8, 4, 2 % apart; ~3 % is the human limen)."""
-# Both trains start at the same moment and run to the end of equal-length files; the overall RMS is
-# equal, so the faster train's events are a little quieter (and, as with any faster beat, more of them
-# fit in the same time). Roved per question: the event (struck tone or
-# noise hit, its frequency and decay), the first onset, and the mean interval (0.18-0.3 s).
+# Both trains start at the same moment and run to the end of equal-length files (as with any faster beat,
+# more events fit in the same time). Roved per question: the event (struck tone or noise hit, its frequency
+# and decay), the first onset, and the mean interval (0.18-0.3 s); per clip: the level (stimuli/level.py),
+# so the faster train's events are not the quieter ones.
 
 from __future__ import annotations
 
 import numpy as np
 
-from acousticbench.stimuli.signal import finish, frames, onsets
+from acousticbench.stimuli.level import SPARSE_MID_DB, finish
+from acousticbench.stimuli.signal import frames, onsets
 from acousticbench.stimuli.sources import render_event, roved_event
 from acousticbench.stimuli.trial import Answer, Trial
 
@@ -19,7 +20,6 @@ CATCH_STEP = 50.0
 CLIP_S = 1.5
 IOI_S = (0.18, 0.3)
 TAIL_S = 0.02  # the last event ends at least this long before the end of the file
-EVENTS_RMS = 10 ** (-32 / 20)  # sparse events have a high crest factor: a lower overall level keeps them below full scale
 
 
 def beat_train(event: np.ndarray, first: float, ioi: float, n: int) -> tuple[np.ndarray, int]:
@@ -43,7 +43,7 @@ def trial(rng: np.random.Generator, step: float, answer: Answer) -> Trial:
     clips, clip_params = [], []
     for ioi in iois:
         x, count = beat_train(event, first, ioi, n)
-        clips.append(finish(x, rng, EVENTS_RMS))
+        clips.append(finish(x, rng, SPARSE_MID_DB))
         clip_params.append({"ioi_s": round(ioi, 6), "bpm": round(60 / ioi, 3), "events": count})
     shared = {**params, "base_ioi_s": round(base, 6), "onset_s": first}
     return Trial(tuple(clips), tuple(clip_params), shared)
