@@ -74,6 +74,17 @@ def test_the_builder_speaks_the_shipped_digit_files():
         assert rate == 16000 and np.array_equal(wave, samples * (0.5 / 32767))
 
 
+def test_the_package_data_ships_every_digit_file():
+    """pyproject's package-data (what a non-editable `pip install .` copies) names every shipped digit file."""
+    from acousticbench.audioicl.build.speech import FOLDER
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    globs = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    shipped = {p for pattern in globs["acousticbench.audioicl.build"] for p in FOLDER.parent.glob(pattern)}
+    assert shipped == set(FOLDER.iterdir()) and len(shipped) == 28
+
+
 def test_checksums_pass_and_catch_a_changed_or_missing_clip(pack, tmp_path):
     report = verify_audioicl(pack)
     assert report.ok and report.lines() == [f"All {len(TASKS) * EPISODES} AudioICL episodes passed checksum verification "
