@@ -30,7 +30,8 @@ fi
 pip_install -e ".[$extras]"
 rm -f "$pip_log"
 
-# espeak-ng speaks the AudioICL operators and the cascade test's clips; sox converts audio. Debian packages,
+# espeak-ng speaks the cascade test's clips (the AudioICL digits ship as files; only
+# scripts/make_spoken_digits.py needs it); sox converts audio. Debian packages,
 # installed only when missing and when this shell may (root with apt-get); otherwise the tests that need them skip.
 if ! command -v espeak-ng >/dev/null || ! command -v sox >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

@@ -23,10 +23,12 @@ def reduced_pack(episodes: int = EPISODES) -> Path:
     return _BUILT[episodes]
 
 
-def needs_espeak():
-    import shutil as sh
+def env_without_espeak(folder: Path) -> dict[str, str]:
+    """The environment with PATH holding only a link to this Python: no espeak-ng (nor any other program) to find."""
+    import os
+    import sys
 
-    import pytest
-
-    return pytest.mark.skipif(sh.which("espeak-ng") is None,
-                              reason="espeak-ng is not installed (apt-get install espeak-ng; scripts/setup_env.sh does it)")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "python").symlink_to(sys.executable)
+    assert shutil.which("espeak-ng", path=str(folder)) is None
+    return {**os.environ, "PATH": str(folder)}

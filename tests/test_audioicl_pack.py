@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -13,13 +15,15 @@ from acousticbench.audioicl import TASKS
 from acousticbench.audioicl.build import build_audioicl
 from acousticbench.audioicl.episodes import load_episodes
 from acousticbench.audioicl.oracle import solve
-from acousticbench.audioicl.pack import pack_root, verify_audioicl
+from acousticbench.audioicl.pack import manifest_sha256, pack_root, verify_audioicl
 from acousticbench.audioicl.prompts import build_prompt, load_alphabet
 from acousticbench.audioicl.scoring import score
 from acousticbench.errors import UserError
-from audioicl_pack import EPISODES, needs_espeak, reduced_pack
+from audioicl_pack import EPISODES, env_without_espeak, reduced_pack
+from conftest import REPO
 
-pytestmark = needs_espeak()
+# MANIFEST.json of the reduced pack (EPISODES per task): its bytes are the same on every machine
+REDUCED_MANIFEST_SHA256 = "f4fca2ff92b0b6ac12b94863a7b375fc8d398ae436c86806a4fb37ce7d05818b"
 
 
 @pytest.fixture(scope="module")
@@ -49,10 +53,36 @@ def test_two_builds_are_byte_identical_whatever_the_worker_count(pack, tmp_path)
     assert all((pack / f).read_bytes() == (tmp_path / "audioicl" / f).read_bytes() for f in files)
 
 
-def test_spoken_digits_are_deterministic():
-    from acousticbench.audioicl.build.speech import digit
+def test_a_build_in_a_fresh_process_without_espeak_is_byte_identical(pack, tmp_path):
+    code = (f"from acousticbench.audioicl.build import build_audioicl; "
+            f"print(build_audioicl({str(tmp_path / 'archive')!r}, episodes_per_task={EPISODES}, workers=2))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env_without_espeak(tmp_path / "bin"),
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == manifest_sha256(pack) == REDUCED_MANIFEST_SHA256
 
-    assert np.array_equal(digit.__wrapped__(7, 1), digit.__wrapped__(7, 1))
+
+def test_the_builder_speaks_the_shipped_digit_files():
+    import soundfile as sf
+
+    from acousticbench.audioicl.build.speech import DIGITS, VOICES, all_digits, digit_path
+
+    spoken = all_digits()
+    assert set(spoken) == {(d, v) for d in DIGITS for v in range(len(VOICES))}
+    for (d, v), wave in spoken.items():
+        samples, rate = sf.read(str(digit_path(d, v)), dtype="int16")
+        assert rate == 16000 and np.array_equal(wave, samples * (0.5 / 32767))
+
+
+def test_the_package_data_ships_every_digit_file():
+    """pyproject's package-data (what a non-editable `pip install .` copies) names every shipped digit file."""
+    from acousticbench.audioicl.build.speech import FOLDER
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    globs = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    shipped = {p for pattern in globs["acousticbench.audioicl.build"] for p in FOLDER.parent.glob(pattern)}
+    assert shipped == set(FOLDER.iterdir()) and len(shipped) == 28
 
 
 def test_checksums_pass_and_catch_a_changed_or_missing_clip(pack, tmp_path):
@@ -72,13 +102,15 @@ def test_checksums_pass_and_catch_a_changed_or_missing_clip(pack, tmp_path):
     assert "2 of" in lines[-2] and "--build-audioicl" in lines[-1]
 
 
-def test_a_pack_built_with_another_espeak_is_flagged(pack, tmp_path):
+def test_a_pack_built_with_other_spoken_digits_is_flagged(pack, tmp_path):
     from acousticbench.audioicl.pack import MANIFEST, pinned_note
 
     shutil.copytree(pack, tmp_path / "audioicl")
     manifest = json.loads((tmp_path / "audioicl" / MANIFEST).read_text())
-    (tmp_path / "audioicl" / MANIFEST).write_text(json.dumps({**manifest, "espeak_ng": "1.49"}))
-    assert "built with espeak-ng 1.49, the published pack with 1.51" in pinned_note(tmp_path / "audioicl")
+    assert pinned_note(tmp_path / "audioicl").endswith(f"it has {len(TASKS) * EPISODES} episodes or another harness "
+                                                       "version built it; results may not compare.")
+    (tmp_path / "audioicl" / MANIFEST).write_text(json.dumps({**manifest, "spoken_digits": "0" * 64}))
+    assert "it was built with other spoken digits" in pinned_note(tmp_path / "audioicl")
 
 
 def test_building_over_an_existing_pack_is_refused(pack):

@@ -11,10 +11,9 @@ import pytest
 
 from acousticbench.audioicl import TASKS
 from acousticbench.audioicl.pack import pack_root
-from audioicl_pack import needs_espeak, reduced_pack
+from audioicl_pack import reduced_pack
 from test_run import run_cli
 
-pytestmark = needs_espeak()
 RECORD_FIELDS = {"id", "benchmark", "task", "shots", "model", "seed", "prompt", "audio", "response", "prediction", "gt",
                  "correct", "status", "error", "attempts", "latency_s", "usage", "scoring", "notes", "meta"}
 

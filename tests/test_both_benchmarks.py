@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from audioicl_pack import needs_espeak, reduced_pack
+from audioicl_pack import reduced_pack
 from conftest import write_tiny_pack
 from servers.fixtures import REPO, harness_env
 from test_run import run_cli
 
-pytestmark = needs_espeak()
 SWEEP = ("--model", "Oracle,Random", "--task", "rad,AudioCount,MorseCode", "--shots", "1,3", "--seeds", "42,43",
          "--max-samples", "4", "--judge", "rules")
 

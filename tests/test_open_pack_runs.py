@@ -15,7 +15,7 @@ from acousticbench.reference import compare_to_reference, reference_file
 from acousticbench.spec import RunSpec
 from acousticbench.audioicl import TASKS as ICL_TASKS
 from acousticbench.tasks import TASKS
-from audioicl_pack import needs_espeak
+from audioicl_pack import env_without_espeak
 from conftest import REPO
 
 REFERENCES = REPO / "reference_trajectories"
@@ -91,15 +91,21 @@ def test_zip64_of_the_pack_extracts_back_and_verifies(open_pack, tmp_path):
 
 @pytest.fixture(scope="module")
 def open_audioicl_pack(tmp_path_factory):
-    """The full open AudioICL pack, as --build-audioicl makes it."""
-    from acousticbench.audioicl.build import build_audioicl
+    """The full open AudioICL pack, as --build-audioicl makes it in a fresh process with no espeak-ng on PATH."""
+    folder = tmp_path_factory.mktemp("open_audioicl")
+    out = subprocess.run([sys.executable, str(REPO / "run.py"), "--build-audioicl", "--archive", "archive"], cwd=folder,
+                         env=env_without_espeak(folder / "bin"), capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    return folder / "archive"
 
-    archive = tmp_path_factory.mktemp("open_audioicl") / "archive"
-    build_audioicl(archive, workers=2)
-    return archive
+
+def test_the_audioicl_pack_builds_without_espeak_to_the_pinned_bytes(open_audioicl_pack):
+    from acousticbench.audioicl.pack import OPEN_MANIFEST_SHA256, manifest_sha256, pack_root, verify_audioicl
+
+    assert manifest_sha256(pack_root(open_audioicl_pack)) == OPEN_MANIFEST_SHA256
+    assert verify_audioicl(pack_root(open_audioicl_pack)).ok
 
 
-@needs_espeak()
 @pytest.mark.parametrize("model", ["Oracle", "Random"])
 def test_shipped_audioicl_references_rerun_to_a_full_match(open_audioicl_pack, tmp_path, model):
     out = subprocess.run([sys.executable, str(REPO / "run.py"), "--model", model, "--task", "audioicl", "--shots", "3",

@@ -39,23 +39,34 @@ def chat(*parts: dict, max_tokens: int = 12, seed: int = 42) -> dict:
             "max_tokens": max_tokens, "temperature": 0.0, "seed": seed}
 
 
+def start_server(port: int, log) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "acousticbench.serve.hf_server", "--model", "tiny-qwen2-audio",
+                             "--host", "127.0.0.1", "--port", str(port)], cwd=REPO, stdout=subprocess.DEVNULL,
+                            stderr=log, text=True)
+
+
 @pytest.fixture(scope="module")
-def server():
-    """One server for the module: started as run.py starts it, stopped at the end."""
+def running(tmp_path_factory):
+    """One server for the module, started as run.py starts it: (client, its log file); stopped at the end."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "acousticbench.serve.hf_server", "--model", "tiny-qwen2-audio",
-                                "--host", "127.0.0.1", "--port", str(port)], cwd=REPO, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
+    log_path = tmp_path_factory.mktemp("server") / "server.log"
+    with log_path.open("w") as log:
+        process = start_server(port, log)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while health_status(url) != 200:
-        assert process.poll() is None, process.stderr.read()
+        assert process.poll() is None, log_path.read_text()
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.2)
     with httpx.Client(base_url=url, timeout=60) as client:
-        yield client
+        yield client, log_path
     process.terminate()
     process.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def server(running):
+    return running[0]
 
 
 def test_health_and_models(server):
@@ -105,6 +116,18 @@ def _header_only() -> str:
     return wav_b64(seconds=0.0)
 
 
+def _cut(seconds_kept: float) -> str:
+    """A 0.5 s WAV cut short in its samples (a partial upload): its header still announces all of them."""
+    whole = base64.b64decode(wav_b64())
+    return base64.b64encode(whole[: 44 + int(seconds_kept * 16_000) * 2]).decode()
+
+
+def _nan() -> str:
+    buf = io.BytesIO()
+    sf.write(buf, np.full(8000, np.nan, dtype=np.float32), 16_000, format="WAV", subtype="FLOAT")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
 BAD_AUDIO = {
     "not base64": (lambda: audio_part("%%% not base64 %%%"), "not valid base64"),
     "not a WAV": (lambda: audio_part(_not_wav()), "not a WAV file"),
@@ -112,6 +135,14 @@ BAD_AUDIO = {
     "no samples": (lambda: audio_part(_header_only()), "empty"),
     "truncated WAV": (lambda: audio_part(base64.b64encode(base64.b64decode(wav_b64())[:30]).decode()),
                       "could not be decoded (Error in WAV file"),
+    "cut in its samples": (lambda: audio_part(_cut(0.25)), "the WAV file is truncated: its header announces 16000 "
+                                                            "bytes of samples, the request holds 8000"),
+    "cut after its header": (lambda: audio_part(_cut(0.0)), "the WAV file is truncated"),
+    "too short": (lambda: audio_part(wav_b64(seconds=0.03)), "the clip lasts 0.030 s; this server takes clips of at "
+                                                             "least 0.1 s"),
+    "data: URL": (lambda: audio_part("data:audio/wav;base64," + wav_b64()), "without a 'data:...;base64,' prefix"),
+    "NaN samples": (lambda: audio_part(_nan()), "NaN or infinite samples"),
+    "bad mp3": (lambda: audio_part(_not_wav(), fmt="mp3"), "could not be decoded"),
     "too long": (lambda: audio_part(_too_long()), "at most 600 s"),
     "unknown format": (lambda: audio_part(wav_b64(), fmt="flac"), "not supported"),
     "no data field": (lambda: {"type": "input_audio", "input_audio": {"format": "wav"}}, "input_audio needs"),
@@ -148,3 +179,60 @@ def test_importing_the_server_imports_no_model_code():
             f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_the_log_says_loading_first_and_serving_only_once_it_serves(running):
+    client, log_path = running
+    deadline = time.monotonic() + 5  # the line follows the first moment it listens
+    while "serving" not in log_path.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    lines = [line.split(" ", 2)[2] for line in log_path.read_text().splitlines()]  # without the date and time
+    assert lines[0].startswith("loading tiny-qwen2-audio for 127.0.0.1:") and "serving" not in lines[0]
+    serving = [line for line in lines if line.startswith("serving ")]
+    assert len(serving) == 1 and serving[0].startswith(f"serving acousticbench/tiny-qwen2-audio on {client.base_url}")
+
+
+@pytest.mark.parametrize("model", [None, "", "acousticbench/tiny-qwen2-audio"])
+def test_the_served_model_or_no_model_name_is_answered(server, model):
+    body = chat(audio_part(wav_b64()))
+    if model is None:
+        del body["model"]
+    else:
+        body["model"] = model
+    assert server.post("/v1/chat/completions", json=body).status_code == 200
+
+
+def test_an_unknown_model_is_a_404_naming_the_served_one(server):
+    reply = server.post("/v1/chat/completions", json={**chat(audio_part(wav_b64())), "model": "gpt-4o-audio-preview"})
+    assert reply.status_code == 404
+    assert reply.json() == {"error": {
+        "message": "the model 'gpt-4o-audio-preview' is not served here; this server serves "
+                   "'acousticbench/tiny-qwen2-audio' (see /v1/models)",
+        "type": "invalid_request_error", "param": "model", "code": "model_not_found"}}
+
+
+def _fails_fast(*args: str) -> subprocess.CompletedProcess:
+    """The server's exit, with no "loading" line: it stopped before loading a model."""
+    out = subprocess.run([sys.executable, "-m", "acousticbench.serve.hf_server", "--model", "tiny-qwen2-audio", *args],
+                         cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert "loading" not in out.stderr and "Traceback" not in out.stderr
+    return out
+
+
+def test_a_port_in_use_is_one_line_and_exit_2_before_loading():
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = _fails_fast("--host", "127.0.0.1", "--port", str(port))
+    assert out.returncode == 2
+    assert out.stderr.splitlines() == [f"error: port {port} on 127.0.0.1 is in use: stop what listens there, or pass "
+                                       "another --port."]
+
+
+@pytest.mark.parametrize("port", ["99999", "0", "-1"])
+def test_a_port_out_of_range_is_one_line_and_exit_2(port):
+    out = _fails_fast("--port", port)
+    assert out.returncode == 2 and out.stderr.splitlines() == [f"error: --port {port} is not a TCP port (1-65535)."]

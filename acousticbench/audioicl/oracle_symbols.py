@@ -15,7 +15,7 @@ OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b:
 
 @lru_cache(maxsize=1)
 def _digit_voices() -> tuple[tuple[int, np.ndarray], ...]:
-    """The digit voices the pack was built with (espeak-ng is deterministic): the Oracle's vocabulary."""
+    """The shipped spoken digits the pack was built from, in every voice: the Oracle's vocabulary."""
     from acousticbench.audioicl.build.speech import all_digits
 
     try:

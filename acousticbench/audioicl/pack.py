@@ -14,12 +14,11 @@ from acousticbench.errors import ArchiveError
 FOLDER = "audioicl"  # <archive>/audioicl/{MANIFEST.json, meta/meta_k{k}.jsonl, data/...}
 MANIFEST = "MANIFEST.json"
 OPEN_BENCHMARK = "AudioICL-open"
-OPEN_VERSION = "1.0"
+OPEN_VERSION = "1.1"  # 1.1: spoken digits read from shipped files (1.0 synthesised them at build time)
 HINT = "rebuild it with `python run.py --build-audioicl` (after removing the folder)"
-# MANIFEST.json of the full open pack as this harness builds it with espeak-ng PINNED_ESPEAK; it lists the sha256 of
-# every meta file and clip, so this one value pins every byte. Another espeak-ng may speak the digits differently.
-OPEN_MANIFEST_SHA256 = "63e3bdbf3562f6550878f96daaf1e24c89a07c98cddf6bad1b3793e1a85e5758"
-PINNED_ESPEAK = "1.51"
+# MANIFEST.json of the full open pack as this harness builds it from the spoken digits shipped in the package; it
+# lists the sha256 of every meta file and clip, so this one value pins every byte. No TTS runs, so it holds anywhere.
+OPEN_MANIFEST_SHA256 = "c65eeb9c1d0c96ec148b4638a4c5a531257083d77dc9d1e4cbda1b23c3ea518d"
 
 
 def pack_root(archive: Path) -> Path:
@@ -112,12 +111,14 @@ def _unlisted(root: Path, listed: dict[str, str]) -> list[str]:
 
 
 def pinned_note(root: Path) -> str | None:
-    """A one-line note when an open AudioICL pack differs from the published build (and why, if espeak-ng differs)."""
+    """A one-line note when an open AudioICL pack differs from the published build (and why, if its digits differ)."""
+    from acousticbench.audioicl.build.speech import digits_sha256
+
     manifest = load_manifest(root)
     if manifest.get("benchmark") != OPEN_BENCHMARK or manifest_sha256(root) == OPEN_MANIFEST_SHA256:
         return None
-    espeak = manifest.get("espeak_ng")
-    why = (f"it was built with espeak-ng {espeak}, the published pack with {PINNED_ESPEAK}" if espeak != PINNED_ESPEAK
+    why = ("it was built with other spoken digits (an older harness synthesised them with espeak-ng at build time)"
+           if manifest.get("spoken_digits") != digits_sha256()
            else f"it has {manifest.get('counts', {}).get('episodes')} episodes or another harness version built it")
     return (f"Note: this {OPEN_BENCHMARK} pack differs from the published one (MANIFEST.json sha256 "
             f"{manifest_sha256(root)[:12]}, published {OPEN_MANIFEST_SHA256[:12]}): {why}; results may not compare.")

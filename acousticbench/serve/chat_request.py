@@ -11,6 +11,8 @@ import numpy as np
 from acousticbench.serve.adapters import Chat, Turn
 
 SAMPLE_RATE = 16_000  # every adapter takes mono float32 at 16 kHz
+MIN_AUDIO_S = 0.1  # shorter clips give Qwen2-Audio's encoder no frame at all (it fails below 0.06 s)
+UNKNOWN_LENGTH = 0x7FFFF000  # data sizes from here up are placeholders of WAVs written to a pipe
 MAX_TOKENS_CAP = 4096
 DEFAULT_MAX_TOKENS = 256
 
@@ -25,39 +27,74 @@ class BadRequest(ValueError):
 
 def decode_audio(part: dict[str, Any], where: str, max_audio_s: float) -> np.ndarray:
     """input_audio -> mono float32 at 16 kHz; a 400 that says what is wrong with the clip otherwise."""
-    import soundfile as sf
-
     audio = part.get("input_audio")
     if not isinstance(audio, dict) or not isinstance(audio.get("data"), str):
         raise BadRequest(f"{where}: input_audio needs {{'data': <base64>, 'format': 'wav'}}", where)
     fmt = audio.get("format", "wav")
     if fmt not in ("wav", "mp3"):
         raise BadRequest(f"{where}: format {fmt!r} is not supported; send wav (or mp3)", where)
-    try:
-        raw = base64.b64decode(audio["data"], validate=True)
-    except (binascii.Error, ValueError):
-        raise BadRequest(f"{where}: input_audio.data is not valid base64", where) from None
-    if not raw:
-        raise BadRequest(f"{where}: the audio is empty (no bytes)", where)
-    if fmt == "wav" and not (raw[:4] == b"RIFF" and raw[8:12] == b"WAVE"):
-        raise BadRequest(f"{where}: the audio is not a WAV file (no RIFF/WAVE header)", where)
-    try:
-        info = sf.info(io.BytesIO(raw))
-        if info.frames == 0:
-            raise BadRequest(f"{where}: the audio is empty (0 samples)", where)
-        if info.frames / info.samplerate > max_audio_s:
-            raise BadRequest(f"{where}: the clip lasts {info.frames / info.samplerate:.1f} s; this server takes at "
-                             f"most {max_audio_s:g} s per clip", where)
-        samples, rate = sf.read(io.BytesIO(raw), dtype="float32", always_2d=True)
-    except (sf.LibsndfileError, RuntimeError, TypeError) as err:
-        detail = str(err).split(">: ", 1)[-1]  # drop libsndfile's "Error opening <_io.BytesIO object at 0x...>"
-        raise BadRequest(f"{where}: the audio could not be decoded ({detail})", where) from None
+    raw = _bytes(audio["data"], where)
+    if fmt == "wav":
+        _check_wav(raw, where)
+    samples, rate = _read(raw, fmt, where, max_audio_s)
     mono = samples.mean(axis=1)  # the audio models here listen in mono
+    if not np.isfinite(mono).all():
+        raise BadRequest(f"{where}: the audio holds NaN or infinite samples", where)
     if rate != SAMPLE_RATE:
         import soxr
 
         mono = soxr.resample(mono, rate, SAMPLE_RATE)
     return np.ascontiguousarray(mono, dtype=np.float32)
+
+
+def _bytes(data: str, where: str) -> bytes:
+    if data.startswith("data:"):
+        raise BadRequest(f"{where}: input_audio.data must be plain base64, without a 'data:...;base64,' prefix", where)
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        raise BadRequest(f"{where}: input_audio.data is not valid base64", where) from None
+    if not raw:
+        raise BadRequest(f"{where}: the audio is empty (no bytes)", where)
+    return raw
+
+
+def _check_wav(raw: bytes, where: str) -> None:
+    """A RIFF/WAVE header, and a data chunk holding every byte its header announces (libsndfile reads a cut file)."""
+    if not (raw[:4] == b"RIFF" and raw[8:12] == b"WAVE"):
+        raise BadRequest(f"{where}: the audio is not a WAV file (no RIFF/WAVE header)", where)
+    pos = 12
+    while pos + 8 <= len(raw):
+        size = int.from_bytes(raw[pos + 4 : pos + 8], "little")
+        if raw[pos : pos + 4] == b"data":
+            present = len(raw) - pos - 8
+            if 0 < size < UNKNOWN_LENGTH and present < size:  # a streamed WAV announces 0 or 0xFFFFFFFF: unknown
+                raise BadRequest(f"{where}: the WAV file is truncated: its header announces {size} bytes of samples, "
+                                 f"the request holds {present}", where)
+            return
+        pos += 8 + size + (size & 1)  # RIFF chunks are padded to an even size
+
+
+def _read(raw: bytes, fmt: str, where: str, max_audio_s: float) -> tuple[np.ndarray, int]:
+    import soundfile as sf
+
+    try:
+        info = sf.info(io.BytesIO(raw))
+        if info.frames == 0:
+            raise BadRequest(f"{where}: the audio is empty (0 samples)", where)
+        seconds = info.frames / info.samplerate
+        if seconds > max_audio_s:
+            raise BadRequest(f"{where}: the clip lasts {seconds:.1f} s; this server takes at most {max_audio_s:g} s "
+                             "per clip", where)
+        if seconds < MIN_AUDIO_S:
+            raise BadRequest(f"{where}: the clip lasts {seconds:.3f} s; this server takes clips of at least "
+                             f"{MIN_AUDIO_S:g} s", where)
+        return sf.read(io.BytesIO(raw), dtype="float32", always_2d=True)
+    except (sf.LibsndfileError, RuntimeError, TypeError) as err:
+        detail = str(err).split(">: ", 1)[-1]  # drop libsndfile's "Error opening <_io.BytesIO object at 0x...>"
+        if "does not exist" in detail:  # what libsndfile says of bytes its mp3 decoder cannot read
+            detail = f"not a readable {fmt} stream"
+        raise BadRequest(f"{where}: the audio could not be decoded ({detail})", where) from None
 
 
 def _parts(content: Any, where: str, max_audio_s: float) -> list[str | np.ndarray]:

@@ -3,9 +3,11 @@
 
 import argparse
 import asyncio
+import errno
 import hashlib
 import json
 import logging
+import socket
 import sys
 import time
 from pathlib import Path
@@ -20,9 +22,18 @@ MAX_AUDIO_S = 600.0  # 10 minutes per clip; the longest benchmark clip is far sh
 log = logging.getLogger("acousticbench.serve")
 
 
-def error_body(message: str, param: str | None = None, kind: str = "invalid_request_error") -> dict[str, Any]:
+def error_body(message: str, param: str | None = None, kind: str = "invalid_request_error",
+               code: str | None = None) -> dict[str, Any]:
     """OpenAI's error shape, which the openai SDK reads into its error's message."""
-    return {"error": {"message": message, "type": kind, "param": param, "code": None}}
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
+def unknown_model(body: Any, served: str) -> str | None:
+    """Why a request is not for the served model (a 404), or None; no "model" at all means the served one."""
+    asked = body.get("model") if isinstance(body, dict) else None
+    if asked in (None, "", served):
+        return None
+    return f"the model {asked!r} is not served here; this server serves {served!r} (see /v1/models)"
 
 
 def completion_body(model_id: str, generation: Generation) -> dict[str, Any]:
@@ -58,6 +69,8 @@ def create_app(adapter: Adapter, max_audio_s: float = MAX_AUDIO_S):
     async def chat_completions(request: Request):
         try:
             body = json.loads(await request.body())
+            if (wrong := unknown_model(body, adapter.model_id)) is not None:
+                return JSONResponse(error_body(wrong, "model", code="model_not_found"), status_code=404)
             chat = parse_chat(body, max_audio_s)
             if body.get("stream"):
                 raise BadRequest("stream is not supported; send stream: false", "stream")
@@ -111,26 +124,57 @@ def _require_packages() -> None:
         raise UserError(f"the transformers server needs {', '.join(missing)}: {INSTALL}")
 
 
+def bind(host: str, port: int) -> socket.socket:
+    """The server's socket, bound but not yet listening: a taken port fails now, and /health is refused until ready."""
+    if not 1 <= port <= 65535:
+        raise UserError(f"--port {port} is not a TCP port (1-65535).")
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                             flags=socket.AI_PASSIVE)[0]
+    except socket.gaierror as err:
+        raise UserError(f"--host {host}: cannot listen there ({err.strerror}).") from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a port in TIME_WAIT is free
+    try:
+        sock.bind(address)
+    except OSError as err:
+        sock.close()
+        why = ("is in use: stop what listens there, or pass another --port" if err.errno == errno.EADDRINUSE
+               else f"cannot be listened on ({err.strerror})")
+        raise UserError(f"port {port} on {host} {why}.") from None
+    return sock
+
+
+def serve(app: Any, sock: socket.socket, model_id: str, loaded_s: float) -> None:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if not self.should_exit:  # now listening: the first moment it is true that we serve
+                host, port = sock.getsockname()[:2]
+                log.info("serving %s on http://%s:%d (loaded in %.1f s)", model_id, host, port, loaded_s)
+
+    Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[sock])
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     if args.exit_with_parent:
         exit_with_parent()
     try:
+        sock = bind(args.host, args.port)  # seconds, not the minutes of loading, to learn the port is taken
         _require_packages()
         from acousticbench.serve.adapters import load_adapter
 
+        log.info("loading %s for %s:%d (/health answers once it is loaded)", args.model, args.host, args.port)
         started = time.monotonic()
-        adapter = load_adapter(args.model, args.lora)  # before listening: /health answers only once it can serve
-        log.info("loaded %s in %.1f s; serving on %s:%d", adapter.model_id, time.monotonic() - started,
-                 args.host, args.port)
+        adapter = load_adapter(args.model, args.lora)
     except UserError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    import uvicorn
-
-    uvicorn.run(create_app(adapter, args.max_audio_s), host=args.host, port=args.port, log_level="warning",
-                access_log=False)
+    serve(create_app(adapter, args.max_audio_s), sock, adapter.model_id, time.monotonic() - started)
     return 0
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from acousticbench.audioicl import TASKS
 from acousticbench.audioicl.build.plan import BUILD_SEED, EPISODES_PER_TASK, MAX_SHOTS, ClipJob, TaskPlan, with_shots
-from acousticbench.audioicl.build.speech import espeak_version
+from acousticbench.audioicl.build.speech import digits_sha256
 from acousticbench.audioicl.pack import FOLDER, MANIFEST, OPEN_BENCHMARK, OPEN_VERSION
 from acousticbench.archive.staging import staged_folder
 from acousticbench.errors import UserError
@@ -80,7 +80,8 @@ def write_pack(root: Path, plans: dict[str, TaskPlan], workers: int) -> str:
         (root / "meta" / f"meta_k{k}.jsonl").write_bytes(data)
         sha256[f"meta/meta_k{k}.jsonl"] = hashlib.sha256(data).hexdigest()
     manifest = {
-        "benchmark": OPEN_BENCHMARK, "version": OPEN_VERSION, "build_seed": BUILD_SEED, "espeak_ng": espeak_version(),
+        "benchmark": OPEN_BENCHMARK, "version": OPEN_VERSION, "build_seed": BUILD_SEED,
+        "spoken_digits": digits_sha256(),  # the shipped digit files the operator clips speak
         "tasks": {task: len(plans[task].episodes) for task in TASKS}, "shots": list(range(1, MAX_SHOTS + 1)),
         "counts": {"episodes": len(episodes), "audio_files": len(clips)},
         "sha256": dict(sorted(sha256.items())),
@@ -97,12 +98,12 @@ def build_audioicl(archive: Path, *, episodes_per_task: int = EPISODES_PER_TASK,
     leaves half a pack where one is expected.
     """
     from acousticbench.archive.build import default_workers
-    from acousticbench.audioicl.build.speech import espeak
+    from acousticbench.audioicl.build.speech import all_digits
 
     root = Path(archive) / FOLDER
     if root.exists():
         raise UserError(f"{root} already exists: remove it to rebuild the AudioICL pack, or choose another --archive.")
-    espeak()  # fail before any work when the spoken digits cannot be made
+    all_digits()  # fail before any work when a shipped spoken digit is missing
     plans = plan_pack(episodes_per_task)
     with staged_folder(root) as staging:
         digest = write_pack(staging, plans, workers or default_workers())
