@@ -62,7 +62,8 @@ def run_entry(run_dir: Path) -> Entry | None:
     spec = config["spec"]
     if spec.get("benchmark") == "AudioICL":
         statuses, n = metrics["statuses"], metrics["n"]
-        return Entry(spec["model"], spec["task"], "all", config["audioicl"]["meta_sha256"], spec["seed"],
+        icl = config["audioicl"]
+        return Entry(spec["model"], spec["task"], "all", icl.get("pack_manifest_sha256") or icl["meta_sha256"], spec["seed"],
                      spec.get("max_samples"), n, metrics["accuracy"], metrics["no_answer_rate"],
                      statuses.get("error", 0) / n if n else None, "AudioICL", spec["shots"])
     scored = metrics["scored"]

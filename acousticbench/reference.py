@@ -137,9 +137,11 @@ def _finished_config(run_dir: Path) -> dict:
 
 
 def _identity(config: dict) -> tuple:
-    """What the runs of one reference must share: split, first-N and the pack (AudioICL: its meta file)."""
+    """What the runs of one reference must share: split, first-N and the pack (AudioICL: the pack's manifest, which
+    pins every clip; the meta file's hash for episodes from elsewhere)."""
     spec = config["spec"]
-    pack = (config.get("archive") or {}).get("manifest_sha256") or (config.get("audioicl") or {}).get("meta_sha256")
+    icl = config.get("audioicl") or {}
+    pack = (config.get("archive") or {}).get("manifest_sha256") or icl.get("pack_manifest_sha256") or icl.get("meta_sha256")
     return spec.get("split", "all"), spec.get("max_samples"), pack or ""
 
 

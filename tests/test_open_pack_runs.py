@@ -14,6 +14,7 @@ from acousticbench.evaluate import evaluate
 from acousticbench.reference import compare_to_reference, reference_file
 from acousticbench.spec import RunSpec
 from acousticbench.audioicl import TASKS as ICL_TASKS
+from acousticbench.audioicl.pack import OPEN_MANIFEST_SHA256
 from acousticbench.tasks import TASKS
 from audioicl_pack import env_without_espeak
 from conftest import REPO
@@ -124,3 +125,4 @@ def test_audioicl_reference_summaries_cover_every_task_k_and_seed():
         for cell in cells:
             summary = json.loads((REFERENCES / model / cell / "summary.json").read_text())
             assert summary["benchmark"] == "AudioICL" and [r["seed"] for r in summary["runs"]] == [42, 43, 44]
+            assert summary["archive_manifest_sha256"] == OPEN_MANIFEST_SHA256  # the pack that pins every clip
