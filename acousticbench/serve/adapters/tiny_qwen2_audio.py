@@ -95,8 +95,15 @@ def prompt_text(chat: Chat) -> str:
     return text + "<|im_start|>assistant\n"
 
 
+def generate_arguments(max_tokens: int) -> dict:
+    """transformers' generate() arguments by their own names: greedy is do_sample=False with one beam."""
+    return {"do_sample": False, "num_beams": 1, "max_new_tokens": max_tokens, "min_new_tokens": 1}
+
+
 class TinyQwen2Audio:
     """Greedy, deterministic, and fast on a CPU; its answers mean nothing."""
+
+    decoding = {"do_sample": False, "num_beams": 1}
 
     def __init__(self, lora: Path | None = None):
         self.tokenizer = build_tokenizer()
@@ -119,9 +126,8 @@ class TinyQwen2Audio:
         if chat.seed is not None:
             torch.manual_seed(chat.seed)  # accepted as the API does; greedy decoding does not draw from it
         with torch.inference_mode():
-            out = self.model.generate(**inputs, max_new_tokens=chat.max_tokens, min_new_tokens=1, do_sample=False,
-                                      eos_token_id=self.eos, pad_token_id=self.tokenizer.pad_token_id,
-                                      suppress_tokens=self.suppress)
+            out = self.model.generate(**inputs, **generate_arguments(chat.max_tokens), eos_token_id=self.eos,
+                                      pad_token_id=self.tokenizer.pad_token_id, suppress_tokens=self.suppress)
         prompt_len = inputs["input_ids"].shape[1]
         new = out[0, prompt_len:].tolist()
         stopped = bool(new) and new[-1] == self.eos
