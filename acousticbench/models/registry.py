@@ -61,13 +61,13 @@ def _served(model: OpenWeight) -> ModelEntry:
     if model.gpu_memory_gb == 0:  # ours, on this CPU: run.py starts and stops its server itself
         return ModelEntry(model.name, "acousticbench.models.local_server:LocalServer", "local",
                           'torch and the [hf-server] extra: pip install torch==2.13.0 -e ".[hf-server]"',
-                          model.description, {"serve_name": model.serve_name, "temperature": 0.0, "max_tokens": 32},
-                          extra="hf-server")
+                          model.description, {"serve_name": model.serve_name, "temperature": 0.0, "max_tokens": 32,
+                                              "limits": model.limits}, extra="hf-server")
     needs = f"{endpoint_variable(model.serve_name)}, printed by ./scripts/docker_serve.sh {model.serve_name} ({model.gpu})"
     settings = {"serve_name": model.serve_name, "temperature": 0.0, "concurrency": model.concurrency,
-                "single_audio": model.single_audio}
+                "limits": model.limits}
     return ModelEntry(model.name, _SERVED, "open-weight", needs, model.description,
-                      {k: v for k, v in settings.items() if v is not None and v is not False}, extra="api")
+                      {k: v for k, v in settings.items() if v is not None}, extra="api")
 
 
 MODELS: dict[str, ModelEntry] = {
