@@ -60,7 +60,7 @@ def dry_run(spec: ServerSpec, args: argparse.Namespace, home: Path) -> int:
     print(f"# {spec.display_name} ({spec.repo_id}), needs {_gpu(spec)}")
     print(f"# image {tag}: built on first use from {dockerfile}" + (f" (target {target})" if target else "")
           + ", with the pins of acousticbench/models/images.py:")
-    for pin in spec.recipe.pins:
+    for pin in spec.image_recipe.pins:
         print(f"#   {pin.arg}={pin.value}  ({pin.source})")
     if token is None:
         print(f"# no Hugging Face token in {home}/.cache/huggingface/token: "

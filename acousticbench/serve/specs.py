@@ -37,7 +37,7 @@ class ServerSpec:
     gated: bool = False  # the Hub asks for a token and accepted terms before download
     start_timeout_s: int = 1800  # the first start downloads the weights
     lora: str | None = None  # ours: a LoRA adapter folder name under <archive>/lora/
-    recipe: Image = IMAGES["server"]  # the image it runs in, with its pins (models/images.py)
+    recipe: Image | None = None  # the image it runs in, with its pins (models/images.py); None: its kind's usual one
 
     @property
     def adapter(self) -> str:
@@ -47,6 +47,10 @@ class ServerSpec:
     @property
     def image(self) -> str:
         return image_for(self)[0]
+
+    @property
+    def image_recipe(self) -> Image:
+        return self.recipe or IMAGES["vllm" if self.kind == "vllm" else "server"]
 
 
 def _spec(model: OpenWeight) -> ServerSpec:
@@ -106,7 +110,7 @@ def _our_source_hash() -> str:
 
 def image_for(spec: ServerSpec) -> tuple[str, str, str | None]:
     """(image tag, Dockerfile path relative to the repo, build target); the tag changes with any pin."""
-    recipe = spec.recipe
+    recipe = spec.image_recipe
     if spec.kind == "vllm":
         return f"acousticbench/{recipe.name}:{recipe.build_args['VLLM_IMAGE'].split(':v')[-1]}", recipe.dockerfile, None
     pins = "".join(f"{k}={v}\n" for k, v in sorted(recipe.build_args.items()))
