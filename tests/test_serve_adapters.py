@@ -54,3 +54,44 @@ def test_kimi_gets_each_clip_as_a_wav_file_in_order(tmp_path):
 def test_unknown_server_models_list_the_known_ones():
     with pytest.raises(UserError, match="Known: tiny_qwen2_audio, kimi_audio_7b_instruct, minicpm_o_4_5"):
         load_adapter("qwen9")
+
+
+def test_every_adapter_passes_greedy_decoding_by_its_vendors_names():
+    from acousticbench.serve.adapters import kimi_audio, minicpm_o, tiny_qwen2_audio
+
+    minicpm = minicpm_o.chat_arguments(32)  # chat() defaults to do_sample=True and 3 beams: both must be set
+    assert minicpm["do_sample"] is False and minicpm["num_beams"] == 1 and "sampling" not in minicpm
+    assert minicpm["max_new_tokens"] == 32 and minicpm["generate_audio"] is False
+    kimi = kimi_audio.generate_arguments(32)  # kimia_infer's sampler takes the argmax at temperature <= 1e-6
+    assert kimi["text_temperature"] == 0.0 and kimi["audio_temperature"] == 0.0 and kimi["max_new_tokens"] == 32
+    assert kimi["text_repetition_penalty"] == 1.0 and kimi["output_type"] == "text"
+    tiny = tiny_qwen2_audio.generate_arguments(32)
+    assert tiny["do_sample"] is False and tiny["num_beams"] == 1
+    for adapter, arguments in ((MiniCPMo, minicpm), (KimiAudioInstruct, kimi),
+                               (tiny_qwen2_audio.TinyQwen2Audio, tiny)):
+        assert adapter.decoding.items() <= arguments.items()  # what /v1/models reports is what is passed
+
+
+class KimiLikeModel:
+    """Stands in for kimia_infer's KimiAudio (no weights here), with its contract: generate() calls _generate_loop with
+    max_new_tokens, which returns the text tokens before the end token (all of them when it never came)."""
+
+    def __init__(self, answer_tokens: int):
+        self.answer_tokens = answer_tokens
+
+    def _generate_loop(self, max_new_tokens: int, **_):
+        return [], list(range(min(self.answer_tokens, max_new_tokens)))
+
+    def generate(self, chats, output_type="text", max_new_tokens=-1, **_):
+        _, text_tokens = self._generate_loop(max_new_tokens=max_new_tokens)
+        return None, " ".join("w" for _ in text_tokens)
+
+
+@pytest.mark.parametrize("answer_tokens, reason", [(3, "stop"), (16, "length"), (40, "length")])
+def test_kimi_finish_reason_is_length_when_generation_hit_the_limit(tmp_path, answer_tokens, reason):
+    kimi = object.__new__(KimiAudioInstruct)
+    kimi.tmp = tmp_path
+    kimi.attach(KimiLikeModel(answer_tokens))
+    generation = kimi.generate(Chat([Turn("user", ["A or B?", clips()[0]])], max_tokens=16))
+    assert generation.finish_reason == reason
+    assert generation.completion_tokens == min(answer_tokens, 16)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 
 import pytest
 
@@ -15,6 +16,11 @@ from acousticbench.serve.specs import SPECS  # noqa: E402
 from conftest import HF_TOKEN as TOKEN, REPO  # noqa: E402
 
 SCRIPT = str(REPO / "scripts" / "docker_serve.sh")
+
+
+def script_env(home, **extra: str) -> dict[str, str]:
+    """The script's environment: this interpreter (a worktree has no .venv of its own), nothing else inherited."""
+    return {"HOME": str(home), "PATH": "/usr/bin:/bin", "PYTHON": sys.executable, **extra}
 
 
 def closed_port() -> int:
@@ -45,7 +51,8 @@ def test_dry_run_prints_the_exact_settings_with_the_token_redacted(name, home, c
         assert s["device_requests"] == []  # Tiny-Qwen2-Audio runs on the CPU
     if spec.kind == "vllm":
         assert s["command"][0] == spec.repo_id
-        assert s["command"][s["command"].index("--limit-mm-per-prompt") + 1] == '{"audio": 48}'
+        limit = 5 if name == "voxtral_mini_3b" else 48  # vLLM issue #22109 for Voxtral; the table's limit for the rest
+        assert s["command"][s["command"].index("--limit-mm-per-prompt") + 1] == '{"audio": %d}' % limit
     else:
         assert s["command"][:5] == ["python", "-m", "acousticbench.serve.hf_server", "--model", name]
     assert out.rstrip().endswith(f"export ACOUSTICBENCH_{name.upper()}_ENDPOINT=http://localhost:{spec.port}")
@@ -61,7 +68,7 @@ def test_the_specs_match_the_registry():
 
 def test_the_script_dry_run_never_prints_the_token(home):
     out = subprocess.run([SCRIPT, "voxtral_mini_3b", "--dry-run", "--gpus", "1,2", "--port", "9009"],
-                         capture_output=True, text=True, timeout=60, env={"HOME": str(home), "PATH": "/usr/bin:/bin"})
+                         capture_output=True, text=True, timeout=60, env=script_env(home))
     assert out.returncode == 0, out.stderr
     assert TOKEN not in out.stdout + out.stderr and '"HF_TOKEN": "REDACTED"' in out.stdout
     s = settings_from(out.stdout)
@@ -90,7 +97,7 @@ def test_tensor_parallel_is_for_vllm_models(home, capsys):
 
 
 def test_no_engine_is_one_line_and_exit_2(home):
-    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "DOCKER_HOST": f"tcp://127.0.0.1:{closed_port()}"}
+    env = script_env(home, DOCKER_HOST=f"tcp://127.0.0.1:{closed_port()}")
     out = subprocess.run([SCRIPT, "voxtral_mini_3b"], capture_output=True, text=True, timeout=60, env=env)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
@@ -99,7 +106,7 @@ def test_no_engine_is_one_line_and_exit_2(home):
 
 
 def test_list_works_without_an_engine(home):
-    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "DOCKER_HOST": f"tcp://127.0.0.1:{closed_port()}"}
+    env = script_env(home, DOCKER_HOST=f"tcp://127.0.0.1:{closed_port()}")
     out = subprocess.run([SCRIPT, "--list"], capture_output=True, text=True, timeout=60, env=env)
     assert out.returncode == 0, out.stderr
     for spec in SPECS.values():

@@ -110,3 +110,20 @@ def test_an_endpoint_given_means_no_server_is_started(monkeypatch):
     monkeypatch.setenv("ACOUSTICBENCH_TINY_QWEN2_AUDIO_ENDPOINT", "http://127.0.0.1:9")
     backend = get_model("Tiny-Qwen2-Audio").create()
     assert backend.owns_server is False and backend.roots == ["http://127.0.0.1:9"]
+
+
+def test_gpu_check_fails_fast_in_one_line_without_a_gpu():
+    import subprocess
+    import sys
+
+    import torch
+
+    from conftest import REPO
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is here: run scripts/gpu_check.sh itself")
+    out = subprocess.run(["bash", str(REPO / "scripts" / "gpu_check.sh")], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHON": sys.executable})
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("gpu_check: FAILED: torch ")
+    assert "sees no NVIDIA GPU" in out.stderr

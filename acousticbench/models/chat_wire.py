@@ -25,17 +25,17 @@ def _text_part(text: str) -> bytes:
     return json.dumps({"type": "text", "text": text}, ensure_ascii=False).encode()
 
 
-def audio_request_json(fields: dict[str, Any], prompt: Prompt, single_audio: bool = False) -> tuple[bytes, list[str]]:
+def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int | None = None) -> tuple[bytes, list[str]]:
     """The chat-completions body: `fields`, then one user message with an input_audio part per clip (plain base64
     WAV, in listening order) and the question text, or the prompt's interleaved parts (AudioICL) in their order.
     Spliced by hand around the base64, which never needs JSON escaping: json.dumps over ~170 KB of it cost 0.4 ms
-    per request (bench/bench_engine.py)."""
-    if prompt.parts and not single_audio:
+    per request (bench/bench_engine.py). Over `merge_over` clips, all go as one merged clip before the flat text."""
+    if prompt.parts and (merge_over is None or len(prompt.audio) <= merge_over):
         pieces = [_audio_part(wav_bytes(p.audio)) if p.kind == "audio" else _text_part(p.text or "")
                   for p in prompt.parts]
         notes: list[str] = []
     else:
-        clips, notes = prompt_clips(prompt.audio, single_audio)
+        clips, notes = prompt_clips(prompt.audio, merge_over)
         pieces = [_audio_part(wav) for wav in clips] + [_text_part(prompt.text)]
     head = json.dumps({**fields, "messages": []}, ensure_ascii=False, separators=(",", ":")).encode()
     content = b'[{"role":"user","content":[' + b",".join(pieces) + b"]}]}"

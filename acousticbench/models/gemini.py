@@ -125,7 +125,7 @@ class Gemini:
 
         if prompt.parts:
             return [audio(wav_bytes(p.audio)) if p.kind == "audio" else (p.text or "") for p in prompt.parts], []
-        clips, notes = prompt_clips(prompt.audio, single_audio=False)
+        clips, notes = prompt_clips(prompt.audio, None)
         return [audio(wav) for wav in clips] + [prompt.text], notes
 
     async def answer(self, prompt: Prompt) -> Reply:

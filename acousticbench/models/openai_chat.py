@@ -60,7 +60,7 @@ class ChatCompletionsBackend:
     """An audio chat model behind the openai SDK: one request per question, failures classified, never retried."""
 
     default_concurrency = 8
-    single_audio = False
+    merge_over: int | None = None  # the OpenAI API takes every clip
     api_model: str = ""
 
     def _pick(self) -> tuple[openai.AsyncOpenAI, str, Any]:
@@ -81,7 +81,7 @@ class ChatCompletionsBackend:
         return []
 
     async def answer(self, prompt: Prompt) -> Reply:
-        body, notes = audio_request_json(self._request(prompt), prompt, self.single_audio)
+        body, notes = audio_request_json(self._request(prompt), prompt, self.merge_over)
         client, where, slot = self._pick()
         try:
             # the SDK's own post (its errors and headers), not create(): create()'s TypedDict transform walked every

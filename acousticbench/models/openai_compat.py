@@ -15,6 +15,7 @@ from acousticbench.models.chat_wire import RETRYABLE_STATUS, audio_request_json,
 from acousticbench.settings import endpoint_variable, env_number
 from acousticbench.records import Prompt, Reply
 from acousticbench.models.health import health_status
+from acousticbench.models.limits import Limits, check_prompts
 
 
 def server_root(url: str) -> str:
@@ -82,7 +83,7 @@ class ServedModel:
     default_concurrency = 32
 
     def __init__(self, name: str, *, serve_name: str, endpoint: str | None = None, api_model: str | None = None,
-                 temperature: float | None = 0.0, max_tokens: int | None = 256, single_audio: bool = False,
+                 temperature: float | None = 0.0, max_tokens: int | None = 256, limits: Limits | None = None,
                  concurrency: int | None = None, **_ignored: Any):
         self.name, self.serve_name, self.variable = name, serve_name, endpoint_variable(serve_name)
         raw = endpoint or os.environ.get(self.variable, "")
@@ -94,11 +95,12 @@ class ServedModel:
             if urllib.parse.urlsplit(root).scheme not in ("http", "https") or not urllib.parse.urlsplit(root).hostname:
                 raise UserError(f"{root!r} is not an http(s) URL: set {self.variable} or --endpoint to e.g. http://127.0.0.1:8000.")
         self.roots, self.api_model = roots, api_model or ""
-        self.temperature, self.max_tokens, self.single_audio = temperature, max_tokens, single_audio
+        self.temperature, self.max_tokens, self.limits = temperature, max_tokens, limits or Limits()
         self.default_concurrency = concurrency or self.default_concurrency  # a server that batches takes more
         self._key = os.environ.get(f"ACOUSTICBENCH_{serve_name.upper()}_API_KEY") or "EMPTY"  # vLLM's --api-key
         self._endpoints: Endpoints | None = None
         self.served_ids: list[str] = []
+        self.server_decoding: dict | None = None  # what our server says it applies; vLLM reports none
 
     def _where(self, i: int) -> str:
         return f"{self.name} at {public_url(self.roots[i])}"
@@ -129,6 +131,7 @@ class ServedModel:
             await wait_until_up(self.roots[i], wait_s)
             listing = await self._call(i, "GET", "/v1/models")
             served = [m["id"] for m in listing.get("data", [])]
+            decoding = {m["id"]: m.get("decoding") for m in listing.get("data", [])}
         except TimeoutError as err:
             raise UserError(f"no server at {public_url(self.roots[i])} for {self.name} ({err} after {wait_s:g} s): start "
                             f"it with `./scripts/docker_serve.sh {self.serve_name}` or fix {self.variable} / --endpoint.") from None
@@ -139,6 +142,7 @@ class ServedModel:
                             "drop --api-model or start the right model.")
         if not served:
             raise UserError(f"{public_url(self.roots[i])} serves no model (empty /v1/models); check the server's logs.")
+        self.server_decoding = decoding.get(self.api_model or served[0])
         return self.api_model or served[0]
 
     async def open(self) -> None:
@@ -154,8 +158,12 @@ class ServedModel:
         if self._endpoints is not None:
             await self._endpoints.close()
 
+    def check_prompts(self, prompts: list[Prompt]) -> None:
+        """Before the run starts: a prompt the model cannot take (too many clips to refuse, too long) is one line."""
+        check_prompts(self.name, self.limits, prompts)
+
     async def answer(self, prompt: Prompt) -> Reply:
-        body, notes = audio_request_json(self._request(prompt), prompt, self.single_audio)
+        body, notes = audio_request_json(self._request(prompt), prompt, self.limits.merge_over)
         i = self._endpoints.take()
         try:
             completion = await self._call(i, "POST", "/v1/chat/completions", body)
@@ -175,4 +183,5 @@ class ServedModel:
         return {"backend": self.backend_name, "serve_name": self.serve_name, "endpoint_variable": self.variable,
                 "endpoints": [public_url(r) for r in self.roots], "served_model_id": self.api_model,
                 "temperature": self.temperature, "max_tokens": self.max_tokens, "seed": "passed per request",
-                "single_audio": self.single_audio}
+                "server_decoding": self.server_decoding or "not reported by the server (vLLM: temperature 0 is greedy)",
+                "limits": self.limits.describe()}

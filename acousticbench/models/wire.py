@@ -7,8 +7,7 @@ from functools import lru_cache
 import numpy as np
 
 from acousticbench.errors import ArchiveError
-
-MERGE_GAP_S = 1.0
+from acousticbench.models.limits import MERGE_GAP_S
 
 
 def _is_pcm_wav(data: bytes) -> bool:
@@ -52,10 +51,11 @@ def merged_wav(paths: list[str], gap_s: float = MERGE_GAP_S) -> bytes:
     return _encode_wav(merge_clips(clips, sr, gap_s), sr)
 
 
-def prompt_clips(paths: list[str], single_audio: bool) -> tuple[list[bytes], list[str]]:
-    """The WAV bytes to send for a prompt's clips, and a note when they had to be merged."""
-    if single_audio and len(paths) > 1:
+def prompt_clips(paths: list[str], merge_over: int | None) -> tuple[list[bytes], list[str]]:
+    """The WAV bytes to send for a prompt's clips, merged into one when there are more than `merge_over` (the model's
+    limit; None: never), and a note when they were."""
+    if merge_over is not None and len(paths) > merge_over:
         note = (f"{len(paths)} clips merged into one with {MERGE_GAP_S:g} s of silence between them "
-                "(the model takes one audio input)")
+                f"(the model takes at most {merge_over} audio input{'s' if merge_over != 1 else ''})")
         return [merged_wav(paths)], [note]
     return [wav_bytes(p) for p in paths], []

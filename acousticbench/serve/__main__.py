@@ -22,7 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="print the exact container settings; needs no Docker engine")
     p.add_argument("--port", type=int, help="host port on 127.0.0.1 (default: the model's fixed port)")
     p.add_argument("--gpus", default="all", help="all (default), or GPU ids such as 0 or 0,1")
-    p.add_argument("--tp", type=int, help="vLLM tensor parallel size (--tensor-parallel-size)")
+    p.add_argument("--tp", type=int, help="vLLM tensor parallel size (--tensor-parallel-size): GPUs per replica")
+    p.add_argument("--dp", type=int, help="vLLM data parallel size (--data-parallel-size): replicas behind one endpoint")
     p.add_argument("--wait", type=float, help="seconds to wait for /health (default: the model's, 5 to 60 minutes)")
     p.add_argument("--archive", type=Path, default=Path("archive"), help="where lora/<name>/ adapters are")
     return p
@@ -44,11 +45,12 @@ def export_line(spec: ServerSpec, port: int) -> str:
 def _settings(spec: ServerSpec, args: argparse.Namespace, home: Path) -> tuple[dict, str | None]:
     if args.port is not None and not 1 <= args.port <= 65535:
         raise UserError(f"--port {args.port} is not a TCP port (1-65535).")
-    if args.tp is not None and args.tp < 1:
-        raise UserError(f"--tp {args.tp}: give a number of GPUs, 1 or more.")
+    for flag, value in (("--tp", args.tp), ("--dp", args.dp)):
+        if value is not None and value < 1:
+            raise UserError(f"{flag} {value}: give a number, 1 or more.")
     token = hf_token(home)
     settings = container_settings(spec, port=args.port or spec.port, gpus=args.gpus, tp=args.tp, token=token,
-                                  home=home, archive=args.archive)
+                                  home=home, archive=args.archive, dp=args.dp)
     return settings, token
 
 
@@ -56,7 +58,10 @@ def dry_run(spec: ServerSpec, args: argparse.Namespace, home: Path) -> int:
     settings, token = _settings(spec, args, home)
     tag, dockerfile, target = image_for(spec)
     print(f"# {spec.display_name} ({spec.repo_id}), needs {_gpu(spec)}")
-    print(f"# image {tag}: built on first use from {dockerfile}" + (f" (target {target})" if target else ""))
+    print(f"# image {tag}: built on first use from {dockerfile}" + (f" (target {target})" if target else "")
+          + ", with the pins of acousticbench/models/images.py:")
+    for pin in spec.image_recipe.pins:
+        print(f"#   {pin.arg}={pin.value}  ({pin.source})")
     if token is None:
         print(f"# no Hugging Face token in {home}/.cache/huggingface/token: "
               + ("this model is gated, put one there first" if spec.gated else "fine for this model"))

@@ -106,7 +106,8 @@ def ensure_image(client, spec: ServerSpec, log: Log) -> None:
         pass
     log(f"building image {tag} from {dockerfile} (first use: several minutes)...")
     try:
-        client.images.build(path=str(REPO), dockerfile=dockerfile, tag=tag, target=target, rm=True)
+        client.images.build(path=str(REPO), dockerfile=dockerfile, tag=tag, target=target, rm=True,
+                            buildargs=spec.image_recipe.build_args)  # every pin, from models/images.py only
     except docker.errors.BuildError as err:
         tail = [str(c.get("stream") or c.get("error") or "").rstrip() for c in err.build_log][-15:]
         raise UserError(f"building {tag} failed: {err.msg}\n" + "\n".join(t for t in tail if t)) from None

@@ -62,8 +62,9 @@ def create_app(adapter: Adapter, max_audio_s: float = MAX_AUDIO_S):
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
+        # "decoding": the arguments the adapter passes its model, in the vendor's names, so config.json records them
         return {"object": "list", "data": [{"id": adapter.model_id, "object": "model", "created": 0,
-                                            "owned_by": "acousticbench"}]}
+                                            "owned_by": "acousticbench", "decoding": adapter.decoding}]}
 
     @app.post("/v1/chat/completions")
     async def chat_completions(request: Request):

@@ -10,19 +10,19 @@ from pathlib import Path
 from typing import Any, Literal
 
 from acousticbench.errors import UserError, unknown_name
+from acousticbench.models.images import IMAGES, Image
 from acousticbench.models.open_weight import OPEN_WEIGHT, OpenWeight
 
 REPO = Path(__file__).resolve().parents[2]
-VLLM_VERSION = "0.33.0"  # docker/vllm/Dockerfile pins the same version; change both together
 CONTAINER_PORT = 8000
 CONTAINER_HF_CACHE = "/root/.cache/huggingface"
 CONTAINER_OUR_CACHE = "/root/.cache/acousticbench"  # merged LoRA models live here, on the host's disk
-# The largest prompt the tasks send: AudioICL k=5 operator episodes carry 3k+3 = 18 clips, plus the 26-clip Morse
-# alphabet bank = 44. 48 leaves a little headroom; more would only grow vLLM's start-up memory profile, which
-# reserves room for N clips per prompt.
-AUDIO_PER_PROMPT = 48
-LIMIT_MM = ("--limit-mm-per-prompt", '{"audio": %d}' % AUDIO_PER_PROMPT)
 REDACTED = "REDACTED"
+
+
+def limit_mm(model: OpenWeight) -> tuple[str, str]:
+    """vLLM's --limit-mm-per-prompt from the model's limit in the table, so the server and the harness agree."""
+    return "--limit-mm-per-prompt", '{"audio": %d}' % model.limits.audio_items
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,7 @@ class ServerSpec:
     gated: bool = False  # the Hub asks for a token and accepted terms before download
     start_timeout_s: int = 1800  # the first start downloads the weights
     lora: str | None = None  # ours: a LoRA adapter folder name under <archive>/lora/
+    recipe: Image | None = None  # the image it runs in, with its pins (models/images.py); None: its kind's usual one
 
     @property
     def adapter(self) -> str:
@@ -47,11 +48,15 @@ class ServerSpec:
     def image(self) -> str:
         return image_for(self)[0]
 
+    @property
+    def image_recipe(self) -> Image:
+        return self.recipe or IMAGES["vllm" if self.kind == "vllm" else "server"]
+
 
 def _spec(model: OpenWeight) -> ServerSpec:
-    args = (*LIMIT_MM, *model.serve_args) if model.server == "vllm" else model.serve_args
+    args = (*limit_mm(model), *model.serve_args) if model.server == "vllm" else model.serve_args
     return ServerSpec(model.serve_name, model.name, model.server, model.repo_id, model.port, model.gpu_memory_gb,
-                      args, start_timeout_s=model.start_timeout_s)
+                      args, start_timeout_s=model.start_timeout_s, recipe=model.image)
 
 
 # gated=True where the Hub asks for an access request before download; none is marked, as far as known (not
@@ -71,7 +76,7 @@ def lora_spec(serve_name: str, archive: Path) -> ServerSpec:
                         f"there, its name in letters, digits and _ (found: {known}).")
     port = 8100 + zlib.crc32(name.encode()) % 100  # stable per name, so its endpoint does not change
     return ServerSpec(serve_name, f"Kimi-Audio-LoRA-{name}", "transformers", "moonshotai/Kimi-Audio-7B-Instruct",
-                      port, 40, lora=name, start_timeout_s=3600)
+                      port, 40, lora=name, start_timeout_s=3600, recipe=IMAGES["kimi"])
 
 
 def lora_names(archive: Path) -> list[str]:
@@ -94,22 +99,23 @@ def get_spec(serve_name: str, archive: Path) -> ServerSpec:
 
 @lru_cache(maxsize=1)
 def _our_source_hash() -> str:
-    """A short hash of what goes into our image, so the image is rebuilt when its sources change."""
+    """A hash of what goes into our images, so an image is rebuilt when its sources change."""
     paths = [REPO / "docker" / "transformers" / "Dockerfile", REPO / "pyproject.toml",
              *(REPO / "acousticbench").rglob("*.py")]
     digest = hashlib.sha256()
     for path in sorted(p for p in paths if p.is_file()):
         digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:12]
+    return digest.hexdigest()
 
 
 def image_for(spec: ServerSpec) -> tuple[str, str, str | None]:
-    """(image tag, Dockerfile path relative to the repo, build target)."""
+    """(image tag, Dockerfile path relative to the repo, build target); the tag changes with any pin."""
+    recipe = spec.image_recipe
     if spec.kind == "vllm":
-        return f"acousticbench/vllm:{VLLM_VERSION}", "docker/vllm/Dockerfile", None
-    target = {"kimi_audio_7b_instruct": "kimi", "minicpm_o_4_5": "minicpm"}.get(spec.adapter, "server")
-    name = "acousticbench/transformers" + ("" if target == "server" else f"-{target}")  # each model's extras apart
-    return f"{name}:{_our_source_hash()}", "docker/transformers/Dockerfile", target
+        return f"acousticbench/{recipe.name}:{recipe.build_args['VLLM_IMAGE'].split(':v')[-1]}", recipe.dockerfile, None
+    pins = "".join(f"{k}={v}\n" for k, v in sorted(recipe.build_args.items()))
+    tag = hashlib.sha256((_our_source_hash() + pins).encode()).hexdigest()[:12]
+    return f"acousticbench/{recipe.name}:{tag}", recipe.dockerfile, recipe.target
 
 
 def container_name(spec: ServerSpec) -> str:
@@ -127,31 +133,36 @@ def parse_gpus(gpus: str) -> dict[str, Any]:
     return {"device_ids": ids, "capabilities": [["gpu"]]}
 
 
-def command_for(spec: ServerSpec, tp: int | None) -> list[str]:
-    """The container's command: `vllm serve` arguments, or our transformers server."""
+def command_for(spec: ServerSpec, tp: int | None, dp: int | None = None) -> list[str]:
+    """The container's command: `vllm serve` arguments (--tp splits one replica over GPUs, --dp runs replicas behind
+    the one endpoint, vLLM's data parallel), or our transformers server."""
     if spec.kind == "vllm":
         command = [spec.repo_id, "--host", "0.0.0.0", "--port", str(CONTAINER_PORT), *spec.serve_args]
-        return command + (["--tensor-parallel-size", str(tp)] if tp else [])
-    if tp:
-        raise UserError(f"--tp applies to the vLLM models; {spec.serve_name} runs on our transformers server, one GPU.")
+        return (command + (["--tensor-parallel-size", str(tp)] if tp else [])
+                + (["--data-parallel-size", str(dp)] if dp else []))
+    if tp or dp:
+        flag = "--tp" if tp else "--dp"
+        raise UserError(f"{flag} applies to the vLLM models; {spec.serve_name} runs on our transformers server, one GPU "
+                        "(serve more with one container per GPU and several endpoints in its variable).")
     command = ["python", "-m", "acousticbench.serve.hf_server", "--model", spec.adapter,
                "--host", "0.0.0.0", "--port", str(CONTAINER_PORT), *spec.serve_args]
     return command + (["--lora", f"/lora/{spec.lora}"] if spec.lora else [])
 
 
 def container_settings(spec: ServerSpec, *, port: int, gpus: str, tp: int | None, token: str | None,
-                       home: Path, archive: Path) -> dict[str, Any]:
+                       home: Path, archive: Path, dp: int | None = None) -> dict[str, Any]:
     """Keyword arguments of the docker SDK's containers.run(); device requests as plain dicts."""
     volumes = {str(home / ".cache" / "huggingface"): {"bind": CONTAINER_HF_CACHE, "mode": "rw"}}
     if spec.kind == "transformers":
         volumes[str(home / ".cache" / "acousticbench")] = {"bind": CONTAINER_OUR_CACHE, "mode": "rw"}
     if spec.lora:
         volumes[str((archive / "lora" / spec.lora).resolve())] = {"bind": f"/lora/{spec.lora}", "mode": "ro"}
-    if tp and gpus.strip() != "all" and len(parse_gpus(gpus)["device_ids"]) < tp:
-        raise UserError(f"--tp {tp} needs {tp} GPUs but --gpus {gpus} names fewer.")
+    need = (tp or 1) * (dp or 1)
+    if need > 1 and gpus.strip() != "all" and len(parse_gpus(gpus)["device_ids"]) < need:
+        raise UserError(f"--tp {tp or 1} x --dp {dp or 1} needs {need} GPUs but --gpus {gpus} names fewer.")
     return {
         "image": spec.image,
-        "command": command_for(spec, tp),
+        "command": command_for(spec, tp, dp),
         "name": container_name(spec),
         "detach": True,
         "labels": {"acousticbench.model": spec.serve_name, "acousticbench.port": str(port)},

@@ -38,10 +38,16 @@ class Generation:
     finish_reason: str = "stop"  # stop | length
 
 
+def finish_reason(new_tokens: int, max_tokens: int, stopped: bool = False) -> str:
+    """OpenAI's finish_reason: "length" when generation ran to the token limit without its end token."""
+    return "stop" if stopped or new_tokens < max_tokens else "length"
+
+
 class Adapter(Protocol):
     """One loaded model. generate() is called one request at a time (the server holds a lock), greedy."""
 
     model_id: str  # what /v1/models and every response report
+    decoding: dict  # the decoding arguments it passes, in its vendor's own names; /v1/models reports them
 
     def generate(self, chat: Chat) -> Generation: ...
 

@@ -9,11 +9,21 @@ import torch
 
 from acousticbench.audio import write_wav
 from acousticbench.errors import UserError
-from acousticbench.serve.adapters import Chat, Generation
+from acousticbench.serve.adapters import Chat, Generation, finish_reason
 from acousticbench.serve.lora import merged_model_dir
 
 REPO_ID = "moonshotai/Kimi-Audio-7B-Instruct"
 MERGE_DISK_GB = 60  # the merged ALM saved beside links to the base snapshot, plus room to write it
+
+
+def generate_arguments(max_tokens: int) -> dict:
+    """KimiAudio.generate()'s arguments in kimia_infer's own names, greedy: its sampler takes the argmax for a
+    temperature <= 1e-6 (kimia_infer/utils/sampler.py), no repetition penalty (1.0), text out only."""
+    return {"output_type": "text", "text_temperature": 0.0, "audio_temperature": 0.0, "text_repetition_penalty": 1.0,
+            "audio_repetition_penalty": 1.0, "max_new_tokens": max_tokens}
+
+
+DECODING = {k: v for k, v in generate_arguments(1).items() if k not in ("max_new_tokens", "output_type")}
 
 
 def _load_alm(folder: Path):
@@ -25,6 +35,8 @@ def _load_alm(folder: Path):
 
 class KimiAudioInstruct:
     """kimia_infer takes audio as file paths and one request at a time; the server's lock gives it that."""
+
+    decoding = DECODING
 
     def __init__(self, lora: Path | None = None):
         try:
@@ -39,8 +51,22 @@ class KimiAudioInstruct:
         if lora is not None:
             folder = merged_model_dir(folder, lora, _load_alm, need_gb=MERGE_DISK_GB)
             self.model_id = f"{REPO_ID}+lora-{lora.name}"
-        self.model = KimiAudio(model_path=str(folder), load_detokenizer=False)  # text out only
+        self.attach(KimiAudio(model_path=str(folder), load_detokenizer=False))  # text out only
         self.tmp = Path(tempfile.mkdtemp(prefix="kimi-clips-"))
+
+    def attach(self, model) -> None:
+        """Use `model`, counting the text tokens of each generation: generate() returns only the decoded text, and
+        its _generate_loop (kimia_infer/api/kimia.py at the pinned commit) returns the text tokens before the end
+        token, all max_new_tokens of them when the end never came, which is how "length" is told from "stop"."""
+        loop = model._generate_loop
+
+        def counted(*args, **kwargs):
+            audio_tokens, text_tokens = loop(*args, **kwargs)
+            self.last_count = (len(text_tokens), kwargs.get("max_new_tokens"))
+            return audio_tokens, text_tokens
+
+        model._generate_loop = counted
+        self.model, self.last_count = model, (0, None)
 
     def _messages(self, chat: Chat) -> list[dict]:
         messages, n = [], 0
@@ -59,10 +85,11 @@ class KimiAudioInstruct:
         if chat.seed is not None:
             torch.manual_seed(chat.seed)
         try:
-            _, text = self.model.generate(self._messages(chat), output_type="text", text_temperature=0.0,
-                                          audio_temperature=0.0, max_new_tokens=chat.max_tokens)
+            _, text = self.model.generate(self._messages(chat), **generate_arguments(chat.max_tokens))
         finally:
             for path in self.tmp.glob("clip*.wav"):
                 os.remove(path)
-        # kimia_infer reports no token counts, and its tokenizer is its own: usage says 0 rather than guess
-        return Generation(text=text, prompt_tokens=0, completion_tokens=0)
+        new_tokens, limit = self.last_count
+        # kimia_infer reports no prompt token count: usage says 0 for it rather than guess
+        return Generation(text=text, prompt_tokens=0, completion_tokens=new_tokens,
+                          finish_reason=finish_reason(new_tokens, limit or chat.max_tokens))

@@ -7,13 +7,27 @@ import torch
 
 from acousticbench.audio import merge_clips
 from acousticbench.errors import UserError
-from acousticbench.serve.adapters import Chat, Generation
+from acousticbench.serve.adapters import Chat, Generation, finish_reason
 
 REPO_ID = "openbmb/MiniCPM-o-4_5"
 GAP_S = 1.0  # the same 1 s of silence the harness uses when it merges clips itself (models/wire.py)
 
 
+def chat_arguments(max_tokens: int) -> dict:
+    """model.chat()'s arguments in MiniCPM-o-4.5's own names. Its chat() defaults to do_sample=True and
+    prepare_generation_config() to num_beams=3 (an older model's `sampling=` is swallowed by **kwargs), so greedy is
+    do_sample=False, num_beams=1, as OpenBMB's audio example passes (OpenBMB/minicpm-o-4_5-pytorch-simple-demo
+    @c7e1660, MiniCPMO45/README.md and modeling_minicpmo.py); text out, no thinking."""
+    return {"do_sample": False, "num_beams": 1, "max_new_tokens": max_tokens, "use_tts_template": True,
+            "enable_thinking": False, "generate_audio": False}
+
+
+DECODING = {"do_sample": False, "num_beams": 1}
+
+
 class MiniCPMo:
+    decoding = DECODING
+
     def __init__(self, lora: Path | None = None):
         if lora is not None:
             raise UserError("LoRA adapters are served for Kimi-Audio only; MiniCPM-o-4.5 takes none here.")
@@ -45,10 +59,9 @@ class MiniCPMo:
         if chat.seed is not None:
             torch.manual_seed(chat.seed)
         with torch.inference_mode():
-            text = self.model.chat(msgs=self.messages(chat), tokenizer=self.tokenizer, sampling=False,
-                                   max_new_tokens=chat.max_tokens, generate_audio=False)
+            text = self.model.chat(msgs=self.messages(chat), **chat_arguments(chat.max_tokens))
         if not isinstance(text, str):  # some versions return (text, audio) or a dict
             text = text[0] if isinstance(text, (list, tuple)) else str(text.get("text", text))
         tokens = len(self.tokenizer.encode(text, add_special_tokens=False))
         return Generation(text=text, prompt_tokens=0, completion_tokens=tokens,
-                          finish_reason="length" if tokens >= chat.max_tokens else "stop")
+                          finish_reason=finish_reason(tokens, chat.max_tokens))

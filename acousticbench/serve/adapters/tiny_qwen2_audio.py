@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import torch
@@ -9,6 +10,7 @@ from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import (PreTrainedTokenizerFast, Qwen2AudioConfig, Qwen2AudioForConditionalGeneration,
                           Qwen2AudioProcessor, WhisperFeatureExtractor)
 
+from acousticbench.errors import UserError
 from acousticbench.serve.adapters import Chat, Generation, Turn
 from acousticbench.serve.lora import cache_root, merged_model_dir
 
@@ -19,6 +21,15 @@ WORDS = ("A B the answer is first second clip Audio 1 2 3 . : , ? I think sound 
          "longer higher faster reverberant left right yes no You are a helpful assistant system user").split()
 CHUNK_S = 10  # the real model pads every clip to 30 s; 10 s keeps a CPU question near 40 ms (longer clips are cut)
 SYSTEM = "You are a helpful assistant."
+DEVICE_VARIABLE = "ACOUSTICBENCH_DEVICE"  # cpu (default), or cuda: scripts/gpu_check.sh runs it on the GPU
+
+
+def device() -> str:
+    """Where the model runs; asking for CUDA where torch sees none is an error, never a silent CPU run."""
+    name = os.environ.get(DEVICE_VARIABLE, "cpu").strip() or "cpu"
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise UserError(f"{DEVICE_VARIABLE}={name} but torch {torch.__version__} sees no CUDA GPU.")
+    return name
 
 
 def build_tokenizer() -> PreTrainedTokenizerFast:
@@ -95,8 +106,15 @@ def prompt_text(chat: Chat) -> str:
     return text + "<|im_start|>assistant\n"
 
 
+def generate_arguments(max_tokens: int) -> dict:
+    """transformers' generate() arguments by their own names: greedy is do_sample=False with one beam."""
+    return {"do_sample": False, "num_beams": 1, "max_new_tokens": max_tokens, "min_new_tokens": 1}
+
+
 class TinyQwen2Audio:
     """Greedy, deterministic, and fast on a CPU; its answers mean nothing."""
+
+    decoding = {"do_sample": False, "num_beams": 1}
 
     def __init__(self, lora: Path | None = None):
         self.tokenizer = build_tokenizer()
@@ -107,6 +125,8 @@ class TinyQwen2Audio:
         else:
             self.model = _load(merged_model_dir(saved_base_dir(), lora, _load, need_gb=0.1))
             self.model_id += f"+lora-{lora.name}"
+        self.device = device()
+        self.model.to(self.device)
         ids = self.tokenizer.convert_tokens_to_ids
         self.eos = ids("<|im_end|>")
         # never a special token or <unk> (an empty answer is an error to the harness); <|im_end|> may end it
@@ -115,13 +135,12 @@ class TinyQwen2Audio:
     def generate(self, chat: Chat) -> Generation:
         clips = chat.clips
         inputs = self.processor(text=prompt_text(chat), audio=clips or None, sampling_rate=16_000,
-                                return_tensors="pt")
+                                return_tensors="pt").to(self.device)
         if chat.seed is not None:
             torch.manual_seed(chat.seed)  # accepted as the API does; greedy decoding does not draw from it
         with torch.inference_mode():
-            out = self.model.generate(**inputs, max_new_tokens=chat.max_tokens, min_new_tokens=1, do_sample=False,
-                                      eos_token_id=self.eos, pad_token_id=self.tokenizer.pad_token_id,
-                                      suppress_tokens=self.suppress)
+            out = self.model.generate(**inputs, **generate_arguments(chat.max_tokens), eos_token_id=self.eos,
+                                      pad_token_id=self.tokenizer.pad_token_id, suppress_tokens=self.suppress)
         prompt_len = inputs["input_ids"].shape[1]
         new = out[0, prompt_len:].tolist()
         stopped = bool(new) and new[-1] == self.eos

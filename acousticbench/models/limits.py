@@ -1,0 +1,68 @@
+"""What one request to an open-weight model may carry (clips, clip length), and what the harness does with a prompt
+over it: merge the clips into one with 1 s of silence (noted on the record), or refuse the run before it starts."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Literal
+
+from acousticbench.errors import UserError
+
+if TYPE_CHECKING:  # the registry imports this module: --help must not pay for pydantic's import
+    from acousticbench.records import Prompt
+
+MERGE_GAP_S = 1.0  # seconds of silence between merged clips
+
+
+@dataclass(frozen=True)
+class Limits:
+    audio_items: int | None = None  # audio inputs per request; None: none known
+    clip_s: float | None = None  # the longest clip it hears whole; None: none known
+    sample_rate: int = 16_000  # what its audio encoder takes; the servers resample to it
+    over: Literal["merge", "refuse"] = "refuse"  # more clips than audio_items: merge them, or refuse the run
+    why: str = ""  # where the numbers come from, for the refusal line and config.json
+
+    @property
+    def merge_over(self) -> int | None:
+        """Merge a prompt's clips into one when it has more than this many; None: never merge."""
+        return self.audio_items if self.over == "merge" else None
+
+    def describe(self) -> dict:
+        return asdict(self)
+
+
+@lru_cache(maxsize=8192)  # twins and AudioICL demos reuse clips; reading a WAV header is all it costs
+def clip_seconds(path: str) -> float:
+    import soundfile as sf
+
+    try:
+        info = sf.info(path)
+    except (OSError, RuntimeError):
+        return 0.0  # a missing or unreadable clip is the pack check's to report, not this one's
+    return info.frames / info.samplerate if info.samplerate else 0.0
+
+
+def _sent_seconds(limits: Limits, paths: list[str]) -> list[float]:
+    """The length of each audio input the model would get: one merged input when the prompt is over the limit."""
+    lengths = [clip_seconds(p) for p in paths]
+    if limits.merge_over is not None and len(paths) > limits.merge_over:
+        return [sum(lengths) + MERGE_GAP_S * (len(lengths) - 1)]
+    return lengths
+
+
+def check_prompts(name: str, limits: Limits, prompts: list["Prompt"]) -> None:
+    """Refuse, in one line, a run with a prompt the model cannot take as the harness would send it."""
+    why = f" ({limits.why})" if limits.why else ""
+    if limits.audio_items is not None and limits.over == "refuse":
+        most = max(prompts, key=lambda p: len(p.audio), default=None)
+        if most is not None and len(most.audio) > limits.audio_items:
+            raise UserError(f"{name} takes at most {limits.audio_items} audio clips per request{why}; {most.question_id} "
+                            f"({most.task}) carries {len(most.audio)}: run fewer shots or clips, or pick another model.")
+    if limits.clip_s is None:
+        return
+    for prompt in prompts:
+        longest = max(_sent_seconds(limits, prompt.audio), default=0.0)
+        if longest > limits.clip_s:
+            merged = " once its clips are merged" if len(_sent_seconds(limits, prompt.audio)) < len(prompt.audio) else ""
+            raise UserError(f"{name} hears at most {limits.clip_s:g} s of audio per input{why}; {prompt.question_id} "
+                            f"would send {longest:.1f} s{merged}: shorten the clips or pick another model.")
