@@ -30,7 +30,7 @@ class RunResult:
     spec: Any  # RunSpec or ICLRunSpec
     run_dir: Path | None
     metrics: Any  # None when the cell failed
-    records: list
+    records: list = field(repr=False)  # repr()s of results happen (asyncio formats its task at exit): keep them cheap
     resumed: int  # records kept from an earlier, interrupted run
     judge_note: str | None = None  # why labels may be missing (no LLM judge available)
     error: str | None = None  # why the cell did not finish
@@ -238,15 +238,17 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
         for key, group in groups.items():
             for cell in group:
                 resume_target(cell, backends[key].backend_name)
-        return asyncio.run(_sweep(groups, backends, judge, judge_note, progress, on_result))
+        results: list[RunResult] = []
+        # the coroutine returns nothing: asyncio.run formats its main task (result included) once it is done
+        asyncio.run(_sweep(groups, backends, judge, judge_note, progress, on_result, results))
+        return results
     finally:
         for cell in cells:
             if cell.lock is not None:
                 cell.lock.release()
 
 
-async def _sweep(groups, backends, judge, judge_note, progress, on_result) -> list[RunResult]:
-    results: list[RunResult] = []
+async def _sweep(groups, backends, judge, judge_note, progress, on_result, results: list[RunResult]) -> None:
     try:
         if judge is not None:
             await judge.probe()  # a dead judge stops the command before any model call is paid for
@@ -262,7 +264,6 @@ async def _sweep(groups, backends, judge, judge_note, progress, on_result) -> li
     finally:
         if judge is not None:
             await judge.aclose()
-    return results
 
 
 def evaluate(spec, progress: bool | None = None) -> RunResult:
