@@ -27,9 +27,9 @@ HAND_CHECKED = [
     ("SALMONN/timbre_recog.jsonl:41", None, "unparsed"),  # 'A. organ or B. keyboard?'
     ("Ming/timbre_comparison.jsonl:38", None, "unparsed"),  # 'A piano is being played'
     ("Qwen2-Audio/velocity_recog.jsonl:7", None, "unparsed"),  # 'Slow, A.' (A means high)
-    ("Qwen2-Audio/velocity_recog.jsonl:12", None, "unparsed"),  # 'fast, A' (the options are high/low)
+    ("Qwen2-Audio/velocity_recog.jsonl:12", "A", "answered"),  # 'fast, A' (fast: 'greater than 75', A: high; rules-4)
     ("Qwen2-Audio/velocity_recog.jsonl:39", None, "unparsed"),  # 'A, low.'
-    ("Qwen3-Omni/velocity_recog.jsonl:39", None, "unparsed"),  # 'slow, B'
+    ("Qwen3-Omni/velocity_recog.jsonl:39", "B", "answered"),  # 'slow, B' (slow: otherwise, B: low; rules-4)
     ("LLaMA-Omni/counting_recog.jsonl:17", None, "unparsed"),  # 'A B A B A'
     ("LLaMA-Omni/counting_recog.jsonl:37", None, "unparsed"),  # 'A, B'
     ("LLaMA-Omni/brightness_recog.jsonl:3", None, "refused"),  # "I'm not capable of hearing or processing audio ..."

@@ -34,6 +34,10 @@ _IDIOMS = re.compile(r"\b(?:less|more)\s+time\b", re.IGNORECASE)
 _IDIOM_WORDS = {"less": "shorter", "more": "longer"}
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
 # 'not a crow', 'unlike the hand saw', 'than the second clip': the option named there is the one set aside
+# 'Classify the velocity as fast if it is greater than 75; otherwise, classify it as slow.', then 'A' for high:
+# the prompt itself makes 'fast' the high option's word and 'slow' the low one's
+_THRESHOLD = re.compile(r"\bas\s+(?P<over>[a-z]+)\s+if\s+it\s+is\s+(?:greater\s+than|above)\s+-?[\d.]+\s*[;,]?\s*"
+                        r"otherwise,?\s+classify\s+it\s+as\s+(?P<under>[a-z]+)\b", re.IGNORECASE)
 _SET_ASIDE = re.compile(r"\bnot\b[^,.;:!?\n]*|\b(?:unlike|than|rather\s+than|instead\s+of|compared\s+(?:to|with))\b"
                         r"(?:[^.!?\n]|\.(?=\d))*", re.IGNORECASE)
 
@@ -71,7 +75,21 @@ def option_terms(prompt: str) -> Terms | None:
     a, b = found["A"] - shared, found["B"] - shared
     if not a or not b:
         return None
+    a, b = _thresholded(prompt, a, b)
     return {"A": _expand(a), "B": _expand(b)}
+
+
+def _thresholded(prompt: str, a: set[str], b: set[str]) -> tuple[set[str], set[str]]:
+    """Add the words a threshold sentence gives the 'high' and the 'low' option ('fast if it is greater than 75')."""
+    m = _THRESHOLD.search(prompt)
+    if m is None:
+        return a, b
+    over, under = {m.group("over").lower()}, {m.group("under").lower()}
+    if "high" in a and "low" in b:
+        return a | over, b | under
+    if "low" in a and "high" in b:
+        return a | under, b | over
+    return a, b
 
 
 def contradicts(letter: str, text: str, prompt: str) -> bool:
