@@ -43,3 +43,81 @@ def test_a_label_against_the_threshold_or_without_one_stays_unparsed(prompt, res
 def test_the_threshold_adds_its_words_to_the_high_and_low_options():
     terms = option_terms(VELOCITY)
     assert {"high", "fast"} <= terms["A"] and {"low", "slow"} <= terms["B"]
+
+
+REVERB = ("You are given a concatenated audio of two clips with 0.5 seconds of silence in between. Identify the clip "
+          "with stronger reverberation. Use 'A' for the first, 'B' for the second.")
+BASS = ("We provide an audio clip. Please determine which clip is the sound of bass? Only answer letter 'A' (refers to "
+        "the first clip) or 'B' (refers to the second clip).")
+LAUGHING = ("You are given a concatenated audio of two clips with 0.5 seconds of silence in between. Please determine "
+            "which clip is the sound of laughing? Only answer letter 'A' (refers to the first clip) or 'B' (refers to "
+            "the second clip).")
+BRIGHTNESS = ("Assess which of the two clips, separated by 0.5 seconds of silence, has higher brightness. Only answer "
+              "letter 'A' (refers to the first clip) or 'B' (refers to the second clip).")
+MORE_CLOSE = ("Compare the perceived distance of two clips with 0.5 seconds of silence. Which one sounds more close? Only "
+              "answer letter 'A' (refers to the first clip) or 'B' (refers to the second clip).")
+CLOSE = ("Which one sounds like it's close? Only answer letter 'A' (refers to the first clip) or 'B' (refers to the "
+         "second clip).")
+NOT_CLOSER = ("Which one sounds like it's not closer? Only answer letter 'A' (refers to the first clip) or 'B' (refers "
+              "to the second clip).")
+LONGER = ("Listen to two sound clips with a brief pause between them. Which segment continues for more time? Indicate "
+          "with 'A' if the first is longer, 'B' if the second is.")
+SHORTER = ("Two sound sequences are separated by a moment of silence. Which segment is shorter? Say only 'A' if the "
+           "first clip has a longer duration, 'B' if the second does.")
+FARTHER = ("Two clips are joined by 0.5 seconds of silence. Which one sounds like it's located further away? Only answer "
+           "letter 'A' (refers to the first clip) or 'B' (refers to the second clip).")
+
+# the question's own words (a '0.5 seconds' no longer ends the question), then where they are: a named clip or a letter
+RESTATED = [
+    (REVERB, "The stronger reverberation is in the second clip, labeled as 'B'.", "B"),  # GAMA/reverberation_comparison:25
+    (BASS, "The sound of bass is in the first clip, labeled 'A'.", "A"),  # GAMA/timbre_comparison:78
+    ("You receive an audio input. Please determine which clip is the sound of reed? Only answer letter 'A' (refers to "
+     "the first clip) or 'B' (refers to the second clip).", "The sound of reed is in clip 'A'.", "A"),  # timbre_comp:60
+    ("You are given a concatenated audio of two clips with 0.5 seconds of silence in between. Please determine which "
+     "clip is the sound of rain? Only answer letter 'A' (refers to the first clip) or 'B' (refers to the second clip).",
+     "The sound of rain is indicated by the letter 'A'.", "A"),  # GAMA/texture_comparison:63
+    (BRIGHTNESS, "The first clip, marked 'A', has higher brightness.", "A"),  # GAMA/brightness_comparison:13
+    ("The audio consists of two parts separated by 0.5 seconds of silence. Please determine which clip has a higher "
+     "velocity (note intensity). Only answer letter 'A' (refers to the first clip) or 'B' (refers to the second clip).",
+     "The first clip (A) has a higher velocity (note intensity) as indicated by the continuous presence of the guitar "
+     "sound.", "A"),  # GAMA/velocity_comparison:11
+    # a comparative is 'more' and its word, and answers a plain 'which is close?'
+    (MORE_CLOSE, "The first clip (A) sounds closer, as it has a longer duration and less silence than the second clip "
+                 "(B).", "A"),  # GAMA/distance_comparison:7
+    (CLOSE, "The first sound event, 'A', is closer to the microphone as it has a clearer and more distinct sound compared "
+            "to the second event, 'B'.", "A"),  # GAMA/distance_comparison:42
+    ("Which clip exhibits more brightness — the first or the second? They are separated by 0.5 seconds of silence. Only "
+     "answer letter 'A' (refers to the first clip) or 'B' (refers to the second clip).", "The first clip (A) is brighter.",
+     "A"),  # GAMA/brightness_comparison:57
+    ("Which of the two clips sounds less present and more distant? Only answer letter 'A' (refers to the first clip) or "
+     "'B' (refers to the second clip).", "The first clip, which is labeled as 'A', is less present and more distant "
+     "compared to the second clip, which is labeled as 'B'.", "A"),  # GAMA/distance_comparison:23
+    # the letter's own option, in its words
+    (LONGER, "The first segment, 'A', is longer than the second segment, 'B'.", "A"),  # GAMA/duration_comparison:80
+    ("Two sound sequences are separated by a moment of silence. Which segment continues for more time? Say only 'A' if "
+     "the first clip has a longer duration, 'B' if the second does.",
+     "The first segment, 'A', has a longer duration, as it spans the entire duration of the audio.", "A"),  # :88
+]
+NOT_RESTATED = [
+    (LAUGHING, "The first clip (A) is the sound of laughter."),  # GAMA/texture_comparison:7: not the question's word
+    (FARTHER, "The first clip (A) sounds closer, as it has a longer duration and overlaps with the second clip."),  # :20
+    (NOT_CLOSER, "The first sound, 'A', is closer to the microphone, as it has a clearer and more prominent presence."),
+    (SHORTER, "The first segment, 'A', is shorter."),  # GAMA/duration_comparison:8: 'A' means the first is longer
+    (REVERB, "The stronger reverberation is in the second clip, labeled as 'A'."),  # the second clip is B
+    (BASS, "The sound of bass is in clip 'A' or clip 'B'."),
+    (BASS, "The sound is in the first clip, labeled as 'A'."),  # says nothing of bass
+    (CLOSE, "The first clip (A) is the one."),  # says nothing of the option
+    ("Which clip appears to be close, based on reverb-to-direct ratio? Only answer letter 'A' (refers to the first clip) "
+     "or 'B' (refers to the second clip).", "The first clip, labeled 'A', appears to be closer to the listener, as it "
+     "has a more pronounced reverb."),  # GAMA/distance_comparison:64: the question's 'reverb' is not in the claim
+]
+
+
+@pytest.mark.parametrize("prompt, response, letter", RESTATED)
+def test_the_questions_or_the_options_words_with_a_named_clip_commit(prompt, response, letter):
+    assert (extract_choice(prompt, response).chosen, extract_choice(prompt, response).method) == (letter, "rules")
+
+
+@pytest.mark.parametrize("prompt, response", NOT_RESTATED)
+def test_other_words_another_direction_or_a_wrong_clip_stay_unparsed(prompt, response):
+    assert extract_choice(prompt, response).status == "unparsed"

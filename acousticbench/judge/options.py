@@ -55,7 +55,7 @@ def _expand(terms: set[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def _described(prompt: str) -> dict[str, set[str]] | None:
+def described(prompt: str) -> dict[str, set[str]] | None:
     """{'A': the words that describe A, 'B': ...} from the first option pattern that defines both, or None."""
     for pattern in _OPTION_PATTERNS:
         found: dict[str, set[str]] = {}
@@ -68,7 +68,7 @@ def _described(prompt: str) -> dict[str, set[str]] | None:
 
 def option_terms(prompt: str) -> Terms | None:
     """{'A': words that mean A, 'B': words that mean B}, or None when the prompt does not define both."""
-    found = _described(prompt)
+    found = described(prompt)
     if found is None:
         return None
     shared = found["A"] & found["B"]  # 'fast tempo' vs 'slow tempo': only the difference means anything
@@ -95,7 +95,7 @@ def _thresholded(prompt: str, a: set[str], b: set[str]) -> tuple[set[str], set[s
 def contradicts(letter: str, text: str, prompt: str) -> bool:
     """Does the text say the opposite of a word in the letter's whole description? ('A' if the first is longer:
     'the first is shorter, A' contradicts itself, though 'longer' alone does not tell A from B.)"""
-    found = _described(prompt)
+    found = described(prompt)
     if found is None:
         return False
     own, tokens = found[letter], set(words(_IDIOMS.sub(lambda m: _IDIOM_WORDS[m.group().split()[0].lower()], text)))

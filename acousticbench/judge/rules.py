@@ -41,6 +41,10 @@ _LEADING = re.compile(rf"^\s*(?P<open>{OPEN}*)\s*(?P<letter>[AaBb])(?![A-Za-z0-9
                       r"(?P<delim>\s*[.:：)\-–—,](?=\s|$)|\s+(?=\()|[ \t]*(?=\n|$)|\s+)")
 _WORDS_LETTER = re.compile(rf"^(?P<words>[^\n]{{1,60}}?)[\s,:;\-–—]+(?P<open>{OPEN}*)(?P<letter>[AB])"
                            rf"(?P<close>{CLOSE}*)[.!]?$")
+# '... than the second clip, which is labeled as 'B'': the letter names a clip, it states no answer
+_LABELLED = re.compile(r"is\s+(?:labell?ed|identified|classified)\s+as\b", re.IGNORECASE)
+_CLIP_BEFORE = re.compile(r"\b(?:clip|segment|part|sound|one|speaker|event|recording|sample|tone|note)\s*,\s*which\s+$",
+                          re.IGNORECASE)
 _CONNECTORS = {"because", "since", "as", "based", "given", "due", "which", "here"}
 _POSITIONAL = re.compile(r"\b(?:first|second|former|latter|1st|2nd)\b", re.IGNORECASE)
 _EDGE = 300  # a long answer commits only near its start (answer first) or its end (answer last)
@@ -125,11 +129,12 @@ def _commitments(text: str, prompt: str, terms: Terms | None) -> list[_Hit]:
         hits += [_statement(text, m, terms) for m in pattern.finditer(text)]
     first_end = BOUNDARY.search(text)
     for m in _IS.finditer(text[: first_end.end() if first_end else len(text)]):
-        hits.append(_statement(text, m, terms, needs_end=True))
+        if not _names_clip(text, m):
+            hits.append(_statement(text, m, terms, needs_end=True))
     core = re.sub(r"[\s.!]+$", "", text)
     last_start = sentence_at(core, len(core), len(core))[0]
     for m in _IS.finditer(text, last_start):  # a quoted final verdict: '... so the right classification is 'A'.'
-        if (m.group("open") + m.group("close")).strip():
+        if (m.group("open") + m.group("close")).strip() and not _names_clip(text, m):
             hits.append(_statement(text, m, terms, needs_end=True))
     hits += [_Hit(*tie) for tie in tied_claims(text, prompt, terms)]
     restated = restated_choice(text, prompt, terms)
@@ -139,6 +144,11 @@ def _commitments(text: str, prompt: str, terms: Terms | None) -> list[_Hit]:
         if hit and (hit.start not in by_position or hit.line):
             by_position[hit.start] = hit
     return [by_position[k] for k in sorted(by_position)]
+
+
+def _names_clip(text: str, m: re.Match) -> bool:
+    """'... than the second clip, which is labeled as 'B'': the letter is a clip's name, not a statement."""
+    return bool(_LABELLED.match(m.group()) and _CLIP_BEFORE.search(text[:m.start()]))
 
 
 def _fits_lead_in(before: str, letter: str, terms: Terms | None) -> bool:
