@@ -121,3 +121,45 @@ def test_the_questions_or_the_options_words_with_a_named_clip_commit(prompt, res
 @pytest.mark.parametrize("prompt, response", NOT_RESTATED)
 def test_other_words_another_direction_or_a_wrong_clip_stay_unparsed(prompt, response):
     assert extract_choice(prompt, response).status == "unparsed"
+
+
+CLOSE_3M = "Is the sound without 3 meters? Choose 'A' if close (≤3m), 'B' if far (>3m)."
+GUITAR = "Could this be A. guitar or B. string? Only answer 'A' or 'B'."
+WITHIN = "Is the sound within the close zone? Just say 'A' if it's within 3 meters, 'B' otherwise."
+# 'It is 'A', <the option's name>', a 'when' inside the reason, 'distinct from <the other option>', an option that the
+# other letter defines only as 'otherwise'
+STATED = [
+    (GUITAR, "The sound is most likely 'A', guitar.", "A"),  # GAMA/timbre_recog:64
+    (CLOSE_3M, "The sound is 'A', close to the recording device, as it is not affected by the 3 meters distance.", "A"),
+    ("Is the sound A. reed or B. keyboard? Only answer 'A' or 'B'.", "The sound is A. reed, as it is a musical instrument "
+     "that produces a distinct, resonant sound when played.", "A"),  # GAMA/timbre_recog:49
+    ("Assess if the sound is A. clapping or B. crickets? Only answer 'A' or 'B'.", "The sound is A. clapping, as "
+     "indicated by the continuous and rhythmic pattern of applause, which is distinct from the sound of crickets which is "
+     "typically irregular and sporadic.", "A"),  # GAMA/texture_recog:56
+    (WITHIN, "The sound is within 3 meters, marked as 'A'.", "A"),  # GAMA/distance_recog:20
+    ("Is the sound source within 3 meters? Just say 'A' if it's within 3 meters, 'B' otherwise.",
+     "The sound source is within 3 meters, as indicated by the audio label of 'A'.", "A"),  # GAMA/distance_recog:95
+]
+NOT_STATED = [
+    (GUITAR, "The sound is most likely 'A', string."),  # the name is B's
+    (CLOSE_3M, "The sound is 'A', far from the listener."),
+    (CLOSE_3M, "The sound is 'A', the woman speaking."),  # names neither option
+    ("Is the sound A. reed or B. keyboard? Only answer 'A' or 'B'.", "The sound is A. reed when it is played softly."),
+    ("Is the sound A. crow or B. clapping? Only answer 'A' or 'B'.", "The sound is A. Crow, as indicated by the presence "
+     "of a continuous, rhythmic pattern of clapping sounds."),  # GAMA/texture_recog:37
+    (WITHIN, "The sound is not within 3 meters, marked as 'A'."),
+    (WITHIN, "The sound is within 3 meters, marked as 'B'."),  # B is 'otherwise'
+    (WITHIN, "The sound is beyond 3 meters, as indicated by the letter 'A'."),
+    ("Which segment is shorter? Your answer should be 'A' if the first is longer, 'B' otherwise.",
+     "The first segment is shorter, as indicated by the letter 'A'."),
+]
+
+
+@pytest.mark.parametrize("prompt, response, letter", STATED)
+def test_a_statement_with_its_options_name_or_its_reason_commits(prompt, response, letter):
+    assert (extract_choice(prompt, response).chosen, extract_choice(prompt, response).method) == (letter, "rules")
+
+
+@pytest.mark.parametrize("prompt, response", NOT_STATED)
+def test_the_other_options_name_a_condition_or_a_negation_stays_unparsed(prompt, response):
+    assert extract_choice(prompt, response).status == "unparsed"

@@ -12,6 +12,7 @@ _OPTION_PATTERNS = [
     re.compile(r"\b(?P<l>[AB])\s*=\s*(?P<d>[\w-]+)"),  # A = first
     re.compile(r"(?:^|[\s(])(?P<l>[AB])[.)]\s+(?P<d>[\w\- ]{1,40}?)(?=\s+or\b|\s*[?,;\n]|\s+\(?[AB][.)]|$)"),  # A. wind or B. rain
 ]
+_OTHERWISE = re.compile(rf"{_Q}(?P<l>[AB]){_Q}\s+otherwise\b")
 _STOPWORDS = frozenset(
     "a an the it is its if for or and of to in on than that this one clip clips segment segments sound sounds "
     "audio part refers refer as be does do has have only answer with which s".split()
@@ -38,7 +39,8 @@ _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
 # the prompt itself makes 'fast' the high option's word and 'slow' the low one's
 _THRESHOLD = re.compile(r"\bas\s+(?P<over>[a-z]+)\s+if\s+it\s+is\s+(?:greater\s+than|above)\s+-?[\d.]+\s*[;,]?\s*"
                         r"otherwise,?\s+classify\s+it\s+as\s+(?P<under>[a-z]+)\b", re.IGNORECASE)
-_SET_ASIDE = re.compile(r"\bnot\b[^,.;:!?\n]*|\b(?:unlike|than|rather\s+than|instead\s+of|compared\s+(?:to|with))\b"
+_SET_ASIDE = re.compile(r"\bnot\b[^,.;:!?\n]*|\b(?:unlike|than|rather\s+than|instead\s+of|compared\s+(?:to|with)|"
+                        r"(?:distinct|different)\s+from)\b"
                         r"(?:[^.!?\n]|\.(?=\d))*", re.IGNORECASE)
 
 
@@ -63,6 +65,18 @@ def described(prompt: str) -> dict[str, set[str]] | None:
             found.setdefault(m.group("l"), set(words(m.group("d"))) - _STOPWORDS)
         if len(found) == 2 and all(found.values()):
             return found
+    return None
+
+
+def sole_option(prompt: str) -> tuple[str, frozenset[str]] | None:
+    """"'A' if it's within 3 meters, 'B' otherwise": ('A', the words of A) where the other letter is only 'otherwise'."""
+    m = _OTHERWISE.search(prompt)
+    if m is None:
+        return None
+    letter = "B" if m.group("l") == "A" else "A"
+    for d in _OPTION_PATTERNS[1].finditer(prompt):
+        if d.group("l") == letter and set(words(d.group("d"))) - _STOPWORDS:
+            return letter, frozenset(set(words(d.group("d"))) - _STOPWORDS)
     return None
 
 

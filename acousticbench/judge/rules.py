@@ -45,6 +45,8 @@ _WORDS_LETTER = re.compile(rf"^(?P<words>[^\n]{{1,60}}?)[\s,:;\-–—]+(?P<open
 _LABELLED = re.compile(r"is\s+(?:labell?ed|identified|classified)\s+as\b", re.IGNORECASE)
 _CLIP_BEFORE = re.compile(r"\b(?:clip|segment|part|sound|one|speaker|event|recording|sample|tone|note)\s*,\s*which\s+$",
                           re.IGNORECASE)
+_REASON = re.compile(r",?\s*\b(?:as|because|since)\b", re.IGNORECASE)
+_NOT_WHEN = re.compile(r"\b(?:if|unless|whether|assuming|provided)\b|\?", re.IGNORECASE)
 _CONNECTORS = {"because", "since", "as", "based", "given", "due", "which", "here"}
 _POSITIONAL = re.compile(r"\b(?:first|second|former|latter|1st|2nd)\b", re.IGNORECASE)
 _EDGE = 300  # a long answer commits only near its start (answer first) or its end (answer last)
@@ -197,17 +199,32 @@ def _statement(text: str, m: re.Match, terms: Terms | None, needs_end: bool = Fa
         if word and word.group(1) not in _CONNECTORS:
             return None
     rest, terminator = _rest_of_sentence(text, end)
-    if needs_end and not _IS_END.match(after):
+    if needs_end and not _IS_END.match(after) and not _names_option(after, letter.upper(), terms):
         return None
     sentence_start = max([b.end() for b in BOUNDARY.finditer(text, 0, start)] or [0])
     prefix = text[sentence_start:start]
     clause = re.split(r"[,;:]", prefix)[-1]
     letter = letter.upper()
     ok = not (HEDGE.search(prefix) or NEGATION.search(clause) or terminator == "?"
-              or mentions_letter(rest, other_than=letter) or CONDITION.search(rest)
+              or mentions_letter(rest, other_than=letter) or _conditional(rest)
               or (needs_end and (_POSITIONAL.search(clause) or mentions_letter(prefix, other_than=letter)))
               or not words_fit(letter, affirmed(rest), terms, short=False))
     return _Hit(start, end, letter, ok)
+
+
+def _conditional(rest: str) -> bool:
+    """Is the statement conditional ('A if the first is louder')? A 'when' inside its reason ('A. reed, as it is an
+    instrument that sounds when played') is no condition on the answer."""
+    reason = _REASON.search(rest)
+    if reason is None:
+        return bool(CONDITION.search(rest))
+    return bool(CONDITION.search(rest[:reason.start()]) or _NOT_WHEN.search(rest[reason.start():]))
+
+
+def _names_option(after: str, letter: str, terms: Terms | None) -> bool:
+    """After 'The sound is most likely 'A'': ', guitar.' names the letter's own option (and not the other's)."""
+    m = re.match(r",\s*([^,.;:!?\n(]+)", after)
+    return bool(terms and m and set(words(m.group(1))) & terms[letter] and words_fit(letter, m.group(1), terms, short=False))
 
 
 def _rest_of_sentence(text: str, pos: int) -> tuple[str, str]:
