@@ -14,7 +14,7 @@ from acousticbench.judge.refusal import is_refusal
 from acousticbench.judge.restated import restated_choice
 from acousticbench.records import Judgement
 
-RULES_VERSION = "rules-3"
+RULES_VERSION = "rules-4"
 
 _LETTER = (rf"(?P<open>(?:{OPEN}[ \t]*)*)(?<![A-Za-z0-9])(?P<letter>[AaBb])"
            rf"(?![A-Za-z0-9]|['’]s\b|-[A-Za-z])(?P<close>(?:[ \t]*{CLOSE})*)")
@@ -71,7 +71,9 @@ def extract_choice(prompt: str, response: str) -> Judgement:
     a line that is only a letter; an explicit statement ("Answer: B", "the correct answer is 'A'", "I choose B",
     "B is correct", "B's the clear choice", "... is: **A**", in the first sentence "The sound is A." and in the last
     "so it's 'B'."); a claim tied to its letter ("the sound is from the front, as indicated by the letter 'A'",
-    claims.py); a clip named with its letter in the question's own words (restated.py). The last commitment wins.
+    claims.py); a clip named with its letter in the question's or the option's own words, or the question's words
+    placed in a lettered clip (restated.py); "The sound is most likely 'A', guitar." (the option's own name after the
+    letter). The last commitment wins.
     Words that set the other option aside ("not a crow", "unlike ...") are no contradiction. Nothing commits
     when it is hedged or conditional ("if", "maybe", "whether"), negated, followed by the other letter in its
     sentence ("A or B"), followed by second thoughts ("wait", "actually"), when letter-only lines disagree, when
