@@ -27,9 +27,9 @@ HAND_CHECKED = [
     ("SALMONN/timbre_recog.jsonl:41", None, "unparsed"),  # 'A. organ or B. keyboard?'
     ("Ming/timbre_comparison.jsonl:38", None, "unparsed"),  # 'A piano is being played'
     ("Qwen2-Audio/velocity_recog.jsonl:7", None, "unparsed"),  # 'Slow, A.' (A means high)
-    ("Qwen2-Audio/velocity_recog.jsonl:12", None, "unparsed"),  # 'fast, A' (the options are high/low)
+    ("Qwen2-Audio/velocity_recog.jsonl:12", "A", "answered"),  # 'fast, A' (fast: 'greater than 75', A: high; rules-4)
     ("Qwen2-Audio/velocity_recog.jsonl:39", None, "unparsed"),  # 'A, low.'
-    ("Qwen3-Omni/velocity_recog.jsonl:39", None, "unparsed"),  # 'slow, B'
+    ("Qwen3-Omni/velocity_recog.jsonl:39", "B", "answered"),  # 'slow, B' (slow: otherwise, B: low; rules-4)
     ("LLaMA-Omni/counting_recog.jsonl:17", None, "unparsed"),  # 'A B A B A'
     ("LLaMA-Omni/counting_recog.jsonl:37", None, "unparsed"),  # 'A, B'
     ("LLaMA-Omni/brightness_recog.jsonl:3", None, "refused"),  # "I'm not capable of hearing or processing audio ..."
@@ -80,6 +80,19 @@ HAND_CHECKED = [
     ("GAMA/duration_comparison.jsonl:8", None, "unparsed"),  # "The first segment, 'A', is shorter." (A: first longer)
     ("GAMA/brightness_comparison.jsonl:33", None, "unparsed"),  # 'The first clip (A) is brighter.' to 'Which wins?'
     ("MiMo-Audio_think_mode/loudness_recog.jsonl:28", "A", "answered"),  # '... I would classify it as **loud (A)**.'
+    # rules-4
+    ("GAMA/reverberation_comparison.jsonl:25", "B", "answered"),  # "The stronger reverberation is in the second clip, ..."
+    ("GAMA/timbre_comparison.jsonl:60", "A", "answered"),  # "The sound of reed is in clip 'A'." (which clip is reed?)
+    ("GAMA/brightness_comparison.jsonl:13", "A", "answered"),  # "The first clip, marked 'A', has higher brightness."
+    ("GAMA/distance_comparison.jsonl:7", "A", "answered"),  # "The first clip (A) sounds closer" to 'more close?'
+    ("GAMA/duration_comparison.jsonl:80", "A", "answered"),  # "The first segment, 'A', is longer ..." (A: first longer)
+    ("GAMA/timbre_recog.jsonl:64", "A", "answered"),  # "The sound is most likely 'A', guitar."
+    ("GAMA/distance_recog.jsonl:20", "A", "answered"),  # "The sound is within 3 meters, marked as 'A'." (B: otherwise)
+    ("GAMA/texture_recog.jsonl:56", "A", "answered"),  # 'The sound is A. clapping, ... distinct from ... crickets'
+    ("GAMA/distance_comparison.jsonl:20", None, "unparsed"),  # 'The first clip (A) sounds closer' to 'further away?'
+    ("GAMA/texture_comparison.jsonl:7", None, "unparsed"),  # 'The first clip (A) is the sound of laughter.' (laughing?)
+    ("GAMA/reverberation_recog.jsonl:22", None, "unparsed"),  # "The space is reverberant, ... 'A' in the audio events."
+    ("Qwen2-Audio/velocity_recog.jsonl:17", None, "unparsed"),  # 'Slow, A.' (slow: B)
 ]
 
 
@@ -96,14 +109,14 @@ def corpus() -> dict[str, tuple[str, str]]:
     return items
 
 
-def test_rules_commit_to_nearly_98_percent_of_answers_that_state_a_letter(corpus):
+def test_rules_commit_to_98_percent_of_answers_that_state_a_letter(corpus):
     stating = committed = 0
     for prompt, text in corpus.values():
         if states_letter(answer_text(text)):
             stating += 1
             committed += extract_choice(prompt, text).status == "answered"
     assert len(corpus) == 43_200
-    assert committed / stating >= 0.979, f"coverage {committed}/{stating}"  # rules-3: 97.91%
+    assert committed / stating >= 0.98, f"coverage {committed}/{stating}"  # rules-4: 98.04%
 
 
 @pytest.mark.parametrize("item, chosen, status", HAND_CHECKED)

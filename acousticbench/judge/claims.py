@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from acousticbench.judge.cues import HEDGE, SECOND_THOUGHTS, mentions_letter, sentence_at
-from acousticbench.judge.options import Terms, affirmed, contradicts, numbers_fit, words, words_fit
+from acousticbench.judge.cues import HEDGE, NEGATION, SECOND_THOUGHTS, mentions_letter, sentence_at
+from acousticbench.judge.options import Terms, affirmed, contradicts, numbers_fit, sole_option, words, words_fit
 
 _TIE = re.compile(
     r"(?i:(?:,\s*|\s+)(?:(?:as|which\s+is|and\s+is|so\s+it\s+is)\s+)?"
@@ -29,7 +29,8 @@ _SHORT = 600  # a tie is read only in a short answer: in long reasoning a tied l
 
 def tied_claims(text: str, prompt: str, terms: Terms | None) -> list[tuple[int, int, str, bool]]:
     """(start, end, letter, ok) for every letter tied to a claim; ok when nothing in its sentence casts doubt."""
-    if terms is None or len(text) > _SHORT:
+    sole = sole_option(prompt) if terms is None else None
+    if (terms is None and sole is None) or len(text) > _SHORT:
         return []  # without the prompt's option words the claim cannot be checked against the letter
     hits = []
     for m in _TIE.finditer(text):
@@ -40,6 +41,9 @@ def tied_claims(text: str, prompt: str, terms: Terms | None) -> list[tuple[int, 
         if len(words(claim)) < 3 or not _VERB.search(claim) or ((m.group("naming") or m.group("paren")) and _CLIP_NAME.search(claim)):
             continue  # 'The first clip, labeled 'A', ...', '... than the second clip, marked 'B'': a clip's name
         sentence = text[start:m.start()] + " " + text[m.end():end]
+        if terms is None:
+            hits.append((m.start(), m.end(), letter, _states_sole(letter, claim, sentence, sole, text[end:])))
+            continue
         said = set(words(affirmed(sentence)))
         ok = (bool(said & terms[letter]) and words_fit(letter, affirmed(sentence), terms, short=False)
               and numbers_fit(letter, affirmed(sentence), terms) and not contradicts(letter, affirmed(sentence), prompt)
@@ -47,3 +51,11 @@ def tied_claims(text: str, prompt: str, terms: Terms | None) -> list[tuple[int, 
               and not mentions_letter(sentence, other_than=letter) and not SECOND_THOUGHTS.search(text[end:]))
         hits.append((m.start(), m.end(), letter, ok))
     return hits
+
+
+def _states_sole(letter: str, claim: str, sentence: str, sole: tuple[str, frozenset[str]], after: str) -> bool:
+    """Where the other letter is only 'otherwise', the claim must say every word of the letter's option, plainly
+    ('The sound is within 3 meters, marked as 'A'.' to "'A' if it's within 3 meters, 'B' otherwise")."""
+    return (letter == sole[0] and sole[1] <= set(words(claim)) and not NEGATION.search(sentence)
+            and not HEDGE.search(sentence) and not mentions_letter(sentence, other_than=letter)
+            and not SECOND_THOUGHTS.search(after))

@@ -12,6 +12,7 @@ _OPTION_PATTERNS = [
     re.compile(r"\b(?P<l>[AB])\s*=\s*(?P<d>[\w-]+)"),  # A = first
     re.compile(r"(?:^|[\s(])(?P<l>[AB])[.)]\s+(?P<d>[\w\- ]{1,40}?)(?=\s+or\b|\s*[?,;\n]|\s+\(?[AB][.)]|$)"),  # A. wind or B. rain
 ]
+_OTHERWISE = re.compile(rf"{_Q}(?P<l>[AB]){_Q}\s+otherwise\b")
 _STOPWORDS = frozenset(
     "a an the it is its if for or and of to in on than that this one clip clips segment segments sound sounds "
     "audio part refers refer as be does do has have only answer with which s".split()
@@ -34,7 +35,12 @@ _IDIOMS = re.compile(r"\b(?:less|more)\s+time\b", re.IGNORECASE)
 _IDIOM_WORDS = {"less": "shorter", "more": "longer"}
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
 # 'not a crow', 'unlike the hand saw', 'than the second clip': the option named there is the one set aside
-_SET_ASIDE = re.compile(r"\bnot\b[^,.;:!?\n]*|\b(?:unlike|than|rather\s+than|instead\s+of|compared\s+(?:to|with))\b"
+# 'Classify the velocity as fast if it is greater than 75; otherwise, classify it as slow.', then 'A' for high:
+# the prompt itself makes 'fast' the high option's word and 'slow' the low one's
+_THRESHOLD = re.compile(r"\bas\s+(?P<over>[a-z]+)\s+if\s+it\s+is\s+(?:greater\s+than|above)\s+-?[\d.]+\s*[;,]?\s*"
+                        r"otherwise,?\s+classify\s+it\s+as\s+(?P<under>[a-z]+)\b", re.IGNORECASE)
+_SET_ASIDE = re.compile(r"\bnot\b[^,.;:!?\n]*|\b(?:unlike|than|rather\s+than|instead\s+of|compared\s+(?:to|with)|"
+                        r"(?:distinct|different)\s+from)\b"
                         r"(?:[^.!?\n]|\.(?=\d))*", re.IGNORECASE)
 
 
@@ -51,7 +57,7 @@ def _expand(terms: set[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def _described(prompt: str) -> dict[str, set[str]] | None:
+def described(prompt: str) -> dict[str, set[str]] | None:
     """{'A': the words that describe A, 'B': ...} from the first option pattern that defines both, or None."""
     for pattern in _OPTION_PATTERNS:
         found: dict[str, set[str]] = {}
@@ -62,22 +68,48 @@ def _described(prompt: str) -> dict[str, set[str]] | None:
     return None
 
 
+def sole_option(prompt: str) -> tuple[str, frozenset[str]] | None:
+    """"'A' if it's within 3 meters, 'B' otherwise": ('A', the words of A) where the other letter is only 'otherwise'."""
+    m = _OTHERWISE.search(prompt)
+    if m is None:
+        return None
+    letter = "B" if m.group("l") == "A" else "A"
+    for d in _OPTION_PATTERNS[1].finditer(prompt):
+        if d.group("l") == letter and set(words(d.group("d"))) - _STOPWORDS:
+            return letter, frozenset(set(words(d.group("d"))) - _STOPWORDS)
+    return None
+
+
 def option_terms(prompt: str) -> Terms | None:
     """{'A': words that mean A, 'B': words that mean B}, or None when the prompt does not define both."""
-    found = _described(prompt)
+    found = described(prompt)
     if found is None:
         return None
     shared = found["A"] & found["B"]  # 'fast tempo' vs 'slow tempo': only the difference means anything
     a, b = found["A"] - shared, found["B"] - shared
     if not a or not b:
         return None
+    a, b = _thresholded(prompt, a, b)
     return {"A": _expand(a), "B": _expand(b)}
+
+
+def _thresholded(prompt: str, a: set[str], b: set[str]) -> tuple[set[str], set[str]]:
+    """Add the words a threshold sentence gives the 'high' and the 'low' option ('fast if it is greater than 75')."""
+    m = _THRESHOLD.search(prompt)
+    if m is None:
+        return a, b
+    over, under = {m.group("over").lower()}, {m.group("under").lower()}
+    if "high" in a and "low" in b:
+        return a | over, b | under
+    if "low" in a and "high" in b:
+        return a | under, b | over
+    return a, b
 
 
 def contradicts(letter: str, text: str, prompt: str) -> bool:
     """Does the text say the opposite of a word in the letter's whole description? ('A' if the first is longer:
     'the first is shorter, A' contradicts itself, though 'longer' alone does not tell A from B.)"""
-    found = _described(prompt)
+    found = described(prompt)
     if found is None:
         return False
     own, tokens = found[letter], set(words(_IDIOMS.sub(lambda m: _IDIOM_WORDS[m.group().split()[0].lower()], text)))

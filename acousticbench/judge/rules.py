@@ -14,7 +14,7 @@ from acousticbench.judge.refusal import is_refusal
 from acousticbench.judge.restated import restated_choice
 from acousticbench.records import Judgement
 
-RULES_VERSION = "rules-3"
+RULES_VERSION = "rules-4"
 
 _LETTER = (rf"(?P<open>(?:{OPEN}[ \t]*)*)(?<![A-Za-z0-9])(?P<letter>[AaBb])"
            rf"(?![A-Za-z0-9]|['’]s\b|-[A-Za-z])(?P<close>(?:[ \t]*{CLOSE})*)")
@@ -41,6 +41,12 @@ _LEADING = re.compile(rf"^\s*(?P<open>{OPEN}*)\s*(?P<letter>[AaBb])(?![A-Za-z0-9
                       r"(?P<delim>\s*[.:：)\-–—,](?=\s|$)|\s+(?=\()|[ \t]*(?=\n|$)|\s+)")
 _WORDS_LETTER = re.compile(rf"^(?P<words>[^\n]{{1,60}}?)[\s,:;\-–—]+(?P<open>{OPEN}*)(?P<letter>[AB])"
                            rf"(?P<close>{CLOSE}*)[.!]?$")
+# '... than the second clip, which is labeled as 'B'': the letter names a clip, it states no answer
+_LABELLED = re.compile(r"is\s+(?:labell?ed|identified|classified)\s+as\b", re.IGNORECASE)
+_CLIP_BEFORE = re.compile(r"\b(?:clip|segment|part|sound|one|speaker|event|recording|sample|tone|note)\s*,\s*which\s+$",
+                          re.IGNORECASE)
+_REASON = re.compile(r",?\s*\b(?:as|because|since)\b", re.IGNORECASE)
+_NOT_WHEN = re.compile(r"\b(?:if|unless|whether|assuming|provided)\b|\?", re.IGNORECASE)
 _CONNECTORS = {"because", "since", "as", "based", "given", "due", "which", "here"}
 _POSITIONAL = re.compile(r"\b(?:first|second|former|latter|1st|2nd)\b", re.IGNORECASE)
 _EDGE = 300  # a long answer commits only near its start (answer first) or its end (answer last)
@@ -65,7 +71,9 @@ def extract_choice(prompt: str, response: str) -> Judgement:
     a line that is only a letter; an explicit statement ("Answer: B", "the correct answer is 'A'", "I choose B",
     "B is correct", "B's the clear choice", "... is: **A**", in the first sentence "The sound is A." and in the last
     "so it's 'B'."); a claim tied to its letter ("the sound is from the front, as indicated by the letter 'A'",
-    claims.py); a clip named with its letter in the question's own words (restated.py). The last commitment wins.
+    claims.py); a clip named with its letter in the question's or the option's own words, or the question's words
+    placed in a lettered clip (restated.py); "The sound is most likely 'A', guitar." (the option's own name after the
+    letter). The last commitment wins.
     Words that set the other option aside ("not a crow", "unlike ...") are no contradiction. Nothing commits
     when it is hedged or conditional ("if", "maybe", "whether"), negated, followed by the other letter in its
     sentence ("A or B"), followed by second thoughts ("wait", "actually"), when letter-only lines disagree, when
@@ -125,11 +133,12 @@ def _commitments(text: str, prompt: str, terms: Terms | None) -> list[_Hit]:
         hits += [_statement(text, m, terms) for m in pattern.finditer(text)]
     first_end = BOUNDARY.search(text)
     for m in _IS.finditer(text[: first_end.end() if first_end else len(text)]):
-        hits.append(_statement(text, m, terms, needs_end=True))
+        if not _names_clip(text, m):
+            hits.append(_statement(text, m, terms, needs_end=True))
     core = re.sub(r"[\s.!]+$", "", text)
     last_start = sentence_at(core, len(core), len(core))[0]
     for m in _IS.finditer(text, last_start):  # a quoted final verdict: '... so the right classification is 'A'.'
-        if (m.group("open") + m.group("close")).strip():
+        if (m.group("open") + m.group("close")).strip() and not _names_clip(text, m):
             hits.append(_statement(text, m, terms, needs_end=True))
     hits += [_Hit(*tie) for tie in tied_claims(text, prompt, terms)]
     restated = restated_choice(text, prompt, terms)
@@ -139,6 +148,11 @@ def _commitments(text: str, prompt: str, terms: Terms | None) -> list[_Hit]:
         if hit and (hit.start not in by_position or hit.line):
             by_position[hit.start] = hit
     return [by_position[k] for k in sorted(by_position)]
+
+
+def _names_clip(text: str, m: re.Match) -> bool:
+    """'... than the second clip, which is labeled as 'B'': the letter is a clip's name, not a statement."""
+    return bool(_LABELLED.match(m.group()) and _CLIP_BEFORE.search(text[:m.start()]))
 
 
 def _fits_lead_in(before: str, letter: str, terms: Terms | None) -> bool:
@@ -187,17 +201,32 @@ def _statement(text: str, m: re.Match, terms: Terms | None, needs_end: bool = Fa
         if word and word.group(1) not in _CONNECTORS:
             return None
     rest, terminator = _rest_of_sentence(text, end)
-    if needs_end and not _IS_END.match(after):
+    if needs_end and not _IS_END.match(after) and not _names_option(after, letter.upper(), terms):
         return None
     sentence_start = max([b.end() for b in BOUNDARY.finditer(text, 0, start)] or [0])
     prefix = text[sentence_start:start]
     clause = re.split(r"[,;:]", prefix)[-1]
     letter = letter.upper()
     ok = not (HEDGE.search(prefix) or NEGATION.search(clause) or terminator == "?"
-              or mentions_letter(rest, other_than=letter) or CONDITION.search(rest)
+              or mentions_letter(rest, other_than=letter) or _conditional(rest)
               or (needs_end and (_POSITIONAL.search(clause) or mentions_letter(prefix, other_than=letter)))
               or not words_fit(letter, affirmed(rest), terms, short=False))
     return _Hit(start, end, letter, ok)
+
+
+def _conditional(rest: str) -> bool:
+    """Is the statement conditional ('A if the first is louder')? A 'when' inside its reason ('A. reed, as it is an
+    instrument that sounds when played') is no condition on the answer."""
+    reason = _REASON.search(rest)
+    if reason is None:
+        return bool(CONDITION.search(rest))
+    return bool(CONDITION.search(rest[:reason.start()]) or _NOT_WHEN.search(rest[reason.start():]))
+
+
+def _names_option(after: str, letter: str, terms: Terms | None) -> bool:
+    """After 'The sound is most likely 'A'': ', guitar.' names the letter's own option (and not the other's)."""
+    m = re.match(r",\s*([^,.;:!?\n(]+)", after)
+    return bool(terms and m and set(words(m.group(1))) & terms[letter] and words_fit(letter, m.group(1), terms, short=False))
 
 
 def _rest_of_sentence(text: str, pos: int) -> tuple[str, str]:
