@@ -46,7 +46,7 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
         cells = summaries.psychometric_cells(tasks, rows, by_dir)
         if cells:
             parts["psychometric"] = tables.thresholds(tasks, cells) + page.psychometric_grid(cells)
-        parts["diagnostics"] = tables.diagnostics(summaries.diagnostics_rows(tasks, rows, by_dir))
+        parts["diagnostics"] = tables.diagnostics(tasks, summaries.diagnostics_rows(tasks, rows, by_dir))
     if icl:
         rows = icl_rows(icl)
         series = summaries.kshot_series(rows)

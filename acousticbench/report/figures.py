@@ -10,7 +10,7 @@ from acousticbench.records import PsychometricFit
 from acousticbench.report.summaries import Psychometric
 
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")
-PANEL_W, PANEL_H, PAD = 190, 140, 28
+PANEL_W, PANEL_H, PAD = 162, 132, 28  # eight attributes side by side in 1,400 px
 
 
 def colour(index: int) -> str:
@@ -28,7 +28,7 @@ def threshold_text(fit: PsychometricFit | None) -> str:
     if fit is None:
         return "-"
     if fit.threshold is None:
-        return f"&gt;{max(fit.levels)}" if "above" in (fit.threshold_note or "") else f"&lt;{min(fit.levels)} (chance)"
+        return f"&gt;{max(fit.levels)}" if "above" in (fit.threshold_note or "") else f"&lt;{min(fit.levels)}"
     low, high = fit.threshold_ci95 or (None, None)
     interval = "" if low is None else (f" [{_level(low, fit.threshold_ci95_beyond[0], fit)}, "
                                        f"{_level(high, fit.threshold_ci95_beyond[1], fit)}]")
@@ -64,7 +64,8 @@ class _Axes:
 def psychometric_panel(cell: Psychometric) -> str:
     """Accuracy by level (Wilson 95% bars), the fitted curve, the 75% line and the threshold with its interval."""
     levels = [p[0] for p in cell.points]
-    ax = _Axes(min(levels) - 0.3, max(levels) + 0.3, 0.4, 1.0, PANEL_W, PANEL_H)
+    lowest = min(k / n for _, n, k, _ in cell.points)  # below-chance points stay in view
+    ax = _Axes(min(levels) - 0.3, max(levels) + 0.3, min(0.4, np.floor(10 * lowest) / 10), 1.0, PANEL_W, PANEL_H)
     parts = [ax.frame(levels, (0.5, 0.75, 1.0), "level (1 easiest)"),
              f'<line class="crit" x1="{ax.x(ax.x0)}" y1="{ax.y(0.75)}" x2="{ax.x(ax.x1)}" y2="{ax.y(0.75)}"/>']
     fit = cell.fit
@@ -81,13 +82,13 @@ def psychometric_panel(cell: Psychometric) -> str:
         if ci is not None:
             parts.append(f'<line class="bar" x1="{ax.x(level)}" y1="{ax.y(max(ci.low, ax.y0))}" x2="{ax.x(level)}" '
                          f'y2="{ax.y(ci.high)}"/>')
-        parts.append(f'<circle class="pt" cx="{ax.x(level)}" cy="{ax.y(max(k / n, ax.y0))}" r="2.8">'
+        parts.append(f'<circle class="pt" cx="{ax.x(level)}" cy="{ax.y(k / n)}" r="2.8">'
                      f'<title>level {level}: {k}/{n} correct</title></circle>')
     title = f"{escape(cell.task)}: {threshold_text(fit)}"
     return (f'<svg class="panel psy" width="{PANEL_W}" height="{PANEL_H}" role="img" '
             f'data-model="{escape(cell.row)}" data-task="{escape(cell.task)}" '
             f'aria-label="{escape(cell.row)} on {escape(cell.task)}">'
-            f'<text class="ttl" x="{PAD}" y="11">{title}</text>{"".join(parts)}</svg>')
+            f'<text class="ttl" x="4" y="11">{title}</text>{"".join(parts)}</svg>')
 
 
 def kshot_panel(task: str, models: dict[str, list[tuple]], order: list[str]) -> str:

@@ -56,18 +56,31 @@ def thresholds(tasks: list[str], cells: list[Psychometric]) -> str:
         by_row.setdefault(cell.row, {})[cell.task] = threshold_text(cell.fit)
     out = [[escape(row), *(values.get(t, "-") for t in tasks)] for row, values in by_row.items()]
     return _table("thresholds", ["Model", *tasks], out, "Threshold level at 75% correct [95% interval]; "
-                  "higher is better (level 5 is the hardest); >5: still above 75% at the hardest level")
+                  "higher is better (level 5 is the hardest); >5: still above 75% at the hardest level; <1: below 75% even at "
+                  "the easiest")
 
 
-def diagnostics(rows: list[dict]) -> str:
-    out = [[escape(r["model"]), r["split"], escape(r["task"]), str(r["seeds"]),
-            f'{_pct(r["catch_accuracy"])} <small>({r["n_catch"]})</small>',
-            f'{_pct(r["identical_p_a"])} <small>({r["n_identical"]})</small>',
-            f'{_pct(r["swap_consistency"])} <small>({r["n_swap_pairs"]})</small>'] for r in rows]
-    return _table("diagnostics", ["Model", "Split", "Task", "Seeds", "Catch accuracy %", "P(A) on identical pairs %",
-                                  "Swap consistency %"], out,
-                  "Diagnostics, mean over seeds (items over all seeds): catch trials are the practical ceiling; "
-                  "P(A) on identical pairs is 50 without response bias; swapped twins should follow the swap (100)")
+DIAGNOSTIC_TABLES = (
+    ("diag-catch", "catch_accuracy", "n_catch", "Catch-trial accuracy % (the largest differences: the task's practical "
+     "ceiling)"),
+    ("diag-identical", "identical_p_a", "n_identical", "P(chose A) % on identical pairs (50: no response bias)"),
+    ("diag-swap", "swap_consistency", "n_swap_pairs", "Swap consistency % (order-swapped twins whose answer followed "
+     "the swap; 100: no position bias)"),
+)
+
+
+def diagnostics(tasks: list[str], rows: list[dict]) -> str:
+    """A model x task table per diagnostic: the mean over seeds, and (small) the items over all seeds."""
+    by_row: dict[tuple[str, str], dict[str, dict]] = {}
+    for r in rows:
+        by_row.setdefault((r["model"], r["split"]), {})[r["task"]] = r
+    html = []
+    for table_id, value, count, caption in DIAGNOSTIC_TABLES:
+        out = [[escape(model), split, *(f'{_pct(cells[t][value])}<small>{cells[t][count]} items</small>'
+                                        if t in cells else "-" for t in tasks)]
+               for (model, split), cells in by_row.items()]
+        html.append(_table(table_id, ["Model", "Split", *tasks], out, caption + "; mean over seeds"))
+    return "".join(html)
 
 
 def audioicl(rows: list[dict]) -> str:
