@@ -46,7 +46,9 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
         cells = summaries.psychometric_cells(tasks, rows, by_dir)
         if cells:
             parts["psychometric"] = tables.thresholds(tasks, cells) + page.psychometric_grid(cells)
-        parts["diagnostics"] = tables.diagnostics(tasks, summaries.diagnostics_rows(tasks, rows, by_dir))
+        diagnostics = summaries.diagnostics_rows(tasks, rows, by_dir)
+        if diagnostics:
+            parts["diagnostics"] = tables.diagnostics(tasks, diagnostics)
     if icl:
         rows = icl_rows(icl)
         series = summaries.kshot_series(rows)

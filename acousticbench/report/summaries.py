@@ -56,7 +56,8 @@ def diagnostics_rows(tasks: list[str], rows: list[dict], by_dir: dict) -> list[d
                 known = [d[value] for d in diags if d.get(value) is not None]
                 cell[value] = statistics.fmean(known) if known else None
                 cell[count] = sum(d.get(count, 0) for d in diags)
-            out.append(cell)
+            if any(cell[count] for _, count in DIAGNOSTICS):  # runs of the first N questions may have no probes
+                out.append(cell)
     return out
 
 

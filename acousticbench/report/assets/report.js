@@ -131,7 +131,7 @@
       ["Correct answer", text(q[3]) || "none (no option is correct)"], ["Scored", word], ["How the label was obtained", why(i)],
       ["Level / kind / split", [q[4] ?? "-", q[5], q[6] ?? "-"].join(" / ")], ["Notes", text(R.notes[i]) || "—"],
       ["Error", text(R.error[i]) || "—"], ["Latency", R.latency[i] === null ? "—" : R.latency[i] + " s"],
-      ["Reference", R.ref[i] === -1 ? "no reference run for this model, task and seed" :
+      ["Reference", R.ref[i] === -1 ? "no reference run of this model, task and seed on this pack" :
         (text(R.ref[i]) || "(none)") + (referenceDisagrees(i) ? "  ← disagrees with this run" : "  (agrees)") +
         ` — ${run.ref}`], ["Across seeds", seedsOf(i)], ["Run folder", run.dir]];
     rows.forEach(([k, v]) => {
