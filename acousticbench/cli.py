@@ -72,6 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
     cmds.add_argument("--build-archive", action="store_true", help="build the open AcousticBench pack into --archive")
     cmds.add_argument("--zip", type=Path, metavar="FILE", help="with --build-archive: also write a Zip64 zip of the pack")
     cmds.add_argument("--extract", type=Path, metavar="FILE", help="safely extract a pack zip into --archive")
+    cmds.add_argument("--report", type=Path, nargs="*", metavar="RESULTS_DIR",
+                      help="write one offline HTML report of the finished runs in these folders (default --results-dir)")
+    cmds.add_argument("--out", type=Path, default=Path("report.html"), help="with --report: the file (default report.html)")
+    cmds.add_argument("--embed-audio", action="store_true", help="with --report: put the clips inside the file")
     from acousticbench.audioicl.cli import add_arguments
 
     add_arguments(p)  # AudioICL: --shots, --prompt-style, --icl-meta, ..., --build-audioicl
@@ -110,6 +114,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return commands.extract(args.extract, args.archive)
     if args.verify_checksums:
         return commands.verify(args.archive, args.task)
+    if args.report is not None:
+        return commands.report(args.report or [args.results_dir], args.out, args.embed_audio, args.references)
     if args.promote_reference:
         return commands.promote_references(args.promote_reference, args.references)
     if not args.model:

@@ -178,6 +178,16 @@ def _compare(result, path: Path, threshold: float | None) -> int:
     return 0
 
 
+def report(results_dirs: list[Path], out: Path, embed_audio: bool, references: Path | None) -> int:
+    from acousticbench.report import build_report
+
+    built = build_report(results_dirs, out, embed_audio, references)
+    missing = f"; {built.missing_clips} clips not found" if built.missing_clips else ""
+    print(f"Wrote {built.path} ({built.runs} runs, {built.records} answers, {built.bytes / 1e6:.1f} MB, "
+          f"{built.seconds:.1f} s{missing}). Open it in a browser: file://{built.path.resolve()}")
+    return 0
+
+
 def promote_references(run_dirs: list[Path], root: Path | None) -> int:
     from acousticbench.reference import promote
 

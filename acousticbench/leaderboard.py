@@ -8,9 +8,10 @@ import json
 import statistics
 import sys
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from acousticbench.metrics import wilson_interval
 from acousticbench.results import CONFIG, METRICS, RESPONSES
 from acousticbench.tasks import TASKS
 
@@ -31,6 +32,7 @@ class Entry:
     error_rate: float | None
     benchmark: str = "AcousticBench"
     shots: int | None = None  # AudioICL's k
+    run_dir: Path | None = field(default=None, compare=False)  # where it came from (None for references); the report reads it
 
 
 def _warn(message: str) -> None:
@@ -96,6 +98,7 @@ def collect(results_dirs: list[Path]) -> list[Entry]:
         for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and (p / CONFIG).is_file()):
             entry = run_entry(run_dir)
             if entry:
+                entry = replace(entry, run_dir=run_dir)
                 latest[(entry.benchmark, entry.model, entry.task, entry.shots, entry.split, entry.manifest,
                         entry.max_samples, entry.seed)] = entry
     return list(latest.values())
@@ -126,7 +129,10 @@ def table_rows(entries: list[Entry]) -> tuple[list[str], list[dict]]:
             accs = [e.accuracy for e in group if e.task == task and e.accuracy is not None]
             cells[task] = (_mean_std(accs), len(accs), sum(e.n for e in group if e.task == task)) if accs else None
         means = [c[0][0] for c in cells.values() if c]
-        rows.append({"model": label, "split": split, "cells": cells, "average": statistics.fmean(means) if means else None,
+        wilson = {t: wilson_interval(sum(round(e.accuracy * e.n) for e in group if e.task == t and e.accuracy is not None),
+                                     sum(e.n for e in group if e.task == t and e.accuracy is not None)) for t in tasks}
+        rows.append({"model": label, "split": split, "cells": cells, "wilson": wilson, "entries": group,
+                     "key": (model, split, max_samples, manifest), "average": statistics.fmean(means) if means else None,
                      "seeds": max(len({e.seed for e in group if e.task == t}) for t in tasks),
                      "parse": _avg([e.parse_failure_rate for e in group]), "error": _avg([e.error_rate for e in group])})
     return tasks, rows
@@ -195,7 +201,7 @@ def icl_rows(entries: list[Entry]) -> list[dict]:
         accs = [e.accuracy for e in group if e.accuracy is not None]
         rows.append({"model": model + (f" [first {max_samples}]" if max_samples else ""), "task": task, "shots": shots,
                      "mean_std": _mean_std(accs) if accs else None, "seeds": len({e.seed for e in group}),
-                     "n": sum(e.n for e in group), "no_answer": _avg([e.parse_failure_rate for e in group]),
+                     "n": sum(e.n for e in group), "entries": group, "no_answer": _avg([e.parse_failure_rate for e in group]),
                      "error": _avg([e.error_rate for e in group]),
                      "order": (_model_index(model), model, order.index(task) if task in order else len(order), task,
                                shots, max_samples, manifest)})

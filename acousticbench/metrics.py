@@ -5,6 +5,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 
+from acousticbench.psychometric import fit_psychometric
 from acousticbench.records import Diagnostics, Interval, Metrics, Record, SliceMetrics
 
 Z95 = 1.959963984540054
@@ -87,7 +88,20 @@ def compute_metrics(records: list[Record], model: str, task: str, seed: int) -> 
         judge_methods=dict(sorted(Counter(r.judge.method for r in records).items())),
         statuses=dict(sorted(Counter(r.status for r in records).items())),
         error_causes=dict(sorted(Counter(error_cause(r) for r in records if r.status == "error").items())),
+        psychometric=fit_psychometric(level_counts(scored)),
     )
+
+
+def level_counts(records: Iterable[Record]) -> dict[int, tuple[int, int]]:
+    """level -> (scored questions, correct) over records whose question has a difficulty level."""
+    counts: dict[int, list[int]] = {}
+    for r in records:
+        level = r.meta.get("level")
+        if isinstance(level, int) and r.kind == "scored":
+            cell = counts.setdefault(level, [0, 0])
+            cell[0] += 1
+            cell[1] += bool(r.correct)
+    return {level: (n, k) for level, (n, k) in sorted(counts.items())}
 
 
 def error_cause(record: Record) -> str:

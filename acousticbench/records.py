@@ -156,6 +156,32 @@ class Diagnostics(_Frozen):
     swap_consistency: float | None = Field(description="Share of order-swapped twins where the answer followed the swap.")
 
 
+class PsychometricFit(_Frozen):
+    """Accuracy against difficulty level fitted by a two-alternative logistic, P(level) = guess + (1 - guess - lapse)
+    / (1 + exp((level - midpoint) / spread)), guess 0.5, by maximum likelihood (scipy's L-BFGS-B); intervals from a
+    parametric bootstrap. Level 1 is the easiest, so the curve falls with level and a higher threshold is better."""
+
+    levels: list[int] = Field(description="The difficulty levels with scored questions, easiest first.")
+    n: list[int] = Field(description="Scored questions at each level.")
+    correct: list[int] = Field(description="Correct answers at each level (a null answer counts as wrong).")
+    guess: float = Field(description="The fixed guess rate: 0.5 for two options.")
+    midpoint: float = Field(description="The level at which the curve is halfway from its top (1 - lapse) to guessing.")
+    spread: float = Field(description="How many levels the curve takes to fall by a logistic unit; small is steep.")
+    lapse: float = Field(description="The fitted rate of misses at no difficulty, between 0 and the bound `lapse_max`.")
+    lapse_max: float
+    criterion: float = Field(description="The accuracy the threshold is defined by: 0.75.")
+    threshold: float | None = Field(description="The level at which the fitted curve falls to `criterion`; null when it "
+                                    "does not cross it within the tested levels (see `threshold_note`).")
+    threshold_note: str | None = Field(description="Why there is no threshold: above or below the criterion at every "
+                                       "tested level.")
+    threshold_ci95: list[float] | None = Field(description="[low, high]: the 2.5 and 97.5 percentiles of the threshold "
+                                              "over the bootstrap fits, clamped to the tested levels; null when the "
+                                              "curve stays below the criterion (nothing to bootstrap).")
+    threshold_ci95_beyond: list[bool] = Field(default_factory=lambda: [False, False], description="Whether each end "
+                                              "of the interval lies beyond the tested levels (it is then the edge).")
+    bootstrap: int = Field(description="Parametric bootstrap resamples (seeded, so the numbers are reproducible).")
+
+
 class Metrics(_Frozen):
     """metrics.json of an AcousticBench run."""
 
@@ -171,3 +197,5 @@ class Metrics(_Frozen):
     statuses: dict[str, int]
     error_causes: dict[str, int] = Field(default_factory=dict, description="Errors by cause: request (the model "
                                          "gave no answer) or judge (the LLM judge gave no verdict).")
+    psychometric: PsychometricFit | None = Field(default=None, description="Accuracy by level fitted by a psychometric "
+                                                 "function, with the 75%-correct threshold; null with under 3 levels.")

@@ -13,3 +13,5 @@ $py run.py --verify-checksums --task all --archive archive
 for model in Oracle Random; do
   $py run.py --model "$model" --task rad --max-samples 40 --seed 42
 done
+# the first minute ends with something to open: every answer above, its clips, tables and curves, in one file
+$py run.py --report results --out report.html

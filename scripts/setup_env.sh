@@ -43,3 +43,14 @@ if ! command -v espeak-ng >/dev/null || ! command -v sox >/dev/null; then
     echo "note: espeak-ng or sox is missing; install them (apt-get install espeak-ng sox) for the speech tests" >&2
   fi
 fi
+
+# chromium (Debian's) is the browser the report's tests open it in, driven by playwright without a browser download;
+# installed with the [dev] extra only (a quickstart needs no browser), when missing and when this shell may.
+if [[ ",$extras," == *",dev,"* ]] && ! command -v chromium >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "Installing chromium (apt-get)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "note: chromium is missing; install it (apt-get install chromium) for the report's browser tests" >&2
+  fi
+fi

@@ -1,0 +1,154 @@
+// The question browser: filters over every record (typed-array scan), a paginated table, a detail view with the clips.
+(function () {
+  "use strict";
+  const D = JSON.parse(document.getElementById("report-data").textContent);
+  const R = D.records, T = D.texts, RUNS = D.runs, Q = D.questions, N = R.run.length, PAGE = 50;
+  const text = (i) => (i === -1 || i === null ? null : T[i]);
+  const $ = (id) => document.getElementById(id);
+  const el = (tag, attrs, content) => {
+    const node = document.createElement(tag);
+    Object.entries(attrs || {}).forEach(([k, v]) => node.setAttribute(k, v));
+    if (content !== undefined && content !== null) node.textContent = String(content);
+    return node;
+  };
+  const runOf = (i) => RUNS[R.run[i]];
+  const question = (i) => Q[R.q[i]];  // [id, prompt, clips, expected, level, kind, split]
+  let matches = new Int32Array(0), page = 0, selected = -1;
+
+  function options(id, values) {
+    const select = $(id);
+    [...new Set(values)].sort((a, b) => (typeof a === "number" ? a - b : String(a).localeCompare(String(b))))
+      .forEach((v) => select.appendChild(el("option", { value: String(v) }, v)));
+  }
+  options("f-model", RUNS.map((r) => r.model));
+  options("f-task", RUNS.map((r) => r.task + (r.shots ? " k=" + r.shots : "")));
+  options("f-seed", RUNS.map((r) => r.seed));
+  options("f-status", R.status.map((s) => T[s]));
+
+  function referenceDisagrees(i) {
+    return R.ref[i] !== -1 && (text(R.ref[i]) || null) !== text(R.label[i]);
+  }
+
+  function apply() {
+    const model = $("f-model").value, task = $("f-task").value, seed = $("f-seed").value, status = $("f-status").value;
+    const correct = $("f-correct").value, flips = $("f-flips").checked, ref = $("f-ref").checked;
+    const id = $("f-id").value.trim().toLowerCase();
+    const runOk = RUNS.map((r) => (!model || r.model === model) && (!seed || String(r.seed) === seed) &&
+      (!task || r.task + (r.shots ? " k=" + r.shots : "") === task));
+    const statusIndex = status ? T.indexOf(status) : -2;
+    const want = correct === "right" ? 1 : correct === "wrong" ? 0 : correct === "none" ? -1 : null;
+    const out = new Int32Array(N);
+    let count = 0;
+    for (let i = 0; i < N; i++) {
+      if (!runOk[R.run[i]]) continue;
+      if (statusIndex !== -2 && R.status[i] !== statusIndex) continue;
+      if (want !== null && R.correct[i] !== want) continue;
+      if (flips && !R.flip[i]) continue;
+      if (ref && !referenceDisagrees(i)) continue;
+      if (id && !Q[R.q[i]][0].toLowerCase().includes(id)) continue;
+      out[count++] = i;
+    }
+    matches = out.subarray(0, count);
+    page = 0;
+    render();
+  }
+
+  function cellCorrect(i) {
+    const c = R.correct[i];
+    return c === 1 ? ["right", "ok"] : c === 0 ? ["wrong", "bad"] : ["n/a", "na"];
+  }
+
+  function render() {
+    const body = $("answers").tBodies[0];
+    body.replaceChildren();
+    const start = page * PAGE, end = Math.min(matches.length, start + PAGE);
+    for (let j = start; j < end; j++) {
+      const i = matches[j], run = runOf(i), q = question(i);
+      const tr = el("tr", { "data-index": String(i) });
+      const [word, cls] = cellCorrect(i);
+      const ref = R.ref[i] === -1 ? "" : text(R.ref[i]) || "(none)";
+      [q[0], run.model, run.task + (run.shots ? " k=" + run.shots : ""), run.seed, q[4] === null ? "" : q[4],
+        text(R.status[i])].forEach((v) => tr.appendChild(el("td", {}, v)));
+      tr.appendChild(el("td", { class: "resp", title: text(R.response[i]) || "" }, text(R.response[i]) || "—"));
+      tr.appendChild(el("td", {}, text(R.label[i]) || "—"));
+      tr.appendChild(el("td", {}, text(q[3]) || "—"));
+      tr.appendChild(el("td", { class: cls }, word));
+      tr.appendChild(el("td", referenceDisagrees(i) ? { class: "disagree" } : {}, ref));
+      tr.appendChild(el("td", {}, R.flip[i] ? "flips" : ""));
+      if (i === selected) tr.className = "sel";
+      tr.addEventListener("click", () => show(i));
+      body.appendChild(tr);
+    }
+    $("count").textContent = matches.length ? `Showing ${start + 1}–${end} of ${matches.length} answers` :
+      "No answer matches these filters";
+    $("prev").disabled = page === 0;
+    $("next").disabled = end >= matches.length;
+  }
+
+  function why(i) {
+    const method = text(R.method[i]), judge = text(R.judge[i]), status = text(R.status[i]);
+    if (method === "scorer") return `string match of the response against the gold label (${judge || "strict"} scoring)`;
+    if (method === "rules") return "the strict rules extractor found one unambiguous commitment in the response";
+    if (method === "llm") return `the LLM judge (${judge || "judge model"}) read it; the rules extractor did not commit`;
+    if (status === "error") return "no label: " + (text(R.error[i]) || "the request failed");
+    if (status === "refused") return "no label: the model or provider declined to answer";
+    return "no label: neither the rules nor a judge could read an option from the response";
+  }
+
+  function seedsOf(i) {
+    const run = runOf(i), id = question(i)[0], found = [];
+    for (let j = 0; j < N; j++) {
+      const other = RUNS[R.run[j]];
+      if (other.model === run.model && other.task === run.task && other.shots === run.shots &&
+          other.split === run.split && Q[R.q[j]][0] === id) found.push(`${other.seed}: ${text(R.label[j]) || "—"}`);
+    }
+    return found.join(", ");
+  }
+
+  function show(i) {
+    selected = i;
+    const run = runOf(i), q = question(i), box = $("detail");
+    box.replaceChildren();
+    box.appendChild(el("h3", {}, `${q[0]} · ${run.model} · ${run.task}${run.shots ? " k=" + run.shots : ""} · seed ${run.seed}`));
+    box.appendChild(el("div", { class: "note" }, "Prompt"));
+    box.appendChild(el("pre", { class: "prompt" }, text(q[1])));
+    const clips = el("div", { class: "clips" });
+    q[2].forEach((c, n) => {
+      const fig = el("figure");
+      fig.appendChild(el("figcaption", {}, `clip ${n + 1}`));
+      const src = D.clips[c];
+      const audio = el("audio", { controls: "", preload: "metadata" });
+      if (src) audio.src = src;
+      fig.appendChild(audio);
+      clips.appendChild(fig);
+    });
+    box.appendChild(clips);
+    box.appendChild(el("div", { class: "note" }, "The model's raw answer"));
+    box.appendChild(el("pre", { class: "response" }, text(R.response[i]) ?? "(no text: the request failed)"));
+    const dl = el("dl");
+    const [word] = cellCorrect(i);
+    const rows = [["Status", text(R.status[i])], ["Chosen / read", text(R.label[i]) || "—"],
+      ["Correct answer", text(q[3]) || "none (no option is correct)"], ["Scored", word], ["How the label was obtained", why(i)],
+      ["Level / kind / split", [q[4] ?? "-", q[5], q[6] ?? "-"].join(" / ")], ["Notes", text(R.notes[i]) || "—"],
+      ["Error", text(R.error[i]) || "—"], ["Latency", R.latency[i] === null ? "—" : R.latency[i] + " s"],
+      ["Reference", R.ref[i] === -1 ? "no reference run of this model, task and seed on this pack" :
+        (text(R.ref[i]) || "(none)") + (referenceDisagrees(i) ? "  ← disagrees with this run" : "  (agrees)") +
+        ` — ${run.ref}`], ["Across seeds", seedsOf(i)], ["Run folder", run.dir]];
+    rows.forEach(([k, v]) => {
+      dl.appendChild(el("dt", {}, k));
+      dl.appendChild(el("dd", k === "Reference" && referenceDisagrees(i) ? { class: "disagree" } : {}, v));
+    });
+    box.appendChild(dl);
+    box.style.display = "block";
+    render();
+  }
+
+  ["f-model", "f-task", "f-seed", "f-status", "f-correct", "f-flips", "f-ref"].forEach((id) =>
+    $(id).addEventListener("change", apply));
+  $("f-id").addEventListener("input", apply);
+  $("prev").addEventListener("click", () => { page = Math.max(0, page - 1); render(); });
+  $("next").addEventListener("click", () => { page += 1; render(); });
+  apply();
+  document.body.dataset.readyMs = String(Math.round(performance.now()));
+  document.body.dataset.ready = "1";  // tests and the benchmark wait for this: the page is interactive
+})();

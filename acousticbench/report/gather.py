@@ -1,0 +1,79 @@
+"""What the report is made of: the finished runs the leaderboard counts (the latest of each model, task, seed), each
+with its config, metrics and records, and the reference run of the same seed where one exists."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from acousticbench.benchmarks import benchmark_of_config
+from acousticbench.errors import UserError
+from acousticbench.leaderboard import Entry, collect
+from acousticbench.results import CONFIG, METRICS, RESPONSES, read_records
+
+
+@dataclass(frozen=True)
+class Run:
+    """One finished run folder, read."""
+
+    entry: Entry
+    config: dict[str, Any]
+    metrics: dict[str, Any]
+    records: list
+    audio_root: str  # absolute folder the records' audio paths are relative to
+    reference: dict[str, Any] | None  # id -> the reference run's label (chosen / prediction), when a reference exists
+    reference_file: str | None
+
+    @property
+    def benchmark(self) -> str:
+        return self.entry.benchmark
+
+
+def gather(results_dirs: list[Path], references: Path | None) -> list[Run]:
+    """Every run the leaderboard would count, in a stable order; a folder that is not a results folder is refused."""
+    for folder in results_dirs:
+        if not Path(folder).is_dir():
+            raise UserError(f"{folder} is not a folder of run folders: pass the results folder (default ./results).")
+    entries = sorted(collect([Path(d) for d in results_dirs]),
+                     key=lambda e: (e.benchmark, e.model, e.task, e.shots or 0, e.split, e.seed, str(e.run_dir)))
+    return [_read(entry, references) for entry in entries]
+
+
+def _read(entry: Entry, references: Path | None) -> Run:
+    run_dir = entry.run_dir
+    config = json.loads((run_dir / CONFIG).read_text(encoding="utf-8"))
+    metrics = json.loads((run_dir / METRICS).read_text(encoding="utf-8"))
+    bench = benchmark_of_config(config)
+    records = sorted(read_records(run_dir / RESPONSES, bench.record_type), key=lambda r: r.id)
+    spec = bench.spec_from_config(config)
+    reference, ref_file = _reference(references, spec, bench.label_field, entry.manifest)
+    return Run(entry, config, metrics, records, _audio_root(config, spec, run_dir), reference, ref_file)
+
+
+def _audio_root(config: dict, spec, run_dir: Path) -> str:
+    """AcousticBench audio is relative to the archive (its absolute path is in config.json); AudioICL's to the
+    episodes' base folder, written relative to where the run was started: tried from here, then beside results/."""
+    absolute = (config.get("archive") or {}).get("absolute_path")
+    if absolute:
+        return absolute
+    base = Path(spec.base)
+    if base.is_absolute() or base.is_dir():
+        return os.path.abspath(base)
+    beside = run_dir.parent.parent / base
+    return os.path.abspath(beside if beside.is_dir() else base)
+
+
+def _reference(root: Path | None, spec, label: str, pack: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The reference run of the same model, cell and seed, made on the same pack (same ids, same questions)."""
+    from acousticbench.reference import default_root, load_summary, reference_file
+
+    try:
+        path = reference_file(root or default_root(), spec.model, spec.cell, spec.seed)
+        if load_summary(path.parent).get("archive_manifest_sha256") != pack:
+            return None, None  # another pack: the same ids name other questions
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (UserError, OSError):
+        return None, None  # no reference for this model, task or seed: the browser shows none
+    return {r["id"]: r.get(label) for r in (json.loads(line) for line in lines if line.strip())}, str(path)

@@ -1,0 +1,108 @@
+"""The report's tables as HTML: the AcousticBench leaderboard, the LoRA lift, thresholds, diagnostics, AudioICL by k."""
+from __future__ import annotations
+
+from html import escape
+
+from acousticbench.report.figures import threshold_text
+from acousticbench.report.summaries import Psychometric
+
+
+def _pct(x: float | None, digits: int = 1) -> str:
+    return "-" if x is None else f"{100 * x:.{digits}f}"
+
+
+def _table(table_id: str, header: list[str], rows: list[list[str]], caption: str) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return (f'<p class="caption">{escape(caption)}</p><table id="{table_id}"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table>")
+
+
+def leaderboard(tasks: list[str], rows: list[dict]) -> str:
+    """Model x task: mean ± std over seeds, the Wilson 95% interval of the pooled answers, unparsed and error rates."""
+    out = []
+    for row in rows:
+        cells = []
+        for task in tasks:
+            cell, ci = row["cells"].get(task), row["wilson"].get(task)
+            if not cell:
+                cells.append("-")
+                continue
+            (mean, std), seeds, n = cell
+            interval = f'<small>[{_pct(ci.low)}, {_pct(ci.high)}]</small>' if ci else ""
+            cells.append(f'<span class="num" title="{seeds} seeds, {n} answers">{_pct(mean)} ± {_pct(std)}</span>'
+                         f"{interval}")
+        out.append([escape(row["model"]), row["split"], *cells, _pct(row["average"]), str(row["seeds"]),
+                    _pct(row["parse"]), _pct(row["error"])])
+    return _table("leaderboard", ["Model", "Split", *tasks, "Avg", "Seeds", "Unparsed %", "Error %"], out,
+                  "Accuracy % (mean ± std over seeds; below: Wilson 95% interval of all answers pooled)")
+
+
+def lora(tasks: list[str], rows: list[dict]) -> str:
+    out = []
+    for row in rows:
+        cells = [f'{_pct(c[0])} <small>vs {_pct(c[1])}</small> <b class="{"up" if c[2] >= 0 else "down"}">'
+                 f'{"+" if c[2] >= 0 else ""}{_pct(c[2])}</b>' if c else "-" for c in row["cells"].values()]
+        out.append([escape(row["model"]), escape(row["base"]), *cells,
+                    "-" if row["lift"] is None else f'{"+" if row["lift"] >= 0 else ""}{_pct(row["lift"])}'])
+    return _table("lora", ["Finetune", "Base", *tasks, "Avg lift"], out,
+                  "LoRA lift on --split eval: finetune accuracy % vs its base, and the difference in points")
+
+
+def thresholds(tasks: list[str], cells: list[Psychometric]) -> str:
+    """Model x task: the level at which accuracy falls to 75% (interval: parametric bootstrap, 95%)."""
+    by_row: dict[str, dict[str, str]] = {}
+    for cell in cells:
+        by_row.setdefault(cell.row, {})[cell.task] = threshold_text(cell.fit)
+    out = [[escape(row), *(values.get(t, "-") for t in tasks)] for row, values in by_row.items()]
+    return _table("thresholds", ["Model", *tasks], out, "Threshold level at 75% correct [95% interval]; "
+                  "higher is better (level 5 is the hardest); >5: still above 75% at the hardest level; <1: below 75% even at "
+                  "the easiest")
+
+
+DIAGNOSTIC_TABLES = (
+    ("diag-catch", "catch_accuracy", "n_catch", "Catch-trial accuracy % (the largest differences: the task's practical "
+     "ceiling)"),
+    ("diag-identical", "identical_p_a", "n_identical", "P(chose A) % on identical pairs (50: no response bias)"),
+    ("diag-swap", "swap_consistency", "n_swap_pairs", "Swap consistency % (order-swapped twins whose answer followed "
+     "the swap; 100: no position bias)"),
+)
+
+
+def diagnostics(tasks: list[str], rows: list[dict]) -> str:
+    """A model x task table per diagnostic: the mean over seeds, and (small) the items over all seeds."""
+    by_row: dict[tuple[str, str], dict[str, dict]] = {}
+    for r in rows:
+        by_row.setdefault((r["model"], r["split"]), {})[r["task"]] = r
+    html = []
+    for table_id, value, count, caption in DIAGNOSTIC_TABLES:
+        out = [[escape(model), split, *(f'{_pct(cells[t][value])}<small>{cells[t][count]} items</small>'
+                                        if t in cells else "-" for t in tasks)]
+               for (model, split), cells in by_row.items()]
+        html.append(_table(table_id, ["Model", "Split", *tasks], out, caption + "; mean over seeds"))
+    return "".join(html)
+
+
+def audioicl(rows: list[dict]) -> str:
+    """Model x task with a column per k: mean ± std over seeds."""
+    ks = sorted({r["shots"] for r in rows})
+    grouped: dict[tuple[str, str], dict] = {}
+    for r in rows:
+        group = grouped.setdefault((r["model"], r["task"]), {"k": {}, "no_answer": [], "error": [], "seeds": 0})
+        group["k"][r["shots"]] = r
+        group["seeds"] = max(group["seeds"], r["seeds"])
+        group["no_answer"].append(r["no_answer"])
+        group["error"].append(r["error"])
+    out = []
+    for (model, task), g in grouped.items():
+        cells = [f'{_pct(g["k"][k]["mean_std"][0])} ± {_pct(g["k"][k]["mean_std"][1])}'
+                 if k in g["k"] and g["k"][k]["mean_std"] else "-" for k in ks]
+        out.append([escape(model), escape(task), *cells, str(g["seeds"]), _pct(_mean(g["no_answer"])),
+                    _pct(_mean(g["error"]))])
+    return _table("audioicl", ["Model", "Task", *(f"k={k}" for k in ks), "Seeds", "No answer %", "Error %"], out,
+                  "AudioICL accuracy % by number of shots (mean ± std over seeds)")
+
+
+def _mean(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known else None

@@ -1,0 +1,62 @@
+"""The psychometric fit in metrics.json: records answered by a simulated observer with a known curve give back its
+threshold, inside the fit's interval."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from acousticbench.metrics import compute_metrics
+from acousticbench.psychometric import curve, fit_psychometric, threshold_of
+from acousticbench.records import JudgeInfo, Record
+
+TRUE = {"midpoint": 3.2, "spread": 0.6, "lapse": 0.03}  # the 75% threshold lies at level ~3.12
+
+
+def observer_records(rng: np.random.Generator, per_level: int) -> list[Record]:
+    """Scored records of one run whose answers are right with the known curve's probability at their level."""
+    records = []
+    for i in range(5 * per_level):
+        level = 1 + i % 5
+        answer = "AB"[i // 5 % 2]
+        right = rng.random() < curve(level, **TRUE)
+        chosen = answer if right else "AB"[answer == "A"]
+        records.append(Record(id=f"pit_{i + 1:04d}", task="pit", split="eval", kind="scored", model="Observer", seed=42,
+                              prompt="p", audio=[], response=chosen, chosen=chosen, answer=answer, correct=right,
+                              status="answered", judge=JudgeInfo(method="rules"),
+                              meta={"attribute": "pitch", "level": level}))
+    return records
+
+
+def test_the_fit_in_metrics_recovers_a_known_threshold_within_its_interval():
+    truth = float(threshold_of(**TRUE))
+    fit = compute_metrics(observer_records(np.random.default_rng(7), 240), "Observer", "pit", 42).psychometric
+    assert fit.levels == [1, 2, 3, 4, 5] and sum(fit.n) == 1200
+    low, high = fit.threshold_ci95
+    assert low <= truth <= high and fit.threshold_ci95_beyond == [False, False]
+    assert fit.threshold == pytest.approx(truth, abs=0.25) and high - low < 1.0
+    assert fit.lapse <= fit.lapse_max and fit.guess == 0.5
+
+
+def test_the_interval_covers_the_truth_in_most_repeated_experiments():
+    truth = float(threshold_of(**TRUE))
+    covered = 0
+    for seed in range(12):
+        rng = np.random.default_rng(100 + seed)
+        counts = {level: (80, int(rng.binomial(80, curve(level, **TRUE)))) for level in range(1, 6)}
+        fit = fit_psychometric(counts)
+        covered += fit.threshold_ci95[0] <= truth <= fit.threshold_ci95[1]
+    assert covered >= 10  # nominal 95%: 12 of 12 expected, 10 allows for chance
+
+
+def test_ceiling_and_chance_say_why_there_is_no_threshold():
+    ceiling = fit_psychometric({level: (48, 48) for level in range(1, 6)})
+    assert ceiling.threshold is None and "above 75% at every tested level" in ceiling.threshold_note
+    assert ceiling.threshold_ci95_beyond == [True, True]  # the interval lies past the hardest level
+    chance = fit_psychometric({level: (48, 24) for level in range(1, 6)})
+    assert chance.threshold is None and "below" in chance.threshold_note and chance.threshold_ci95 is None
+    assert fit_psychometric({1: (10, 9), 2: (10, 7)}) is None  # two levels cannot fix three parameters
+
+
+def test_the_fit_is_reproducible():
+    counts = {1: (40, 38), 2: (40, 35), 3: (40, 30), 4: (40, 24), 5: (40, 21)}
+    assert fit_psychometric(counts) == fit_psychometric(counts)

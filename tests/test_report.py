@@ -1,0 +1,197 @@
+"""`run.py --report`: the HTML report of real runs (Oracle, Random, Always-A on a tiny pack; AudioICL where espeak-ng
+can build its pack) and of synthetic LoRA runs, opened in a real headless chromium where one is installed."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import statistics
+from pathlib import Path
+
+import pytest
+
+from audioicl_pack import reduced_pack
+from conftest import write_tiny_pack
+from report_runs import write_run
+from test_run import run_cli
+
+CHROMIUM = Path("/usr/bin/chromium")
+BASE, TUNED = "Kimi-Audio-7B-Instruct", "Kimi-Audio-7B-Instruct+demo"
+HAS_ICL = shutil.which("espeak-ng") is not None
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    """results/ of real runs of both benchmarks, a LoRA finetune and its base, and a reference with one planted
+    disagreement; the report written into report/ (so its clips are linked as ../archive/...)."""
+    root = tmp_path_factory.mktemp("report")
+    archive = write_tiny_pack(root / "archive", "rad", 20)
+    out = run_cli("--model", "Oracle,Random,Always-A", "--task", "rad", "--seeds", "42,43", "--judge", "rules",
+                  "--archive", str(archive), cwd=root)
+    assert out.returncode == 0, out.stderr
+    if HAS_ICL:
+        shutil.copytree(reduced_pack() / "audioicl", archive / "audioicl")
+        out = run_cli("--model", "Oracle,Random", "--task", "AudioCount", "--shots", "1,3", "--seeds", "42,43",
+                      "--max-samples", "4", "--archive", str(archive), cwd=root)
+        assert out.returncode == 0, out.stderr
+    for seed in (42, 43):
+        write_run(root / "results", BASE, "rad", seed, midpoint=2.0, split="eval")
+        write_run(root / "results", TUNED, "rad", seed, midpoint=4.0, split="eval")
+    [oracle42] = (root / "results").glob("Oracle-rad-local-seed42-*")
+    assert run_cli("--promote-reference", str(oracle42), "--references", "refs", cwd=root).returncode == 0
+    ref_file = root / "refs" / "Oracle" / "rad" / "run_1.jsonl"
+    lines = [json.loads(line) for line in ref_file.read_text().splitlines()]
+    lines[0]["chosen"] = "B" if lines[0]["chosen"] == "A" else "A"  # rad_0001: the reference now disagrees
+    ref_file.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = run_cli("--report", "results", "--out", "report/report.html", "--references", "refs", cwd=root)
+    assert out.returncode == 0, out.stderr
+    assert "Wrote report/report.html" in out.stdout and "file://" in out.stdout
+    return root
+
+
+def metrics_of(root: Path, model: str, task: str = "rad") -> list[dict]:
+    return [json.loads((d / "metrics.json").read_text()) for d in (root / "results").glob(f"{model}-{task}-*")]
+
+
+def test_the_report_is_one_file_that_asks_nothing_of_the_network(workspace):
+    html = (workspace / "report" / "report.html").read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html)
+    assert "<link" not in html and "<script src" not in html and "@import" not in html
+    assert "default-src 'none'" in html  # the page's own policy forbids any request the tests did not foresee
+    assert 'src="../archive/rad/audio/' not in html  # clips are addressed by the browser data, relative to the page
+    assert '"../archive/rad/audio/rad_0001_1.wav"' in html
+
+
+def test_every_run_has_its_psychometric_fit_in_metrics(workspace):
+    for metrics in metrics_of(workspace, "Oracle") + metrics_of(workspace, TUNED):
+        fit = metrics["psychometric"]
+        assert fit["levels"] == [1, 2, 3, 4, 5] and fit["guess"] == 0.5 and fit["criterion"] == 0.75
+        assert sum(fit["n"]) == metrics["scored"]["n"] and sum(fit["correct"]) == metrics["scored"]["correct"]
+
+
+def test_an_empty_results_folder_is_one_line_naming_the_fix(tmp_path):
+    (tmp_path / "results").mkdir()
+    out = run_cli("--report", cwd=tmp_path)
+    assert out.returncode == 2 and "no finished runs under results" in out.stderr and "Traceback" not in out.stderr
+    assert not (tmp_path / "report.html").exists()
+
+
+# ---- in a real browser ----
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.exists():
+        pytest.skip("chromium is not installed (apt-get install chromium; scripts/setup_env.sh does it)")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM))
+        yield browser
+        browser.close()
+
+
+class Page:
+    """A page opened on the report, with every console message, page error and request it caused."""
+
+    def __init__(self, browser, path: Path):
+        self.page = browser.new_page(viewport={"width": 1400, "height": 900})
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.url = path.resolve().as_uri()
+        self.page.goto(self.url)
+        self.page.wait_for_selector("body[data-ready='1']")
+
+    def cells(self, selector: str) -> list[list[str]]:
+        return self.page.eval_on_selector_all(selector + " tbody tr",
+                                              "rows => rows.map(r => [...r.cells].map(c => c.innerText.trim()))")
+
+    def count(self) -> str:
+        return self.page.inner_text("#count")
+
+
+@pytest.fixture
+def report(browser, workspace):
+    page = Page(browser, workspace / "report" / "report.html")
+    yield page
+    page.page.close()
+
+
+def test_the_leaderboard_has_a_row_per_model_with_the_runs_numbers(report, workspace):
+    rows = {row[0]: row for row in report.cells("#leaderboard")}
+    assert set(rows) == {"Oracle", "Random", "Always-A", BASE, TUNED}
+    for model in ("Oracle", "Random", "Always-A"):
+        accuracies = [100 * m["scored"]["accuracy"] for m in metrics_of(workspace, model)]
+        mean, std = statistics.fmean(accuracies), statistics.stdev(accuracies)
+        assert rows[model][1] == "all" and rows[model][2].startswith(f"{mean:.1f} ± {std:.1f}")
+    assert rows[TUNED][1] == "eval"
+    [lora] = report.cells("#lora")
+    assert lora[:2] == [TUNED, BASE]
+    tuned, base = (statistics.fmean(m["scored"]["accuracy"] for m in metrics_of(workspace, x)) for x in (TUNED, BASE))
+    assert f"+{100 * (tuned - base):.1f}" in lora[2]
+
+
+def test_the_psychometric_panels_and_thresholds_are_drawn(report):
+    assert report.page.locator("svg.psy").count() == 5  # five models (rows) x one attribute
+    assert report.page.locator("svg.psy polyline.fit").count() == 5
+    thresholds = {row[0]: row[1] for row in report.cells("#thresholds")}
+    assert thresholds[TUNED + " (eval)"].startswith(">5") or float(thresholds[TUNED + " (eval)"].split()[0]) > 3
+    assert {row[0] for row in report.cells("#diag-catch")} == {"Oracle", "Random", "Always-A", BASE, TUNED}
+
+
+@pytest.mark.skipif(not HAS_ICL, reason="the AudioICL pack needs espeak-ng (scripts/setup_env.sh installs it)")
+def test_the_kshot_curves_put_every_model_on_one_axis(report):
+    panel = report.page.locator("svg.kshot[data-task='AudioCount']")
+    assert panel.count() == 1 and panel.locator("polyline.series").count() == 2
+    rows = report.cells("#audioicl")
+    assert {(r[0], r[1]) for r in rows} == {("Oracle [first 4]", "AudioCount"), ("Random [first 4]", "AudioCount")}
+
+
+def test_filters_change_what_is_shown_and_a_question_plays_its_clips(report, workspace, tmp_path):
+    page = report.page
+    total = int(re.search(r"of (\d+)", report.count()).group(1))
+    page.select_option("#f-model", "Random")
+    assert report.count() == f"Showing 1–50 of {46 + 16 * HAS_ICL} answers"  # AudioICL: 4 episodes x 2 k x 2 seeds
+    page.select_option("#f-task", "rad")
+    assert report.count() == "Showing 1–46 of 46 answers"  # 23 questions x 2 seeds
+    assert {(row[1], row[2]) for row in report.cells("#answers")} == {("Random", "rad")}
+    page.select_option("#f-correct", "wrong")
+    assert {row[9] for row in report.cells("#answers")} == {"wrong"}
+    page.select_option("#f-model", "")
+    page.select_option("#f-task", "")
+    page.select_option("#f-correct", "")
+    page.check("#f-ref")
+    assert report.count() == "Showing 1–1 of 1 answers"
+    [row] = report.cells("#answers")
+    assert row[:4] == ["rad_0001", "Oracle", "rad", "42"]
+    assert page.locator("#answers td.disagree").count() == 1
+    page.uncheck("#f-ref")
+    page.check("#f-flips")
+    flips = report.cells("#answers")
+    assert flips and all(r[11] == "flips" for r in flips) and int(re.search(r"of (\d+)", report.count()).group(1)) < total
+    page.uncheck("#f-flips")
+    page.select_option("#f-model", "Oracle")
+    page.click("#answers tbody tr:first-child")
+    page.wait_for_function("() => [...document.querySelectorAll('#detail audio')].every(a => a.readyState >= 1)")
+    assert page.locator("#detail audio").count() == 2
+    assert "rules extractor" in page.inner_text("#detail")
+    page.screenshot(path=str(tmp_path / "report.png"), full_page=True)  # looked at by a person before release
+    assert report.errors == []
+    assert all(url.startswith("file://") for url in report.requests), report.requests
+    assert any(url.endswith("/archive/rad/audio/rad_0001_1.wav") for url in report.requests)
+
+
+def test_with_embedded_audio_the_file_plays_its_clips_anywhere(browser, workspace, tmp_path):
+    out = run_cli("--report", "results", "--out", str(tmp_path / "built" / "r.html"), "--embed-audio", cwd=workspace)
+    assert out.returncode == 0, out.stderr
+    alone = tmp_path / "elsewhere" / "r.html"
+    alone.parent.mkdir()
+    shutil.move(tmp_path / "built" / "r.html", alone)  # nothing beside it: no archive to link to
+    report = Page(browser, alone)
+    report.page.select_option("#f-model", "Always-A")
+    report.page.click("#answers tbody tr:first-child")
+    report.page.wait_for_function("() => [...document.querySelectorAll('#detail audio')].every(a => a.readyState >= 1)")
+    assert report.errors == []
+    assert all(url == report.url or url.startswith("data:") for url in report.requests), report.requests
+    report.page.close()
