@@ -167,7 +167,8 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
         writer.close()
     records = sorted(kept + new, key=lambda r: r.id)
     rewrite_sorted(run_dir / RESPONSES, records)
-    metrics = bench.metrics(spec, records)
+    # in a worker thread: the psychometric fit (and scipy's first import) must not stall the queue of other runs
+    metrics = await asyncio.to_thread(bench.metrics, spec, records)
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
     write_json(run_dir / CONFIG, {**cell.config, "harness": harness, "finished_at": _now(),
@@ -187,6 +188,8 @@ async def _model_session(cells: list[Cell], backend, judge, judge_note, progress
         concurrency = cells[0].spec.concurrency or backend.default_concurrency
         bar = progress_bar(sum(len(c.prepared.items) for c in cells), progress)
         session = Session(backend, asyncio.Semaphore(concurrency), RetryPolicy(), judge, judge_note, bar)
+        benches = {id(c.bench): c.bench for c in cells}.values()
+        warming = [asyncio.ensure_future(asyncio.to_thread(b.warm_up)) for b in benches if hasattr(b, "warm_up")]
 
         async def reported(cell: Cell) -> RunResult:
             result = await _run_cell(cell, session)
@@ -197,6 +200,7 @@ async def _model_session(cells: list[Cell], backend, judge, judge_note, progress
             return list(await asyncio.gather(*(reported(cell) for cell in cells)))
         finally:
             bar.close()
+            await asyncio.gather(*warming, return_exceptions=True)  # a failed warm-up shows again where it matters
     finally:
         await backend.close()  # also when open() failed: it may have opened clients
 

@@ -94,6 +94,11 @@ class AcousticBenchmark:
 
         return to_record
 
+    def warm_up(self) -> None:
+        """Imported while the first questions are out (a worker thread): the fit's scipy takes 0.3 s to import, time a
+        run would otherwise add at its end."""
+        import scipy.optimize  # noqa: F401
+
     def metrics(self, spec: RunSpec, records: list[Record]) -> Metrics:
         return compute_metrics(records, spec.model, spec.task, spec.seed)
 
