@@ -227,7 +227,8 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
     judged = [c.spec for c in cells if c.bench.uses_judge]
     judge, judge_note = make_judge(judged[0]) if judged else (None, None)
     groups = _groups(cells)
-    backends = {key: get_model(key[0]).create(**dict(key[1])) for key in groups}  # keys and extras checked first
+    backends = {key: get_model(key[0], group[0].spec.archive).create(**dict(key[1]))
+                for key, group in groups.items()}  # keys and extras checked first
     for key, group in groups.items():
         check = getattr(backends[key], "check_prompts", None)  # a prompt over a model's limits stops the run here
         for cell in group if check else []:
