@@ -204,7 +204,10 @@ def promote_references(run_dirs: list[Path], root: Path | None) -> int:
 def _dry_run(specs: list) -> int:
     from acousticbench.benchmarks import get_benchmark
 
+    from acousticbench.plan import format_plan, plan_run
+
     caches: dict[str, dict] = {}
+    plans = []
     for spec in specs:
         bench = get_benchmark(spec.benchmark)
         items = bench.prepare(spec, caches.setdefault(bench.name, {})).items
@@ -212,6 +215,8 @@ def _dry_run(specs: list) -> int:
         for item, prompt in items:
             audio = f" [audio: {', '.join(item.audio)}]" if bench.uses_judge else ""
             print(f"{item.id}: {' | '.join(prompt.text.splitlines())}{audio}")
+        plans.append(plan_run(spec, items))
     if not specs:
         raise UserError("no runs to render.")
+    print(format_plan(plans))  # what matters before spending: requests, audio, tokens, price, time
     return 0

@@ -19,6 +19,7 @@ from acousticbench.benchmarks import Benchmark, Prepared, get_benchmark
 from acousticbench.engine import RetryPolicy, RunAborted, progress_bar, run_items
 from acousticbench.errors import UserError, writable_folder
 from acousticbench.models.registry import get_model
+from acousticbench.plan import spent
 from acousticbench.results import (
     CONFIG, METRICS, RESPONSES, ResponsesWriter, RunLock, latest_run_dir, new_run_dir, read_records, rewrite_sorted,
     write_json,
@@ -167,7 +168,7 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
         writer.close()
     records = sorted(kept + new, key=lambda r: r.id)
     rewrite_sorted(run_dir / RESPONSES, records)
-    metrics = bench.metrics(spec, records)
+    metrics = bench.metrics(spec, records).model_copy(update=spent(spec, records))  # tokens used, and their price
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
     write_json(run_dir / CONFIG, {**cell.config, "harness": harness, "finished_at": _now(),
