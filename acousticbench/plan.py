@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from acousticbench.errors import UserError
 from acousticbench.models.limits import Limits, seconds_sent
 from acousticbench.models.prices import Price, audio_tokens, price_table, split_usage, text_tokens, usd
 from acousticbench.models.registry import get_model
@@ -144,7 +145,10 @@ def spent(spec, records: list) -> dict:
     tokens = Counter()
     for record in records:
         tokens.update(record.usage)
-    entry = get_model(spec.model)
+    try:
+        entry = get_model(spec.model)
+    except UserError:  # a model this harness no longer (or never) registered: its tokens still count
+        return {"tokens": dict(sorted(tokens.items())), "price_usd": None, "price_basis": "not in the model registry"}
     steps, table = _priced(entry, getattr(spec, "api_model", None)), price_table()
     billed = [(step, model) for step, model in steps if step != "stt"]  # a transcription's tokens are not on the record
     if not billed or billed[0][1] not in table:
