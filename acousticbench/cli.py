@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     paths.add_argument("--archive", type=Path, default=Path("archive"), help="benchmark pack folder (default ./archive)")
     paths.add_argument("--results-dir", type=Path, default=Path("results"), help="where run folders go (default ./results)")
     cmds = p.add_argument_group("commands")
-    cmds.add_argument("--list-models", action="store_true", help="print the model registry")
+    cmds.add_argument("--list-models", action="store_true", help="print the model registry (with the LoRA finetunes "
+                      "under <--archive>/lora/)")
     cmds.add_argument("--list-tasks", action="store_true", help="print the tasks")
     cmds.add_argument("--verify-checksums", action="store_true", help="check every question and audio file of --task")
     cmds.add_argument("--build-archive", action="store_true", help="build the open AcousticBench pack into --archive")
@@ -101,7 +102,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     from acousticbench import commands
 
     if args.list_models:
-        return commands.list_models()
+        return commands.list_models(args.archive)
     if args.list_tasks:
         return commands.list_tasks()
     if args.build_archive:
@@ -143,7 +144,7 @@ def specs_from_args(args: argparse.Namespace) -> list:
     if not models:
         raise UserError(f"--model {args.model!r} names no model (see --list-models).")
     for model in models:
-        get_model(model)  # unknown model: fail before anything else
+        get_model(model, args.archive)  # unknown model (or LoRA adapter missing): fail before anything else
     if not 0.0 <= args.max_error_rate <= 1.0:
         raise UserError(f"--max-error-rate must be between 0 and 1, got {args.max_error_rate}.")
     icl_tasks, rest = split_runs(args)  # AudioICL task names leave --task and become their own runs

@@ -8,10 +8,10 @@ from pathlib import Path
 from acousticbench.errors import UserError, writable_folder
 
 
-def list_models() -> int:
+def list_models(archive: Path | None = None) -> int:
     from acousticbench.models.registry import models_table
 
-    print(models_table())
+    print(models_table(archive))
     return 0
 
 
@@ -107,6 +107,8 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, plo
     from acousticbench.evaluate import run_sweep
     from acousticbench.reference import reference_file
 
+    if reference:
+        split_warnings(specs)
     # a missing reference is known before any question is asked
     ref_files = {spec: reference_file(reference.folder(), spec.model, spec.cell, spec.seed) for spec in specs} if reference else {}
     status = 0
@@ -137,6 +139,19 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, plo
 
         write_summary(icl[0].results_dir, icl[0].prompt_style, icl[0].scoring, plot)
     return status
+
+
+def split_warnings(specs: list) -> None:
+    """--compare-reference on a model whose references were made on one split (the LoRA finetunes: eval, the
+    half they were not trained on), run on another: say so before anything is asked."""
+    from acousticbench.models.registry import get_model
+
+    for model, split in dict.fromkeys((s.model, s.split) for s in specs if hasattr(s, "split")):
+        wanted = get_model(model).reference_split
+        if wanted and split != wanted:
+            print(f"warning: the references of {model} were made with --split {wanted}; this run uses --split {split}, "
+                  f"so its other questions have no reference to match: rerun with --split {wanted} to compare like "
+                  "with like.", file=sys.stderr, flush=True)
 
 
 def closing_table(results: list) -> str:
@@ -199,7 +214,10 @@ def promote_references(run_dirs: list[Path], root: Path | None) -> int:
 def _dry_run(specs: list) -> int:
     from acousticbench.benchmarks import get_benchmark
 
+    from acousticbench.plan import format_plan, plan_run
+
     caches: dict[str, dict] = {}
+    plans = []
     for spec in specs:
         bench = get_benchmark(spec.benchmark)
         items = bench.prepare(spec, caches.setdefault(bench.name, {})).items
@@ -207,6 +225,8 @@ def _dry_run(specs: list) -> int:
         for item, prompt in items:
             audio = f" [audio: {', '.join(item.audio)}]" if bench.uses_judge else ""
             print(f"{item.id}: {' | '.join(prompt.text.splitlines())}{audio}")
+        plans.append(plan_run(spec, items))
     if not specs:
         raise UserError("no runs to render.")
+    print(format_plan(plans))  # what matters before spending: requests, audio, tokens, price, time
     return 0

@@ -19,6 +19,7 @@ from acousticbench.benchmarks import Benchmark, Prepared, get_benchmark
 from acousticbench.engine import RetryPolicy, RunAborted, progress_bar, run_items
 from acousticbench.errors import UserError, writable_folder
 from acousticbench.models.registry import get_model
+from acousticbench.plan import spent
 from acousticbench.results import (
     CONFIG, METRICS, RESPONSES, ResponsesWriter, RunLock, latest_run_dir, new_run_dir, read_records, rewrite_sorted,
     write_json,
@@ -169,6 +170,7 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
     rewrite_sorted(run_dir / RESPONSES, records)
     # in a worker thread: the psychometric fit (and scipy's first import) must not stall the queue of other runs
     metrics = await asyncio.to_thread(bench.metrics, spec, records)
+    metrics = metrics.model_copy(update=spent(spec, records))  # tokens used, and their price
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
     write_json(run_dir / CONFIG, {**cell.config, "harness": harness, "finished_at": _now(),
@@ -231,7 +233,8 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
     judged = [c.spec for c in cells if c.bench.uses_judge]
     judge, judge_note = make_judge(judged[0]) if judged else (None, None)
     groups = _groups(cells)
-    backends = {key: get_model(key[0]).create(**dict(key[1])) for key in groups}  # keys and extras checked first
+    backends = {key: get_model(key[0], group[0].spec.archive).create(**dict(key[1]))
+                for key, group in groups.items()}  # keys and extras checked first
     for key, group in groups.items():
         check = getattr(backends[key], "check_prompts", None)  # a prompt over a model's limits stops the run here
         for cell in group if check else []:

@@ -199,3 +199,8 @@ class Metrics(_Frozen):
                                          "gave no answer) or judge (the LLM judge gave no verdict).")
     psychometric: PsychometricFit | None = Field(default=None, description="Accuracy by level fitted by a psychometric "
                                                  "function, with the 75%-correct threshold; null with under 3 levels.")
+    tokens: dict[str, int] = Field(default_factory=dict, description="The provider's token counts summed over the "
+                                   "records (what the run used), e.g. prompt_tokens, completion_tokens.")
+    price_usd: float | None = Field(default=None, description="What those tokens cost at models/prices.py's table; "
+                                    "null for models without a price.")
+    price_basis: str | None = Field(default=None, description="The price used and when it was read, or why none.")

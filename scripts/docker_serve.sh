@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Serve an open-weight model in Docker: ./scripts/docker_serve.sh NAME [--stop] [--list] [--dry-run] [--port P] [--gpus DEVICES] [--tp N]
+# Serve an open-weight model in Docker: ./scripts/docker_serve.sh NAME [--stop] [--list] [--dry-run] [--check] [--port P] [--gpus DEVICES] [--tp N]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 python="$root/.venv/bin/python"

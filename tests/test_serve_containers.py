@@ -51,12 +51,18 @@ class FakeContainer:
         self.client.existing.remove(self)
 
 
-class FakeClient:
-    """Records the SDK calls; containers.run binds the host port with a /health server, as the container would."""
+H200 = b"0, NVIDIA H200, 143771, 143000\n"  # what nvidia-smi --query-gpu=index,name,memory.total,memory.free prints
 
-    def __init__(self, images=(), existing=(), run_error=None, status_after_run=None, logs=b""):
+
+class FakeClient:
+    """Records the SDK calls; containers.run binds the host port with a /health server, as the container would, and
+    answers the GPU probe (a run with no ports) with `smi`, nvidia-smi's CSV."""
+
+    def __init__(self, images=(), existing=(), run_error=None, status_after_run=None, logs=b"", smi=H200,
+                 probe_error=None):
         self.calls, self.images_present, self.existing = [], set(images), list(existing)
         self.run_error, self.status_after_run, self.log_bytes = run_error, status_after_run, logs
+        self.smi, self.probe_error = smi, probe_error
         self.servers = []
         self.containers, self.images = self, self
 
@@ -67,7 +73,15 @@ class FakeClient:
             found = [c for c in found if key in c.labels and (not value or c.labels[key] == value)]
         return found
 
-    def run(self, **kwargs):
+    def version(self):
+        return {"Version": "27.3.1"}
+
+    def run(self, *args, **kwargs):
+        if "ports" not in kwargs:  # the GPU probe: run(image, command, device_requests=..., remove=True)
+            self.calls.append(("probe", {"image": args[0], "command": args[1], **kwargs}))
+            if self.run_error or self.probe_error:
+                raise self.run_error or self.probe_error
+            return self.smi
         self.calls.append(("run", kwargs))
         if self.run_error:
             raise self.run_error

@@ -72,6 +72,11 @@ class ICLMetrics(BaseModel):
     wilson95: Interval | None
     no_answer_rate: float | None = Field(description="Share of answered episodes where the scorer found no answer.")
     statuses: dict[str, int]
+    tokens: dict[str, int] = Field(default_factory=dict, description="The provider's token counts summed over the "
+                                   "records (what the run used), e.g. prompt_tokens, completion_tokens.")
+    price_usd: float | None = Field(default=None, description="What those tokens cost at models/prices.py's table; "
+                                    "null for models without a price.")
+    price_basis: str | None = Field(default=None, description="The price used and when it was read, or why none.")
 
 
 def icl_metrics(records: list[EpisodeRecord], *, model: str, task: str, shots: int, seed: int, prompt_style: str,

@@ -53,7 +53,7 @@ def reply_from(completion: object, notes: list[str] | None = None) -> Reply:
         raise BackendError("the server returned no choices (nothing to score)", retryable=False)
     choice = completion["choices"][0]
     message = choice.get("message") or {}
-    usage = {k: v for k, v in (completion.get("usage") or {}).items() if isinstance(v, int)}
+    usage = flat_usage(completion.get("usage") or {})
     common = {"usage": usage, "model_id": completion.get("model"), "notes": notes or []}
     content, finish = message.get("content"), choice.get("finish_reason")
     if message.get("refusal") or finish == "content_filter":
@@ -61,6 +61,18 @@ def reply_from(completion: object, notes: list[str] | None = None) -> Reply:
     if not isinstance(content, str) or not content.strip():
         raise BackendError(f"the model returned no text (finish_reason {finish!r})", retryable=False)
     return Reply(text=content, **common)
+
+
+def flat_usage(usage: dict) -> dict[str, int]:
+    """The provider's token counts, nested details as 'prompt_tokens_details.audio_tokens': the audio share is
+    priced apart from the text."""
+    flat: dict[str, int] = {}
+    for key, value in usage.items():
+        if isinstance(value, dict):
+            flat.update({f"{key}.{k}": v for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool)})
+        elif isinstance(value, int) and not isinstance(value, bool):
+            flat[key] = value
+    return flat
 
 
 def retry_after_s(headers: Any) -> float | None:

@@ -51,10 +51,20 @@ def _name(value: Any) -> str | None:
     return getattr(value, "name", None) or (str(value) if value else None)
 
 
+def _flat_usage(usage: dict) -> dict[str, int]:
+    """Token counts, the per-modality lists as 'prompt_tokens_details.AUDIO': audio is priced apart from text."""
+    flat = {k: v for k, v in usage.items() if isinstance(v, int)}
+    for key, value in usage.items():
+        for item in value if isinstance(value, list) else []:
+            if isinstance(item, dict) and isinstance(item.get("token_count"), int):
+                flat[f"{key}.{_name(item.get('modality'))}"] = item["token_count"]
+    return flat
+
+
 def reply_from(response: types.GenerateContentResponse, notes: list[str]) -> Reply:
     """A Reply, a refusal (blocked prompt, safety stop), or an error when no text came back."""
     usage = response.usage_metadata.model_dump(exclude_none=True) if response.usage_metadata else {}
-    common = {"usage": {k: v for k, v in usage.items() if isinstance(v, int)},
+    common = {"usage": _flat_usage(usage),
               "model_id": response.model_version, "notes": notes}
     blocked = response.prompt_feedback and _name(response.prompt_feedback.block_reason)
     if blocked:

@@ -74,6 +74,11 @@ def _sent_seconds(limits: Limits, paths: list[str]) -> list[float]:
     return lengths
 
 
+def seconds_sent(limits: Limits, paths: list[str]) -> list[float]:
+    """The length of each audio input one request carries, as the harness would send it (merged or not)."""
+    return _sent_seconds(limits, paths)
+
+
 def check_prompts(name: str, limits: Limits, prompts: list["Prompt"]) -> None:
     """Refuse, in one line, a run with a prompt the model cannot take as the harness would send it."""
     why = f" ({limits.why})" if limits.why else ""

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from acousticbench.errors import UserError, unknown_name
+from acousticbench.models import lora
 from acousticbench.models.open_weight import OPEN_WEIGHT, OpenWeight
 from acousticbench.settings import endpoint_variable
 
@@ -19,6 +21,7 @@ class ModelEntry:
     description: str
     settings: dict[str, Any] = field(default_factory=dict)  # passed to the backend's constructor
     extra: str = ""  # the pip extra whose packages the backend imports
+    reference_split: str | None = None  # the split its reference trajectories were made on; None: any
 
     def create(self, **overrides: Any):
         """The backend object; `overrides` (from flags such as --endpoint) win over the registry settings.
@@ -56,7 +59,7 @@ def _gemini(name: str, api_model: str, description: str) -> ModelEntry:
                       extra="api")
 
 
-def _served(model: OpenWeight) -> ModelEntry:
+def _served(model: OpenWeight, reference_split: str | None = None) -> ModelEntry:
     """An open-weight model behind `./scripts/docker_serve.sh SERVE_NAME`; greedy decoding, the run seed passed."""
     if model.gpu_memory_gb == 0:  # ours, on this CPU: run.py starts and stops its server itself
         return ModelEntry(model.name, "acousticbench.models.local_server:LocalServer", "local",
@@ -67,7 +70,7 @@ def _served(model: OpenWeight) -> ModelEntry:
     settings = {"serve_name": model.serve_name, "temperature": 0.0, "concurrency": model.concurrency,
                 "limits": model.limits}
     return ModelEntry(model.name, _SERVED, "open-weight", needs, model.description,
-                      {k: v for k, v in settings.items() if v is not None}, extra="api")
+                      {k: v for k, v in settings.items() if v is not None}, extra="api", reference_split=reference_split)
 
 
 MODELS: dict[str, ModelEntry] = {
@@ -97,17 +100,38 @@ MODELS: dict[str, ModelEntry] = {
 }
 
 
-def get_model(name: str) -> ModelEntry:
+def lora_entry(adapter: str) -> ModelEntry:
+    """Kimi-Audio-7B-Instruct+<adapter>: served like any open-weight model, by docker_serve.sh kimi_lora_<adapter>."""
+    return _served(lora.lora_model(adapter), reference_split=lora.REFERENCE_SPLIT)
+
+
+def lora_entries(archive: Path) -> list[ModelEntry]:
+    """One model per adapter folder under <archive>/lora/ (a glob, nothing loaded)."""
+    return [lora_entry(name) for name in lora.lora_names(archive)]
+
+
+def get_model(name: str, archive: Path | None = None) -> ModelEntry:
+    """The registry's model; a LoRA finetune by its name alone, its adapter folder checked when `archive` is given."""
+    adapter = lora.name_of(name)
+    if adapter is not None:
+        if archive is not None:
+            lora.require_adapter(archive, adapter)
+        return lora_entry(adapter)
     if name not in MODELS:
-        raise unknown_name("model", name, list(MODELS))
+        known = list(MODELS) + [m.name for m in lora_entries(archive)] if archive is not None else list(MODELS)
+        raise unknown_name("model", name, known)
     return MODELS[name]
 
 
-def models_table() -> str:
-    """One line per model (name, family, what it is), then what it needs, indented."""
-    width = max(len(m.name) for m in MODELS.values())
+def models_table(archive: Path | None = None) -> str:
+    """One line per model (name, family, what it is), then what it needs, indented; the LoRA finetunes of
+    <archive>/lora/ after the rest, and a line for each adapter folder whose name cannot be used."""
+    entries = list(MODELS.values()) + (lora_entries(archive) if archive is not None else [])
+    width = max(len(m.name) for m in entries)
     lines = []
-    for m in MODELS.values():
+    for m in entries:
         lines.append(f"{m.name.ljust(width)}  {m.family.ljust(11)}  {m.description}")
         lines.append(f"{'':{width}}  needs: {m.needs}")
+    for folder in lora.unusable_folders(archive) if archive is not None else []:
+        lines.append(f"skipped {Path(archive) / 'lora' / folder}: rename it to letters, digits and _ to use it")
     return "\n".join(lines)

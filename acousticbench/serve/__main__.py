@@ -20,6 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stop", action="store_true", help="stop and remove the model's container")
     p.add_argument("--list", action="store_true", help="every model: image, port, GPU memory, whether it is running")
     p.add_argument("--dry-run", action="store_true", help="print the exact container settings; needs no Docker engine")
+    p.add_argument("--check", action="store_true", help="check this machine before serving: Docker engine, NVIDIA "
+                   "runtime, GPUs and their memory against NAME's need, disk for a LoRA merge; one line per problem")
     p.add_argument("--port", type=int, help="host port on 127.0.0.1 (default: the model's fixed port)")
     p.add_argument("--gpus", default="all", help="all (default), or GPU ids such as 0 or 0,1")
     p.add_argument("--tp", type=int, help="vLLM tensor parallel size (--tensor-parallel-size): GPUs per replica")
@@ -97,8 +99,29 @@ def list_models(args: argparse.Namespace) -> int:
     return 0
 
 
+def check(spec: ServerSpec | None, args: argparse.Namespace, home: Path) -> int:
+    """--check: a line for what is fine, one per problem with its fix; exit 1 when there is a problem."""
+    from acousticbench.serve import containers, prereqs
+
+    try:
+        client = containers.connect()
+    except containers.EngineUnreachable as err:
+        print(f"problem: {err}")
+        return 1
+    print(f"ok: Docker engine {client.version().get('Version', '?')} reachable")
+    found, gpus = prereqs.problems(client, spec, gpus=args.gpus, tp=args.tp, dp=args.dp, home=home,
+                                   archive=args.archive)
+    for gpu in gpus:
+        print(f"ok: GPU {gpu.index} ({gpu.name}) visible in a container: {gpu.total_gb:.0f} GB, {gpu.free_gb:.0f} GB free")
+    for problem in found:
+        print(f"problem: {problem}")
+    if not found and spec is not None:
+        print(f"ok: {spec.serve_name} can start here ({_gpu(spec)})")
+    return 1 if found else 0
+
+
 def start(spec: ServerSpec, args: argparse.Namespace, home: Path) -> int:
-    from acousticbench.serve import containers
+    from acousticbench.serve import containers, prereqs
 
     settings, token = _settings(spec, args, home)
     if spec.gated and token is None:
@@ -116,6 +139,10 @@ def start(spec: ServerSpec, args: argparse.Namespace, home: Path) -> int:
         return 0
     if existing is not None:
         existing.remove(force=True)  # a stopped container from an earlier start; its name is needed again
+    found, _gpus = prereqs.problems(client, spec, gpus=args.gpus, tp=args.tp, dp=args.dp, home=home,
+                                    archive=args.archive)
+    if found:  # known now, not after a long image build and a container that dies
+        raise UserError("\n".join(found))
     who = containers.port_user(client, port)
     if who:
         raise UserError(f"port {port} is in use (by {who}): stop it or pass --port N (e.g. --port {port + 1000}).")
@@ -144,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
 def _command(args: argparse.Namespace) -> int:
     if args.list:
         return list_models(args)
+    if args.check:
+        return check(get_spec(args.name, args.archive) if args.name else None, args, Path.home())
     if not args.name:
         raise UserError("name a model to serve (e.g. voxtral_mini_3b), or use --list.")
     spec = get_spec(args.name, args.archive)

@@ -8,9 +8,9 @@ from typing import Any, Callable
 
 from acousticbench.errors import UserError
 from acousticbench.models.health import health_status
+from acousticbench.serve.prereqs import GPU_CHECK
 from acousticbench.serve.specs import REPO, ServerSpec, container_name, image_for
 
-GPU_CHECK = "docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi"
 LABEL = "acousticbench.model"
 POLL_S = 2.0  # between /health checks while a container starts
 Log = Callable[[str], None]

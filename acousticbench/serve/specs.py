@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import hashlib
-import re
-import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 from acousticbench.errors import UserError, unknown_name
+from acousticbench.models import lora
 from acousticbench.models.images import IMAGES, Image
 from acousticbench.models.open_weight import OPEN_WEIGHT, OpenWeight
 
@@ -63,25 +62,19 @@ def _spec(model: OpenWeight) -> ServerSpec:
 # checkable from an offline machine): a 401 during start is still diagnosed from the log. A token, when present,
 # is passed to every model (it also raises the Hub's download rate limits).
 SPECS: dict[str, ServerSpec] = {m.serve_name: _spec(m) for m in OPEN_WEIGHT}  # the one table, models/open_weight.py
-LORA_PREFIX = "kimi_lora_"
+LORA_PREFIX = lora.SERVE_PREFIX
 
 
 def lora_spec(serve_name: str, archive: Path) -> ServerSpec:
-    """kimi_lora_<name>: Kimi-Audio-7B-Instruct with the adapter in <archive>/lora/<name>/ merged in."""
+    """kimi_lora_<name>: Kimi-Audio-7B-Instruct with the adapter in <archive>/lora/<name>/ merged in (models/lora.py)."""
     name = serve_name[len(LORA_PREFIX):]
-    folder = archive / "lora" / name
-    if not name or not re.fullmatch(r"[A-Za-z0-9_]+", name) or not (folder / "adapter_config.json").is_file():
-        known = ", ".join(lora_names(archive)) or "none"
-        raise UserError(f"no LoRA adapter {folder}/adapter_config.json for {serve_name}: put the PEFT adapter folder "
-                        f"there, its name in letters, digits and _ (found: {known}).")
-    port = 8100 + zlib.crc32(name.encode()) % 100  # stable per name, so its endpoint does not change
-    return ServerSpec(serve_name, f"Kimi-Audio-LoRA-{name}", "transformers", "moonshotai/Kimi-Audio-7B-Instruct",
-                      port, 40, lora=name, start_timeout_s=3600, recipe=IMAGES["kimi"])
+    model = lora.lora_model(name)
+    lora.require_adapter(archive, name)
+    return replace(_spec(model), lora=name)
 
 
 def lora_names(archive: Path) -> list[str]:
-    root = archive / "lora"
-    return sorted(p.parent.name for p in root.glob("*/adapter_config.json")) if root.is_dir() else []
+    return lora.lora_names(archive)
 
 
 def all_specs(archive: Path) -> list[ServerSpec]:

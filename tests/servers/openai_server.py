@@ -6,7 +6,10 @@ import argparse
 import base64
 import email.parser
 import email.policy
+import io
 import json
+import math
+import re
 import time
 
 try:
@@ -42,12 +45,43 @@ def request_key(body: dict) -> tuple[str, list[bytes]]:
     return (sha256(clips[0]) if clips else sha256("\n".join(texts).encode())), clips
 
 
+AUDIO_TOKENS_PER_S = 10  # OpenAI: input audio is 1 token per 100 ms (its Realtime cost guide); each clip rounded up
+
+
+def wav_seconds(data: bytes) -> float:
+    import soundfile as sf
+
+    info = sf.info(io.BytesIO(data))
+    return info.frames / info.samplerate
+
+
+def word_pieces(text: str) -> int:
+    """Text tokens counted as a BPE tokenizer mostly splits English: each word and each punctuation mark."""
+    return len(re.findall(r"\w+|[^\w\s]", text))
+
+
+def usage_of(body: dict, answer: str) -> dict:
+    """The usage block as OpenAI reports it: text and audio prompt tokens apart, audio by its documented rate."""
+    text = audio = 0
+    for message in body.get("messages", []):
+        content = message.get("content")
+        for part in content if isinstance(content, list) else [{"type": "text", "text": content or ""}]:
+            if part.get("type") == "input_audio":
+                audio += math.ceil(wav_seconds(base64.b64decode(part["input_audio"]["data"])) * AUDIO_TOKENS_PER_S)
+            elif part.get("type") == "text":
+                text += word_pieces(part["text"])
+    out = word_pieces(answer)
+    return {"prompt_tokens": text + audio, "completion_tokens": out, "total_tokens": text + audio + out,
+            "prompt_tokens_details": {"text_tokens": text, "audio_tokens": audio, "cached_tokens": 0},
+            "completion_tokens_details": {"text_tokens": out, "audio_tokens": 0, "reasoning_tokens": 0}}
+
+
 def completion(model: str, content: str | None, finish: str = "stop", refusal: str | None = None,
-               choices: bool = True) -> dict:
+               choices: bool = True, usage: dict | None = None) -> dict:
     message = {"role": "assistant", "content": content, "refusal": refusal}
     return {"id": "chatcmpl-local", "object": "chat.completion", "created": int(time.time()), "model": model,
             "choices": [{"index": 0, "message": message, "finish_reason": finish}] if choices else [],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 101}}
+            "usage": usage or {"prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 101}}
 
 
 class OpenAIHandler(Handler):
@@ -101,7 +135,7 @@ class OpenAIHandler(Handler):
         if fault == "refusal":
             return self.send_json(200, completion(model, None, refusal="I can't help with that."))
         text = self.state.options.get("answer_text", "{letter}").format(letter=answer_for(key))
-        self.send_json(200, completion(model, text))
+        self.send_json(200, completion(model, text, usage=usage_of(body, text)))
 
     def _transcribe(self, raw: bytes) -> None:
         """multipart/form-data with `file` and `model`: a transcript naming the clip's hash."""

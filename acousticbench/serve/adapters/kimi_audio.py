@@ -9,11 +9,11 @@ import torch
 
 from acousticbench.audio import write_wav
 from acousticbench.errors import UserError
+from acousticbench.models.lora import MERGE_DISK_GB  # the one number docker_serve.sh checks before the first start
 from acousticbench.serve.adapters import Chat, Generation, finish_reason
 from acousticbench.serve.lora import merged_model_dir
 
 REPO_ID = "moonshotai/Kimi-Audio-7B-Instruct"
-MERGE_DISK_GB = 60  # the merged ALM saved beside links to the base snapshot, plus room to write it
 
 
 def generate_arguments(max_tokens: int) -> dict:
