@@ -6,8 +6,6 @@ resume guard, writer and metrics; a cell that fails is reported without losing t
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,15 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench import provenance
-from acousticbench.benchmarks import Benchmark, Prepared, get_benchmark
+from acousticbench.benchmarks import Benchmark, get_benchmark
 from acousticbench.engine import RetryPolicy, RunAborted, progress_bar, run_items
 from acousticbench.errors import UserError, writable_folder
 from acousticbench.models.registry import get_model
 from acousticbench.plan import spent
-from acousticbench.results import (
-    CONFIG, METRICS, RESPONSES, ResponsesWriter, RunLock, latest_run_dir, new_run_dir, read_records, rewrite_sorted,
-    write_json,
-)
+from acousticbench.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
+from acousticbench.runfolder import Cell, now, open_run_dir, resume_target
 
 
 @dataclass(frozen=True)
@@ -42,19 +38,6 @@ class RunResult:
         return get_benchmark(self.spec.benchmark)
 
 
-@dataclass
-class Cell:
-    """One run of a sweep, from its prepared items to its folder."""
-
-    spec: Any
-    bench: Benchmark
-    prepared: Prepared
-    previous: Path | None = None  # the run --resume continues
-    earlier_config: dict = field(default_factory=dict)
-    lock: RunLock | None = None
-    config: dict = field(default_factory=dict)  # as written to config.json when the run started
-
-
 def make_judge(spec) -> tuple[Any, str | None]:
     """The run's judge. --judge auto with no judge key or endpoint falls back to the rules and says so: what they
     cannot read stays unparsed (scripts/rejudge.py can judge it later); --judge llm without one is an error."""
@@ -67,76 +50,6 @@ def make_judge(spec) -> tuple[Any, str | None]:
             raise
     return Judge("rules"), ("no LLM judge (set OPENAI_API_KEY or pass --judge-endpoint): answers the rules cannot "
                             "read stay unparsed; judge them later with scripts/rejudge.py")
-
-
-def _read_config(run_dir: Path) -> dict:
-    try:
-        return json.loads((run_dir / CONFIG).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise UserError(f"--resume: cannot read {run_dir / CONFIG} ({err}); remove that run folder or run without "
-                        "--resume.") from None
-
-
-def _earlier_settings(config: dict) -> dict:
-    """The settings an earlier run recorded (older runs: AudioICL's 'audioicl' section, or the spec itself)."""
-    return config.get("settings") or config.get("audioicl") or config.get("spec", {})
-
-
-def resume_target(cell: Cell, backend_name: str) -> None:
-    """--resume: the latest run folder of this cell, refused when it was made with other settings."""
-    spec = cell.spec
-    if not spec.resume:
-        return
-    previous = latest_run_dir(spec.results_dir, spec.run_prefix(backend_name))
-    if previous is None:
-        print(f"note: --resume: no earlier run of {spec.label()} under {spec.results_dir}; starting it.", file=sys.stderr)
-        return
-    config = _read_config(previous)
-    earlier = _earlier_settings(config)
-    changed = {k: (earlier[k], v) for k, v in spec.settings().items() if k in earlier and earlier[k] != v}
-    if changed:
-        what = ", ".join(f"{k} {old!r} -> {new!r}" for k, (old, new) in changed.items())
-        raise UserError(f"--resume: the latest run {previous} used other settings ({what}); rerun without --resume or "
-                        "with the same settings.")
-    writable_folder(previous, "run folder", "--results-dir (or without --resume)")
-    cell.lock = RunLock(previous)  # a second run.py resuming the same folder refuses instead of asking twice
-    cell.previous, cell.earlier_config = previous, config
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
-
-
-def _config(cell: Cell, backend, judge, judge_note: str | None, started: str) -> dict:
-    spec, bench = cell.spec, cell.bench
-    config = {"benchmark": bench.name, "spec": spec.to_json(), "settings": spec.settings(),
-              "command": " ".join(provenance.redacted_argv()),
-              "backend": backend.provenance(), "harness": provenance.harness(), **cell.prepared.config,
-              "started_at": cell.earlier_config.get("started_at", started),
-              "resumed_at": [*cell.earlier_config.get("resumed_at", []), *([started] if cell.previous else [])],
-              "history": cell.earlier_config.get("history", [])}
-    if bench.uses_judge:
-        config["judge"] = {"requested": spec.judge, **judge.provenance(), "note": judge_note}
-    return config
-
-
-def _open_run_dir(cell: Cell, backend, judge, judge_note: str | None) -> tuple[Path, list]:
-    """The run folder (the resumed one with its finished records, or a new one) with config.json written."""
-    spec, bench = cell.spec, cell.bench
-    if cell.previous is None:
-        run_dir, kept = new_run_dir(spec.results_dir, spec.run_prefix(backend.backend_name)), []
-        cell.lock = RunLock(run_dir)
-    else:
-        run_dir = cell.previous
-        wanted = {item.id for item, _ in cell.prepared.items}
-        kept = [r for r in read_records(run_dir / RESPONSES, bench.record_type)
-                if r.status in bench.final_statuses and r.id in wanted]
-        rewrite_sorted(run_dir / RESPONSES, kept)  # drops a torn last line and the records that are asked again
-    cell.config = _config(cell, backend, judge, judge_note, _now())
-    write_json(run_dir / CONFIG, cell.config)
-    return run_dir, kept
 
 
 @dataclass(frozen=True)
@@ -154,7 +67,7 @@ class Session:
 async def _run_cell(cell: Cell, session: Session) -> RunResult:
     spec, bench = cell.spec, cell.bench
     started = time.monotonic()
-    run_dir, kept = _open_run_dir(cell, session.backend, session.judge, session.judge_note)
+    run_dir, kept = open_run_dir(cell, session.backend, session.judge, session.judge_note)
     done = {r.id for r in kept}
     writer = ResponsesWriter(run_dir / RESPONSES)
     try:
@@ -173,7 +86,7 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
     metrics = metrics.model_copy(update=spent(spec, records))  # tokens used, and their price
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
-    write_json(run_dir / CONFIG, {**cell.config, "harness": harness, "finished_at": _now(),
+    write_json(run_dir / CONFIG, {**cell.config, "harness": harness, "finished_at": now(),
                                   "duration_s": round(time.monotonic() - started, 3)})
     errors = sum(1 for r in records if r.status == "error")
     over = (f"{errors} of {len(records)} failed ({errors / len(records):.1%}), over --max-error-rate "

@@ -10,8 +10,7 @@ if [ ! -f archive/MANIFEST.json ]; then
   $py run.py --build-archive --archive archive
 fi
 $py run.py --verify-checksums --task all --archive archive
-for model in Oracle Random; do
-  $py run.py --model "$model" --task rad --max-samples 40 --seed 42
-done
+# one command, two models: each run prints its line, and a table closes the sweep
+$py run.py --model Oracle,Random --task rad --max-samples 40 --seed 42
 # the first minute ends with something to open: every answer above, its clips, tables and curves, in one file
 $py run.py --report results --out report.html
