@@ -80,7 +80,7 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
     finally:
         writer.close()
     records = sorted(kept + new, key=lambda r: r.id)
-    rewrite_sorted(run_dir / RESPONSES, records)
+    rewrite_sorted(run_dir / RESPONSES, records, writer.lines)
     # in a worker thread: the psychometric fit (and scipy's first import) must not stall the queue of other runs
     metrics = await asyncio.to_thread(bench.metrics, spec, records)
     metrics = metrics.model_copy(update=spent(spec, records))  # tokens used, and their price
@@ -103,21 +103,34 @@ async def _model_session(cells: list[Cell], backend, judge, judge_note, progress
         concurrency = cells[0].spec.concurrency or backend.default_concurrency
         bar = progress_bar(sum(len(c.prepared.items) for c in cells), progress)
         session = Session(backend, asyncio.Semaphore(concurrency), RetryPolicy(), judge, judge_note, bar)
-        benches = {id(c.bench): c.bench for c in cells}.values()
-        warming = [asyncio.ensure_future(asyncio.to_thread(b.warm_up)) for b in benches if hasattr(b, "warm_up")]
+        warming = _warm_up(cells)
 
-        async def reported(cell: Cell) -> RunResult:
+        async def reported(index: int, cell: Cell) -> RunResult:
+            for _ in range(index):  # each later run sets up once the ones before it have their requests on the wire
+                await asyncio.sleep(0)
             result = await _run_cell(cell, session)
             on_result(result)
             return result
 
         try:
-            return list(await asyncio.gather(*(reported(cell) for cell in cells)))
+            return list(await asyncio.gather(*(reported(i, cell) for i, cell in enumerate(cells))))
         finally:
             bar.close()
-            await asyncio.gather(*warming, return_exceptions=True)  # a failed warm-up shows again where it matters
+            warming.cancel()
     finally:
         await backend.close()  # also when open() failed: it may have opened clients
+
+
+WARM_UP_AFTER_S = 1.0  # past the first wave of requests: an import during it slows the start
+
+
+def _warm_up(cells: list[Cell]) -> asyncio.TimerHandle:
+    """Slow imports a run's metrics need (Benchmark.warm_up), made in a worker thread once requests flow, when the
+    run's end is the session's end. In a sweep the first finished run's metrics import them mid-sweep anyway, and an
+    extra import then cost 0.2 s (bench/bench_command.py)."""
+    hooks = [c.bench.warm_up for c in cells if hasattr(c.bench, "warm_up")] if len(cells) == 1 else []
+    loop = asyncio.get_running_loop()
+    return loop.call_later(WARM_UP_AFTER_S, lambda: [loop.run_in_executor(None, hook) for hook in hooks])
 
 
 def prepare_cells(specs: list) -> list[Cell]:

@@ -5,7 +5,6 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 
-from acousticbench.psychometric import fit_psychometric
 from acousticbench.records import Diagnostics, Interval, Metrics, Record, SliceMetrics
 
 Z95 = 1.959963984540054
@@ -88,7 +87,7 @@ def compute_metrics(records: list[Record], model: str, task: str, seed: int) -> 
         judge_methods=dict(sorted(Counter(r.judge.method for r in records).items())),
         statuses=dict(sorted(Counter(r.status for r in records).items())),
         error_causes=dict(sorted(Counter(error_cause(r) for r in records if r.status == "error").items())),
-        psychometric=fit_psychometric(level_counts(scored)),
+        psychometric=_fit(level_counts(scored)),
     )
 
 
@@ -107,3 +106,10 @@ def level_counts(records: Iterable[Record]) -> dict[int, tuple[int, int]]:
 def error_cause(record: Record) -> str:
     """judge: the model answered but the LLM judge gave no verdict; request: the model gave no answer."""
     return "judge" if (record.error or "").startswith("judge failed") else "request"
+
+
+def _fit(counts):
+    # imported here: numpy and scipy load in the worker thread that computes a finished run's metrics, not at start
+    from acousticbench.psychometric import fit_psychometric
+
+    return fit_psychometric(counts)

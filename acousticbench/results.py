@@ -56,10 +56,13 @@ class ResponsesWriter:
     def __init__(self, path: Path):
         self.path = path
         self._fh = path.open("a", encoding="utf-8")
+        self.lines: dict[str, str] = {}  # id -> the line written, so the final sorted rewrite serialises nothing again
 
     def append(self, record: Record) -> None:
+        line = record.model_dump_json() + "\n"
+        self.lines[record.id] = line
         try:
-            self._fh.write(record.model_dump_json() + "\n")
+            self._fh.write(line)
             self._fh.flush()
         except OSError as err:  # name the file: a full disk otherwise reports none
             raise OSError(err.errno, err.strerror, str(self.path)) from None
@@ -98,12 +101,13 @@ def _first_problem(err: ValidationError) -> str:
     return f"{where}: {first['msg']}" if where else first["msg"]
 
 
-def rewrite_sorted(path: Path, records: list[Record]) -> None:
-    """Replace responses.jsonl with one line per question, sorted by id (atomic)."""
+def rewrite_sorted(path: Path, records: list[Record], lines: dict[str, str] | None = None) -> None:
+    """Replace responses.jsonl with one line per question, sorted by id (atomic); `lines` are records' lines
+    already serialised (by the writer)."""
+    lines = lines or {}
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as fh:
-        for record in sorted(records, key=lambda r: r.id):
-            fh.write(record.model_dump_json() + "\n")
+        fh.writelines(lines.get(r.id) or r.model_dump_json() + "\n" for r in sorted(records, key=lambda r: r.id))
     os.replace(tmp, path)
 
 

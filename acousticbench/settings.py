@@ -26,3 +26,13 @@ def endpoint_variable(serve_name: str) -> str:
 
 
 JUDGE_ENDPOINT = "ACOUSTICBENCH_JUDGE_ENDPOINT"
+CACHE_DIR = "ACOUSTICBENCH_CACHE_DIR"
+
+
+def cache_dir():
+    """Where the harness keeps what it may recompute (judge verdicts, files the pack check verified):
+    $ACOUSTICBENCH_CACHE_DIR, else ~/.cache/acousticbench."""
+    from pathlib import Path
+
+    root = os.environ.get(CACHE_DIR)
+    return Path(root).expanduser() if root else Path.home() / ".cache" / "acousticbench"

@@ -273,3 +273,15 @@ def test_judge_extract_on_a_binary_file_is_one_line(tmp_path):
     out = subprocess.run([sys.executable, "-m", "acousticbench.judge", "extract", str(binary), "--rules-only"],
                          cwd=REPO, capture_output=True, text=True, env=harness_env())
     assert_one_line(out, 2, "answers.jsonl:1", "is not UTF-8")
+
+
+def test_damage_after_a_checked_run_is_still_caught(tmp_path):
+    """The pack check remembers files it verified (by size, mtime and inode); a file changed since is hashed again."""
+    archive = write_tiny_pack(tmp_path / "archive")
+    assert run_cli(*RUN, "--archive", str(archive), cwd=tmp_path, env=harness_env()).returncode == 0
+    wav = archive / "rad" / "audio" / "rad_0004_1.wav"
+    data = bytearray(wav.read_bytes())
+    data[-1] ^= 0xFF  # the same size, one sample changed
+    wav.write_bytes(bytes(data))
+    out = run_cli(*RUN, "--archive", str(archive), "--results-dir", "again", cwd=tmp_path, env=harness_env())
+    assert_one_line(out, 2, "question rad_0004", "differs from the one the pack was built with")

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
+from acousticbench.archive import verified
 from acousticbench.archive.pack import BUILD_HINT, load_manifest, questions_relpath
 from acousticbench.errors import ArchiveError
 from acousticbench.records import Question
@@ -80,6 +81,16 @@ def _questions_file(root: Path, task: str, questions: list[Question]) -> None:
     raise ArchiveError(f"the pack is not what it claims: {where}; check it with --verify-checksums and {BUILD_HINT}.")
 
 
+def _verified_digests(root: Path, files: dict, expected: dict[str, str | None]) -> dict[str, str | None]:
+    """sha256 of every file, hashing only those changed since they last matched their pins (archive/verified.py);
+    the ones found matching now are remembered."""
+    digests: dict[str, str | None] = verified.known(str(root), list(files))
+    fresh = _hash_all([p for p in files if p not in digests], _sha256)
+    digests.update(fresh)
+    verified.remember(str(root), {p: d for p, d in fresh.items() if d is not None and d == expected[p]})
+    return digests
+
+
 def check_questions(root: Path, task: str, all_questions: list[Question], selected: list[Question]) -> int:
     """Refuse a pack whose questions file or selected questions' audio differ from what is pinned; returns the
     number of audio files checked. A questions file that matches MANIFEST.json holds every line as built, so each
@@ -89,7 +100,7 @@ def check_questions(root: Path, task: str, all_questions: list[Question], select
     for q in selected:
         for rel in q.audio:
             files[contained(root, rel, f"question {q.id}")] = (q.id, q.sha256.get(rel))
-    digests = _hash_all(list(files), _sha256)
+    digests = _verified_digests(root, files, {p: expected for p, (_, expected) in files.items()})
     for path, (qid, expected) in files.items():
         got = digests[path]
         if got is None:
@@ -109,7 +120,8 @@ def check_episode_audio(paths_by_episode: dict[str, list[str]], base: Path, wher
     for episode_id, paths in paths_by_episode.items():
         for rel in paths:
             files[contained(base, rel, f"episode {episode_id} in {where}")] = (episode_id, rel)
-    digests = _hash_all(list(files), _sha256 if pinned is not None else _exists)
+    digests = (_verified_digests(base, files, {p: pinned.get(rel) for p, (_, rel) in files.items()})
+               if pinned is not None else _hash_all(list(files), _exists))
     for path, (episode_id, rel) in files.items():
         got = digests[path]
         if got is None:

@@ -95,8 +95,8 @@ class AcousticBenchmark:
         return to_record
 
     def warm_up(self) -> None:
-        """Imported while the first questions are out (a worker thread): the fit's scipy takes 0.3 s to import, time a
-        run would otherwise add at its end."""
+        """The psychometric fit's scipy and numpy, imported in a worker thread while questions are out, so a run's end
+        does not wait 0.3 s for them."""
         import scipy.optimize  # noqa: F401
 
     def metrics(self, spec: RunSpec, records: list[Record]) -> Metrics:

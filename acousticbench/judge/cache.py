@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.errors import UserError
+from acousticbench.settings import cache_dir
 
 CACHE_ENV = "ACOUSTICBENCH_CACHE_DIR"
 FILE_NAME = "verdicts.jsonl"
@@ -16,8 +17,7 @@ FILE_NAME = "verdicts.jsonl"
 
 def default_dir() -> Path:
     """$ACOUSTICBENCH_CACHE_DIR/judge, else ~/.cache/acousticbench/judge."""
-    root = os.environ.get(CACHE_ENV)
-    return (Path(root).expanduser() if root else Path.home() / ".cache" / "acousticbench") / "judge"
+    return cache_dir() / "judge"
 
 
 def cache_key(model: str, prompt_version: str, question: str, response: str, endpoint: str = "") -> str:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 Terms = dict[str, frozenset[str]]
 
@@ -80,6 +81,7 @@ def sole_option(prompt: str) -> tuple[str, frozenset[str]] | None:
     return None
 
 
+@lru_cache(maxsize=256)  # a run asks a few prompts thousands of times; the result is read, never changed
 def option_terms(prompt: str) -> Terms | None:
     """{'A': words that mean A, 'B': words that mean B}, or None when the prompt does not define both."""
     found = described(prompt)

@@ -1,0 +1,80 @@
+"""What the pre-run pack check already found true: each audio file that matched its pinned sha256, with its size,
+mtime and inode at that moment. Like git's index, a file whose three are unchanged is not hashed again, so a sweep
+or a --resume re-checks a pack in a few stat calls; any change to a file makes it hashed again. Kept under
+$ACOUSTICBENCH_CACHE_DIR (default ~/.cache/acousticbench); `--verify-checksums` always hashes every file."""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from acousticbench.settings import cache_dir
+
+Signature = tuple[int, int, int]  # size, mtime_ns, inode
+
+
+def _signature(path: str) -> Signature | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def _file(root: str) -> Path:
+    return cache_dir() / "verified" / f"{hashlib.sha256(root.encode()).hexdigest()[:24]}.json"
+
+
+@lru_cache(maxsize=8)
+def _entries(root: str) -> dict[str, list]:
+    try:
+        data = json.loads(_file(root).read_bytes())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}  # no record yet, or an unreadable one: everything is hashed
+
+
+def known(root: str, paths: list[str]) -> dict[str, str]:
+    """path -> the sha256 it matched when last hashed, for the paths unchanged since (the rest must be hashed)."""
+    entries = _entries(os.path.realpath(root))
+    found = {}
+    for path in paths:
+        entry = entries.get(path)
+        if entry and tuple(entry[:3]) == _signature(path):
+            found[path] = entry[3]
+    return found
+
+
+_DIRTY: set[str] = set()
+
+
+def remember(root: str, digests: dict[str, str]) -> None:
+    """Record files just found to match their pins; written once, when the process ends (off the run's clock)."""
+    if not digests:
+        return
+    real = os.path.realpath(root)
+    entries = _entries(real)
+    for path, digest in digests.items():
+        signature = _signature(path)
+        if signature is not None:
+            entries[path] = [*signature, digest]
+    if not _DIRTY:
+        atexit.register(_flush)
+    _DIRTY.add(real)
+
+
+def _flush() -> None:
+    """A record that cannot be written only costs hashing next time."""
+    for real in sorted(_DIRTY):
+        target = _file(real)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(_entries(real), separators=(",", ":")), encoding="utf-8")
+            os.replace(tmp, target)
+        except OSError:
+            continue
+    _DIRTY.clear()
