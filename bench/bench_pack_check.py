@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -42,10 +43,13 @@ def worker(archive: Path, what: str) -> None:
     print(json.dumps({"seconds": time.perf_counter() - started}))
 
 
-def measure(archive: Path, what: str) -> float:
+def measure(archive: Path, what: str, cache: Path | None = None) -> float:
+    """Seconds for `what` in a fresh process; with `cache`, the pack check starts from that (empty) record of
+    verified files, as on a pack's first check, else from the user's (files verified before are only stat'ed)."""
     subprocess.run(["sh", "-c", "sync; echo 3 > /proc/sys/vm/drop_caches"], capture_output=True)
+    env = {**os.environ, **({"ACOUSTICBENCH_CACHE_DIR": str(cache)} if cache else {})}
     out = subprocess.run([sys.executable, __file__, "--worker", str(archive), what], capture_output=True, text=True,
-                         cwd=REPO, check=True)
+                         cwd=REPO, check=True, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
 
 
@@ -58,14 +62,17 @@ def main() -> None:
     args = parser.parse_args()
     cold = subprocess.run(["sh", "-c", "echo 3 > /proc/sys/vm/drop_caches"], capture_output=True).returncode == 0
     load = statistics.median(measure(args.archive, "load") for _ in range(args.repeats))
-    check = statistics.median(measure(args.archive, "check") for _ in range(args.repeats))
+    with tempfile.TemporaryDirectory() as empty:
+        first = statistics.median(measure(args.archive, "check", Path(tempfile.mkdtemp(dir=empty)))
+                                  for _ in range(args.repeats))
+    measure(args.archive, "check")  # the user's record now knows this pack
+    again = statistics.median(measure(args.archive, "check") for _ in range(args.repeats))
     oracle = statistics.median(measure(args.archive, "oracle") for _ in range(max(1, args.repeats // 2)))
-    cost = check - load
     print(f"page cache: {'dropped before each measurement' if cold else 'warm (cannot drop it here)'}")
-    print(f"loading 3,800 questions: {load:.2f} s; loading and checking them (files, checksums, audio sha256): "
-          f"{check:.2f} s; the check alone {cost:.2f} s")
+    print(f"loading 3,800 questions: {load:.2f} s; the check on top: {first - load:.2f} s on a pack's first check "
+          f"(every clip hashed), {again - load:.2f} s after (files unchanged since verified are only stat'ed)")
     print(f"Oracle over all 3,800 questions (the whole run, check included): {oracle:.2f} s; the check is "
-          f"{cost / oracle:.1%} of it (target <= 5%)")
+          f"{(first - load) / oracle:.1%} of it the first time, {(again - load) / oracle:.1%} after (target <= 5%)")
 
 
 if __name__ == "__main__":
