@@ -53,11 +53,17 @@ def _hash_all(paths: list[str], hasher) -> dict[str, str | None]:
 
 def contained(root: Path, rel: str, who: str) -> str:
     """The absolute path of `rel` under `root`, or ArchiveError naming `who` (a question or an episode)."""
-    reason = outside_reason(str(root), rel)
+    base = _absolute(str(root))
+    reason = outside_reason(base, rel)
     if reason:
         raise ArchiveError(f"{who}: audio path {rel!r} is {reason}; a pack may only name files inside its folder "
                            f"{root} (nothing outside it is read or sent).")
-    return os.path.join(os.path.abspath(root), rel)
+    return os.path.join(base, rel)
+
+
+@lru_cache(maxsize=64)  # abspath asks the system for the working folder: once per pack, not once per clip
+def _absolute(root: str) -> str:
+    return os.path.abspath(root)
 
 
 def _sha256(path: str) -> str | None:
