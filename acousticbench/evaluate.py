@@ -130,7 +130,15 @@ def _warm_up(cells: list[Cell]) -> asyncio.TimerHandle:
     extra import then cost 0.2 s (bench/bench_command.py)."""
     hooks = [c.bench.warm_up for c in cells if hasattr(c.bench, "warm_up")] if len(cells) == 1 else []
     loop = asyncio.get_running_loop()
-    return loop.call_later(WARM_UP_AFTER_S, lambda: [loop.run_in_executor(None, hook) for hook in hooks])
+    return loop.call_later(WARM_UP_AFTER_S, lambda: [loop.run_in_executor(None, _quietly, hook) for hook in hooks])
+
+
+def _quietly(hook: Callable[[], None]) -> None:
+    """A warm-up is only a head start: if it fails, the metrics that need it fail where they are computed."""
+    try:
+        hook()
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def prepare_cells(specs: list) -> list[Cell]:
