@@ -6,13 +6,13 @@ Several runs (the cells of a sweep) share one semaphore, so one queue stays full
 from __future__ import annotations
 
 import asyncio
-import math
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from acousticbench.errors import AcousticBenchError
+from acousticbench.metrics import wilson_interval
 from acousticbench.models.base import Backend
 from acousticbench.records import Prompt, Reply
 from acousticbench.retry import RetryPolicy, with_retries
@@ -50,16 +50,10 @@ class ErrorBudget:
     def __init__(self, max_rate: float):
         self.max_rate, self.done, self.errors = max_rate, 0, 0
 
-    def lower_bound(self) -> float:
-        n, p, z = self.done, self.errors / self.done, self.Z
-        centre = p + z * z / (2 * n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-        return (centre - half) / (1 + z * z / n)
-
     def count(self, record: Any) -> None:
         self.done += 1
         self.errors += record.status == "error"
-        if self.max_rate < 1.0 and self.done >= self.MIN_RECORDS and self.errors and self.lower_bound() > self.max_rate:
+        if self.max_rate < 1.0 and self.done >= self.MIN_RECORDS and self.errors and wilson_interval(self.errors, self.done, self.Z).low > self.max_rate:
             raise RunAborted(
                 f"{self.errors} of {self.done} questions failed, so the error rate is over --max-error-rate "
                 f"{self.max_rate:.0%} (99.9% confident); last error: {record.error}"

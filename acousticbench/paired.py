@@ -9,7 +9,7 @@ from pathlib import Path
 
 from acousticbench.errors import UserError
 from acousticbench.benchmarks import Benchmark, benchmark_of_config, benchmark_of_line
-from acousticbench.results import CONFIG, RESPONSES, read_records
+from acousticbench.results import CONFIG, RESPONSES, read_config, read_records
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -62,16 +62,15 @@ def load_run(path: Path) -> tuple[list, Benchmark]:
     file = path / RESPONSES if path.is_dir() else path
     if not file.is_file():
         raise UserError(f"{path} is not a run folder or a responses.jsonl file.")
-    config = file.parent / CONFIG
-    try:
-        if config.is_file():
-            bench = benchmark_of_config(json.loads(config.read_bytes()))
-        else:
-            first = next((line for line in file.read_bytes().splitlines() if line.strip()), b"{}")
-            bench = benchmark_of_line(json.loads(first))
-    except (UnicodeDecodeError, json.JSONDecodeError, AttributeError) as err:
-        raise UserError(f"{config if config.is_file() else file} is not a run's JSON ({type(err).__name__}); pass a run "
-                        "folder or its responses.jsonl.") from None
+    if (file.parent / CONFIG).is_file():
+        bench = benchmark_of_config(read_config(file.parent))
+        return read_records(file, bench.record_type), bench
+    try:  # a responses.jsonl on its own: its first record names its benchmark
+        first = json.loads(next((line for line in file.read_bytes().splitlines() if line.strip()), b"{}"))
+        bench = benchmark_of_line(first)
+    except (ValueError, AttributeError) as err:
+        raise UserError(f"{file} is not a run's responses.jsonl ({type(err).__name__}): pass a run folder or its "
+                        "responses.jsonl.") from None
     return read_records(file, bench.record_type), bench
 
 

@@ -3,11 +3,11 @@ metrics.json): questions, requests (one per question: retries, which only failur
 audio sent, for API models the tokens and price (models/prices.py), and the wall time at the chosen concurrency."""
 from __future__ import annotations
 
-import importlib
 import json
 import math
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from acousticbench.errors import UserError
@@ -64,15 +64,12 @@ def estimate(entry, api_model: str | None, prompts: list, seconds: list[list[flo
 
 
 def _default_concurrency(entry) -> int:
-    if entry.settings.get("concurrency"):
-        return entry.settings["concurrency"]
-    module, cls = entry.backend.split(":")
-    try:
-        return getattr(importlib.import_module(module), cls).default_concurrency
-    except (ImportError, AttributeError):  # its SDK is not installed here: the usual figure
-        return 8
+    """What the run would have in flight: the registry's setting, else its backend's default (a missing extra is the
+    same one line as for the run itself)."""
+    return entry.settings.get("concurrency") or entry.backend_class().default_concurrency
 
 
+@lru_cache(maxsize=64)  # a sweep plans many runs of one model: its latest runs are read once
 def measured_latency(results_dir: Path, model: str, runs: int = 3) -> tuple[float, str] | None:
     """The mean latency of the answered requests of this model's latest runs under results_dir."""
     folders = sorted((p for p in Path(results_dir).glob(f"{safe_name(model)}-*") if (p / "responses.jsonl").is_file()),

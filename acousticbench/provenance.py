@@ -37,11 +37,11 @@ def git_state() -> dict[str, object]:
     return {"commit": commit.stdout.strip(), "dirty": bool(status.stdout.strip())}
 
 
-def package_versions(also: tuple[str, ...] = ()) -> dict[str, str]:
-    """Versions of the packages this process imported (and of `also`, modules a backend's server process uses)."""
+def package_versions() -> dict[str, str]:
+    """Versions of the packages this process imported."""
     versions: dict[str, str] = {}
     for module, dist in _PACKAGES.items():
-        if module in sys.modules or module in also:
+        if module in sys.modules:
             try:
                 versions[dist] = metadata.version(dist)
             except metadata.PackageNotFoundError:

@@ -9,7 +9,7 @@ from typing import Any
 
 from acousticbench.errors import UserError
 from acousticbench.records import Record
-from acousticbench.results import CONFIG, RESPONSES, read_records, write_json
+from acousticbench.results import CONFIG, RESPONSES, read_config, read_records, write_json
 from acousticbench.spec import safe_name
 
 SUMMARY = "summary.json"
@@ -130,10 +130,9 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
 
 
 def _finished_config(run_dir: Path) -> dict:
-    config_path = run_dir / CONFIG
-    if not config_path.is_file() or not (run_dir / "metrics.json").is_file():
+    if not (run_dir / CONFIG).is_file() or not (run_dir / "metrics.json").is_file():
         raise UserError(f"{run_dir} is not a finished run (config.json or metrics.json missing): finish it with --resume first.")
-    return json.loads(config_path.read_text(encoding="utf-8"))
+    return read_config(run_dir)
 
 
 def _identity(config: dict) -> tuple:

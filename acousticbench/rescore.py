@@ -3,9 +3,7 @@ the model again (rerun_nones.py). Both go through the run's benchmark, named in 
 from __future__ import annotations
 
 import asyncio
-import json
 import shutil
-import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +13,8 @@ from acousticbench.benchmarks import Benchmark, benchmark_of_config
 from acousticbench.engine import RetryPolicy, progress_bar, run_items
 from acousticbench.errors import UserError
 from acousticbench.records import JudgeInfo, Reply
-from acousticbench.results import CONFIG, METRICS, RESPONSES, read_records, rewrite_sorted, write_json
+from acousticbench.results import CONFIG, METRICS, RESPONSES, read_config, read_records, rewrite_sorted, write_json
+from acousticbench.runfolder import command_line, now
 
 BACKUP_SUFFIX = ".orig"
 
@@ -35,10 +34,7 @@ class RunFile:
         config_path = path.parent / CONFIG
         if not path.is_file() or not config_path.is_file():
             raise UserError(f"{path} is not the responses.jsonl of a run folder (with its config.json beside it).")
-        try:
-            config = json.loads(config_path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise UserError(f"{config_path} is not valid JSON ({err}); restore it from the run.") from None
+        config = read_config(path.parent)
         bench = benchmark_of_config(config)
         return cls(path, config, bench, read_records(path, bench.record_type))
 
@@ -85,7 +81,7 @@ def save(run: RunFile, records: list, what: str) -> None:
     write_json(run.path.parent / METRICS, metrics.model_dump(mode="json"))
     before = {r.id: r for r in run.records}
     changed = [r for r in records if r != before.get(r.id)]
-    entry = {"what": what, "command": command_line(), "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    entry = {"what": what, "command": command_line(), "time": now(),
              "changed": len(changed), "statuses": change_line("", run, records).lstrip(": ")}
     write_json(run.path.parent / CONFIG, {**run.config, "history": [*run.config.get("history", []), entry]})
 
@@ -93,12 +89,6 @@ def save(run: RunFile, records: list, what: str) -> None:
 def noted(record, note: str):
     """The record with a note of the second chance it was given."""
     return record.model_copy(update={"notes": [*record.notes, note]})
-
-
-def command_line() -> str:
-    from acousticbench.provenance import redacted_argv
-
-    return " ".join(redacted_argv())
 
 
 def relabel(record, judgement):
@@ -144,13 +134,12 @@ def rescore_episodes(records: list, scoring: str | None = None) -> list:
     return out
 
 
-def to_ask_again(records: list, include: frozenset[str]) -> list:
+def to_ask_again(run: RunFile, records: list, include: frozenset[str]) -> list:
     """The records a rerun asks again: errors; refusals when `include` has "refused"; answers nothing could be read
     from (unparsed; AudioICL: answered with no prediction) when it has "unparsed". Asking those again resamples a
     model until a letter appears, so only when asked to."""
     def unreadable(r) -> bool:
-        return r.status not in ("error", "refused") and getattr(r, "chosen", None) is None \
-            and getattr(r, "prediction", None) is None
+        return r.status not in ("error", "refused") and run.is_null(r)
 
     return [r for r in records if r.status == "error" or (r.status == "refused" and "refused" in include)
             or ("unparsed" in include and unreadable(r))]
@@ -161,7 +150,7 @@ async def ask_again(run: RunFile, records: list, backend, judge, archive: Path |
     """One more request for each record to_ask_again picks, through the run's benchmark; attempts add up, the
     record notes what it was, everything else is the new answer's."""
     spec = run.spec(archive=archive)
-    todo = {r.id: r for r in to_ask_again(records, include)}
+    todo = {r.id: r for r in to_ask_again(run, records, include)}
     prepared = run.bench.prepare(spec, {})
     items = [item for item in prepared.items if item[0].id in todo]
     bar = progress_bar(len(items), None)

@@ -43,6 +43,22 @@ def latest_run_dir(results_dir: Path, prefix: str) -> Path | None:
     return max(runs, key=lambda p: p.name) if runs else None
 
 
+def read_config(run_dir: Path, missing_ok: bool = False) -> dict:
+    """A run folder's config.json; one line naming it when it cannot be read ({} for a missing one if allowed)."""
+    path = run_dir / CONFIG
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        if missing_ok:
+            return {}
+        raise UserError(f"{path} not found: {run_dir} is not a run folder.") from None
+    except (OSError, ValueError) as err:  # ValueError: not JSON, or not UTF-8
+        raise UserError(f"cannot read {path} ({err}): restore it, or remove that run folder.") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path} is not a run's config (not a JSON object): restore it, or remove that run folder.")
+    return data
+
+
 def write_json(path: Path, data: Any) -> None:
     """Write JSON atomically: a reader never sees a half-written file."""
     tmp = path.with_name(path.name + ".tmp")

@@ -1,7 +1,6 @@
 """A run's folder: where --resume continues (refusing other settings, one process at a time), and config.json."""
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -12,7 +11,7 @@ from acousticbench import provenance
 from acousticbench.benchmarks import Benchmark, Prepared
 from acousticbench.errors import UserError, writable_folder
 from acousticbench.results import (
-    CONFIG, RESPONSES, RunLock, latest_run_dir, new_run_dir, read_records, rewrite_sorted, write_json,
+    CONFIG, RESPONSES, RunLock, latest_run_dir, new_run_dir, read_config, read_records, rewrite_sorted, write_json,
 )
 
 
@@ -29,16 +28,6 @@ class Cell:
     config: dict = field(default_factory=dict)  # as written to config.json when the run started
 
 
-def _read_config(run_dir: Path) -> dict:
-    try:
-        return json.loads((run_dir / CONFIG).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise UserError(f"--resume: cannot read {run_dir / CONFIG} ({err}); remove that run folder or run without "
-                        "--resume.") from None
-
-
 def _earlier_settings(config: dict) -> dict:
     """The settings an earlier run recorded (older runs: AudioICL's 'audioicl' section, or the spec itself)."""
     return config.get("settings") or config.get("audioicl") or config.get("spec", {})
@@ -53,7 +42,7 @@ def resume_target(cell: Cell, backend_name: str) -> None:
     if previous is None:
         print(f"note: --resume: no earlier run of {spec.label()} under {spec.results_dir}; starting it.", file=sys.stderr)
         return
-    config = _read_config(previous)
+    config = read_config(previous, missing_ok=True)
     earlier = _earlier_settings(config)
     changed = {k: (earlier[k], v) for k, v in spec.settings().items() if k in earlier and earlier[k] != v}
     if changed:
@@ -69,10 +58,15 @@ def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
+def command_line() -> str:
+    """The command as run, secrets redacted, for config.json."""
+    return " ".join(provenance.redacted_argv())
+
+
 def _config(cell: Cell, backend, judge, judge_note: str | None, started: str) -> dict:
     spec, bench = cell.spec, cell.bench
     config = {"benchmark": bench.name, "spec": spec.to_json(), "settings": spec.settings(),
-              "command": " ".join(provenance.redacted_argv()),
+              "command": command_line(),
               "backend": backend.provenance(), "harness": provenance.harness(), **cell.prepared.config,
               "started_at": cell.earlier_config.get("started_at", started),
               "resumed_at": [*cell.earlier_config.get("resumed_at", []), *([started] if cell.previous else [])],

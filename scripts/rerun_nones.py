@@ -20,7 +20,7 @@ async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None,
                  judge_mode: str, endpoint: str | None, include: frozenset[str]) -> None:
     records = run.records
     for _ in range(rounds):
-        if not to_ask_again(records, include):
+        if not to_ask_again(run, records, include):
             break
         backend = get_model(model).create(endpoint=endpoint)
         judge = make_judge(run.spec(judge=judge_mode))[0] if run.bench.uses_judge else None

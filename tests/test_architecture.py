@@ -108,6 +108,7 @@ def run_without(blocked: list[str], *argv: str, cwd: Path) -> subprocess.Complet
     ("Voxtral-Mini-3B", ["aiohttp"], "api"),
     ("GPT-Audio-Mini", ["openai"], "api"),
     ("Gemini-3-Flash", ["google", "google.genai"], "api"),
+    ("Tiny-Qwen2-Audio", ["aiohttp"], "hf-server"),  # aiohttp is in two extras: the model's own is named
 ])
 def test_a_missing_extra_is_one_line_naming_it(model, blocked, extra, tiny_pack, tmp_path):
     out = run_without(blocked, "--model", model, "--task", "rad", "--archive", str(tiny_pack),

@@ -135,7 +135,21 @@ def test_audio_path_outside_the_pack_is_not_read(pack_root):
 
     rewrite_line(pack_root, "pit", "pit_0003", escape, True)
     report = verify_checksums(pack_root, ["pit"])
-    assert [f.line() for f in report.failures] == ["pit_0003: ../../etc/passwd: audio path points outside the pack folder"]
+    assert [f.line() for f in report.failures] == [
+        "pit_0003: ../../etc/passwd: audio path points outside the pack folder (a path with '..')"]
+
+
+def test_a_clip_that_is_a_link_leading_out_fails_verification_as_it_fails_a_run(pack_root, tmp_path):
+    clip = pack_root / "pit" / "audio" / "pit_0002_1.wav"
+    outside = tmp_path / "elsewhere.wav"
+    outside.write_bytes(clip.read_bytes())  # the same bytes and sha256: only where it leads is wrong
+    clip.unlink()
+    clip.symlink_to(outside)
+    report = verify_checksums(pack_root, ["pit"])
+    why = "audio path points outside the pack folder (a link that leads outside the pack)"
+    # pit_0005 is pit_0002's order-swapped twin: it uses the same clip
+    assert [f.line() for f in report.failures] == [f"pit_0002: pit/audio/pit_0002_1.wav: {why}",
+                                                   f"pit_0005: pit/audio/pit_0002_1.wav: {why}"]
 
 
 def test_malformed_line_is_an_error_naming_file_and_line(pack_root):
@@ -152,3 +166,13 @@ def test_pinned_note_only_for_a_differing_open_pack(pack_root):
     note = pinned_pack_note(pack_root, pinned_benchmark="AcousticBench-test", pinned_sha256="0" * 64)
     assert note is not None and "\n" not in note
     assert actual[:12] in note and "000000000000" in note and "published" in note
+
+
+def test_a_damaged_line_with_no_readable_id_counts_as_a_question_not_a_file(pack_root):
+    path = pack_root / "pit" / "questions.jsonl"
+    lines = path.read_bytes().split(b"\n")
+    lines[2] = b'{"\xff' + lines[2][2:]  # the damage hits the id itself
+    path.write_bytes(b"\n".join(lines))
+    out = verify_checksums(pack_root, ["pit"]).lines()
+    assert out[0].startswith("line 3: pit/questions.jsonl: line 3: byte 3 is not UTF-8")
+    assert "1 of 6 questions failed checksum verification. 1 questions file did not match MANIFEST.json." in out

