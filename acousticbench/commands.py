@@ -162,8 +162,7 @@ def closing_table(results: list) -> str:
         if r.error:
             rows.append((spec.model, spec.cell, str(spec.seed), "FAILED", "-", "-", r.error[:60]))
             continue
-        accuracy = r.benchmark.accuracy(r.metrics)
-        n = r.metrics.scored.n if spec.benchmark == "AcousticBench" else r.metrics.n
+        accuracy, n = r.benchmark.headline(r.metrics)
         rows.append((spec.model, spec.cell, str(spec.seed), "n/a" if accuracy is None else f"{accuracy:.3f}", str(n),
                      str(r.metrics.statuses.get("error", 0)), str(r.run_dir)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]

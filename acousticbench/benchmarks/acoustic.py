@@ -1,6 +1,7 @@
 """AcousticBench as a Benchmark: A/B questions of a pack, judged into Records (rules first, the LLM judge after)."""
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,7 @@ class AcousticBenchmark:
     def warm_up(self) -> None:
         """The psychometric fit's scipy and numpy, imported in a worker thread while questions are out, so a run's end
         does not wait 0.3 s for them."""
-        import scipy.optimize  # noqa: F401
+        importlib.import_module("scipy.optimize")
 
     def metrics(self, spec: RunSpec, records: list[Record]) -> Metrics:
         return compute_metrics(records, spec.model, spec.task, spec.seed)
@@ -114,8 +115,9 @@ class AcousticBenchmark:
                 f"{st.get('answered', 0)} answered, {st.get('unparsed', 0)} unparsed, {st.get('refused', 0)} refused, "
                 f"{st.get('error', 0)} errors{causes}{resumed} -> {result.run_dir}")
 
-    def accuracy(self, metrics: Any) -> float | None:
-        return metrics.scored.accuracy
+    def headline(self, metrics: Any) -> tuple[float | None, int]:
+        """Accuracy and the number of items it is over, for tables."""
+        return metrics.scored.accuracy, metrics.scored.n
 
     def scored(self, record: Record) -> bool:
         return record.kind == "scored"

@@ -80,8 +80,9 @@ class AudioICLBenchmark:
         return (f"{result.spec.label()}: accuracy {acc}{ci} over {m.n} episodes; {st.get('answered', 0)} answered, "
                 f"{st.get('refused', 0)} refused, {st.get('error', 0)} errors{resumed} -> {result.run_dir}")
 
-    def accuracy(self, metrics: Any) -> float | None:
-        return metrics.accuracy
+    def headline(self, metrics: Any) -> tuple[float | None, int]:
+        """Accuracy and the number of items it is over, for tables."""
+        return metrics.accuracy, metrics.n
 
     def scored(self, record: EpisodeRecord) -> bool:
         return True
