@@ -3,6 +3,7 @@ argument and hold none of their own, and docker_serve.sh --dry-run prints the pi
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -79,8 +80,45 @@ def test_dry_run_prints_the_pins_of_the_models_image(home, capsys):
         out = capsys.readouterr().out
         printed = dict(re.findall(r"^#   (\w+)=(\S+)", out, re.MULTILINE))
         assert printed == model.image.build_args, model.serve_name
-        if model.server == "vllm":
-            assert f"acousticbench/vllm:{model.image.build_args['VLLM_VERSION']}" in out
+        (tag,) = re.findall(r"^# image (\S+): built on first use", out, re.MULTILINE)
+        assert re.fullmatch(rf"acousticbench/{model.image.name}:[0-9a-f]{{12}}", tag), tag
+
+
+@pytest.fixture
+def scratch_repo(tmp_path, monkeypatch):
+    """specs.REPO pointed at an empty folder that the test fills, with the source-hash cache emptied before and after."""
+    from acousticbench.serve import specs
+
+    monkeypatch.setattr(specs, "REPO", tmp_path)
+    specs._source_hash.cache_clear()
+    yield tmp_path
+    specs._source_hash.cache_clear()
+
+
+@pytest.mark.parametrize("serve_name, copies_our_code", [("voxtral_mini_3b", False), ("minicpm_o_4_5", True)])
+def test_an_image_tag_changes_with_its_dockerfile_and_pins_and_only_ours_with_our_code(scratch_repo, serve_name,
+                                                                                      copies_our_code):
+    from acousticbench.serve import specs
+
+    spec = specs.SPECS[serve_name]
+    dockerfile = scratch_repo / spec.image_recipe.dockerfile
+    dockerfile.parent.mkdir(parents=True)
+    dockerfile.write_text((REPO / spec.image_recipe.dockerfile).read_text())
+
+    def tag_after(change) -> str:
+        change()
+        specs._source_hash.cache_clear()
+        return spec.image
+
+    first = tag_after(lambda: None)
+    edited = tag_after(lambda: dockerfile.write_text(dockerfile.read_text() + "# edited\n"))
+    assert edited != first  # an edited Dockerfile is a new image, built on the next start
+    (scratch_repo / "acousticbench").mkdir()
+    ours = tag_after(lambda: (scratch_repo / "acousticbench" / "new.py").write_text("x = 1\n"))
+    assert (ours != edited) is copies_our_code
+    recipe = spec.image_recipe
+    repinned = replace(spec, recipe=replace(recipe, pins=(*recipe.pins[:-1], replace(recipe.pins[-1], value="9.9.9"))))
+    assert repinned.image != ours and repinned.image.startswith(f"acousticbench/{recipe.name}:")
 
 
 def test_data_parallel_is_vllms_and_counts_gpus(home, capsys):
