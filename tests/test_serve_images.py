@@ -6,6 +6,8 @@ import re
 from dataclasses import replace
 
 import pytest
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from acousticbench.models.images import IMAGES
 from acousticbench.models.open_weight import OPEN_WEIGHT
@@ -58,17 +60,42 @@ def test_each_dockerfile_target_takes_exactly_the_tables_pins(key):
         assert not VERSION_LITERAL.search(re.sub(r"\$\{\w+\}", "", line)), f"a version written in the Dockerfile: {line}"
 
 
-def test_every_model_is_served_from_an_image_in_the_table():
-    assert {m.image for m in OPEN_WEIGHT} <= set(IMAGES.values())
-    by_name = {m.name: m.image for m in OPEN_WEIGHT}
-    assert by_name["MiniCPM-o-4.5"].build_args["TRANSFORMERS_VERSION"] == "4.51.0"  # OpenBMB's README
-    assert by_name["MiniCPM-o-4.5"].build_args["TORCH_VERSION"] <= "2.8.0"
-    assert by_name["Kimi-Audio-7B-Instruct"].build_args["TORCH_VERSION"] == "2.4.1"  # Moonshot's requirements.txt
-    assert by_name["Kimi-Audio-7B-Instruct"].build_args["TRANSFORMERS_VERSION"].startswith("4.4")
-    assert by_name["Kimi-Audio-7B-Instruct"].build_args["FLASH_ATTN_WHEEL"].endswith(".whl")  # no source build
+# each model's image and that image's pins, as models/images.py writes them: a changed pin must change this too
+SERVED_FROM = {"Voxtral-Mini-3B": "vllm", "Qwen2-Audio-7B-Instruct": "vllm", "Qwen2.5-Omni-7B": "vllm",
+               "Qwen3-Omni-30B-A3B-Instruct": "vllm", "Kimi-Audio-7B-Instruct": "transformers-kimi",
+               "MiniCPM-o-4.5": "transformers-minicpm", "Tiny-Qwen2-Audio": "transformers"}
+PINS = {
+    "vllm": {"VLLM_IMAGE": "vllm/vllm-openai:v0.30.0-cu129", "VLLM_VERSION": "0.30.0"},
+    "transformers": {"BASE_IMAGE": "pytorch/pytorch:2.9.1-cuda12.8-cudnn9-runtime", "TORCH_VERSION": "2.9.1",
+                     "TRANSFORMERS_VERSION": "5.24.0", "PEFT_VERSION": "0.21.2"},
+    "transformers-minicpm": {"BASE_IMAGE": "pytorch/pytorch:2.8.0-cuda12.8-cudnn9-runtime", "TORCH_VERSION": "2.8.0",
+                             "TRANSFORMERS_VERSION": "4.51.0", "ACCELERATE_VERSION": "1.12.0",
+                             "MINICPMO_UTILS_VERSION": "1.0.5", "LIBROSA_VERSION": "0.11.0"},
+    "transformers-kimi": {"BASE_IMAGE": "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime", "TORCH_VERSION": "2.4.1",
+                          "TRANSFORMERS_VERSION": "4.49.0",
+                          "KIMI_AUDIO_COMMIT": "faedaac1a45aa5eacd0f466e02fb4ea1e4f56060",
+                          "FLASH_ATTN_WHEEL": "https://github.com/Dao-AILab/flash-attention/releases/download/v2.6.3/"
+                          "flash_attn-2.6.3+cu123torch2.4cxx11abiFALSE-cp311-cp311-linux_x86_64.whl",
+                          "PEFT_VERSION": "0.15.2"},
+}
+
+
+def test_every_model_is_served_from_its_image_with_the_vendors_pins():
+    assert {m.name: m.image.name for m in OPEN_WEIGHT} == SERVED_FROM
+    assert {image.name: image.build_args for image in IMAGES.values()} == PINS
+    minicpm, kimi = PINS["transformers-minicpm"], PINS["transformers-kimi"]
+    assert minicpm["TRANSFORMERS_VERSION"] == "4.51.0"  # OpenBMB's README
+    assert Version(minicpm["TORCH_VERSION"]) <= Version("2.8.0")  # OpenBMB's README: torch>=2.3.0,<=2.8.0
+    assert kimi["TORCH_VERSION"] == "2.4.1"  # Moonshot's requirements.txt
+    assert Version(kimi["TRANSFORMERS_VERSION"]) in SpecifierSet(">=4.40,<4.50")  # issue #26: the 4.4x line loads
+    assert kimi["FLASH_ATTN_WHEEL"].endswith(".whl")  # no source build
     for image in IMAGES.values():
         if "BASE_IMAGE" in image.build_args:  # the torch of the base image is the pinned one
             assert f":{image.build_args['TORCH_VERSION']}-" in image.build_args["BASE_IMAGE"]
+
+
+def test_versions_compare_as_versions_not_strings():
+    assert "2.10.0" <= "2.8.0" and not Version("2.10.0") <= Version("2.8.0")  # why the checks above use Version
 
 
 def test_dry_run_prints_the_pins_of_the_models_image(home, capsys):
@@ -86,7 +113,7 @@ def test_dry_run_prints_the_pins_of_the_models_image(home, capsys):
 
 @pytest.fixture
 def scratch_repo(tmp_path, monkeypatch):
-    """specs.REPO pointed at an empty folder that the test fills, with the source-hash cache emptied before and after."""
+    """specs.REPO pointed at an empty folder the test fills; the source-hash cache emptied before and after."""
     from acousticbench.serve import specs
 
     monkeypatch.setattr(specs, "REPO", tmp_path)
