@@ -38,9 +38,11 @@ def clip_seconds(path: str) -> float:
             head = fh.read(4096)
     except OSError:
         return 0.0  # a missing or unreadable clip is the pack check's to report, not this one's
-    seconds = _wav_header_seconds(head)
-    if seconds is not None:
-        return seconds
+    from acousticbench.audio import wav_layout  # here: audio.py imports numpy, and --help imports this module
+
+    layout = wav_layout(head)
+    if layout is not None and layout.rate and layout.block_align:
+        return layout.data_size / layout.block_align / layout.rate
     import soundfile as sf  # not a plain WAV: ask libsndfile (10x the cost of reading the header ourselves)
 
     try:
@@ -48,22 +50,6 @@ def clip_seconds(path: str) -> float:
     except (OSError, RuntimeError):
         return 0.0
     return info.frames / info.samplerate if info.samplerate else 0.0
-
-
-def _wav_header_seconds(head: bytes) -> float | None:
-    """The length of a PCM WAV from its RIFF chunks ('fmt ' then 'data'), or None when it is not one we can read."""
-    if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
-        return None
-    pos, rate, block = 12, 0, 0
-    while pos + 8 <= len(head):
-        chunk, size = head[pos : pos + 4], int.from_bytes(head[pos + 4 : pos + 8], "little")
-        if chunk == b"fmt " and pos + 22 <= len(head):
-            rate = int.from_bytes(head[pos + 12 : pos + 16], "little")
-            block = int.from_bytes(head[pos + 20 : pos + 22], "little")
-        elif chunk == b"data":
-            return size / block / rate if rate and block else None
-        pos += 8 + size + (size & 1)
-    return None
 
 
 def _sent_seconds(limits: Limits, paths: list[str]) -> list[float]:
