@@ -18,7 +18,6 @@ MERGE_GAP_S = 1.0  # seconds of silence between merged clips
 class Limits:
     audio_items: int | None = None  # audio inputs per request; None: none known
     clip_s: float | None = None  # the longest clip it hears whole; None: none known
-    sample_rate: int = 16_000  # what its audio encoder takes; the servers resample to it
     over: Literal["merge", "refuse"] = "refuse"  # more clips than audio_items: merge them, or refuse the run
     why: str = ""  # where the numbers come from, for the refusal line and config.json
 
@@ -52,17 +51,13 @@ def clip_seconds(path: str) -> float:
     return info.frames / info.samplerate if info.samplerate else 0.0
 
 
-def _sent_seconds(limits: Limits, paths: list[str]) -> list[float]:
-    """The length of each audio input the model would get: one merged input when the prompt is over the limit."""
+def seconds_sent(limits: Limits, paths: list[str]) -> list[float]:
+    """The length of each audio input one request carries, as the harness would send it: one merged input when the
+    prompt is over the limit."""
     lengths = [clip_seconds(p) for p in paths]
     if limits.merge_over is not None and len(paths) > limits.merge_over:
         return [sum(lengths) + MERGE_GAP_S * (len(lengths) - 1)]
     return lengths
-
-
-def seconds_sent(limits: Limits, paths: list[str]) -> list[float]:
-    """The length of each audio input one request carries, as the harness would send it (merged or not)."""
-    return _sent_seconds(limits, paths)
 
 
 def check_prompts(name: str, limits: Limits, prompts: list["Prompt"]) -> None:
@@ -76,8 +71,9 @@ def check_prompts(name: str, limits: Limits, prompts: list["Prompt"]) -> None:
     if limits.clip_s is None:
         return
     for prompt in prompts:
-        longest = max(_sent_seconds(limits, prompt.audio), default=0.0)
+        sent = seconds_sent(limits, prompt.audio)
+        longest = max(sent, default=0.0)
         if longest > limits.clip_s:
-            merged = " once its clips are merged" if len(_sent_seconds(limits, prompt.audio)) < len(prompt.audio) else ""
+            merged = " once its clips are merged" if len(sent) < len(prompt.audio) else ""
             raise UserError(f"{name} hears at most {limits.clip_s:g} s of audio per input{why}; {prompt.question_id} "
                             f"would send {longest:.1f} s{merged}: shorten the clips or pick another model.")
