@@ -73,12 +73,8 @@ def lora_spec(serve_name: str, archive: Path) -> ServerSpec:
     return replace(_spec(model), lora=name)
 
 
-def lora_names(archive: Path) -> list[str]:
-    return lora.lora_names(archive)
-
-
 def all_specs(archive: Path) -> list[ServerSpec]:
-    return list(SPECS.values()) + [lora_spec(LORA_PREFIX + n, archive) for n in lora_names(archive)]
+    return list(SPECS.values()) + [lora_spec(LORA_PREFIX + n, archive) for n in lora.lora_names(archive)]
 
 
 def get_spec(serve_name: str, archive: Path) -> ServerSpec:

@@ -39,7 +39,8 @@ class Generation:
 
 
 def finish_reason(new_tokens: int, max_tokens: int, stopped: bool = False) -> str:
-    """OpenAI's finish_reason: "length" when generation ran to the token limit without its end token."""
+    """OpenAI's finish_reason: "length" when generation ran to the token limit without its end token; `stopped`: the
+    adapter saw the end token itself."""
     return "stop" if stopped or new_tokens < max_tokens else "length"
 
 
