@@ -44,6 +44,12 @@ def finish_reason(new_tokens: int, max_tokens: int, stopped: bool = False) -> st
     return "stop" if stopped or new_tokens < max_tokens else "length"
 
 
+def decoding_of(arguments: dict, *not_decoding: str) -> dict:
+    """What an adapter reports as its decoding: the arguments it passes, less the per-request and output ones named,
+    so the report cannot drift from what is passed."""
+    return {k: v for k, v in arguments.items() if k not in not_decoding}
+
+
 class Adapter(Protocol):
     """One loaded model. generate() is called one request at a time (the server holds a lock), greedy."""
 
