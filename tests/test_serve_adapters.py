@@ -67,9 +67,13 @@ def test_every_adapter_passes_greedy_decoding_by_its_vendors_names():
     assert kimi["text_repetition_penalty"] == 1.0 and kimi["output_type"] == "text"
     tiny = tiny_qwen2_audio.generate_arguments(32)
     assert tiny["do_sample"] is False and tiny["num_beams"] == 1
-    for adapter, arguments in ((MiniCPMo, minicpm), (KimiAudioInstruct, kimi),
-                               (tiny_qwen2_audio.TinyQwen2Audio, tiny)):
-        assert adapter.decoding.items() <= arguments.items()  # what /v1/models reports is what is passed
+    greedy = {"do_sample": False, "num_beams": 1}
+    kimi_greedy = {"text_temperature": 0.0, "audio_temperature": 0.0, "text_repetition_penalty": 1.0,
+                   "audio_repetition_penalty": 1.0}
+    for adapter, arguments, reported in ((MiniCPMo, minicpm, greedy), (KimiAudioInstruct, kimi, kimi_greedy),
+                                         (tiny_qwen2_audio.TinyQwen2Audio, tiny, greedy)):
+        assert adapter.decoding == reported  # what /v1/models reports, and config.json records
+        assert adapter.decoding.items() <= arguments.items()  # is what is passed
 
 
 class KimiLikeModel:

@@ -59,10 +59,10 @@ class FakeClient:
     answers the GPU probe (a run with no ports) with `smi`, nvidia-smi's CSV."""
 
     def __init__(self, images=(), existing=(), run_error=None, status_after_run=None, logs=b"", smi=H200,
-                 probe_error=None):
+                 probe_error=None, pull_error=None):
         self.calls, self.images_present, self.existing = [], set(images), list(existing)
         self.run_error, self.status_after_run, self.log_bytes = run_error, status_after_run, logs
-        self.smi, self.probe_error = smi, probe_error
+        self.smi, self.probe_error, self.pull_error = smi, probe_error, pull_error
         self.servers = []
         self.containers, self.images = self, self
 
@@ -94,6 +94,12 @@ class FakeClient:
     def get(self, tag):
         if tag not in self.images_present:
             raise docker.errors.ImageNotFound(tag)
+
+    def pull(self, repository, tag=None, **kwargs):  # an offline engine refuses with pull_error
+        self.calls.append(("pull", repository))
+        if self.pull_error:
+            raise self.pull_error
+        self.images_present.add(repository)
 
     def build(self, **kwargs):
         self.calls.append(("build", kwargs))

@@ -58,10 +58,18 @@ def test_dry_run_prints_the_exact_settings_with_the_token_redacted(name, home, c
     assert out.rstrip().endswith(f"export ACOUSTICBENCH_{name.upper()}_ENDPOINT=http://localhost:{spec.port}")
 
 
+# serve name -> (run.py --model name, fixed port), as docker_serve.sh users and their export lines know them
+SERVED = {"voxtral_mini_3b": ("Voxtral-Mini-3B", 8009), "qwen2_audio_7b_instruct": ("Qwen2-Audio-7B-Instruct", 8010),
+          "qwen2_5_omni_7b": ("Qwen2.5-Omni-7B", 8011),
+          "qwen3_omni_30b_a3b_instruct": ("Qwen3-Omni-30B-A3B-Instruct", 8012),
+          "kimi_audio_7b_instruct": ("Kimi-Audio-7B-Instruct", 8013), "minicpm_o_4_5": ("MiniCPM-o-4.5", 8014),
+          "tiny_qwen2_audio": ("Tiny-Qwen2-Audio", 8015)}
+
+
 def test_the_specs_match_the_registry():
+    assert {s.serve_name: (s.display_name, s.port) for s in SPECS.values()} == SERVED
     served = {m.settings["serve_name"]: m.name for m in MODELS.values() if "serve_name" in m.settings}
-    assert {s.serve_name: s.display_name for s in SPECS.values()} == served
-    assert len({s.port for s in SPECS.values()}) == len(SPECS) and SPECS["voxtral_mini_3b"].port == 8009
+    assert served == {name: model for name, (model, _port) in SERVED.items()}
     assert SPECS["voxtral_mini_3b"].serve_args[2:] == ("--tokenizer_mode", "mistral", "--config_format", "mistral",
                                                          "--load_format", "mistral")
 

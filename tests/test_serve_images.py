@@ -3,8 +3,11 @@ argument and hold none of their own, and docker_serve.sh --dry-run prints the pi
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from acousticbench.models.images import IMAGES
 from acousticbench.models.open_weight import OPEN_WEIGHT
@@ -57,17 +60,42 @@ def test_each_dockerfile_target_takes_exactly_the_tables_pins(key):
         assert not VERSION_LITERAL.search(re.sub(r"\$\{\w+\}", "", line)), f"a version written in the Dockerfile: {line}"
 
 
-def test_every_model_is_served_from_an_image_in_the_table():
-    assert {m.image for m in OPEN_WEIGHT} <= set(IMAGES.values())
-    by_name = {m.name: m.image for m in OPEN_WEIGHT}
-    assert by_name["MiniCPM-o-4.5"].build_args["TRANSFORMERS_VERSION"] == "4.51.0"  # OpenBMB's README
-    assert by_name["MiniCPM-o-4.5"].build_args["TORCH_VERSION"] <= "2.8.0"
-    assert by_name["Kimi-Audio-7B-Instruct"].build_args["TORCH_VERSION"] == "2.4.1"  # Moonshot's requirements.txt
-    assert by_name["Kimi-Audio-7B-Instruct"].build_args["TRANSFORMERS_VERSION"].startswith("4.4")
-    assert by_name["Kimi-Audio-7B-Instruct"].build_args["FLASH_ATTN_WHEEL"].endswith(".whl")  # no source build
+# each model's image and that image's pins, as models/images.py writes them: a changed pin must change this too
+SERVED_FROM = {"Voxtral-Mini-3B": "vllm", "Qwen2-Audio-7B-Instruct": "vllm", "Qwen2.5-Omni-7B": "vllm",
+               "Qwen3-Omni-30B-A3B-Instruct": "vllm", "Kimi-Audio-7B-Instruct": "transformers-kimi",
+               "MiniCPM-o-4.5": "transformers-minicpm", "Tiny-Qwen2-Audio": "transformers"}
+PINS = {
+    "vllm": {"VLLM_IMAGE": "vllm/vllm-openai:v0.30.0-cu129", "VLLM_VERSION": "0.30.0"},
+    "transformers": {"BASE_IMAGE": "pytorch/pytorch:2.9.1-cuda12.8-cudnn9-runtime", "TORCH_VERSION": "2.9.1",
+                     "TRANSFORMERS_VERSION": "5.24.0", "PEFT_VERSION": "0.21.2"},
+    "transformers-minicpm": {"BASE_IMAGE": "pytorch/pytorch:2.8.0-cuda12.8-cudnn9-runtime", "TORCH_VERSION": "2.8.0",
+                             "TRANSFORMERS_VERSION": "4.51.0", "ACCELERATE_VERSION": "1.12.0",
+                             "MINICPMO_UTILS_VERSION": "1.0.5", "LIBROSA_VERSION": "0.11.0"},
+    "transformers-kimi": {"BASE_IMAGE": "pytorch/pytorch:2.4.1-cuda12.4-cudnn9-runtime", "TORCH_VERSION": "2.4.1",
+                          "TRANSFORMERS_VERSION": "4.49.0",
+                          "KIMI_AUDIO_COMMIT": "faedaac1a45aa5eacd0f466e02fb4ea1e4f56060",
+                          "FLASH_ATTN_WHEEL": "https://github.com/Dao-AILab/flash-attention/releases/download/v2.6.3/"
+                          "flash_attn-2.6.3+cu123torch2.4cxx11abiFALSE-cp311-cp311-linux_x86_64.whl",
+                          "PEFT_VERSION": "0.15.2"},
+}
+
+
+def test_every_model_is_served_from_its_image_with_the_vendors_pins():
+    assert {m.name: m.image.name for m in OPEN_WEIGHT} == SERVED_FROM
+    assert {image.name: image.build_args for image in IMAGES.values()} == PINS
+    minicpm, kimi = PINS["transformers-minicpm"], PINS["transformers-kimi"]
+    assert minicpm["TRANSFORMERS_VERSION"] == "4.51.0"  # OpenBMB's README
+    assert Version(minicpm["TORCH_VERSION"]) <= Version("2.8.0")  # OpenBMB's README: torch>=2.3.0,<=2.8.0
+    assert kimi["TORCH_VERSION"] == "2.4.1"  # Moonshot's requirements.txt
+    assert Version(kimi["TRANSFORMERS_VERSION"]) in SpecifierSet(">=4.40,<4.50")  # issue #26: the 4.4x line loads
+    assert kimi["FLASH_ATTN_WHEEL"].endswith(".whl")  # no source build
     for image in IMAGES.values():
         if "BASE_IMAGE" in image.build_args:  # the torch of the base image is the pinned one
             assert f":{image.build_args['TORCH_VERSION']}-" in image.build_args["BASE_IMAGE"]
+
+
+def test_versions_compare_as_versions_not_strings():
+    assert "2.10.0" <= "2.8.0" and not Version("2.10.0") <= Version("2.8.0")  # why the checks above use Version
 
 
 def test_dry_run_prints_the_pins_of_the_models_image(home, capsys):
@@ -79,8 +107,45 @@ def test_dry_run_prints_the_pins_of_the_models_image(home, capsys):
         out = capsys.readouterr().out
         printed = dict(re.findall(r"^#   (\w+)=(\S+)", out, re.MULTILINE))
         assert printed == model.image.build_args, model.serve_name
-        if model.server == "vllm":
-            assert f"acousticbench/vllm:{model.image.build_args['VLLM_VERSION']}" in out
+        (tag,) = re.findall(r"^# image (\S+): built on first use", out, re.MULTILINE)
+        assert re.fullmatch(rf"acousticbench/{model.image.name}:[0-9a-f]{{12}}", tag), tag
+
+
+@pytest.fixture
+def scratch_repo(tmp_path, monkeypatch):
+    """specs.REPO pointed at an empty folder the test fills; the source-hash cache emptied before and after."""
+    from acousticbench.serve import specs
+
+    monkeypatch.setattr(specs, "REPO", tmp_path)
+    specs._source_hash.cache_clear()
+    yield tmp_path
+    specs._source_hash.cache_clear()
+
+
+@pytest.mark.parametrize("serve_name, copies_our_code", [("voxtral_mini_3b", False), ("minicpm_o_4_5", True)])
+def test_an_image_tag_changes_with_its_dockerfile_and_pins_and_only_ours_with_our_code(scratch_repo, serve_name,
+                                                                                      copies_our_code):
+    from acousticbench.serve import specs
+
+    spec = specs.SPECS[serve_name]
+    dockerfile = scratch_repo / spec.image_recipe.dockerfile
+    dockerfile.parent.mkdir(parents=True)
+    dockerfile.write_text((REPO / spec.image_recipe.dockerfile).read_text())
+
+    def tag_after(change) -> str:
+        change()
+        specs._source_hash.cache_clear()
+        return spec.image
+
+    first = tag_after(lambda: None)
+    edited = tag_after(lambda: dockerfile.write_text(dockerfile.read_text() + "# edited\n"))
+    assert edited != first  # an edited Dockerfile is a new image, built on the next start
+    (scratch_repo / "acousticbench").mkdir()
+    ours = tag_after(lambda: (scratch_repo / "acousticbench" / "new.py").write_text("x = 1\n"))
+    assert (ours != edited) is copies_our_code
+    recipe = spec.image_recipe
+    repinned = replace(spec, recipe=replace(recipe, pins=(*recipe.pins[:-1], replace(recipe.pins[-1], value="9.9.9"))))
+    assert repinned.image != ours and repinned.image.startswith(f"acousticbench/{recipe.name}:")
 
 
 def test_data_parallel_is_vllms_and_counts_gpus(home, capsys):

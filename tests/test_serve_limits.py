@@ -56,7 +56,7 @@ def morse_prompt(shots: int = 5):
 
 def test_a_model_that_takes_5_clips_is_refused_before_the_run_starts(tiny_server, tmp_path):
     archive = reduced_pack()
-    assert BY_SERVE_NAME["voxtral_mini_3b"].limits == Limits(5, 2400.0, 16_000, "refuse", BY_SERVE_NAME[
+    assert BY_SERVE_NAME["voxtral_mini_3b"].limits == Limits(5, 2400.0, "refuse", BY_SERVE_NAME[
         "voxtral_mini_3b"].limits.why)
     out = run_cli("--model", "Voxtral-Mini-3B", "--endpoint", tiny_server, "--task", "MorseCode", "--shots", "5",
                   "--morse-alphabet", str(archive / "audioicl" / "data" / "MorseCode" / "alphabet"),

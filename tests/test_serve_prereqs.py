@@ -14,6 +14,7 @@ docker = pytest.importorskip("docker")
 from acousticbench.models.local_server import free_port  # noqa: E402
 from acousticbench.serve import __main__ as cli  # noqa: E402
 from acousticbench.serve import prereqs  # noqa: E402
+from acousticbench.serve.specs import SPECS  # noqa: E402
 from test_serve_containers import fake  # noqa: E402,F401 (a fixture)
 from test_serve_docker import SCRIPT, closed_port, script_env  # noqa: E402
 
@@ -77,6 +78,28 @@ def test_the_same_check_runs_before_a_start_and_nothing_is_built(fake, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: kimi_audio_7b_instruct needs 40 GB of GPU memory") and err.count("\n") == 1
     assert not [c for c in client.calls if c[0] in ("build", "run")]
+
+
+def test_an_offline_start_without_the_probe_image_goes_ahead_with_a_note(fake, capsys):
+    offline = docker.errors.APIError("500", explanation="Get https://registry-1.docker.io/v2/: dial tcp: lookup "
+                                     "registry-1.docker.io: no such host")
+    client = fake(images=[SPECS["voxtral_mini_3b"].image], pull_error=offline)  # model image is local
+    port = free_port()
+    assert cli.main(["voxtral_mini_3b", "--port", str(port)]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"export ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT=http://localhost:{port}\n"
+    (note,) = [line for line in err.splitlines() if line.startswith("note:")]
+    assert note == (f"note: GPUs not checked before the start: {prereqs.PROBE_IMAGE} is not here and cannot be pulled "
+                    "(Get https://registry-1.docker.io/v2/: dial tcp: lookup registry-1.docker.io: no such host); "
+                    "`docker_serve.sh --check` checks them")
+    assert [c[0] for c in client.calls if c[0] in ("pull", "probe", "build", "run")] == ["pull", "run"]
+
+
+def test_a_start_pulls_a_missing_probe_image_and_probes(fake, capsys):
+    client = fake(smi=RTX4090)
+    assert cli.main(["kimi_audio_7b_instruct", "--port", str(free_port())]) == 2
+    assert "needs 40 GB of GPU memory" in capsys.readouterr().err
+    assert [c[0] for c in client.calls if c[0] in ("pull", "probe")] == ["pull", "probe"]
 
 
 def test_a_cpu_model_needs_no_gpu_probe(fake, capsys):

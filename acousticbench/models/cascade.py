@@ -12,9 +12,9 @@ from typing import Any
 import openai
 
 from acousticbench.errors import BackendError, UserError
+from acousticbench.models.chat_wire import public_url, redact, reply_from
 from acousticbench.models.openai_api import BASE_URL_VARIABLE, DEFAULT_BASE_URL, KEY_VARIABLE, openai_key
-from acousticbench.models.openai_chat import classify, make_client, redact, reply_from
-from acousticbench.models.chat_wire import public_url
+from acousticbench.models.openai_chat import classify, make_client
 from acousticbench.models.wire import wav_bytes
 from acousticbench.records import Prompt, Reply
 

@@ -18,7 +18,6 @@ MERGE_GAP_S = 1.0  # seconds of silence between merged clips
 class Limits:
     audio_items: int | None = None  # audio inputs per request; None: none known
     clip_s: float | None = None  # the longest clip it hears whole; None: none known
-    sample_rate: int = 16_000  # what its audio encoder takes; the servers resample to it
     over: Literal["merge", "refuse"] = "refuse"  # more clips than audio_items: merge them, or refuse the run
     why: str = ""  # where the numbers come from, for the refusal line and config.json
 
@@ -38,9 +37,11 @@ def clip_seconds(path: str) -> float:
             head = fh.read(4096)
     except OSError:
         return 0.0  # a missing or unreadable clip is the pack check's to report, not this one's
-    seconds = _wav_header_seconds(head)
-    if seconds is not None:
-        return seconds
+    from acousticbench.audio import wav_layout  # here: audio.py imports numpy, and --help imports this module
+
+    layout = wav_layout(head)
+    if layout is not None and layout.rate and layout.block_align:
+        return layout.data_size / layout.block_align / layout.rate
     import soundfile as sf  # not a plain WAV: ask libsndfile (10x the cost of reading the header ourselves)
 
     try:
@@ -50,33 +51,13 @@ def clip_seconds(path: str) -> float:
     return info.frames / info.samplerate if info.samplerate else 0.0
 
 
-def _wav_header_seconds(head: bytes) -> float | None:
-    """The length of a PCM WAV from its RIFF chunks ('fmt ' then 'data'), or None when it is not one we can read."""
-    if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
-        return None
-    pos, rate, block = 12, 0, 0
-    while pos + 8 <= len(head):
-        chunk, size = head[pos : pos + 4], int.from_bytes(head[pos + 4 : pos + 8], "little")
-        if chunk == b"fmt " and pos + 22 <= len(head):
-            rate = int.from_bytes(head[pos + 12 : pos + 16], "little")
-            block = int.from_bytes(head[pos + 20 : pos + 22], "little")
-        elif chunk == b"data":
-            return size / block / rate if rate and block else None
-        pos += 8 + size + (size & 1)
-    return None
-
-
-def _sent_seconds(limits: Limits, paths: list[str]) -> list[float]:
-    """The length of each audio input the model would get: one merged input when the prompt is over the limit."""
+def seconds_sent(limits: Limits, paths: list[str]) -> list[float]:
+    """The length of each audio input one request carries, as the harness would send it: one merged input when the
+    prompt is over the limit."""
     lengths = [clip_seconds(p) for p in paths]
     if limits.merge_over is not None and len(paths) > limits.merge_over:
         return [sum(lengths) + MERGE_GAP_S * (len(lengths) - 1)]
     return lengths
-
-
-def seconds_sent(limits: Limits, paths: list[str]) -> list[float]:
-    """The length of each audio input one request carries, as the harness would send it (merged or not)."""
-    return _sent_seconds(limits, paths)
 
 
 def check_prompts(name: str, limits: Limits, prompts: list["Prompt"]) -> None:
@@ -90,8 +71,9 @@ def check_prompts(name: str, limits: Limits, prompts: list["Prompt"]) -> None:
     if limits.clip_s is None:
         return
     for prompt in prompts:
-        longest = max(_sent_seconds(limits, prompt.audio), default=0.0)
+        sent = seconds_sent(limits, prompt.audio)
+        longest = max(sent, default=0.0)
         if longest > limits.clip_s:
-            merged = " once its clips are merged" if len(_sent_seconds(limits, prompt.audio)) < len(prompt.audio) else ""
+            merged = " once its clips are merged" if len(sent) < len(prompt.audio) else ""
             raise UserError(f"{name} hears at most {limits.clip_s:g} s of audio per input{why}; {prompt.question_id} "
                             f"would send {longest:.1f} s{merged}: shorten the clips or pick another model.")

@@ -18,7 +18,9 @@ from acousticbench.models.openai_compat import ServedModel
 from acousticbench.models.health import health_status
 from acousticbench.settings import endpoint_variable, env_number
 
+
 def _versions(*dists: str) -> dict[str, str]:
+    """Installed versions of `dists`: provenance.package_versions' job, but models/ may not import provenance."""
     from importlib import metadata
 
     found = {}

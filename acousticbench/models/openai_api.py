@@ -7,8 +7,8 @@ from typing import Any
 import openai
 
 from acousticbench.errors import BackendError, UserError
-from acousticbench.models.openai_chat import ChatCompletionsBackend, classify, make_client, redact
-from acousticbench.models.chat_wire import public_url
+from acousticbench.models.chat_wire import public_url, redact
+from acousticbench.models.openai_chat import ChatCompletionsBackend, classify, make_client
 from acousticbench.records import Prompt
 
 KEY_VARIABLE, BASE_URL_VARIABLE = "OPENAI_API_KEY", "OPENAI_BASE_URL"

@@ -10,8 +10,6 @@ from acousticbench.errors import BackendError
 from acousticbench.models.chat_wire import RETRYABLE_STATUS, audio_request_json, redact, reply_from, retry_after_s
 from acousticbench.records import Prompt, Reply
 
-__all__ = ["ChatCompletionsBackend", "classify", "make_client", "redact", "reply_from", "retry_after_s"]
-
 
 def make_client(base_url: str, api_key: str) -> openai.AsyncOpenAI:
     """An SDK client that never retries (the engine does), on the SDK's aiohttp transport when installed:

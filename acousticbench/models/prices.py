@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from acousticbench.errors import UserError
@@ -103,7 +103,3 @@ def split_usage(usage: dict[str, int]) -> tuple[int, int, int]:
     audio = usage.get("prompt_tokens_details.audio_tokens", usage.get("prompt_tokens_details.AUDIO", 0))
     output = usage.get("completion_tokens", usage.get("candidates_token_count", 0) + usage.get("thoughts_token_count", 0))
     return prompt - audio, audio, output
-
-
-def describe(model: str, price: Price) -> dict:
-    return {"model": model, **asdict(price)}

@@ -139,8 +139,12 @@ def start(spec: ServerSpec, args: argparse.Namespace, home: Path) -> int:
         return 0
     if existing is not None:
         existing.remove(force=True)  # a stopped container from an earlier start; its name is needed again
+    # an offline machine with the model's image and weights may lack the probe's image: start without the GPU check
+    unprobed = prereqs.probe_unavailable(client) if spec.gpu_memory_gb else None
+    if unprobed:
+        _log(f"note: GPUs not checked before the start: {unprobed}; `docker_serve.sh --check` checks them")
     found, _gpus = prereqs.problems(client, spec, gpus=args.gpus, tp=args.tp, dp=args.dp, home=home,
-                                    archive=args.archive)
+                                    archive=args.archive, probe=unprobed is None)
     if found:  # known now, not after a long image build and a container that dies
         raise UserError("\n".join(found))
     who = containers.port_user(client, port)

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from acousticbench.audio import is_riff_wave, wav_layout
 from acousticbench.serve.adapters import Chat, Turn
 
 SAMPLE_RATE = 16_000  # every adapter takes mono float32 at 16 kHz
@@ -61,18 +62,15 @@ def _bytes(data: str, where: str) -> bytes:
 
 def _check_wav(raw: bytes, where: str) -> None:
     """A RIFF/WAVE header, and a data chunk holding every byte its header announces (libsndfile reads a cut file)."""
-    if not (raw[:4] == b"RIFF" and raw[8:12] == b"WAVE"):
+    if not is_riff_wave(raw):
         raise BadRequest(f"{where}: the audio is not a WAV file (no RIFF/WAVE header)", where)
-    pos = 12
-    while pos + 8 <= len(raw):
-        size = int.from_bytes(raw[pos + 4 : pos + 8], "little")
-        if raw[pos : pos + 4] == b"data":
-            present = len(raw) - pos - 8
-            if 0 < size < UNKNOWN_LENGTH and present < size:  # a streamed WAV announces 0 or 0xFFFFFFFF: unknown
-                raise BadRequest(f"{where}: the WAV file is truncated: its header announces {size} bytes of samples, "
-                                 f"the request holds {present}", where)
-            return
-        pos += 8 + size + (size & 1)  # RIFF chunks are padded to an even size
+    layout = wav_layout(raw)
+    if layout is None:
+        return  # no data chunk: libsndfile says what is wrong
+    size, present = layout.data_size, len(raw) - layout.data_offset
+    if 0 < size < UNKNOWN_LENGTH and present < size:  # a streamed WAV announces 0 or 0xFFFFFFFF: unknown
+        raise BadRequest(f"{where}: the WAV file is truncated: its header announces {size} bytes of samples, "
+                         f"the request holds {present}", where)
 
 
 def _read(raw: bytes, fmt: str, where: str, max_audio_s: float) -> tuple[np.ndarray, int]:

@@ -58,6 +58,24 @@ def probe_gpus(client, gpus: str) -> tuple[list[Gpu], str | None]:
     return found, None if found else f"a container with --gpus {gpus} sees no GPU: check with `{GPU_CHECK}`"
 
 
+def probe_unavailable(client) -> str | None:
+    """Why the probe image is neither here nor pullable (an offline machine), or None when the probe can run."""
+    import docker
+    import requests
+
+    try:
+        client.images.get(PROBE_IMAGE)
+        return None
+    except docker.errors.ImageNotFound:
+        pass
+    try:
+        client.images.pull(PROBE_IMAGE)
+        return None
+    except (docker.errors.DockerException, requests.exceptions.RequestException) as err:
+        reason = str(getattr(err, "explanation", None) or err).strip().splitlines() or [type(err).__name__]
+        return f"{PROBE_IMAGE} is not here and cannot be pulled ({reason[0][:160]})"
+
+
 def memory_problem(spec: ServerSpec, gpus: list[Gpu], tp: int | None, dp: int | None) -> str | None:
     """Enough GPUs with the model's memory: one per replica for our server, --tp per replica (x --dp) for vLLM."""
     per_gpu = spec.gpu_memory_gb / (tp or 1)
@@ -106,11 +124,12 @@ def merge_disk_problem(spec: ServerSpec, home: Path, archive: Path) -> str | Non
 
 
 def problems(client, spec: ServerSpec | None, *, gpus: str, tp: int | None, dp: int | None, home: Path,
-             archive: Path) -> tuple[list[str], list[Gpu]]:
-    """Every problem a first start of `spec` (or of any GPU model, for None) would hit, and the GPUs seen."""
+             archive: Path, probe: bool = True) -> tuple[list[str], list[Gpu]]:
+    """Every problem a first start of `spec` (or of any GPU model, for None) would hit, and the GPUs seen;
+    probe=False leaves the GPUs unchecked."""
     found = [p for p in [merge_disk_problem(spec, home, archive) if spec else None] if p]
-    if spec is not None and not spec.gpu_memory_gb:
-        return found, []  # runs on the CPU: nothing to probe
+    if not probe or (spec is not None and not spec.gpu_memory_gb):
+        return found, []  # runs on the CPU, or the probe cannot run here: nothing to probe
     seen, problem = probe_gpus(client, gpus)
     if problem:
         return found + [problem], []

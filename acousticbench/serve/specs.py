@@ -73,12 +73,8 @@ def lora_spec(serve_name: str, archive: Path) -> ServerSpec:
     return replace(_spec(model), lora=name)
 
 
-def lora_names(archive: Path) -> list[str]:
-    return lora.lora_names(archive)
-
-
 def all_specs(archive: Path) -> list[ServerSpec]:
-    return list(SPECS.values()) + [lora_spec(LORA_PREFIX + n, archive) for n in lora_names(archive)]
+    return list(SPECS.values()) + [lora_spec(LORA_PREFIX + n, archive) for n in lora.lora_names(archive)]
 
 
 def get_spec(serve_name: str, archive: Path) -> ServerSpec:
@@ -90,11 +86,13 @@ def get_spec(serve_name: str, archive: Path) -> ServerSpec:
     return SPECS[serve_name]
 
 
-@lru_cache(maxsize=1)
-def _our_source_hash() -> str:
-    """A hash of what goes into our images, so an image is rebuilt when its sources change."""
-    paths = [REPO / "docker" / "transformers" / "Dockerfile", REPO / "pyproject.toml",
-             *(REPO / "acousticbench").rglob("*.py")]
+@lru_cache(maxsize=4)
+def _source_hash(dockerfile: str, with_our_code: bool) -> str:
+    """A hash of the files a build reads (its Dockerfile, and our sources where the image copies them), so an image
+    is rebuilt when any of them changes."""
+    paths = [REPO / dockerfile]
+    if with_our_code:
+        paths += [REPO / "pyproject.toml", *(REPO / "acousticbench").rglob("*.py")]
     digest = hashlib.sha256()
     for path in sorted(p for p in paths if p.is_file()):
         digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
@@ -102,12 +100,12 @@ def _our_source_hash() -> str:
 
 
 def image_for(spec: ServerSpec) -> tuple[str, str, str | None]:
-    """(image tag, Dockerfile path relative to the repo, build target); the tag changes with any pin."""
+    """(image tag, Dockerfile path relative to the repo, build target); the tag is a short hash of the image's pins
+    and the files its build reads, so it changes with any of them."""
     recipe = spec.image_recipe
-    if spec.kind == "vllm":
-        return f"acousticbench/{recipe.name}:{recipe.build_args['VLLM_IMAGE'].split(':v')[-1]}", recipe.dockerfile, None
     pins = "".join(f"{k}={v}\n" for k, v in sorted(recipe.build_args.items()))
-    tag = hashlib.sha256((_our_source_hash() + pins).encode()).hexdigest()[:12]
+    sources = _source_hash(recipe.dockerfile, spec.kind == "transformers")  # our server's images copy our code
+    tag = hashlib.sha256((sources + pins).encode()).hexdigest()[:12]
     return f"acousticbench/{recipe.name}:{tag}", recipe.dockerfile, recipe.target
 
 

@@ -39,8 +39,15 @@ class Generation:
 
 
 def finish_reason(new_tokens: int, max_tokens: int, stopped: bool = False) -> str:
-    """OpenAI's finish_reason: "length" when generation ran to the token limit without its end token."""
+    """OpenAI's finish_reason: "length" when generation ran to the token limit without its end token; `stopped`: the
+    adapter saw the end token itself."""
     return "stop" if stopped or new_tokens < max_tokens else "length"
+
+
+def decoding_of(arguments: dict, *not_decoding: str) -> dict:
+    """What an adapter reports as its decoding: the arguments it passes, less the per-request and output ones named,
+    so the report cannot drift from what is passed."""
+    return {k: v for k, v in arguments.items() if k not in not_decoding}
 
 
 class Adapter(Protocol):

@@ -10,7 +10,7 @@ import torch
 from acousticbench.audio import write_wav
 from acousticbench.errors import UserError
 from acousticbench.models.lora import MERGE_DISK_GB  # the one number docker_serve.sh checks before the first start
-from acousticbench.serve.adapters import Chat, Generation, finish_reason
+from acousticbench.serve.adapters import Chat, Generation, decoding_of, finish_reason
 from acousticbench.serve.lora import merged_model_dir
 
 REPO_ID = "moonshotai/Kimi-Audio-7B-Instruct"
@@ -23,7 +23,7 @@ def generate_arguments(max_tokens: int) -> dict:
             "audio_repetition_penalty": 1.0, "max_new_tokens": max_tokens}
 
 
-DECODING = {k: v for k, v in generate_arguments(1).items() if k not in ("max_new_tokens", "output_type")}
+DECODING = decoding_of(generate_arguments(1), "max_new_tokens", "output_type")
 
 
 def _load_alm(folder: Path):

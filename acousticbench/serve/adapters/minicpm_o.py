@@ -7,7 +7,7 @@ import torch
 
 from acousticbench.audio import merge_clips
 from acousticbench.errors import UserError
-from acousticbench.serve.adapters import Chat, Generation, finish_reason
+from acousticbench.serve.adapters import Chat, Generation, decoding_of, finish_reason
 
 REPO_ID = "openbmb/MiniCPM-o-4_5"
 GAP_S = 1.0  # the same 1 s of silence the harness uses when it merges clips itself (models/wire.py)
@@ -22,7 +22,7 @@ def chat_arguments(max_tokens: int) -> dict:
             "enable_thinking": False, "generate_audio": False}
 
 
-DECODING = {"do_sample": False, "num_beams": 1}
+DECODING = decoding_of(chat_arguments(1), "max_new_tokens", "use_tts_template", "enable_thinking", "generate_audio")
 
 
 class MiniCPMo:

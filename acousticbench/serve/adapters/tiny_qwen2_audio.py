@@ -11,7 +11,7 @@ from transformers import (PreTrainedTokenizerFast, Qwen2AudioConfig, Qwen2AudioF
                           Qwen2AudioProcessor, WhisperFeatureExtractor)
 
 from acousticbench.errors import UserError
-from acousticbench.serve.adapters import Chat, Generation, Turn
+from acousticbench.serve.adapters import Chat, Generation, Turn, decoding_of, finish_reason
 from acousticbench.serve.lora import cache_root, merged_model_dir
 
 SEED = 0
@@ -114,7 +114,7 @@ def generate_arguments(max_tokens: int) -> dict:
 class TinyQwen2Audio:
     """Greedy, deterministic, and fast on a CPU; its answers mean nothing."""
 
-    decoding = {"do_sample": False, "num_beams": 1}
+    decoding = decoding_of(generate_arguments(1), "max_new_tokens", "min_new_tokens")
 
     def __init__(self, lora: Path | None = None):
         self.tokenizer = build_tokenizer()
@@ -145,4 +145,4 @@ class TinyQwen2Audio:
         new = out[0, prompt_len:].tolist()
         stopped = bool(new) and new[-1] == self.eos
         return Generation(text=self.tokenizer.decode(new, skip_special_tokens=True), prompt_tokens=prompt_len,
-                          completion_tokens=len(new), finish_reason="stop" if stopped else "length")
+                          completion_tokens=len(new), finish_reason=finish_reason(len(new), chat.max_tokens, stopped))
