@@ -8,7 +8,7 @@ import json
 import statistics
 import sys
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from acousticbench.metrics import wilson_interval
@@ -33,6 +33,8 @@ class Entry:
     benchmark: str = "AcousticBench"
     shots: int | None = None  # AudioICL's k
     run_dir: Path | None = field(default=None, compare=False)  # where it came from (None for references); the report reads it
+    config: dict | None = field(default=None, compare=False, repr=False)  # the run's config.json, parsed (None for references)
+    metrics: dict | None = field(default=None, compare=False, repr=False)  # its metrics.json, parsed, so the report reads neither again
 
 
 def _warn(message: str) -> None:
@@ -67,10 +69,11 @@ def run_entry(run_dir: Path) -> Entry | None:
         icl = config["audioicl"]
         return Entry(spec["model"], spec["task"], "all", icl.get("pack_manifest_sha256") or icl["meta_sha256"], spec["seed"],
                      spec.get("max_samples"), n, metrics["accuracy"], metrics["no_answer_rate"],
-                     statuses.get("error", 0) / n if n else None, "AudioICL", spec["shots"])
+                     statuses.get("error", 0) / n if n else None, "AudioICL", spec["shots"], run_dir, config, metrics)
     scored = metrics["scored"]
     return Entry(spec["model"], spec["task"], spec["split"], config["archive"]["manifest_sha256"], spec["seed"],
-                 spec.get("max_samples"), scored["n"], scored["accuracy"], scored["parse_failure_rate"], scored["error_rate"])
+                 spec.get("max_samples"), scored["n"], scored["accuracy"], scored["parse_failure_rate"], scored["error_rate"],
+                 run_dir=run_dir, config=config, metrics=metrics)
 
 
 def reference_entries(root: Path) -> list[Entry]:
@@ -98,7 +101,6 @@ def collect(results_dirs: list[Path]) -> list[Entry]:
         for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and (p / CONFIG).is_file()):
             entry = run_entry(run_dir)
             if entry:
-                entry = replace(entry, run_dir=run_dir)
                 latest[(entry.benchmark, entry.model, entry.task, entry.shots, entry.split, entry.manifest,
                         entry.max_samples, entry.seed)] = entry
     return list(latest.values())
