@@ -96,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = read_lines(args.file)
         judge = (Judge("rules") if args.rules_only else
                  Judge.create("auto", args.judge_model, args.endpoint, concurrency=args.concurrency))
+        judge.check_retirement()  # a retired judge stops here with its fix, not with a failure on every line
         for row in asyncio.run(judge_rows(rows, judge)):
             sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
     except AcousticBenchError as err:
