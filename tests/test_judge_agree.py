@@ -43,7 +43,7 @@ def test_identical_labelings_have_kappa_one(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("case, message", [
-    ("missing", "no such file"), ("no_common", "share no record id"), ("latin1", "not UTF-8"),
+    ("missing", "no such file"), ("no_common", "share no record id"), ("latin1", "other.jsonl:1: byte 38 is not UTF-8"),
     ("no_id", "needs an 'id' string"), ("bad_json", "not valid JSON"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case, message):
