@@ -9,11 +9,11 @@ from acousticbench.judge.llm import JUDGE_PROMPT_SHA256, JUDGE_PROMPT_VERSION, J
 from acousticbench.judge.retirement import retirement_notice
 from acousticbench.judge.rules import RULES_VERSION, extract_choice
 from acousticbench.records import Judgement, Reply
+from acousticbench.settings import JUDGE_ENDPOINT
 from acousticbench.spec import DEFAULT_JUDGE_MODEL, JudgeMode
 
 __all__ = ["JUDGE_PROMPT_SHA256", "JUDGE_PROMPT_VERSION", "RULES_VERSION", "Judge", "JudgeFailed", "LLMJudge",
            "extract_choice", "judge_reply"]
-ENDPOINT_ENV = "ACOUSTICBENCH_JUDGE_ENDPOINT"
 
 
 class Judge:
@@ -37,7 +37,7 @@ class Judge:
         from acousticbench.judge.cache import JudgeCache
 
         llm_options.setdefault("cache", JudgeCache())
-        base_url = base_url or os.environ.get(ENDPOINT_ENV) or None
+        base_url = base_url or os.environ.get(JUDGE_ENDPOINT) or None
         llm = LLMJudge(model, base_url, **llm_options)  # first: without a key, auto falls back to the rules
         return cls(mode, llm)
 

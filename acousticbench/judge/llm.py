@@ -15,6 +15,7 @@ from acousticbench.judge.cache import JudgeCache, cache_key
 from acousticbench.models.chat_wire import RETRYABLE_STATUS, retry_after_s
 from acousticbench.records import Judgement
 from acousticbench.retry import RetryPolicy, with_retries
+from acousticbench.settings import JUDGE_ENDPOINT
 from acousticbench.spec import DEFAULT_JUDGE_MODEL
 
 JUDGE_PROMPT_VERSION = "judge-1"
@@ -45,7 +46,6 @@ Answer to read:
 JUDGE_PROMPT_SHA256 = hashlib.sha256(f"{SYSTEM_PROMPT}\n\n{USER_TEMPLATE}".encode("utf-8")).hexdigest()
 PROBE_QUESTION = "Which clip is louder?\nA. The first clip\nB. The second clip"
 PROBE_ANSWER = "A. The first clip is louder."
-ENDPOINT_VARIABLE = "ACOUSTICBENCH_JUDGE_ENDPOINT"
 MAX_RESPONSE_CHARS = 24_000  # the final answer is at the end: a longer response keeps its tail
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0"}
 OPENAI_ENDPOINT = "https://api.openai.com/v1"  # explicit, so OPENAI_BASE_URL set for a model never reroutes the judge
@@ -133,7 +133,7 @@ class LLMJudge:
             await self.judge(PROBE_QUESTION, PROBE_ANSWER)
         except JudgeFailed as err:
             raise UserError(f"the LLM judge {self.model} at {self.base_url} gave no verdict ({err}): check "
-                            f"--judge-endpoint / {ENDPOINT_VARIABLE}, the key and --judge-model, or judge with the "
+                            f"--judge-endpoint / {JUDGE_ENDPOINT}, the key and --judge-model, or judge with the "
                             "rules alone (--judge rules).") from None
 
     async def aclose(self) -> None:
