@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from acousticbench.errors import AcousticBenchError, BackendError, UserError
 from acousticbench.judge.cache import JudgeCache, cache_key
-from acousticbench.models.chat_wire import RETRYABLE_STATUS, retry_after_s
+from acousticbench.models.chat_wire import retry_after_s, retryable_status
 from acousticbench.records import Judgement
 from acousticbench.retry import RetryPolicy, with_retries
 from acousticbench.settings import JUDGE_ENDPOINT
@@ -95,7 +95,6 @@ class LLMJudge:
                  max_retry_after_s: float = 120.0, concurrency: int = 8,
                  sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep):
         self.model, self.base_url, self.cache = model, base_url or OPENAI_ENDPOINT, cache
-        self.timeout_s = timeout_s
         self.policy = RetryPolicy(max_attempts=max_attempts, timeout_s=timeout_s, max_retry_after_s=max_retry_after_s)
         self._key = _api_key(api_key, base_url)
         self._sleep = sleep
@@ -159,7 +158,7 @@ class LLMJudge:
             from openai import AsyncOpenAI
 
             self._client = AsyncOpenAI(api_key=self._key, base_url=self.base_url, max_retries=0,
-                                       timeout=self.timeout_s)
+                                       timeout=self.policy.timeout_s)
         return self._client
 
     async def _ask(self, messages: list[dict[str, str]], key: str) -> Verdict:
@@ -179,7 +178,7 @@ class LLMJudge:
                 model=self.model, messages=messages, response_format=Verdict, temperature=0)
         except openai.APIStatusError as err:
             code = err.status_code
-            retryable = code in RETRYABLE_STATUS or code >= 500
+            retryable = retryable_status(code)
             raise BackendError(f"HTTP {code} from the judge endpoint {self.base_url}", retryable=retryable,
                                retry_after=retry_after_s(err.response.headers) if retryable else None) from None
         except openai.APIConnectionError as err:  # includes timeouts
