@@ -5,7 +5,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from acousticbench.records import Diagnostics, Interval, Metrics, Record, SliceMetrics
+from acousticbench.records import JUDGE_FAILED, Diagnostics, Interval, Metrics, Record, SliceMetrics
 
 Z95 = 1.959963984540054
 
@@ -107,7 +107,7 @@ def level_counts(*by_levels: Mapping[str, SliceMetrics | dict]) -> dict[int, tup
 
 def error_cause(record: Record) -> str:
     """judge: the model answered but the LLM judge gave no verdict; request: the model gave no answer."""
-    return "judge" if (record.error or "").startswith("judge failed") else "request"
+    return "judge" if (record.error or "").startswith(JUDGE_FAILED) else "request"
 
 
 def _fit(counts):

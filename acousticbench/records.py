@@ -12,6 +12,7 @@ Split = Literal["train", "eval"]
 Kind = Literal["scored", "diagnostic"]
 Status = Literal["answered", "unparsed", "refused", "error"]
 JudgeMethod = Literal["rules", "llm", "none"]
+JUDGE_FAILED = "judge failed"  # how a record's error starts when the LLM judge gave no verdict (its cause: 'judge')
 
 
 def canonical_json(data: Any) -> bytes:
