@@ -8,7 +8,7 @@ import json
 import statistics
 import sys
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from acousticbench.metrics import wilson_interval
@@ -33,6 +33,8 @@ class Entry:
     benchmark: str = "AcousticBench"
     shots: int | None = None  # AudioICL's k
     run_dir: Path | None = field(default=None, compare=False)  # where it came from (None for references); the report reads it
+    config: dict | None = field(default=None, compare=False, repr=False)  # the run's config.json, parsed (None for references)
+    metrics: dict | None = field(default=None, compare=False, repr=False)  # its metrics.json, parsed, so the report reads neither again
 
 
 def _warn(message: str) -> None:
@@ -67,10 +69,11 @@ def run_entry(run_dir: Path) -> Entry | None:
         icl = config["audioicl"]
         return Entry(spec["model"], spec["task"], "all", icl.get("pack_manifest_sha256") or icl["meta_sha256"], spec["seed"],
                      spec.get("max_samples"), n, metrics["accuracy"], metrics["no_answer_rate"],
-                     statuses.get("error", 0) / n if n else None, "AudioICL", spec["shots"])
+                     statuses.get("error", 0) / n if n else None, "AudioICL", spec["shots"], run_dir, config, metrics)
     scored = metrics["scored"]
     return Entry(spec["model"], spec["task"], spec["split"], config["archive"]["manifest_sha256"], spec["seed"],
-                 spec.get("max_samples"), scored["n"], scored["accuracy"], scored["parse_failure_rate"], scored["error_rate"])
+                 spec.get("max_samples"), scored["n"], scored["accuracy"], scored["parse_failure_rate"], scored["error_rate"],
+                 run_dir=run_dir, config=config, metrics=metrics)
 
 
 def reference_entries(root: Path) -> list[Entry]:
@@ -98,7 +101,6 @@ def collect(results_dirs: list[Path]) -> list[Entry]:
         for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and (p / CONFIG).is_file()):
             entry = run_entry(run_dir)
             if entry:
-                entry = replace(entry, run_dir=run_dir)
                 latest[(entry.benchmark, entry.model, entry.task, entry.shots, entry.split, entry.manifest,
                         entry.max_samples, entry.seed)] = entry
     return list(latest.values())
@@ -134,7 +136,7 @@ def table_rows(entries: list[Entry]) -> tuple[list[str], list[dict]]:
         rows.append({"model": label, "split": split, "cells": cells, "wilson": wilson, "entries": group,
                      "key": (model, split, max_samples, manifest), "average": statistics.fmean(means) if means else None,
                      "seeds": max(len({e.seed for e in group if e.task == t}) for t in tasks),
-                     "parse": _avg([e.parse_failure_rate for e in group]), "error": _avg([e.error_rate for e in group])})
+                     "parse": mean_known([e.parse_failure_rate for e in group]), "error": mean_known([e.error_rate for e in group])})
     return tasks, rows
 
 
@@ -151,12 +153,14 @@ def _row_order(item) -> tuple:
     return (_model_index(model), model, split, max_samples, manifest)
 
 
-def _avg(values: list[float | None]) -> float | None:
+def mean_known(values: list[float | None]) -> float | None:
+    """The mean of the values that are known (not None); None when none is."""
     known = [v for v in values if v is not None]
     return statistics.fmean(known) if known else None
 
 
-def _pct(x: float | None) -> str:
+def pct(x: float | None) -> str:
+    """A rate as a percentage with one decimal; '-' when unknown."""
     return "-" if x is None else f"{100 * x:.1f}"
 
 
@@ -182,9 +186,9 @@ def _acoustic_markdown(entries: list[Entry]) -> str:
     header = ["Model", "Split", *tasks, "Avg", "Seeds", "Parse fail %", "Error %"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        cells = [f"{_pct(c[0][0])} ± {_pct(c[0][1])}" if c else "-" for c in row["cells"].values()]
-        lines.append("| " + " | ".join([row["model"], row["split"], *cells, _pct(row["average"]), str(row["seeds"]),
-                                         _pct(row["parse"]), _pct(row["error"])]) + " |")
+        cells = [f"{pct(c[0][0])} ± {pct(c[0][1])}" if c else "-" for c in row["cells"].values()]
+        lines.append("| " + " | ".join([row["model"], row["split"], *cells, pct(row["average"]), str(row["seeds"]),
+                                         pct(row["parse"]), pct(row["error"])]) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -201,8 +205,8 @@ def icl_rows(entries: list[Entry]) -> list[dict]:
         accs = [e.accuracy for e in group if e.accuracy is not None]
         rows.append({"model": model + (f" [first {max_samples}]" if max_samples else ""), "task": task, "shots": shots,
                      "mean_std": _mean_std(accs) if accs else None, "seeds": len({e.seed for e in group}),
-                     "n": sum(e.n for e in group), "entries": group, "no_answer": _avg([e.parse_failure_rate for e in group]),
-                     "error": _avg([e.error_rate for e in group]),
+                     "n": sum(e.n for e in group), "entries": group, "no_answer": mean_known([e.parse_failure_rate for e in group]),
+                     "error": mean_known([e.error_rate for e in group]),
                      "order": (_model_index(model), model, order.index(task) if task in order else len(order), task,
                                shots, max_samples, manifest)})
     return sorted(rows, key=lambda r: r["order"])
@@ -212,9 +216,9 @@ def _icl_markdown(entries: list[Entry]) -> str:
     header = ["Model", "Task", "k", "Accuracy", "Seeds", "Episodes", "No answer %", "Error %"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in icl_rows(entries):
-        acc = f"{_pct(row['mean_std'][0])} ± {_pct(row['mean_std'][1])}" if row["mean_std"] else "-"
+        acc = f"{pct(row['mean_std'][0])} ± {pct(row['mean_std'][1])}" if row["mean_std"] else "-"
         lines.append("| " + " | ".join([row["model"], row["task"], str(row["shots"]), acc, str(row["seeds"]),
-                                         str(row["n"]), _pct(row["no_answer"]), _pct(row["error"])]) + " |")
+                                         str(row["n"]), pct(row["no_answer"]), pct(row["error"])]) + " |")
     return "\n".join(lines) + "\n"
 
 

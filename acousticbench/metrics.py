@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from acousticbench.records import Diagnostics, Interval, Metrics, Record, SliceMetrics
+from acousticbench.records import JUDGE_FAILED, Diagnostics, Interval, Metrics, Record, SliceMetrics
 
 Z95 = 1.959963984540054
 
@@ -76,36 +76,38 @@ def diagnostics(records: list[Record]) -> Diagnostics:
 
 def compute_metrics(records: list[Record], model: str, task: str, seed: int) -> Metrics:
     scored = [r for r in records if r.kind == "scored"]
+    by_level = _grouped(scored, lambda r: r.meta.get("level"))
     return Metrics(
         model=model,
         task=task,
         seed=seed,
         scored=slice_metrics(scored),
         by_split=_grouped(scored, lambda r: r.split),
-        by_level=_grouped(scored, lambda r: r.meta.get("level")),
+        by_level=by_level,
         diagnostics=diagnostics(records),
         judge_methods=dict(sorted(Counter(r.judge.method for r in records).items())),
         statuses=dict(sorted(Counter(r.status for r in records).items())),
         error_causes=dict(sorted(Counter(error_cause(r) for r in records if r.status == "error").items())),
-        psychometric=_fit(level_counts(scored)),
+        psychometric=_fit(level_counts(by_level)),
     )
 
 
-def level_counts(records: Iterable[Record]) -> dict[int, tuple[int, int]]:
-    """level -> (scored questions, correct) over records whose question has a difficulty level."""
-    counts: dict[int, list[int]] = {}
-    for r in records:
-        level = r.meta.get("level")
-        if isinstance(level, int) and r.kind == "scored":
-            cell = counts.setdefault(level, [0, 0])
-            cell[0] += 1
-            cell[1] += bool(r.correct)
-    return {level: (n, k) for level, (n, k) in sorted(counts.items())}
+def level_counts(*by_levels: Mapping[str, SliceMetrics | dict]) -> dict[int, tuple[int, int]]:
+    """level -> (scored questions, correct), summed over `by_level` tables (Metrics.by_level, or metrics.json's),
+    easiest first; the 'None' slice (questions without a level) is left out."""
+    counts: dict[int, tuple[int, int]] = {}
+    for by_level in by_levels:
+        for key, cell in by_level.items():
+            if key.lstrip("-").isdigit():
+                n, k = (cell["n"], cell["correct"]) if isinstance(cell, dict) else (cell.n, cell.correct)
+                total = counts.get(int(key), (0, 0))
+                counts[int(key)] = (total[0] + n, total[1] + k)
+    return dict(sorted(counts.items()))
 
 
 def error_cause(record: Record) -> str:
     """judge: the model answered but the LLM judge gave no verdict; request: the model gave no answer."""
-    return "judge" if (record.error or "").startswith("judge failed") else "request"
+    return "judge" if (record.error or "").startswith(JUDGE_FAILED) else "request"
 
 
 def _fit(counts):

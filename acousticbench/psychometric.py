@@ -3,6 +3,8 @@ likelihood with scipy's L-BFGS-B, and the 75%-correct threshold with a parametri
 Hill 2001). scipy is imported only when a fit is made."""
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from acousticbench.records import PsychometricFit
@@ -70,12 +72,13 @@ def _best_start(x: np.ndarray, k: np.ndarray, n: np.ndarray) -> np.ndarray:
     return fits[int(np.argmin(_terms(fits, x, data, n)[0].sum(1)))]
 
 
-def _threshold_note(levels: np.ndarray, params: np.ndarray) -> str | None:
+def _threshold_side(levels: np.ndarray, params: np.ndarray) -> Literal["above", "below"] | None:
+    """Where the fitted curve stays when it does not cross the criterion within the tested levels; None when it does."""
     top, bottom = curve([levels.min(), levels.max()], *params)
     if bottom >= CRITERION:
-        return f"above {CRITERION:.0%} at every tested level"
+        return "above"
     if top <= CRITERION:
-        return f"below {CRITERION:.0%} at every tested level"
+        return "below"
     return None
 
 
@@ -98,13 +101,14 @@ def fit_psychometric(counts: dict[int, tuple[int, int]], bootstrap: int = BOOTST
     k = np.array([counts[level][1] for level in levels], dtype=float)
     best = _best_start(x, k[None], n)
     params = np.array([best[0], np.exp(best[1]), best[2]])
-    note = _threshold_note(x, params)
-    threshold = None if note else float(threshold_of(*params))
-    interval, beyond = _bootstrap(x, n, best, params, bootstrap, seed) if note is None or "above" in note else (None, [])
+    side = _threshold_side(x, params)
+    threshold = None if side else float(threshold_of(*params))
+    interval, beyond = _bootstrap(x, n, best, params, bootstrap, seed) if side != "below" else (None, [])
     return PsychometricFit(
         levels=levels, n=n.astype(int).tolist(), correct=k.astype(int).tolist(), guess=GUESS,
         midpoint=float(params[0]), spread=float(params[1]), lapse=float(params[2]), lapse_max=LAPSE_MAX,
-        criterion=CRITERION, threshold=threshold, threshold_note=note, threshold_ci95=interval,
+        criterion=CRITERION, threshold=threshold, threshold_side=side,
+        threshold_note=f"{side} {CRITERION:.0%} at every tested level" if side else None, threshold_ci95=interval,
         threshold_ci95_beyond=beyond or [False, False], bootstrap=bootstrap if interval else 0)
 
 

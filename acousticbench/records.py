@@ -12,6 +12,7 @@ Split = Literal["train", "eval"]
 Kind = Literal["scored", "diagnostic"]
 Status = Literal["answered", "unparsed", "refused", "error"]
 JudgeMethod = Literal["rules", "llm", "none"]
+JUDGE_FAILED = "judge failed"  # how a record's error starts when the LLM judge gave no verdict (its cause: 'judge')
 
 
 def canonical_json(data: Any) -> bytes:
@@ -172,6 +173,9 @@ class PsychometricFit(_Frozen):
     criterion: float = Field(description="The accuracy the threshold is defined by: 0.75.")
     threshold: float | None = Field(description="The level at which the fitted curve falls to `criterion`; null when it "
                                     "does not cross it within the tested levels (see `threshold_note`).")
+    threshold_side: Literal["above", "below"] | None = Field(default=None, description="When there is no threshold: "
+                                                             "the curve stays above or below the criterion at every "
+                                                             "tested level; null when it crosses it.")
     threshold_note: str | None = Field(description="Why there is no threshold: above or below the criterion at every "
                                        "tested level.")
     threshold_ci95: list[float] | None = Field(description="[low, high]: the 2.5 and 97.5 percentiles of the threshold "

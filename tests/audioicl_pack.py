@@ -30,5 +30,4 @@ def env_without_espeak(folder: Path) -> dict[str, str]:
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "python").symlink_to(sys.executable)
-    assert shutil.which("espeak-ng", path=str(folder)) is None
     return {**os.environ, "PATH": str(folder)}

@@ -62,16 +62,23 @@ def test_a_build_in_a_fresh_process_without_espeak_is_byte_identical(pack, tmp_p
     assert out.stdout.strip() == manifest_sha256(pack) == REDUCED_MANIFEST_SHA256
 
 
-def test_the_builder_speaks_the_shipped_digit_files():
-    import soundfile as sf
+# sha256 over the float64 bytes of every spoken digit, in (digit, voice) order: what the builder and the Oracle hear
+SPOKEN_DIGITS_SHA256 = "d8d84aab4146f1541207ddadc17a29d44e7c0245ce977c59d1bdf8a27a8e01d1"
 
-    from acousticbench.audioicl.build.speech import DIGITS, VOICES, all_digits, digit_path
+
+def test_the_builder_speaks_the_pinned_digits():
+    import hashlib
+
+    from acousticbench.audioicl.build.speech import DIGITS, VOICES, all_digits
 
     spoken = all_digits()
     assert set(spoken) == {(d, v) for d in DIGITS for v in range(len(VOICES))}
-    for (d, v), wave in spoken.items():
-        samples, rate = sf.read(str(digit_path(d, v)), dtype="int16")
-        assert rate == 16000 and np.array_equal(wave, samples * (0.5 / 32767))
+    assert all(wave.dtype == np.float64 and np.abs(wave).max() == 0.5 for wave in spoken.values())  # peak PEAK
+    assert sum(len(wave) for wave in spoken.values()) == 178_483  # 11.2 s at 16 kHz
+    h = hashlib.sha256()
+    for key in sorted(spoken):
+        h.update(spoken[key].tobytes())
+    assert h.hexdigest() == SPOKEN_DIGITS_SHA256  # a changed file, decoding or scaling shows here
 
 
 def test_the_package_data_ships_every_digit_file():

@@ -43,7 +43,7 @@ def test_identical_labelings_have_kappa_one(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("case, message", [
-    ("missing", "no such file"), ("no_common", "share no record id"), ("latin1", "not UTF-8"),
+    ("missing", "no such file"), ("no_common", "share no record id"), ("latin1", "other.jsonl:1: byte 38 is not UTF-8"),
     ("no_id", "needs an 'id' string"), ("bad_json", "not valid JSON"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case, message):
@@ -83,7 +83,7 @@ def test_judge_extract_after_the_shutdown_stops_with_the_fix_instead_of_failing_
     assert "shut down by OpenAI on 2000-01-01" in capsys.readouterr().err
 
 
-def test_the_warning_comes_once_with_the_first_llm_call_and_not_on_runs_that_never_call(monkeypatch, capsys):
+def test_the_warning_comes_once_from_the_probe_before_it_asks_and_never_for_the_rules(monkeypatch, capsys):
     import asyncio
 
     from acousticbench.judge import Judge
@@ -93,15 +93,21 @@ def test_the_warning_comes_once_with_the_first_llm_call_and_not_on_runs_that_nev
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setattr(retirement, "SHUTDOWNS", {"gpt-4o-mini": "2999-01-14"})  # the same on any day the suite runs
+    asyncio.run(Judge("rules").probe())  # the rules alone have no model to retire
+    assert capsys.readouterr().err == ""
     judge = Judge.create("auto", "gpt-4o-mini")
+    asked = []
 
     async def verdict(prompt, text):
         return Judgement(chosen="B", status="answered", method="llm")
 
+    async def probe():
+        asked.append(capsys.readouterr().err)  # what stderr holds when the probe request is made
+
     monkeypatch.setattr(judge.llm, "judge", verdict)
-    asyncio.run(judge.judge("Which? 'A' or 'B'", Reply(text="A")))  # the rules read it: no LLM, no warning
+    monkeypatch.setattr(judge.llm, "probe", probe)
+    asyncio.run(judge.probe())
+    assert len(asked) == 1 and "scheduled to shut down on 2999-01-14" in asked[0] and "--judge-model" in asked[0]
+    for text in ("A", "The second one.", "The second one."):  # per answer: no check, no second warning
+        asyncio.run(judge.judge("Which? 'A' or 'B'", Reply(text=text)))
     assert capsys.readouterr().err == ""
-    for _ in range(2):
-        asyncio.run(judge.judge("Which? 'A' or 'B'", Reply(text="The second one.")))
-    err = capsys.readouterr().err
-    assert err.count("scheduled to shut down on 2999-01-14") == 1 and "--judge-model" in err

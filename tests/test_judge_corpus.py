@@ -36,7 +36,7 @@ HAND_CHECKED = [
     ("GPT4o_audio/distance_recog.jsonl:48", None, "refused"),  # "I'm sorry, but I can't determine that ..."
     ("GPT4o_audio/duration_recog.jsonl:17", None, "unparsed"),  # 'Please provide the audio clip, ...'
     ("GPT4o_audio/loudness_recog.jsonl:23", "A", "answered"),  # '... After analyzing, the answer is: A'
-    ("GAMA/brightness_comparison.jsonl:33", None, "unparsed"),  # 'The first clip (A) is brighter.'
+    ("GAMA/brightness_comparison.jsonl:33", None, "unparsed"),  # 'The first clip (A) is brighter.' to 'Which wins?'
     ("GAMA/brightness_comparison.jsonl:44", "A", "answered"),  # 'The answer is <A>. The first clip has ...'
     ("GAMA/distance_recog.jsonl:78", "A", "answered"),  # 'The audio is within range (A).'
     ("GAMA/texture_recog.jsonl:38", "A", "answered"),  # 'The answer is A. ... snoring, not a cat.' (A. snoring, B. cat)
@@ -78,7 +78,6 @@ HAND_CHECKED = [
     ("GAMA/distance_comparison.jsonl:76", "A", "answered"),  # "The first clip, labeled 'A', appears to be more distant"
     ("GAMA/pitch_comparison.jsonl:9", "A", "answered"),  # "... 'A', has a higher pitch than the second segment, ... 'B'."
     ("GAMA/duration_comparison.jsonl:8", None, "unparsed"),  # "The first segment, 'A', is shorter." (A: first longer)
-    ("GAMA/brightness_comparison.jsonl:33", None, "unparsed"),  # 'The first clip (A) is brighter.' to 'Which wins?'
     ("MiMo-Audio_think_mode/loudness_recog.jsonl:28", "A", "answered"),  # '... I would classify it as **loud (A)**.'
     # rules-4
     ("GAMA/reverberation_comparison.jsonl:25", "B", "answered"),  # "The stronger reverberation is in the second clip, ..."

@@ -29,9 +29,7 @@ TIED = [
     ("Determine if it is A. dog or B. coughing? Only answer 'A' or 'B'.",
      "The audio event is identified as B. Coughing, as the audio event is a coughing sound, not a dog's sound.", "B"),
 ]
-NOT_TIED = [
-    ("Compare the brightness of two clips separated by 0.5 seconds of silence. Which wins? Only answer letter 'A' "
-     "(refers to the first clip) or 'B' (refers to the second clip).", "The first clip (A) is brighter."),  # GAMA
+NOT_TIED = [  # 'The first clip (A) is brighter.' to 'Which wins?' is in NOT_RESTATED
     (DISTANT, "The first clip (A) sounds closer, as it has a longer duration."),
     (SHORTER, "The first segment is shorter, as indicated by the 'A' in the audio description."),  # A means longer
     ("How many times is the sound repeated? Only answer letter 'A' for 3, 'B' for 6.",
@@ -41,19 +39,10 @@ NOT_TIED = [
     (NOTE, "The first clip has a higher musical note, as indicated by the presence of the A note."),  # the note A
     ("Is the sound within the nearby spot? Reply with 'A' for close, 'B' for far (3 meters as threshold).",
      "The woman's speech is not close, as it is not described as 'A'."),
+    # GAMA/texture_recog:37: the name is A's, the reason is B's
     (CROW, "The sound is A. Crow, as indicated by the presence of a continuous, rhythmic pattern of clapping sounds."),
     ("Which one is brighter? Answer 'A' or 'B'.", "The first clip is brighter, as indicated by the letter 'A'."),  # no terms
 ]
-
-
-@pytest.mark.parametrize("prompt, response, letter", TIED)
-def test_a_claim_tied_to_its_letter_commits(prompt, response, letter):
-    assert (extract_choice(prompt, response).chosen, extract_choice(prompt, response).method) == (letter, "rules")
-
-
-@pytest.mark.parametrize("prompt, response", NOT_TIED)
-def test_a_letter_that_names_a_clip_or_contradicts_its_claim_stays_unparsed(prompt, response):
-    assert extract_choice(prompt, response).status == "unparsed"
 
 
 # a clip named with its letter, then the question's own words (GAMA): no understanding needed, only the same words
@@ -63,8 +52,6 @@ LESS_LOUD = ("Two sound clips are connected by 0.5 seconds of silence. Which par
              "'A' (first) or 'B' (second).")
 PITCH = ("Two tones are separated by 0.5 seconds of silence. Assess which segment appears higher in pitch. Only answer "
          "letter 'A' (refers to the first clip) or 'B' (refers to the second clip).")
-SHORTER_2 = ("Two sound sequences are separated by a moment of silence. Which segment is shorter? Say only 'A' if the "
-             "first clip has a longer duration, 'B' if the second does.")
 RESTATED = [
     (DISTANT, "The first clip, labeled 'A', appears to be more distant, as it contains a longer duration of silence "
               "before the second clip.", "A"),  # GAMA/distance_comparison:76
@@ -76,21 +63,11 @@ RESTATED = [
 NOT_RESTATED = [
     (WINS, "The first clip (A) is brighter."),  # 'brighter' is not the question's word
     (LESS_LOUD, "The first part (A) has more loudness, as it contains a beep."),  # the opposite direction
-    (SHORTER_2, "The first segment, 'A', is shorter."),  # 'A' means the first is longer: the clip's name, not the option
     (PITCH, "The first segment, marked as 'B', has a higher pitch."),  # the letter is not the first clip's
     (PITCH, "The first segment, marked as 'A', has a higher pitch than the second segment, marked as 'A'."),
     (LESS_LOUD, "The first part (A) has less loudness, or maybe the second part (B)."),
+    # a shorter first segment named 'A' where 'A' means longer: in test_judge_rules4's NOT_RESTATED
 ]
-
-
-@pytest.mark.parametrize("prompt, response, letter", RESTATED)
-def test_a_named_clip_that_restates_the_question_commits(prompt, response, letter):
-    assert (extract_choice(prompt, response).chosen, extract_choice(prompt, response).method) == (letter, "rules")
-
-
-@pytest.mark.parametrize("prompt, response", NOT_RESTATED)
-def test_a_named_clip_in_other_words_stays_unparsed(prompt, response):
-    assert extract_choice(prompt, response).status == "unparsed"
 
 
 # the kinds an outside sample showed (paraphrased: the shared corpus has almost none of them), for and against
@@ -129,11 +106,13 @@ NOT_PLAIN = [
 ]
 
 
-@pytest.mark.parametrize("prompt, response, letter", PLAIN)
-def test_plainly_written_answers_commit(prompt, response, letter):
-    assert (extract_choice(prompt, response).chosen, extract_choice(prompt, response).method) == (letter, "rules")
+
+@pytest.mark.parametrize("prompt, response, letter", TIED + RESTATED + PLAIN)
+def test_claims_restatements_and_plain_answers_commit(prompt, response, letter):
+    judgement = extract_choice(prompt, response)
+    assert (judgement.chosen, judgement.method) == (letter, "rules")
 
 
-@pytest.mark.parametrize("prompt, response", NOT_PLAIN)
-def test_lists_hedges_and_revisions_stay_unparsed(prompt, response):
+@pytest.mark.parametrize("prompt, response", NOT_TIED + NOT_RESTATED + NOT_PLAIN)
+def test_named_clips_contradictions_hedges_and_revisions_stay_unparsed(prompt, response):
     assert extract_choice(prompt, response).status == "unparsed"

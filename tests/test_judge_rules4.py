@@ -30,16 +30,6 @@ NOT_THRESHOLD = [
 ]
 
 
-@pytest.mark.parametrize("prompt, response, letter", THRESHOLD)
-def test_a_label_in_the_words_of_the_prompts_threshold_commits(prompt, response, letter):
-    assert (extract_choice(prompt, response).chosen, extract_choice(prompt, response).method) == (letter, "rules")
-
-
-@pytest.mark.parametrize("prompt, response", NOT_THRESHOLD)
-def test_a_label_against_the_threshold_or_without_one_stays_unparsed(prompt, response):
-    assert extract_choice(prompt, response).status == "unparsed"
-
-
 def test_the_threshold_adds_its_words_to_the_high_and_low_options():
     terms = option_terms(VELOCITY)
     assert {"high", "fast"} <= terms["A"] and {"low", "slow"} <= terms["B"]
@@ -113,16 +103,6 @@ NOT_RESTATED = [
 ]
 
 
-@pytest.mark.parametrize("prompt, response, letter", RESTATED)
-def test_the_questions_or_the_options_words_with_a_named_clip_commit(prompt, response, letter):
-    assert (extract_choice(prompt, response).chosen, extract_choice(prompt, response).method) == (letter, "rules")
-
-
-@pytest.mark.parametrize("prompt, response", NOT_RESTATED)
-def test_other_words_another_direction_or_a_wrong_clip_stay_unparsed(prompt, response):
-    assert extract_choice(prompt, response).status == "unparsed"
-
-
 CLOSE_3M = "Is the sound without 3 meters? Choose 'A' if close (≤3m), 'B' if far (>3m)."
 GUITAR = "Could this be A. guitar or B. string? Only answer 'A' or 'B'."
 WITHIN = "Is the sound within the close zone? Just say 'A' if it's within 3 meters, 'B' otherwise."
@@ -145,8 +125,7 @@ NOT_STATED = [
     (CLOSE_3M, "The sound is 'A', far from the listener."),
     (CLOSE_3M, "The sound is 'A', the woman speaking."),  # names neither option
     ("Is the sound A. reed or B. keyboard? Only answer 'A' or 'B'.", "The sound is A. reed when it is played softly."),
-    ("Is the sound A. crow or B. clapping? Only answer 'A' or 'B'.", "The sound is A. Crow, as indicated by the presence "
-     "of a continuous, rhythmic pattern of clapping sounds."),  # GAMA/texture_recog:37
+    # ('The sound is A. Crow, ... clapping sounds.' to crow or clapping: test_judge_plain's NOT_TIED)
     (WITHIN, "The sound is not within 3 meters, marked as 'A'."),
     (WITHIN, "The sound is within 3 meters, marked as 'B'."),  # B is 'otherwise'
     (WITHIN, "The sound is beyond 3 meters, as indicated by the letter 'A'."),
@@ -155,11 +134,12 @@ NOT_STATED = [
 ]
 
 
-@pytest.mark.parametrize("prompt, response, letter", STATED)
-def test_a_statement_with_its_options_name_or_its_reason_commits(prompt, response, letter):
-    assert (extract_choice(prompt, response).chosen, extract_choice(prompt, response).method) == (letter, "rules")
+@pytest.mark.parametrize("prompt, response, letter", THRESHOLD + RESTATED + STATED)
+def test_threshold_words_restatements_and_option_names_commit(prompt, response, letter):
+    judgement = extract_choice(prompt, response)
+    assert (judgement.chosen, judgement.method) == (letter, "rules")
 
 
-@pytest.mark.parametrize("prompt, response", NOT_STATED)
-def test_the_other_options_name_a_condition_or_a_negation_stays_unparsed(prompt, response):
+@pytest.mark.parametrize("prompt, response", NOT_THRESHOLD + NOT_RESTATED + NOT_STATED)
+def test_other_words_directions_clips_or_names_stay_unparsed(prompt, response):
     assert extract_choice(prompt, response).status == "unparsed"

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from servers import openai_server
 from servers.fixtures import harness_env, run_cli
@@ -48,11 +50,28 @@ def test_a_dead_judge_stops_the_run_before_any_model_call(tiny_pack, tmp_path):
                       env={**env, "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT": model.url})
         asked = [r for r in model.received if r.path.endswith("/chat/completions")]
     assert out.returncode == 2 and asked == [] and "Traceback" not in out.stderr
-    assert out.stderr.count("\n") == 1 and f"the LLM judge gpt-4o-mini at {judge.url} gave no verdict" in out.stderr
+    warning, error = out.stderr.splitlines()  # the judge model's shutdown notice (from the probe), then the error
+    assert warning.startswith("warning: judge model gpt-4o-mini") and "--judge-model" in warning
+    assert f"the LLM judge gpt-4o-mini at {judge.url} gave no verdict" in error
     assert not (tmp_path / "results").exists()
     out = run_cli("--model", "Always-A", "--task", "rad", "--archive", str(tiny_pack), "--judge", "llm",
                   "--judge-endpoint", "http://127.0.0.1:9/v1", cwd=tmp_path, env=env)
     assert out.returncode == 2 and "judge endpoint http://127.0.0.1:9/v1 unreachable" in out.stderr
+
+
+def test_a_retired_judge_model_stops_the_run_with_its_own_message_before_any_model_call(tiny_pack, tmp_path):
+    env = harness_env(ACOUSTICBENCH_CACHE_DIR=str(tmp_path / "cache"), OPENAI_API_KEY="sk-test")
+    argv = ["--model", "Voxtral-Mini-3B", "--task", "rad", "--archive", str(tiny_pack), "--judge", "llm"]
+    code = ("import sys; import acousticbench.judge.retirement as r; r.SHUTDOWNS = {'gpt-4o-mini': '2000-01-01'}; "
+            f"from acousticbench.cli import main; sys.exit(main({argv!r}))")  # run.py with the judge shut down
+    with openai_server.serve() as model:
+        out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                             env={**env, "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT": model.url})
+        asked = [r for r in model.received if r.path.endswith("/chat/completions")]
+    assert out.returncode == 2 and asked == [] and "Traceback" not in out.stderr
+    assert "judge model gpt-4o-mini was shut down by OpenAI on 2000-01-01" in out.stderr and "--judge-model" in out.stderr
+    assert "gave no verdict" not in out.stderr
+    assert not (tmp_path / "results").exists()
 
 
 def test_a_judge_that_gives_no_verdict_is_an_error_that_counts_against_the_budget(tiny_pack, tmp_path):

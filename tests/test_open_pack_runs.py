@@ -100,13 +100,15 @@ def open_audioicl_pack(tmp_path_factory):
     return folder / "archive"
 
 
+@pytest.mark.slow
 def test_the_audioicl_pack_builds_without_espeak_to_the_pinned_bytes(open_audioicl_pack):
-    from acousticbench.audioicl.pack import OPEN_MANIFEST_SHA256, manifest_sha256, pack_root, verify_audioicl
+    from acousticbench.audioicl.pack import manifest_sha256, pack_root, verify_audioicl
 
     assert manifest_sha256(pack_root(open_audioicl_pack)) == OPEN_MANIFEST_SHA256
     assert verify_audioicl(pack_root(open_audioicl_pack)).ok
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["Oracle", "Random"])
 def test_shipped_audioicl_references_rerun_to_a_full_match(open_audioicl_pack, tmp_path, model):
     out = subprocess.run([sys.executable, str(REPO / "run.py"), "--model", model, "--task", "audioicl", "--shots", "3",

@@ -51,9 +51,14 @@ def test_the_interval_covers_the_truth_in_most_repeated_experiments():
 def test_ceiling_and_chance_say_why_there_is_no_threshold():
     ceiling = fit_psychometric({level: (48, 48) for level in range(1, 6)})
     assert ceiling.threshold is None and "above 75% at every tested level" in ceiling.threshold_note
+    assert ceiling.threshold_side == "above"
     assert ceiling.threshold_ci95_beyond == [True, True]  # the interval lies past the hardest level
     chance = fit_psychometric({level: (48, 24) for level in range(1, 6)})
     assert chance.threshold is None and "below" in chance.threshold_note and chance.threshold_ci95 is None
+    assert chance.threshold_side == "below"
+    from acousticbench.report.figures import threshold_text
+
+    assert (threshold_text(ceiling), threshold_text(chance)) == ("&gt;5", "&lt;1")  # the table reads the side, not the note
     assert fit_psychometric({1: (10, 9), 2: (10, 7)}) is None  # two levels cannot fix three parameters
 
 

@@ -9,11 +9,11 @@ from acousticbench.judge.llm import JUDGE_PROMPT_SHA256, JUDGE_PROMPT_VERSION, J
 from acousticbench.judge.retirement import retirement_notice
 from acousticbench.judge.rules import RULES_VERSION, extract_choice
 from acousticbench.records import Judgement, Reply
+from acousticbench.settings import JUDGE_ENDPOINT
 from acousticbench.spec import DEFAULT_JUDGE_MODEL, JudgeMode
 
 __all__ = ["JUDGE_PROMPT_SHA256", "JUDGE_PROMPT_VERSION", "RULES_VERSION", "Judge", "JudgeFailed", "LLMJudge",
            "extract_choice", "judge_reply"]
-ENDPOINT_ENV = "ACOUSTICBENCH_JUDGE_ENDPOINT"
 
 
 class Judge:
@@ -26,7 +26,6 @@ class Judge:
         if mode != "rules" and llm is None:
             raise ValueError(f"judge mode {mode!r} needs an LLMJudge")
         self.mode, self.llm = mode, llm
-        self._retirement_checked = False
 
     @classmethod
     def create(cls, mode: JudgeMode = "auto", model: str = DEFAULT_JUDGE_MODEL, base_url: str | None = None,
@@ -38,14 +37,14 @@ class Judge:
         from acousticbench.judge.cache import JudgeCache
 
         llm_options.setdefault("cache", JudgeCache())
-        base_url = base_url or os.environ.get(ENDPOINT_ENV) or None
+        base_url = base_url or os.environ.get(JUDGE_ENDPOINT) or None
         llm = LLMJudge(model, base_url, **llm_options)  # first: without a key, auto falls back to the rules
         return cls(mode, llm)
 
     async def judge(self, prompt: str, reply: Reply) -> Judgement:
         """How `reply` answers the question `prompt`. Raises JudgeFailed (with `.judgement` to record) when the LLM
-        judge was needed and gave no verdict, RetiredJudgeModel when it was needed and OpenAI has shut it down (the
-        first call that needs it warns on stderr while the shutdown is only scheduled)."""
+        judge was needed and gave no verdict. The judge model's retirement is checked once, by `probe` (or
+        `check_retirement`), not here on every answer."""
         if reply.refused:
             return Judgement(chosen=None, status="refused", method="none")
         if reply.text is None:
@@ -56,15 +55,20 @@ class Judge:
             ruled = extract_choice(prompt, reply.text)
             if self.mode == "rules" or ruled.status != "unparsed":
                 return ruled
-        if not self._retirement_checked:  # checked when the model is first needed: a run the rules read needs none
-            self._retirement_checked = True
+        return await self.llm.judge(prompt, reply.text)
+
+    def check_retirement(self) -> None:
+        """Warn on stderr while the LLM judge's model is scheduled to shut down; raise RetiredJudgeModel once OpenAI
+        has shut it down. The rules alone have no model: nothing to check, no warning."""
+        if self.llm is not None:
             notice = retirement_notice(self.llm.model, self.llm.base_url)
             if notice:
                 print(notice, file=sys.stderr)
-        return await self.llm.judge(prompt, reply.text)
 
     async def probe(self) -> None:
-        """Ask the LLM judge once before a run (nothing to do for the rules): raises UserError naming its endpoint."""
+        """Before a run: the judge model's retirement (its own message, before any request), then one question to
+        the LLM judge (nothing to do for the rules); a dead judge raises UserError naming its endpoint."""
+        self.check_retirement()
         if self.llm is not None:
             await self.llm.probe()
 

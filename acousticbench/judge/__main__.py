@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.errors import AcousticBenchError, UserError
+from acousticbench.judge.jsonl import jsonl_rows
 from acousticbench.records import Reply
 from acousticbench.spec import DEFAULT_JUDGE_MODEL
 
@@ -19,20 +20,8 @@ TEXT_FIELDS = ("response", "full_prediction", "prediction")
 
 def read_lines(path: Path) -> list[dict[str, Any]]:
     """Every line as an object with a 'prompt'; a bad line is a UserError naming the file and the line."""
-    if not path.is_file():
-        raise UserError(f"{path}: no such file.")
     rows = []
-    for number, raw in enumerate(path.read_bytes().split(b"\n"), 1):
-        if not raw.strip():
-            continue
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise UserError(f"{path}:{number}: byte {err.start + 1} is not UTF-8: give a JSONL text file.") from None
-        try:
-            row = json.loads(line)
-        except ValueError as err:
-            raise UserError(f"{path}:{number}: not valid JSON ({err.msg}).") from None
+    for number, row in jsonl_rows(path):
         if not isinstance(row, dict) or not isinstance(row.get("prompt"), str):
             raise UserError(f"{path}:{number}: needs a 'prompt' string.")
         if not any(field in row for field in TEXT_FIELDS):
@@ -96,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = read_lines(args.file)
         judge = (Judge("rules") if args.rules_only else
                  Judge.create("auto", args.judge_model, args.endpoint, concurrency=args.concurrency))
+        judge.check_retirement()  # a retired judge stops here with its fix, not with a failure on every line
         for row in asyncio.run(judge_rows(rows, judge)):
             sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
     except AcousticBenchError as err:

@@ -2,12 +2,12 @@
 A/B/none confusion, Cohen's kappa and the ids they disagree on."""
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from acousticbench.errors import UserError
+from acousticbench.judge.jsonl import jsonl_rows
 
 LABELS = ("A", "B", "none")
 
@@ -41,24 +41,12 @@ class Agreement:
 
 def read_labels(path: Path) -> dict[str, str]:
     """id -> A, B or none from a run's responses.jsonl or `judge extract` output (both carry 'id' and 'chosen')."""
-    if not path.is_file():
-        raise UserError(f"{path}: no such file.")
     labels: dict[str, str] = {}
-    try:
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except ValueError as err:
-                    raise UserError(f"{path}:{number}: not valid JSON ({err.msg}).") from None
-                if not isinstance(row, dict) or not isinstance(row.get("id"), str) or "chosen" not in row:
-                    raise UserError(f"{path}:{number}: needs an 'id' string and a 'chosen' field "
-                                    "(a responses.jsonl of a run, or `judge extract` output of lines with ids).")
-                labels[row["id"]] = row["chosen"] if row["chosen"] in ("A", "B") else "none"
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text.") from None
+    for number, row in jsonl_rows(path):
+        if not isinstance(row, dict) or not isinstance(row.get("id"), str) or "chosen" not in row:
+            raise UserError(f"{path}:{number}: needs an 'id' string and a 'chosen' field "
+                            "(a responses.jsonl of a run, or `judge extract` output of lines with ids).")
+        labels[row["id"]] = row["chosen"] if row["chosen"] in ("A", "B") else "none"
     return labels
 
 

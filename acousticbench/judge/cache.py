@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.errors import UserError
-from acousticbench.settings import cache_dir
+from acousticbench.settings import CACHE_DIR, cache_dir
 
-CACHE_ENV = "ACOUSTICBENCH_CACHE_DIR"
 FILE_NAME = "verdicts.jsonl"
 
 
@@ -73,7 +72,7 @@ class JudgeCache:
                     os.close(fd)
             except OSError as err:
                 raise UserError(f"cannot write the judge cache {self.path} ({err.strerror}); "
-                                 f"set {CACHE_ENV} to a writable folder.") from None
+                                 f"set {CACHE_DIR} to a writable folder.") from None
             self._needs_newline = False
             index[key] = verdict
 

@@ -12,9 +12,10 @@ from pydantic import BaseModel, Field
 
 from acousticbench.errors import AcousticBenchError, BackendError, UserError
 from acousticbench.judge.cache import JudgeCache, cache_key
-from acousticbench.models.chat_wire import RETRYABLE_STATUS, retry_after_s
+from acousticbench.models.chat_wire import retry_after_s, retryable_status
 from acousticbench.records import Judgement
 from acousticbench.retry import RetryPolicy, with_retries
+from acousticbench.settings import JUDGE_ENDPOINT
 from acousticbench.spec import DEFAULT_JUDGE_MODEL
 
 JUDGE_PROMPT_VERSION = "judge-1"
@@ -45,7 +46,6 @@ Answer to read:
 JUDGE_PROMPT_SHA256 = hashlib.sha256(f"{SYSTEM_PROMPT}\n\n{USER_TEMPLATE}".encode("utf-8")).hexdigest()
 PROBE_QUESTION = "Which clip is louder?\nA. The first clip\nB. The second clip"
 PROBE_ANSWER = "A. The first clip is louder."
-ENDPOINT_VARIABLE = "ACOUSTICBENCH_JUDGE_ENDPOINT"
 MAX_RESPONSE_CHARS = 24_000  # the final answer is at the end: a longer response keeps its tail
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0"}
 OPENAI_ENDPOINT = "https://api.openai.com/v1"  # explicit, so OPENAI_BASE_URL set for a model never reroutes the judge
@@ -95,7 +95,6 @@ class LLMJudge:
                  max_retry_after_s: float = 120.0, concurrency: int = 8,
                  sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep):
         self.model, self.base_url, self.cache = model, base_url or OPENAI_ENDPOINT, cache
-        self.timeout_s = timeout_s
         self.policy = RetryPolicy(max_attempts=max_attempts, timeout_s=timeout_s, max_retry_after_s=max_retry_after_s)
         self._key = _api_key(api_key, base_url)
         self._sleep = sleep
@@ -133,7 +132,7 @@ class LLMJudge:
             await self.judge(PROBE_QUESTION, PROBE_ANSWER)
         except JudgeFailed as err:
             raise UserError(f"the LLM judge {self.model} at {self.base_url} gave no verdict ({err}): check "
-                            f"--judge-endpoint / {ENDPOINT_VARIABLE}, the key and --judge-model, or judge with the "
+                            f"--judge-endpoint / {JUDGE_ENDPOINT}, the key and --judge-model, or judge with the "
                             "rules alone (--judge rules).") from None
 
     async def aclose(self) -> None:
@@ -159,7 +158,7 @@ class LLMJudge:
             from openai import AsyncOpenAI
 
             self._client = AsyncOpenAI(api_key=self._key, base_url=self.base_url, max_retries=0,
-                                       timeout=self.timeout_s)
+                                       timeout=self.policy.timeout_s)
         return self._client
 
     async def _ask(self, messages: list[dict[str, str]], key: str) -> Verdict:
@@ -179,7 +178,7 @@ class LLMJudge:
                 model=self.model, messages=messages, response_format=Verdict, temperature=0)
         except openai.APIStatusError as err:
             code = err.status_code
-            retryable = code in RETRYABLE_STATUS or code >= 500
+            retryable = retryable_status(code)
             raise BackendError(f"HTTP {code} from the judge endpoint {self.base_url}", retryable=retryable,
                                retry_after=retry_after_s(err.response.headers) if retryable else None) from None
         except openai.APIConnectionError as err:  # includes timeouts

@@ -58,17 +58,19 @@ def _expand(terms: set[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def described(prompt: str) -> dict[str, set[str]] | None:
+@lru_cache(maxsize=256)  # asked on every answer of a prompt; the result is read, never changed
+def described(prompt: str) -> dict[str, frozenset[str]] | None:
     """{'A': the words that describe A, 'B': ...} from the first option pattern that defines both, or None."""
     for pattern in _OPTION_PATTERNS:
-        found: dict[str, set[str]] = {}
+        found: dict[str, frozenset[str]] = {}
         for m in pattern.finditer(prompt):
-            found.setdefault(m.group("l"), set(words(m.group("d"))) - _STOPWORDS)
+            found.setdefault(m.group("l"), frozenset(words(m.group("d"))) - _STOPWORDS)
         if len(found) == 2 and all(found.values()):
             return found
     return None
 
 
+@lru_cache(maxsize=256)
 def sole_option(prompt: str) -> tuple[str, frozenset[str]] | None:
     """"'A' if it's within 3 meters, 'B' otherwise": ('A', the words of A) where the other letter is only 'otherwise'."""
     m = _OTHERWISE.search(prompt)
@@ -95,7 +97,7 @@ def option_terms(prompt: str) -> Terms | None:
     return {"A": _expand(a), "B": _expand(b)}
 
 
-def _thresholded(prompt: str, a: set[str], b: set[str]) -> tuple[set[str], set[str]]:
+def _thresholded(prompt: str, a: frozenset[str], b: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
     """Add the words a threshold sentence gives the 'high' and the 'low' option ('fast if it is greater than 75')."""
     m = _THRESHOLD.search(prompt)
     if m is None:

@@ -11,6 +11,7 @@ brighter.' to 'Which wins?') is left to the LLM judge.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from acousticbench.judge.cues import HEDGE, SECOND_THOUGHTS, mentions_letter
 from acousticbench.judge.options import VALUE_WORDS, Terms, contradicts, described, words
@@ -87,16 +88,23 @@ def _restates(claim: str, prompt: str, letter: str, position: str, option: bool 
     """Does the claim say what the question asks, in its words and direction (or, with `option`, what the letter's
     own option says, with the clip's position)?"""
     said = _canonical(claim)
-    questions = _QUESTION.findall(prompt.split("Only")[0])
-    asked = _canonical(questions[0]) if len(questions) == 1 else set()
-    if {"first", "second"} <= asked:
-        asked -= {"first", "second"}  # '... more brightness — the first or the second?' names both, asks neither
+    asked = _asked(prompt)
     if asked and _same(said, asked, comparative=_has_comparative(claim)):
         return True
     own = (described(prompt) or {}).get(letter)
     if not option or not own or not said - _FILLER - {position}:
         return False  # 'The first clip (A) is the one.' says nothing of the option
     return _same(said | {position}, _canonical(" ".join(own)), comparative=False)
+
+
+@lru_cache(maxsize=256)  # the question's words, found once per prompt (a regex scan of the whole prompt)
+def _asked(prompt: str) -> frozenset[str]:
+    """The words of the prompt's one question, or none when it asks several or none."""
+    questions = _QUESTION.findall(prompt.split("Only")[0])
+    asked = frozenset(_canonical(questions[0])) if len(questions) == 1 else frozenset()
+    if {"first", "second"} <= asked:
+        asked -= {"first", "second"}  # '... more brightness — the first or the second?' names both, asks neither
+    return asked
 
 
 def _same(said: set[str], asked: set[str], comparative: bool) -> bool:

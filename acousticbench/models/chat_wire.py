@@ -17,6 +17,11 @@ from acousticbench.records import Prompt, Reply
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 
 
+def retryable_status(code: int) -> bool:
+    """Whether an HTTP error status is worth asking again (RETRYABLE_STATUS or any 5xx)."""
+    return code in RETRYABLE_STATUS or code >= 500
+
+
 def _audio_part(wav: bytes) -> bytes:
     return b'{"type":"input_audio","input_audio":{"data":"' + base64.b64encode(wav) + b'","format":"wav"}}'
 

@@ -11,7 +11,8 @@ from typing import Any
 import aiohttp
 
 from acousticbench.errors import BackendError, UserError
-from acousticbench.models.chat_wire import RETRYABLE_STATUS, audio_request_json, public_url, redact, reply_from, retry_after_s
+from acousticbench.models.chat_wire import (audio_request_json, public_url, redact, reply_from, retry_after_s,
+                                           retryable_status)
 from acousticbench.settings import endpoint_variable, env_number
 from acousticbench.records import Prompt, Reply
 from acousticbench.models.health import health_status
@@ -117,7 +118,7 @@ class ServedModel:
             message = redact(f"lost the connection to {where} ({type(err).__name__}: {err})", [self._key])
             raise BackendError(message, retryable=True) from None
         if status != 200:
-            retryable = status in RETRYABLE_STATUS or status >= 500
+            retryable = retryable_status(status)
             raise BackendError(redact(f"{where} answered HTTP {status}: {_error_detail(raw)}", [self._key]),
                                retryable=retryable, retry_after=retry_after_s(response_headers) if retryable else None)
         try:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from acousticbench.benchmarks import get_benchmark
 from acousticbench.report.gather import Run
 
 NONE = -1  # a column's "nothing here"
@@ -31,7 +32,8 @@ class _Table:
 
 
 def _label(record: Any) -> str | None:
-    return record.chosen if record.benchmark == "AcousticBench" else record.prediction
+    """The record's answer label, in the field its benchmark names (chosen, prediction)."""
+    return getattr(record, get_benchmark(record.benchmark).label_field)
 
 
 def _expected(record: Any) -> str | None:

@@ -28,7 +28,7 @@ def threshold_text(fit: PsychometricFit | None) -> str:
     if fit is None:
         return "-"
     if fit.threshold is None:
-        return f"&gt;{max(fit.levels)}" if "above" in (fit.threshold_note or "") else f"&lt;{min(fit.levels)}"
+        return f"&gt;{max(fit.levels)}" if fit.threshold_side == "above" else f"&lt;{min(fit.levels)}"
     low, high = fit.threshold_ci95 or (None, None)
     interval = "" if low is None else (f" [{_level(low, fit.threshold_ci95_beyond[0], fit)}, "
                                        f"{_level(high, fit.threshold_ci95_beyond[1], fit)}]")

@@ -11,7 +11,7 @@ from typing import Any
 from acousticbench.benchmarks import benchmark_of_config
 from acousticbench.errors import UserError
 from acousticbench.leaderboard import Entry, collect
-from acousticbench.results import CONFIG, METRICS, RESPONSES, read_records
+from acousticbench.results import RESPONSES, read_records
 
 
 @dataclass(frozen=True)
@@ -42,9 +42,7 @@ def gather(results_dirs: list[Path], references: Path | None) -> list[Run]:
 
 
 def _read(entry: Entry, references: Path | None) -> Run:
-    run_dir = entry.run_dir
-    config = json.loads((run_dir / CONFIG).read_text(encoding="utf-8"))
-    metrics = json.loads((run_dir / METRICS).read_text(encoding="utf-8"))
+    run_dir, config, metrics = entry.run_dir, entry.config, entry.metrics  # parsed once, by the leaderboard
     bench = benchmark_of_config(config)
     records = sorted(read_records(run_dir / RESPONSES, bench.record_type), key=lambda r: r.id)
     spec = bench.spec_from_config(config)
@@ -67,12 +65,16 @@ def _audio_root(config: dict, spec, run_dir: Path) -> str:
 
 def _reference(root: Path | None, spec, label: str, pack: str) -> tuple[dict[str, Any] | None, str | None]:
     """The reference run of the same model, cell and seed, made on the same pack (same ids, same questions)."""
-    from acousticbench.reference import default_root, load_summary, reference_file
+    from acousticbench.reference import default_root, load_summary
+    from acousticbench.spec import safe_name
 
+    folder = (root or default_root()) / safe_name(spec.model) / spec.cell
     try:
-        path = reference_file(root or default_root(), spec.model, spec.cell, spec.seed)
-        if load_summary(path.parent).get("archive_manifest_sha256") != pack:
-            return None, None  # another pack: the same ids name other questions
+        summary = load_summary(folder)  # read once: it names the seed's file and the pack
+        run = next((r for r in summary["runs"] if r["seed"] == spec.seed), None)
+        if run is None or summary.get("archive_manifest_sha256") != pack:
+            return None, None  # no run of this seed, or another pack: the same ids name other questions
+        path = folder / run["file"]
         lines = path.read_text(encoding="utf-8").splitlines()
     except (UserError, OSError):
         return None, None  # no reference for this model, task or seed: the browser shows none

@@ -31,7 +31,7 @@ def psychometric_cells(tasks: list[str], rows: list[dict], by_dir: dict) -> list
     for row in rows:
         runs = _runs_of(row, by_dir)
         for task in tasks:
-            counts = level_counts(r for run in runs if run.entry.task == task for r in run.records)
+            counts = level_counts(*(run.metrics.get("by_level") or {} for run in runs if run.entry.task == task))
             if counts:
                 jobs.append((row["model"] + ("" if row["split"] == "all" else f" ({row['split']})"), task, counts))
     # one after another: a process pool was 5x slower here (each worker's BLAS threads fought over the 2 cores)

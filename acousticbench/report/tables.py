@@ -3,12 +3,9 @@ from __future__ import annotations
 
 from html import escape
 
+from acousticbench.leaderboard import mean_known, pct
 from acousticbench.report.figures import threshold_text
 from acousticbench.report.summaries import Psychometric
-
-
-def _pct(x: float | None, digits: int = 1) -> str:
-    return "-" if x is None else f"{100 * x:.{digits}f}"
 
 
 def _table(table_id: str, header: list[str], rows: list[list[str]], caption: str) -> str:
@@ -29,11 +26,11 @@ def leaderboard(tasks: list[str], rows: list[dict]) -> str:
                 cells.append("-")
                 continue
             (mean, std), seeds, n = cell
-            interval = f'<small>[{_pct(ci.low)}, {_pct(ci.high)}]</small>' if ci else ""
-            cells.append(f'<span class="num" title="{seeds} seeds, {n} answers">{_pct(mean)} ± {_pct(std)}</span>'
+            interval = f'<small>[{pct(ci.low)}, {pct(ci.high)}]</small>' if ci else ""
+            cells.append(f'<span class="num" title="{seeds} seeds, {n} answers">{pct(mean)} ± {pct(std)}</span>'
                          f"{interval}")
-        out.append([escape(row["model"]), row["split"], *cells, _pct(row["average"]), str(row["seeds"]),
-                    _pct(row["parse"]), _pct(row["error"])])
+        out.append([escape(row["model"]), row["split"], *cells, pct(row["average"]), str(row["seeds"]),
+                    pct(row["parse"]), pct(row["error"])])
     return _table("leaderboard", ["Model", "Split", *tasks, "Avg", "Seeds", "Unparsed %", "Error %"], out,
                   "Accuracy % (mean ± std over seeds; below: Wilson 95% interval of all answers pooled)")
 
@@ -41,10 +38,10 @@ def leaderboard(tasks: list[str], rows: list[dict]) -> str:
 def lora(tasks: list[str], rows: list[dict]) -> str:
     out = []
     for row in rows:
-        cells = [f'{_pct(c[0])} <small>vs {_pct(c[1])}</small> <b class="{"up" if c[2] >= 0 else "down"}">'
-                 f'{"+" if c[2] >= 0 else ""}{_pct(c[2])}</b>' if c else "-" for c in row["cells"].values()]
+        cells = [f'{pct(c[0])} <small>vs {pct(c[1])}</small> <b class="{"up" if c[2] >= 0 else "down"}">'
+                 f'{"+" if c[2] >= 0 else ""}{pct(c[2])}</b>' if c else "-" for c in row["cells"].values()]
         out.append([escape(row["model"]), escape(row["base"]), *cells,
-                    "-" if row["lift"] is None else f'{"+" if row["lift"] >= 0 else ""}{_pct(row["lift"])}'])
+                    "-" if row["lift"] is None else f'{"+" if row["lift"] >= 0 else ""}{pct(row["lift"])}'])
     return _table("lora", ["Finetune", "Base", *tasks, "Avg lift"], out,
                   "LoRA lift on --split eval: finetune accuracy % vs its base, and the difference in points")
 
@@ -76,7 +73,7 @@ def diagnostics(tasks: list[str], rows: list[dict]) -> str:
         by_row.setdefault((r["model"], r["split"]), {})[r["task"]] = r
     html = []
     for table_id, value, count, caption in DIAGNOSTIC_TABLES:
-        out = [[escape(model), split, *(f'{_pct(cells[t][value])}<small>{cells[t][count]} items</small>'
+        out = [[escape(model), split, *(f'{pct(cells[t][value])}<small>{cells[t][count]} items</small>'
                                         if t in cells else "-" for t in tasks)]
                for (model, split), cells in by_row.items()]
         html.append(_table(table_id, ["Model", "Split", *tasks], out, caption + "; mean over seeds"))
@@ -95,14 +92,9 @@ def audioicl(rows: list[dict]) -> str:
         group["error"].append(r["error"])
     out = []
     for (model, task), g in grouped.items():
-        cells = [f'{_pct(g["k"][k]["mean_std"][0])} ± {_pct(g["k"][k]["mean_std"][1])}'
+        cells = [f'{pct(g["k"][k]["mean_std"][0])} ± {pct(g["k"][k]["mean_std"][1])}'
                  if k in g["k"] and g["k"][k]["mean_std"] else "-" for k in ks]
-        out.append([escape(model), escape(task), *cells, str(g["seeds"]), _pct(_mean(g["no_answer"])),
-                    _pct(_mean(g["error"]))])
+        out.append([escape(model), escape(task), *cells, str(g["seeds"]), pct(mean_known(g["no_answer"])),
+                    pct(mean_known(g["error"]))])
     return _table("audioicl", ["Model", "Task", *(f"k={k}" for k in ks), "Seeds", "No answer %", "Error %"], out,
                   "AudioICL accuracy % by number of shots (mean ± std over seeds)")
-
-
-def _mean(values: list[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
-    return sum(known) / len(known) if known else None

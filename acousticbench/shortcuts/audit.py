@@ -98,26 +98,32 @@ def audit_task(task: str, train: tuple[np.ndarray, np.ndarray], evaluation: tupl
     return findings
 
 
-def audit(tasks: Iterable[str], rows_of: Callable[[str, str], tuple[np.ndarray, np.ndarray]]) -> list[Finding]:
-    """Findings for every task; `rows_of(task, split)` gives the (feature rows, is_a) of its scored questions."""
-    return [finding for task in tasks for finding in audit_task(task, rows_of(task, "train"), rows_of(task, "eval"))]
+def audit(tasks: Iterable[str], rows_of: Callable[[str], dict[str, tuple[np.ndarray, np.ndarray]]]) -> list[Finding]:
+    """Findings for every task; `rows_of(task)` gives split -> (feature rows, is_a) of its scored questions."""
+    findings = []
+    for task in tasks:
+        splits = rows_of(task)
+        findings += audit_task(task, splits["train"], splits["eval"])
+    return findings
 
 
-def pack_rows(root: Path, task: str, split: str) -> tuple[np.ndarray, np.ndarray]:
-    """(feature rows, is_a) of the scored questions of one split of a task in the pack at `root`."""
-    rows, is_a = [], []
+def pack_rows(root: Path, task: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """split -> (feature rows, is_a) of the scored questions of a task in the pack at `root`: its questions file
+    read once, then split in memory."""
+    rows: dict[str, list] = {"train": [], "eval": []}
+    is_a: dict[str, list[bool]] = {"train": [], "eval": []}
     for question in load_questions(root, task):
-        if question.kind == "scored" and question.split == split:
+        if question.kind == "scored" and question.split in rows:
             clips = [read_audio(root / rel) for rel in question.audio]
-            rows.append(question_row([samples for samples, _ in clips], clips[0][1]))
-            is_a.append(question.answer == "A")
-    return np.array(rows).reshape(-1, len(FEATURES)), np.array(is_a)
+            rows[question.split].append(question_row([samples for samples, _ in clips], clips[0][1]))
+            is_a[question.split].append(question.answer == "A")
+    return {split: (np.array(rows[split]).reshape(-1, len(FEATURES)), np.array(is_a[split])) for split in rows}
 
 
 def audit_pack(root: Path, tasks: Iterable[str] | None = None) -> list[Finding]:
     """Findings for `tasks` (default: every task of the pack) of the pack at `root`."""
     tasks = list(tasks or [task for task in TASKS if task in load_manifest(root)["tasks"]])
-    return audit(tasks, lambda task, split: pack_rows(root, task, split))
+    return audit(tasks, lambda task: pack_rows(root, task))
 
 
 def offenders(findings: list[Finding]) -> list[Finding]:
