@@ -105,6 +105,7 @@ async def rejudge(records: list, judge) -> list:
     text; the model is not asked again."""
     from acousticbench.judge import JudgeFailed
 
+    judge.check_retirement()  # a retired judge model says so once, before any answer is judged
     out = []
     for record in records:
         if record.chosen is None and record.response and record.response.strip():

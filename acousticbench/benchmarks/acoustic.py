@@ -12,7 +12,7 @@ from acousticbench.benchmarks import Prepared
 from acousticbench.archive.trust import check_questions
 from acousticbench.judge import JudgeFailed, judge_reply
 from acousticbench.metrics import compute_metrics
-from acousticbench.records import Judgement, JudgeInfo, Metrics, Prompt, Question, Record
+from acousticbench.records import JUDGE_FAILED, Judgement, JudgeInfo, Metrics, Prompt, Question, Record
 from acousticbench.spec import GenerationConfig, RunSpec
 
 
@@ -42,7 +42,7 @@ async def judge_outcome(judge, question: Question, outcome) -> tuple[Judgement |
     try:
         return await judge.judge(question.prompt, outcome.reply), None
     except JudgeFailed as err:
-        return err.judgement, f"judge failed: {err}"
+        return err.judgement, f"{JUDGE_FAILED}: {err}"
 
 
 def make_record(question: Question, prompt: Prompt, model: str, outcome,

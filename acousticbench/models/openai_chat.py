@@ -7,7 +7,7 @@ from typing import Any
 import openai
 
 from acousticbench.errors import BackendError
-from acousticbench.models.chat_wire import RETRYABLE_STATUS, audio_request_json, redact, reply_from, retry_after_s
+from acousticbench.models.chat_wire import audio_request_json, redact, reply_from, retry_after_s, retryable_status
 from acousticbench.records import Prompt, Reply
 
 
@@ -46,7 +46,7 @@ def classify(err: Exception, where: str) -> BackendError:
         return BackendError(f"lost the connection to {where} ({type(cause).__name__}: {cause})", retryable=True)
     if isinstance(err, openai.APIStatusError):
         status = err.status_code
-        retryable = status in RETRYABLE_STATUS or status >= 500
+        retryable = retryable_status(status)
         retry_after = retry_after_s(err.response.headers) if retryable else None
         return BackendError(f"{where} answered HTTP {status}: {_detail(err)}", retryable=retryable, retry_after=retry_after)
     if isinstance(err, (ValueError, openai.APIResponseValidationError)):  # a body that is not the JSON promised
