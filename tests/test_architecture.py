@@ -14,7 +14,7 @@ from servers.fixtures import REPO, harness_env
 PACKAGE = REPO / "acousticbench"
 # what a model backend may import from the harness: the ground floor and its own layer
 MODELS_MAY_IMPORT = ("acousticbench.records", "acousticbench.errors", "acousticbench.settings", "acousticbench.audio",
-                     "acousticbench.models")
+                     "acousticbench.wav", "acousticbench.models")
 
 
 def module_name(path: Path) -> str:

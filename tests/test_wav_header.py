@@ -1,4 +1,4 @@
-"""A WAV's layout read from its first bytes (audio.wav_layout): what the harness measures clip lengths with and what
+"""A WAV's layout read from its first bytes (wav.wav_layout): what the harness measures clip lengths with and what
 our server checks a request's clips with."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import io
 import numpy as np
 import soundfile as sf
 
-from acousticbench.audio import wav_layout
+from acousticbench.wav import wav_layout
 from acousticbench.models.limits import clip_seconds
 
 

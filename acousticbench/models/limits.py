@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from acousticbench.errors import UserError
+from acousticbench.wav import wav_layout
 
 if TYPE_CHECKING:  # the registry imports this module: --help must not pay for pydantic's import
     from acousticbench.records import Prompt
@@ -37,7 +38,6 @@ def clip_seconds(path: str) -> float:
             head = fh.read(4096)
     except OSError:
         return 0.0  # a missing or unreadable clip is the pack check's to report, not this one's
-    from acousticbench.audio import wav_layout  # here: audio.py imports numpy, and --help imports this module
 
     layout = wav_layout(head)
     if layout is not None and layout.rate and layout.block_align:
