@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="write one offline HTML report of the finished runs in these folders (default --results-dir)")
     cmds.add_argument("--out", type=Path, default=Path("report.html"), help="with --report: the file (default report.html)")
     cmds.add_argument("--embed-audio", action="store_true", help="with --report: put the clips inside the file")
-    from acousticbench.audioicl.cli import add_arguments
+    from acousticbench.benchmarks.audioicl.cli import add_arguments
 
     add_arguments(p)  # AudioICL: --shots, --prompt-style, --icl-meta, ..., --build-audioicl
     return p
@@ -108,7 +108,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.build_archive:
         return commands.build_archive(args.archive, args.zip)
     if args.build_audioicl:
-        from acousticbench.audioicl import commands as audioicl
+        from acousticbench.benchmarks.audioicl import commands as audioicl
 
         return audioicl.build(args.archive)
     if args.extract:
@@ -135,10 +135,10 @@ def _dispatch(args: argparse.Namespace) -> int:
 def specs_from_args(args: argparse.Namespace) -> list:
     """Every run of the command: for each model, its AcousticBench runs (task x seed), then its AudioICL runs
     (task x k x seed). A sweep of one model or of several is the same list."""
-    from acousticbench.audioicl.cli import icl_specs, split_runs
-    from acousticbench.models.registry import get_model
-    from acousticbench.spec import DEFAULT_SEED, RunSpec
-    from acousticbench.tasks import resolve_tasks
+    from acousticbench.benchmarks.audioicl.cli import icl_specs, split_runs
+    from acousticbench.catalog import get_model
+    from acousticbench.benchmarks.acoustic.spec import DEFAULT_SEED, RunSpec
+    from acousticbench.benchmarks.acoustic.tasks import resolve_tasks
 
     models = list(dict.fromkeys(m.strip() for m in args.model.split(",") if m.strip()))
     if not models:

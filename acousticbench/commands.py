@@ -9,27 +9,27 @@ from acousticbench.errors import UserError, writable_folder
 
 
 def list_models(archive: Path | None = None) -> int:
-    from acousticbench.models.registry import models_table
+    from acousticbench.catalog import models_table
 
     print(models_table(archive))
     return 0
 
 
 def list_tasks() -> int:
-    from acousticbench.tasks import TASKS
+    from acousticbench.benchmarks.acoustic.tasks import TASKS
 
     for t in TASKS.values():
         print(f"{t.code}  {t.title:<14} {t.clips} clip{'s' if t.clips > 1 else ' '}  {t.question}  (A: {t.option_a})")
-    from acousticbench.audioicl.commands import list_tasks as list_audioicl_tasks
+    from acousticbench.benchmarks.audioicl.commands import list_tasks as list_audioicl_tasks
 
     list_audioicl_tasks()
     return 0
 
 
 def build_archive(root: Path, zip_path: Path | None) -> int:
-    from acousticbench.archive.build import build_open_pack
-    from acousticbench.archive.pack import load_manifest
-    from acousticbench.audioicl.commands import build as build_audioicl
+    from acousticbench.benchmarks.acoustic.build import build_open_pack
+    from acousticbench.benchmarks.acoustic.pack import load_manifest
+    from acousticbench.benchmarks.audioicl.commands import build as build_audioicl
 
     writable_folder(Path(root).absolute().parent, "the folder of --archive", "--archive")
     if zip_path:
@@ -40,7 +40,7 @@ def build_archive(root: Path, zip_path: Path | None) -> int:
     print(f"Built the open AcousticBench pack: {n} questions in {root} (manifest sha256 {digest[:16]}).")
     build_audioicl(root, after_acousticbench=True)  # <archive>/audioicl, so the zip below holds both packs
     if zip_path:
-        from acousticbench.archive.extract import write_zip
+        from acousticbench.packs.extract import write_zip
 
         write_zip(root, Path(zip_path))
         print(f"Wrote {zip_path}.")
@@ -48,7 +48,7 @@ def build_archive(root: Path, zip_path: Path | None) -> int:
 
 
 def extract(zip_path: Path, root: Path) -> int:
-    from acousticbench.archive.extract import safe_extract
+    from acousticbench.packs.extract import safe_extract
 
     writable_folder(Path(root).absolute().parent, "the folder of --archive", "--archive")
     n = safe_extract(zip_path, root)
@@ -57,7 +57,7 @@ def extract(zip_path: Path, root: Path) -> int:
 
 
 def verify(root: Path, task_spec: str) -> int:
-    from acousticbench.audioicl import commands as audioicl
+    from acousticbench.benchmarks.audioicl import commands as audioicl
 
     check_audioicl, task_spec = audioicl.verify_targets(root, task_spec)  # 'all' or AudioICL names: <archive>/audioicl
     status = _verify_acousticbench(root, task_spec) if task_spec else 0
@@ -65,9 +65,9 @@ def verify(root: Path, task_spec: str) -> int:
 
 
 def _verify_acousticbench(root: Path, task_spec: str) -> int:
-    from acousticbench.archive.pack import load_manifest
-    from acousticbench.archive.verify import pinned_pack_note, verify_checksums
-    from acousticbench.tasks import resolve_tasks
+    from acousticbench.benchmarks.acoustic.pack import load_manifest
+    from acousticbench.benchmarks.acoustic.verify import pinned_pack_note, verify_checksums
+    from acousticbench.benchmarks.acoustic.tasks import resolve_tasks
 
     in_pack = list(load_manifest(root).get("tasks", {}))
     tasks = in_pack if task_spec == "all" else resolve_tasks(task_spec)
@@ -93,7 +93,7 @@ class ReferenceCheck:
         return self.root or default_root()
 
     def threshold(self, model: str) -> float | None:
-        from acousticbench.models.registry import get_model
+        from acousticbench.catalog import get_model
 
         if self.tolerance is not None:
             return self.tolerance
@@ -135,7 +135,7 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, plo
         print(closing_table(results))
     icl = [r.spec for r in results if r.spec.benchmark == "AudioICL"]
     if icl:
-        from acousticbench.audioicl.commands import write_summary
+        from acousticbench.benchmarks.audioicl.commands import write_summary
 
         write_summary(icl[0].results_dir, icl[0].prompt_style, icl[0].scoring, plot)
     return status
@@ -144,7 +144,7 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, plo
 def split_warnings(specs: list) -> None:
     """--compare-reference on a model whose references were made on one split (the LoRA finetunes: eval, the
     half they were not trained on), run on another: say so before anything is asked."""
-    from acousticbench.models.registry import get_model
+    from acousticbench.catalog import get_model
 
     for model, split in dict.fromkeys((s.model, s.split) for s in specs if hasattr(s, "split")):
         wanted = get_model(model).reference_split

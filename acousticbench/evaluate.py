@@ -16,7 +16,7 @@ from acousticbench import provenance
 from acousticbench.benchmarks import Benchmark, get_benchmark
 from acousticbench.engine import RetryPolicy, RunAborted, progress_bar, run_items
 from acousticbench.errors import UserError, writable_folder
-from acousticbench.models.registry import get_model
+from acousticbench.catalog import get_model
 from acousticbench.plan import spent
 from acousticbench.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
 from acousticbench.runfolder import Cell, now, open_run_dir, resume_target

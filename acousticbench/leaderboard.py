@@ -11,9 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acousticbench.metrics import wilson_interval
+from acousticbench.benchmarks.acoustic.metrics import wilson_interval
 from acousticbench.results import CONFIG, METRICS, RESPONSES
-from acousticbench.tasks import TASKS
+from acousticbench.benchmarks.acoustic.tasks import TASKS
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ def table_rows(entries: list[Entry]) -> tuple[list[str], list[dict]]:
 
 def _model_index(model: str) -> int:
     """Registry order (as a paper table lists models), unknown models after."""
-    from acousticbench.models.registry import MODELS
+    from acousticbench.catalog import MODELS
 
     names = list(MODELS)
     return names.index(model) if model in names else len(names)
@@ -194,7 +194,7 @@ def _acoustic_markdown(entries: list[Entry]) -> str:
 
 def icl_rows(entries: list[Entry]) -> list[dict]:
     """One row per (model, task, k, episodes, meta file): mean +- std over seeds, in registry and task order."""
-    from acousticbench.audioicl import TASKS as ICL_TASKS
+    from acousticbench.benchmarks.audioicl import TASKS as ICL_TASKS
 
     groups: dict[tuple, list[Entry]] = {}
     for e in entries:

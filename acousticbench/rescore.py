@@ -121,7 +121,7 @@ async def rejudge(records: list, judge) -> list:
 
 def rescore_episodes(records: list, scoring: str | None = None) -> list:
     """AudioICL: every answered episode scored again from its response (with `scoring`, or the one it was run with)."""
-    from acousticbench.audioicl.scoring import score
+    from acousticbench.benchmarks.audioicl.scoring import score
 
     out = []
     for record in records:

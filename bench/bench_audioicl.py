@@ -12,10 +12,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from acousticbench.archive.build import build_open_pack  # noqa: E402
-from acousticbench.audioicl import SHOTS, TASKS  # noqa: E402
-from acousticbench.audioicl.build import build_audioicl  # noqa: E402
-from acousticbench.audioicl.pack import OPEN_MANIFEST_SHA256  # noqa: E402
+from acousticbench.benchmarks.acoustic.build import build_open_pack  # noqa: E402
+from acousticbench.benchmarks.audioicl import SHOTS, TASKS  # noqa: E402
+from acousticbench.benchmarks.audioicl.build import build_audioicl  # noqa: E402
+from acousticbench.benchmarks.audioicl.pack import OPEN_MANIFEST_SHA256  # noqa: E402
 
 
 def size_mb(folder: Path) -> float:
@@ -31,7 +31,7 @@ def timed_build(archive: Path, workers: int | None, with_acousticbench: bool) ->
 
 
 def oracle_table(archive: Path, results: Path) -> dict[tuple[str, int], float]:
-    from acousticbench.audioicl.spec import ICLRunSpec
+    from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
     from acousticbench.evaluate import run_sweep
 
     accuracy: dict[tuple[str, int], float] = {}

@@ -28,7 +28,7 @@ VARIABLE = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"
 
 def build_pack(root: Path, n_questions: int, clip_s: float) -> Path:
     """n_questions two-clip questions of noise, each clip its own file (no cache can help)."""
-    from acousticbench.archive.synthetic import write_noise_pack
+    from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
 
     return write_noise_pack(root, "rad", n_questions, clip_s, diagnostics=False)
 
@@ -48,7 +48,7 @@ def worker(archive: Path, results: Path, concurrency: int) -> None:
     """One measured run in this process: prints wall time, CPU seconds and peak RSS as JSON."""
     import acousticbench.models.openai_compat  # noqa: F401  imports are a one-off, not a per-question cost
     from acousticbench.evaluate import evaluate
-    from acousticbench.spec import RunSpec
+    from acousticbench.benchmarks.acoustic.spec import RunSpec
 
     spec = RunSpec(model="Voxtral-Mini-3B", task="rad", archive=archive, results_dir=results, concurrency=concurrency)
     before = resource.getrusage(resource.RUSAGE_SELF)

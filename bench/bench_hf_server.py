@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 
 def build_pack(root: Path, n: int, clip_s: float) -> Path:
     """n two-clip questions of noise, each clip its own file (no cache can help)."""
-    from acousticbench.archive.synthetic import write_noise_pack
+    from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
 
     return write_noise_pack(root, "rad", n, clip_s, diagnostics=False)
 
@@ -48,7 +48,7 @@ def start_server() -> tuple[subprocess.Popen, str]:
 
 def request_bodies(pack: Path) -> list[dict]:
     """What the harness sends for each question: the clips as base64 WAV parts, then the question text."""
-    from acousticbench.archive.pack import load_questions
+    from acousticbench.benchmarks.acoustic.pack import load_questions
 
     bodies = []
     for q in load_questions(pack, "rad"):
@@ -75,7 +75,7 @@ def server_rate(url: str, bodies: list[dict], parallel: int) -> float:
 
 def harness_time(url: str, pack: Path, concurrency: int) -> float:
     from acousticbench.evaluate import evaluate
-    from acousticbench.spec import RunSpec
+    from acousticbench.benchmarks.acoustic.spec import RunSpec
 
     with tempfile.TemporaryDirectory() as results:
         spec = RunSpec(model="Tiny-Qwen2-Audio", task="rad", archive=pack, results_dir=Path(results), judge="rules",

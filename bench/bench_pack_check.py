@@ -22,11 +22,11 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def worker(archive: Path, what: str) -> None:
-    from acousticbench.archive.pack import load_questions
-    from acousticbench.archive.trust import check_questions
+    from acousticbench.benchmarks.acoustic.pack import load_questions
+    from acousticbench.packs.trust import check_questions
     from acousticbench.evaluate import run_sweep
-    from acousticbench.spec import RunSpec
-    from acousticbench.tasks import TASKS
+    from acousticbench.benchmarks.acoustic.spec import RunSpec
+    from acousticbench.benchmarks.acoustic.tasks import TASKS
 
     started = time.perf_counter()
     if what == "check":

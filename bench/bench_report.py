@@ -33,7 +33,7 @@ def _one(args: tuple) -> None:
 
 
 def make_results(results: Path) -> int:
-    from acousticbench.tasks import TASKS
+    from acousticbench.benchmarks.acoustic.tasks import TASKS
 
     jobs = [(str(results), m, t, s, 1.5 + 0.45 * i + 0.1 * j) for i, m in enumerate(MODELS)
             for j, t in enumerate(TASKS) for s in SEEDS]

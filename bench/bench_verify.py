@@ -15,11 +15,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from acousticbench.archive import pack  # noqa: E402
-from acousticbench.archive.verify import verify_checksums  # noqa: E402
+from acousticbench.benchmarks.acoustic import pack  # noqa: E402
+from acousticbench.benchmarks.acoustic.verify import verify_checksums  # noqa: E402
 from acousticbench.audio import write_wav  # noqa: E402
 from acousticbench.records import Question  # noqa: E402
-from acousticbench.tasks import TASKS  # noqa: E402
+from acousticbench.benchmarks.acoustic.tasks import TASKS  # noqa: E402
 
 
 def build_synthetic_pack(root: Path, seed: int = 0) -> None:
@@ -134,7 +134,7 @@ def main() -> None:
             build_synthetic_pack(root)
         else:
             try:
-                from acousticbench.archive.build import build_open_pack
+                from acousticbench.benchmarks.acoustic.build import build_open_pack
             except ImportError:
                 raise SystemExit(f"no pack at {args.archive} and no pack builder yet: pass --archive DIR or --synthetic.")
             print(f"no pack at {args.archive}: building the open pack into {root}")

@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _write(args: argparse.Namespace) -> int:
-    from acousticbench.audioicl import summary
+    from acousticbench.benchmarks.audioicl import summary
 
     if not args.inp.is_dir():
         raise UserError(f"--in {args.inp} is not a folder.")

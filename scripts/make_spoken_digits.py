@@ -2,7 +2,7 @@
 """Make the AudioICL spoken digits once with espeak-ng and write them into the package (the build only reads them).
 
 Run it only to change the digits: every AudioICL clip that speaks a digit changes with them, so afterwards rebuild the
-pack, update OPEN_MANIFEST_SHA256 in acousticbench/audioicl/pack.py and regenerate the AudioICL reference trajectories.
+pack, update OPEN_MANIFEST_SHA256 in acousticbench/benchmarks/audioicl/pack.py and regenerate the AudioICL reference trajectories.
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from acousticbench.audio import to_pcm16
-from acousticbench.audioicl.build.plan import SR
-from acousticbench.audioicl.build.speech import DIGITS, FOLDER, SOURCE, VOICES, WORDS, digit_path
+from acousticbench.benchmarks.audioicl.build.plan import SR
+from acousticbench.benchmarks.audioicl.build.speech import DIGITS, FOLDER, SOURCE, VOICES, WORDS, digit_path
 
 TRIES = 3  # espeak-ng 1.51 once spoke one utterance differently on a fresh machine: every try must agree
 

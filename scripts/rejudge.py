@@ -10,7 +10,7 @@ from pathlib import Path
 
 from acousticbench.errors import run_command
 from acousticbench.rescore import RunFile, change_line, rejudge, rescore_episodes, save
-from acousticbench.spec import DEFAULT_JUDGE_MODEL
+from acousticbench.benchmarks.acoustic.spec import DEFAULT_JUDGE_MODEL
 
 
 async def _rejudge_all(files: list[Path], model: str, endpoint: str | None, scoring: str | None) -> None:

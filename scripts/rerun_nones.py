@@ -12,7 +12,7 @@ from pathlib import Path
 
 from acousticbench.errors import UserError, run_command
 from acousticbench.evaluate import make_judge
-from acousticbench.models.registry import get_model
+from acousticbench.catalog import get_model
 from acousticbench.rescore import RunFile, ask_again, change_line, save, to_ask_again
 
 

@@ -14,7 +14,7 @@ _BUILT: dict[int, Path] = {}
 def reduced_pack(episodes: int = EPISODES) -> Path:
     """The archive folder holding audioicl/ with the first `episodes` episodes of every task; do not modify it."""
     if episodes not in _BUILT:
-        from acousticbench.audioicl.build import build_audioicl
+        from acousticbench.benchmarks.audioicl.build import build_audioicl
 
         folder = Path(tempfile.mkdtemp(prefix="audioicl-test-pack-"))
         atexit.register(shutil.rmtree, folder, True)

@@ -17,7 +17,7 @@ def open_pack(tmp_path_factory) -> Path:
     prebuilt = os.environ.get("ACOUSTICBENCH_TEST_ARCHIVE")
     if prebuilt:
         return Path(prebuilt)
-    from acousticbench.archive.build import build_open_pack
+    from acousticbench.benchmarks.acoustic.build import build_open_pack
 
     root = tmp_path_factory.mktemp("open_pack") / "archive"
     build_open_pack(root)
@@ -26,7 +26,7 @@ def open_pack(tmp_path_factory) -> Path:
 
 def write_tiny_pack(root: Path, task: str = "rad", n_scored: int = 8) -> Path:
     """A small valid pack of noise clips: n_scored scored questions plus a catch, an identical pair and a swap twin."""
-    from acousticbench.archive.synthetic import write_noise_pack
+    from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
 
     return write_noise_pack(root, task, n_scored)
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from acousticbench.metrics import compute_metrics
-from acousticbench.psychometric import curve
+from acousticbench.benchmarks.acoustic.metrics import compute_metrics
+from acousticbench.benchmarks.acoustic.psychometric import curve
 from acousticbench.records import JudgeInfo, Record
-from acousticbench.tasks import TASKS
+from acousticbench.benchmarks.acoustic.tasks import TASKS
 
 PER_LEVEL, N_PROBE = 80, 25  # the open pack: 400 scored + 75 diagnostic questions per task
 REPLIES = {"A": ["A", "The answer is A.", "**A**"], "B": ["B", "Answer: B", "B. The second clip"]}

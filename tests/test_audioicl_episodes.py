@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from acousticbench.audio import write_wav
-from acousticbench.audioicl import TASKS
-from acousticbench.audioicl.episodes import load_episodes
-from acousticbench.audioicl.prompts import GENERAL, SPECIFIC, build_prompt, read_lines
+from acousticbench.benchmarks.audioicl import TASKS
+from acousticbench.benchmarks.audioicl.episodes import load_episodes
+from acousticbench.benchmarks.audioicl.prompts import GENERAL, SPECIFIC, build_prompt, read_lines
 from acousticbench.errors import ArchiveError
 from audioicl_pack import SAMPLE
 

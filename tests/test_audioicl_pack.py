@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from acousticbench.audioicl import TASKS
-from acousticbench.audioicl.build import build_audioicl
-from acousticbench.audioicl.episodes import load_episodes
-from acousticbench.audioicl.oracle import solve
-from acousticbench.audioicl.pack import manifest_sha256, pack_root, verify_audioicl
-from acousticbench.audioicl.prompts import build_prompt, load_alphabet
-from acousticbench.audioicl.scoring import score
+from acousticbench.benchmarks.audioicl import TASKS
+from acousticbench.benchmarks.audioicl.build import build_audioicl
+from acousticbench.benchmarks.audioicl.episodes import load_episodes
+from acousticbench.benchmarks.audioicl.oracle import solve
+from acousticbench.benchmarks.audioicl.pack import manifest_sha256, pack_root, verify_audioicl
+from acousticbench.benchmarks.audioicl.prompts import build_prompt, load_alphabet
+from acousticbench.benchmarks.audioicl.scoring import score
 from acousticbench.errors import UserError
 from audioicl_pack import EPISODES, env_without_espeak, reduced_pack
 from conftest import REPO
@@ -54,7 +54,7 @@ def test_two_builds_are_byte_identical_whatever_the_worker_count(pack, tmp_path)
 
 
 def test_a_build_in_a_fresh_process_without_espeak_is_byte_identical(pack, tmp_path):
-    code = (f"from acousticbench.audioicl.build import build_audioicl; "
+    code = (f"from acousticbench.benchmarks.audioicl.build import build_audioicl; "
             f"print(build_audioicl({str(tmp_path / 'archive')!r}, episodes_per_task={EPISODES}, workers=2))")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env_without_espeak(tmp_path / "bin"),
                          capture_output=True, text=True, timeout=300)
@@ -69,7 +69,7 @@ SPOKEN_DIGITS_SHA256 = "d8d84aab4146f1541207ddadc17a29d44e7c0245ce977c59d1bdf8a2
 def test_the_builder_speaks_the_pinned_digits():
     import hashlib
 
-    from acousticbench.audioicl.build.speech import DIGITS, VOICES, all_digits
+    from acousticbench.benchmarks.audioicl.build.speech import DIGITS, VOICES, all_digits
 
     spoken = all_digits()
     assert set(spoken) == {(d, v) for d in DIGITS for v in range(len(VOICES))}
@@ -83,12 +83,12 @@ def test_the_builder_speaks_the_pinned_digits():
 
 def test_the_package_data_ships_every_digit_file():
     """pyproject's package-data (what a non-editable `pip install .` copies) names every shipped digit file."""
-    from acousticbench.audioicl.build.speech import FOLDER
+    from acousticbench.benchmarks.audioicl.build.speech import FOLDER
 
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
     globs = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    shipped = {p for pattern in globs["acousticbench.audioicl.build"] for p in FOLDER.parent.glob(pattern)}
+    shipped = {p for pattern in globs["acousticbench.benchmarks.audioicl.build"] for p in FOLDER.parent.glob(pattern)}
     assert shipped == set(FOLDER.iterdir()) and len(shipped) == 28
 
 
@@ -110,7 +110,7 @@ def test_checksums_pass_and_catch_a_changed_or_missing_clip(pack, tmp_path):
 
 
 def test_a_pack_built_with_other_spoken_digits_is_flagged(pack, tmp_path):
-    from acousticbench.audioicl.pack import MANIFEST, pinned_note
+    from acousticbench.benchmarks.audioicl.pack import MANIFEST, pinned_note
 
     shutil.copytree(pack, tmp_path / "audioicl")
     manifest = json.loads((tmp_path / "audioicl" / MANIFEST).read_text())
@@ -140,7 +140,7 @@ def test_oracle_takes_the_rule_from_the_demos(pack, rule):
     """Relabel an operator episode's demos by another rule: the Oracle's answer follows the demos, not the pack."""
     import re
 
-    from acousticbench.audioicl.oracle_symbols import OPS, _operator_clip
+    from acousticbench.benchmarks.audioicl.oracle_symbols import OPS, _operator_clip
 
     episode = load_episodes(pack / "meta", 3, ["AudioOperator"])[0]
     prompt = build_prompt(episode, pack, style="none", seed=1)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from acousticbench.audioicl import TASKS
-from acousticbench.audioicl.pack import pack_root
+from acousticbench.benchmarks.audioicl import TASKS
+from acousticbench.benchmarks.audioicl.pack import pack_root
 from audioicl_pack import reduced_pack
 from test_run import run_cli
 
@@ -105,7 +105,7 @@ def test_verify_checksums_covers_the_audioicl_pack(archive, tmp_path):
 
 
 def test_engine_retries_and_backend_notes_reach_the_record(archive, tmp_path, monkeypatch):
-    from acousticbench.audioicl.spec import ICLRunSpec
+    from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
     from acousticbench.evaluate import _model_session, prepare_cells
     from acousticbench.errors import BackendError
     from acousticbench.records import Reply

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from acousticbench.audioicl.scoring import score, words_to_digits
+from acousticbench.benchmarks.audioicl.scoring import score, words_to_digits
 
 STRICT = [
     # integer tasks: the last signed integer, wherever it is

@@ -21,7 +21,7 @@ def eval_str(*args: str) -> subprocess.CompletedProcess:
 def write_run(results: Path, model: str, task: str, k: int, style: str, answers: list[tuple[str | None, str]],
               stamp: str = "20260101-000000") -> Path:
     """A run folder as run.py writes it (config.json and responses.jsonl of EpisodeRecords)."""
-    from acousticbench.audioicl.record import EpisodeRecord
+    from acousticbench.benchmarks.audioicl.record import EpisodeRecord
 
     folder = results / f"{model}-{task}-k{k}-local-seed42-{stamp}"
     folder.mkdir(parents=True)

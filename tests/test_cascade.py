@@ -19,9 +19,9 @@ SENTENCES = ("The red apples are on the table.", "Yellow bananas grow in warm co
 
 def spoken_pack(root: Path) -> Path:
     """A one-question pack whose two clips are sentences spoken by espeak-ng."""
-    from acousticbench.archive.pack import write_manifest, write_questions
+    from acousticbench.benchmarks.acoustic.pack import write_manifest, write_questions
     from acousticbench.records import Question
-    from acousticbench.tasks import TASKS
+    from acousticbench.benchmarks.acoustic.tasks import TASKS
 
     (root / "rad" / "audio").mkdir(parents=True)
     files = []
@@ -87,7 +87,7 @@ def test_api_transcription_cascade(fast_retries, tiny_pack, tmp_path):
         result = evaluate_model("Cascade-Transcribe-GPT-4o-mini", tiny_pack, tmp_path / "results", max_samples=1)
     transcriptions = [item for item in server.received if item.path == "/v1/audio/transcriptions"]
     (chat,) = [item for item in server.received if item.path == "/v1/chat/completions"]
-    from acousticbench.archive.pack import load_questions
+    from acousticbench.benchmarks.acoustic.pack import load_questions
 
     question = load_questions(tiny_pack, "rad")[0]
     assert [t.key for t in transcriptions] == [question.sha256[a] for a in question.audio]  # the WAV bytes, in order

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from acousticbench.archive import pack
-from acousticbench.archive.extract import safe_extract, write_zip
-from acousticbench.archive.verify import verify_checksums
+from acousticbench.benchmarks.acoustic import pack
+from acousticbench.packs.extract import safe_extract, write_zip
+from acousticbench.benchmarks.acoustic.verify import verify_checksums
 from acousticbench.audio import write_wav
 from acousticbench.errors import ArchiveError, UnsafeArchiveError, UserError
 from acousticbench.records import Question

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from acousticbench.archive.pack import load_questions, write_manifest, write_questions
+from acousticbench.benchmarks.acoustic.pack import load_questions, write_manifest, write_questions
 from conftest import REPO, write_tiny_pack
 from servers import openai_server
 from servers.fixtures import harness_env, question_keys, run_cli

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from acousticbench import cli
-from acousticbench.models.registry import get_model
+from acousticbench.catalog import get_model
 from servers.fixtures import fast_retries, run_dirs  # noqa: F401 (a fixture)
 from servers.openai_server import serve
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from acousticbench.metrics import compute_metrics, wilson_interval
+from acousticbench.benchmarks.acoustic.metrics import compute_metrics, wilson_interval
 from acousticbench.records import JudgeInfo, Record
 
 

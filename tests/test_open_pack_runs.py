@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from acousticbench.archive.pack import manifest_sha256
-from acousticbench.archive.pinned import OPEN_PACK_MANIFEST_SHA256
+from acousticbench.benchmarks.acoustic.pack import manifest_sha256
+from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_MANIFEST_SHA256
 from acousticbench.evaluate import evaluate
 from acousticbench.reference import compare_to_reference, reference_file
-from acousticbench.spec import RunSpec
-from acousticbench.audioicl import TASKS as ICL_TASKS
-from acousticbench.audioicl.pack import OPEN_MANIFEST_SHA256
-from acousticbench.tasks import TASKS
+from acousticbench.benchmarks.acoustic.spec import RunSpec
+from acousticbench.benchmarks.audioicl import TASKS as ICL_TASKS
+from acousticbench.benchmarks.audioicl.pack import OPEN_MANIFEST_SHA256
+from acousticbench.benchmarks.acoustic.tasks import TASKS
 from audioicl_pack import env_without_espeak
 from conftest import REPO
 
@@ -76,7 +76,7 @@ def test_compare_reference_on_a_fresh_run(open_pack, tmp_path):
 
 def test_zip64_of_the_pack_extracts_back_and_verifies(open_pack, tmp_path):
     """--zip writes the pack as Zip64; --extract reads it back into a pack that passes verification."""
-    from acousticbench.archive.extract import write_zip
+    from acousticbench.packs.extract import write_zip
 
     write_zip(open_pack, tmp_path / "pack.zip")
     assert b"PK\x06\x06" in (tmp_path / "pack.zip").read_bytes()[-200:]  # the Zip64 end record
@@ -102,7 +102,7 @@ def open_audioicl_pack(tmp_path_factory):
 
 @pytest.mark.slow
 def test_the_audioicl_pack_builds_without_espeak_to_the_pinned_bytes(open_audioicl_pack):
-    from acousticbench.audioicl.pack import manifest_sha256, pack_root, verify_audioicl
+    from acousticbench.benchmarks.audioicl.pack import manifest_sha256, pack_root, verify_audioicl
 
     assert manifest_sha256(pack_root(open_audioicl_pack)) == OPEN_MANIFEST_SHA256
     assert verify_audioicl(pack_root(open_audioicl_pack)).ok

@@ -13,11 +13,11 @@ from collections import Counter
 import pytest
 import soundfile as sf
 
-from acousticbench.archive.pack import load_questions
+from acousticbench.benchmarks.acoustic.pack import load_questions
 from acousticbench.errors import BackendError, UserError
-from acousticbench.benchmarks.acoustic import make_prompt
-from acousticbench.models.registry import get_model
-from acousticbench.spec import RunSpec
+from acousticbench.benchmarks.acoustic.benchmark import make_prompt
+from acousticbench.catalog import get_model
+from acousticbench.benchmarks.acoustic.spec import RunSpec
 from servers import openai_server
 from servers.fixtures import evaluate_model, fast_retries, harness_env, records, run_cli  # noqa: F401
 from servers.local import FaultPlan, answer_for

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from acousticbench.archive import build
-from acousticbench.archive.pack import MANIFEST, load_questions, manifest_sha256
-from acousticbench.archive.pinned import OPEN_PACK_MANIFEST_SHA256
+from acousticbench.benchmarks.acoustic import build
+from acousticbench.benchmarks.acoustic.pack import MANIFEST, load_questions, manifest_sha256
+from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_MANIFEST_SHA256
 from acousticbench.errors import BackendError, UserError
-from acousticbench.oracle import Oracle
+from acousticbench.benchmarks.acoustic.oracle import Oracle
 from acousticbench.records import Prompt, Question
-from acousticbench.tasks import TASKS
+from acousticbench.benchmarks.acoustic.tasks import TASKS
 from conftest import REPO
 
 CODES = list(TASKS)

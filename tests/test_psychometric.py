@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from acousticbench.metrics import compute_metrics
-from acousticbench.psychometric import curve, fit_psychometric, threshold_of
+from acousticbench.benchmarks.acoustic.metrics import compute_metrics
+from acousticbench.benchmarks.acoustic.psychometric import curve, fit_psychometric, threshold_of
 from acousticbench.records import JudgeInfo, Record
 
 TRUE = {"midpoint": 3.2, "spread": 0.6, "lapse": 0.03}  # the 75% threshold lies at level ~3.12

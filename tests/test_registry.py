@@ -5,7 +5,7 @@ import subprocess
 import sys
 import time
 
-from acousticbench.models.registry import MODELS, endpoint_variable
+from acousticbench.catalog import MODELS, endpoint_variable
 from servers.fixtures import REPO, harness_env
 
 OPEN_WEIGHT = {

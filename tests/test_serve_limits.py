@@ -17,8 +17,8 @@ import soundfile as sf
 pytest.importorskip("torch")
 pytest.importorskip("fastapi")
 
-from acousticbench.audioicl.episodes import load_episodes  # noqa: E402
-from acousticbench.audioicl.prompts import build_prompt, load_alphabet  # noqa: E402
+from acousticbench.benchmarks.audioicl.episodes import load_episodes  # noqa: E402
+from acousticbench.benchmarks.audioicl.prompts import build_prompt, load_alphabet  # noqa: E402
 from acousticbench.models.health import health_status  # noqa: E402
 from acousticbench.models.limits import Limits  # noqa: E402
 from acousticbench.models.local_server import free_port  # noqa: E402

@@ -15,7 +15,7 @@ pytest.importorskip("fastapi")
 
 from acousticbench.errors import UserError  # noqa: E402
 from acousticbench.models import local_server  # noqa: E402
-from acousticbench.models.registry import get_model  # noqa: E402
+from acousticbench.catalog import get_model  # noqa: E402
 from acousticbench.models.health import health_status  # noqa: E402
 from conftest import write_tiny_pack  # noqa: E402
 from servers.fixtures import harness_env, records, run_cli, run_dirs, start_cli  # noqa: E402

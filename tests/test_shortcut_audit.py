@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from acousticbench.archive.pack import load_questions
+from acousticbench.benchmarks.acoustic.pack import load_questions
 from acousticbench.audio import read_audio
 from acousticbench.records import Question
-from acousticbench.shortcuts.audit import Finding, audit_pack, audit_task, offenders, question_row
-from acousticbench.shortcuts.features import FEATURES, LEVEL, clip_features
-from acousticbench.stimuli import counting
-from acousticbench.stimuli.sources import render_event, roved_event
-from acousticbench.tasks import TASKS
+from acousticbench.benchmarks.acoustic.shortcuts.audit import Finding, audit_pack, audit_task, offenders, question_row
+from acousticbench.benchmarks.acoustic.shortcuts.features import FEATURES, LEVEL, clip_features
+from acousticbench.benchmarks.acoustic.stimuli import counting
+from acousticbench.benchmarks.acoustic.stimuli.sources import render_event, roved_event
+from acousticbench.benchmarks.acoustic.tasks import TASKS
 from conftest import REPO
 
 CODES = list(TASKS)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from acousticbench.audio import SAMPLE_RATE as SR
-from acousticbench.stimuli import ATTRIBUTES, direction, duration, level, pitch
-from acousticbench.stimuli.signal import onset_s, rms
+from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES, direction, duration, level, pitch
+from acousticbench.benchmarks.acoustic.stimuli.signal import onset_s, rms
 
 PAIRED = [code for code in ATTRIBUTES if code != "dir"]
 # the meta key that carries the attribute of each clip, and how closely the measurement must recover it

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from acousticbench.archive import pack
-from acousticbench.archive.verify import pinned_pack_note, verify_checksums
+from acousticbench.benchmarks.acoustic import pack
+from acousticbench.benchmarks.acoustic.verify import pinned_pack_note, verify_checksums
 from acousticbench.audio import write_wav
 from acousticbench.errors import ArchiveError
 from acousticbench.records import Question

@@ -17,7 +17,7 @@ from acousticbench.errors import UserError
 from acousticbench.records import Prompt
 
 # name (as config.json and every record write it) -> module holding BENCHMARK; imported when first used
-BENCHMARKS = {"AcousticBench": "acousticbench.benchmarks.acoustic", "AudioICL": "acousticbench.benchmarks.audioicl"}
+BENCHMARKS = {"AcousticBench": "acousticbench.benchmarks.acoustic.benchmark", "AudioICL": "acousticbench.benchmarks.audioicl.benchmark"}
 DEFAULT = "AcousticBench"  # runs written before records named their benchmark
 
 

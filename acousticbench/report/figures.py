@@ -5,7 +5,7 @@ from html import escape
 
 import numpy as np
 
-from acousticbench.psychometric import curve
+from acousticbench.benchmarks.acoustic.psychometric import curve
 from acousticbench.records import PsychometricFit
 from acousticbench.report.summaries import Psychometric
 

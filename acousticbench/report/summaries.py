@@ -5,8 +5,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from acousticbench.metrics import level_counts, wilson_interval
-from acousticbench.psychometric import fit_psychometric
+from acousticbench.benchmarks.acoustic.metrics import level_counts, wilson_interval
+from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric
 from acousticbench.records import Interval, PsychometricFit
 from acousticbench.report.gather import Run
 

@@ -46,7 +46,7 @@ def start_cli(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.Popen:
 
 def question_keys(archive: Path, task: str = "rad") -> dict[str, str]:
     """Question id -> the key the servers see: the sha256 of the question's first clip."""
-    from acousticbench.archive.pack import load_questions
+    from acousticbench.benchmarks.acoustic.pack import load_questions
 
     return {q.id: q.sha256[q.audio[0]] for q in load_questions(archive, task)}
 
@@ -74,7 +74,7 @@ def run_dirs(results: Path) -> list[Path]:
 def evaluate_model(model: str, archive: Path, results: Path, **spec):
     """One in-process run (no progress bar): the RunResult."""
     from acousticbench.evaluate import evaluate
-    from acousticbench.spec import RunSpec
+    from acousticbench.benchmarks.acoustic.spec import RunSpec
 
     spec.setdefault("judge", "rules")  # these runs test backends; the judge has tests of its own
     return evaluate(RunSpec(model=model, task="rad", archive=archive, results_dir=results, **spec), progress=False)

@@ -1,0 +1,117 @@
+"""Metrics: pure functions over Records (accuracy, Wilson interval, rates, diagnostics)."""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from acousticbench.records import JUDGE_FAILED, Diagnostics, Interval, Metrics, Record, SliceMetrics
+
+Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: int, n: int, z: float = Z95) -> Interval | None:
+    """Wilson score interval for a binomial proportion; None for n == 0."""
+    if n == 0:
+        return None
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return Interval(low=max(0.0, centre - half), high=min(1.0, centre + half))
+
+
+def _rate(count: int, n: int) -> float | None:
+    return count / n if n else None
+
+
+def slice_metrics(records: list[Record]) -> SliceMetrics:
+    n = len(records)
+    correct = sum(1 for r in records if r.correct)
+    statuses = Counter(r.status for r in records)
+    answered = statuses["answered"]
+    return SliceMetrics(
+        n=n,
+        correct=correct,
+        accuracy=_rate(correct, n),
+        accuracy_answered=_rate(correct, answered),
+        wilson95=wilson_interval(correct, n),
+        answered=answered,
+        parse_failure_rate=_rate(statuses["unparsed"], n),
+        refusal_rate=_rate(statuses["refused"], n),
+        error_rate=_rate(statuses["error"], n),
+    )
+
+
+def _grouped(records: Iterable[Record], key) -> dict[str, SliceMetrics]:
+    groups: dict[str, list[Record]] = {}
+    for r in records:
+        groups.setdefault(str(key(r)), []).append(r)
+    return {k: slice_metrics(v) for k, v in sorted(groups.items())}
+
+
+def diagnostics(records: list[Record]) -> Diagnostics:
+    by_probe: dict[str, list[Record]] = {}
+    for r in records:
+        by_probe.setdefault(r.meta.get("probe") or "", []).append(r)
+    catch = by_probe.get("catch", [])
+    identical = [r for r in by_probe.get("identical", []) if r.chosen is not None]
+    chosen_by_id = {r.id: r.chosen for r in records}
+    # a twin is consistent when its label flipped with the clip order (both must be answered)
+    pairs = [
+        (chosen_by_id[r.meta["twin_of"]], r.chosen)
+        for r in by_probe.get("swap", [])
+        if r.meta.get("twin_of") in chosen_by_id
+    ]
+    answered_pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+    return Diagnostics(
+        n_catch=len(catch),
+        catch_accuracy=_rate(sum(1 for r in catch if r.correct), len(catch)),
+        n_identical=len(by_probe.get("identical", [])),
+        identical_p_a=_rate(sum(1 for r in identical if r.chosen == "A"), len(identical)),
+        n_swap_pairs=len(pairs),
+        swap_consistency=_rate(sum(1 for a, b in answered_pairs if a != b), len(answered_pairs)),
+    )
+
+
+def compute_metrics(records: list[Record], model: str, task: str, seed: int) -> Metrics:
+    scored = [r for r in records if r.kind == "scored"]
+    by_level = _grouped(scored, lambda r: r.meta.get("level"))
+    return Metrics(
+        model=model,
+        task=task,
+        seed=seed,
+        scored=slice_metrics(scored),
+        by_split=_grouped(scored, lambda r: r.split),
+        by_level=by_level,
+        diagnostics=diagnostics(records),
+        judge_methods=dict(sorted(Counter(r.judge.method for r in records).items())),
+        statuses=dict(sorted(Counter(r.status for r in records).items())),
+        error_causes=dict(sorted(Counter(error_cause(r) for r in records if r.status == "error").items())),
+        psychometric=_fit(level_counts(by_level)),
+    )
+
+
+def level_counts(*by_levels: Mapping[str, SliceMetrics | dict]) -> dict[int, tuple[int, int]]:
+    """level -> (scored questions, correct), summed over `by_level` tables (Metrics.by_level, or metrics.json's),
+    easiest first; the 'None' slice (questions without a level) is left out."""
+    counts: dict[int, tuple[int, int]] = {}
+    for by_level in by_levels:
+        for key, cell in by_level.items():
+            if key.lstrip("-").isdigit():
+                n, k = (cell["n"], cell["correct"]) if isinstance(cell, dict) else (cell.n, cell.correct)
+                total = counts.get(int(key), (0, 0))
+                counts[int(key)] = (total[0] + n, total[1] + k)
+    return dict(sorted(counts.items()))
+
+
+def error_cause(record: Record) -> str:
+    """judge: the model answered but the LLM judge gave no verdict; request: the model gave no answer."""
+    return "judge" if (record.error or "").startswith(JUDGE_FAILED) else "request"
+
+
+def _fit(counts):
+    # imported here: numpy and scipy load in the worker thread that computes a finished run's metrics, not at start
+    from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric
+
+    return fit_psychometric(counts)

@@ -1,0 +1,102 @@
+"""AudioICL-Bench as a Benchmark: k-shot episodes of meta_k{k}.jsonl, scored by string match into EpisodeRecords."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from acousticbench.packs.trust import check_episode_audio, checked_sha256
+from acousticbench.benchmarks.audioicl.episodes import BUILD_HINT, load_episodes, meta_path
+from acousticbench.benchmarks.audioicl.pack import MANIFEST, load_manifest, manifest_sha256, pack_root
+from acousticbench.benchmarks.audioicl.padding import PAD_NOTE
+from acousticbench.benchmarks.audioicl.prompts import build_prompt, load_alphabet, template_sha256
+from acousticbench.benchmarks.audioicl.record import FINAL_STATUSES, EpisodeRecord, ICLMetrics, icl_metrics, make_episode_record
+from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
+from acousticbench.benchmarks import Prepared
+from acousticbench.errors import UserError
+from acousticbench.benchmarks.acoustic.spec import GenerationConfig
+
+
+def _pinned(spec: ICLRunSpec, cache: dict) -> dict[str, str] | None:
+    """path -> sha256 of every file the pack's MANIFEST.json pins, when the run uses a pack of ours (not --icl-meta)."""
+    if spec.meta_dir is not None or spec.base_dir is not None:
+        return None
+    root = pack_root(spec.archive)
+    if ("pinned", root) not in cache:
+        cache[("pinned", root)] = load_manifest(root).get("sha256", {}) if (root / MANIFEST).is_file() else None
+    return cache[("pinned", root)]
+
+
+class AudioICLBenchmark:
+    name = "AudioICL"
+    record_type = EpisodeRecord
+    final_statuses = FINAL_STATUSES
+    label_field = "prediction"
+    uses_judge = False
+
+    def prepare(self, spec: ICLRunSpec, cache: dict) -> Prepared:
+        """The task's episodes of meta_k{k}.jsonl (first --max-samples), their audio checked, prompts rendered."""
+        key = (str(spec.meta), spec.shots)
+        if key not in cache:
+            cache[key] = load_episodes(spec.meta, spec.shots)
+        episodes = [e for e in cache[key] if e.task == spec.task][: spec.max_samples]
+        meta = meta_path(spec.meta, spec.shots)
+        if not episodes:
+            raise UserError(f"{meta} has no {spec.task} episodes.")
+        pinned = _pinned(spec, cache)
+        if ("sha", meta) not in cache:  # hashed (and checked against the pack's manifest) once per command
+            expected = pinned.get(f"meta/{meta.name}") if pinned is not None else None
+            cache[("sha", meta)] = checked_sha256(meta, expected, "meta file", BUILD_HINT)
+        n_audio = check_episode_audio({e.id: e.audio_paths() for e in episodes}, spec.base, str(meta), pinned,
+                                      BUILD_HINT)
+        alphabet = load_alphabet(spec.morse_alphabet) if spec.morse_alphabet and spec.task == "MorseCode" else None
+        pad_dir = spec.results_dir / ".audioicl-padded" if spec.pad else None
+        items = [(e, build_prompt(e, spec.base, style=spec.prompt_style, seed=spec.seed, alphabet=alphabet,
+                                  pad_dir=pad_dir)) for e in episodes]
+        config = {"audioicl": {**spec.settings(), "meta_file": str(meta), "meta_sha256": cache[("sha", meta)],
+                               "pack_manifest_sha256": manifest_sha256(pack_root(spec.archive)) if spec.meta_dir is None
+                               else None},
+                  "pack_check": {"passed": True, "meta_file": str(meta), "episodes": len(items), "audio_files": n_audio,
+                                 "against": "MANIFEST.json" if pinned is not None else "existence only (no manifest)"},
+                  "prompt_template_sha256": template_sha256(spec.prompt_style), "n_episodes": len(items)}
+        return Prepared(items, (PAD_NOTE,) if spec.pad else (), config)
+
+    def record_maker(self, spec: ICLRunSpec, prepared: Prepared, judge):
+        async def to_record(episode, prompt, outcome) -> EpisodeRecord:
+            return make_episode_record(episode, prompt, spec.model, outcome, shots=spec.shots, scoring=spec.scoring,
+                                       base=spec.base, notes=prepared.notes)
+
+        return to_record
+
+    def metrics(self, spec: ICLRunSpec, records: list[EpisodeRecord]) -> ICLMetrics:
+        return icl_metrics(records, model=spec.model, task=spec.task, shots=spec.shots, seed=spec.seed,
+                           prompt_style=spec.prompt_style, scoring=spec.scoring)
+
+    def summary_line(self, result) -> str:
+        m = result.metrics
+        acc = "n/a" if m.accuracy is None else f"{m.accuracy:.3f}"
+        ci = f" [{m.wilson95.low:.3f}, {m.wilson95.high:.3f}]" if m.wilson95 else ""
+        st = m.statuses
+        resumed = f", {result.resumed} kept from the interrupted run" if result.resumed else ""
+        return (f"{result.spec.label()}: accuracy {acc}{ci} over {m.n} episodes; {st.get('answered', 0)} answered, "
+                f"{st.get('refused', 0)} refused, {st.get('error', 0)} errors{resumed} -> {result.run_dir}")
+
+    def headline(self, metrics: Any) -> tuple[float | None, int]:
+        """Accuracy and the number of items it is over, for tables."""
+        return metrics.accuracy, metrics.n
+
+    def scored(self, record: EpisodeRecord) -> bool:
+        return True
+
+    def spec_from_config(self, config: dict, **overrides: Any) -> ICLRunSpec:
+        data = {k: v for k, v in config["spec"].items() if k != "benchmark"}
+        data["generation"] = GenerationConfig(**data.get("generation") or {})
+        for key in ("archive", "results_dir", "meta_dir", "base_dir", "morse_alphabet"):
+            data[key] = None if data.get(key) is None else Path(data[key])
+        return ICLRunSpec(**{**data, **{k: v for k, v in overrides.items() if v is not None}})
+
+    def reference_keys(self) -> tuple[str, ...]:
+        return ("id", "benchmark", "task", "shots", "model", "seed", "response", "prediction", "gt", "correct", "status",
+                "scoring")
+
+
+BENCHMARK = AudioICLBenchmark()

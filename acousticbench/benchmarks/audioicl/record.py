@@ -1,0 +1,94 @@
+"""What an AudioICL run writes: one EpisodeRecord per episode (responses.jsonl) and ICLMetrics (metrics.json)."""
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from acousticbench.benchmarks.audioicl.episodes import Episode
+from acousticbench.benchmarks.audioicl.scoring import Scoring, score
+from acousticbench.benchmarks.acoustic.metrics import wilson_interval
+from acousticbench.records import Interval, Prompt, RecordBase
+
+EpisodeStatus = Literal["answered", "refused", "error"]
+FINAL_STATUSES = frozenset({"answered", "refused"})  # --resume asks errors again
+
+
+class EpisodeRecord(RecordBase):
+    """One line of an AudioICL responses.jsonl: the episode, what the model said, and how it was scored."""
+
+    benchmark: Literal["AudioICL"] = "AudioICL"
+    id: str = Field(description="Episode id, e.g. 'AudioICL00001' (the same id at every k).")
+    status: EpisodeStatus
+    shots: int = Field(description="k: the number of demos the model saw.")
+    prompt: str = Field(description="The turn as text; '<audio N>' marks where clip N was sent.")
+    audio: list[str] = Field(description="The clips in the order sent, relative to the base folder where they lie under it.")
+    prediction: str | None = Field(description="What the scorer read from the response; null when it found no answer.")
+    gt: str = Field(description="The query's gold label as the metadata gives it.")
+    correct: bool = Field(description="A missing or unreadable response is wrong, as in the public scorer.")
+    scoring: Scoring = Field(description="strict: the public rules; lenient: number words accepted too.")
+
+
+def relative_audio(paths: list[str], base: Path) -> list[str]:
+    root = os.path.abspath(base)
+    return [os.path.relpath(p, root) if p.startswith(root + os.sep) else p for p in paths]
+
+
+def make_episode_record(episode: Episode, prompt: Prompt, model: str, outcome, *, shots: int, scoring: Scoring,
+                        base: Path, notes: tuple[str, ...] = ()) -> EpisodeRecord:
+    """Join an episode and what came back (an engine Outcome) into the record that goes to disk."""
+    reply = outcome.reply
+    response = None if reply is None else reply.text
+    prediction, correct = score(episode.task, response, episode.gt, scoring)
+    status: EpisodeStatus = "error" if reply is None else "refused" if reply.refused else "answered"
+    return EpisodeRecord(
+        id=episode.id, task=episode.task, shots=shots, model=model, seed=prompt.seed, prompt=prompt.text,
+        audio=relative_audio(prompt.audio, base), response=response, prediction=prediction, gt=episode.gt,
+        correct=correct, status=status, error=outcome.error, attempts=outcome.attempts, latency_s=outcome.latency_s,
+        usage={} if reply is None else dict(reply.usage), scoring=scoring,
+        notes=[*notes, *([] if reply is None else reply.notes)],
+    )
+
+
+class ICLMetrics(BaseModel):
+    """metrics.json of an AudioICL run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    benchmark: Literal["AudioICL"] = "AudioICL"
+    model: str
+    task: str
+    shots: int
+    seed: int
+    prompt_style: str
+    scoring: Scoring
+    n: int
+    correct: int
+    accuracy: float | None = Field(description="Correct / n; an error, refusal or unreadable answer counts as wrong.")
+    accuracy_answered: float | None
+    wilson95: Interval | None
+    no_answer_rate: float | None = Field(description="Share of answered episodes where the scorer found no answer.")
+    statuses: dict[str, int]
+    tokens: dict[str, int] = Field(default_factory=dict, description="The provider's token counts summed over the "
+                                   "records (what the run used), e.g. prompt_tokens, completion_tokens.")
+    price_usd: float | None = Field(default=None, description="What those tokens cost at models/prices.py's table; "
+                                    "null for models without a price.")
+    price_basis: str | None = Field(default=None, description="The price used and when it was read, or why none.")
+
+
+def icl_metrics(records: list[EpisodeRecord], *, model: str, task: str, shots: int, seed: int, prompt_style: str,
+                scoring: Scoring) -> ICLMetrics:
+    n = len(records)
+    correct = sum(r.correct for r in records)
+    answered = [r for r in records if r.status == "answered"]
+    return ICLMetrics(
+        model=model, task=task, shots=shots, seed=seed, prompt_style=prompt_style, scoring=scoring, n=n,
+        correct=correct, accuracy=correct / n if n else None,
+        accuracy_answered=sum(r.correct for r in answered) / len(answered) if answered else None,
+        wilson95=wilson_interval(correct, n),
+        no_answer_rate=sum(r.prediction is None for r in answered) / len(answered) if answered else None,
+        statuses=dict(sorted(Counter(r.status for r in records).items())),
+    )

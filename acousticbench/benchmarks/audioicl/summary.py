@@ -1,0 +1,124 @@
+"""AudioICL summaries: accuracy per (model, shots, task) from run folders or public result files, as CSV and a plot."""
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from acousticbench.benchmarks.audioicl import TASKS
+from acousticbench.benchmarks.audioicl.scoring import Scoring, score
+from acousticbench.errors import UserError
+
+COLUMNS = ("model", "shots", "task", "accuracy", "n")
+PUBLIC_FILE = re.compile(r"^(?P<model>.+?)_results(?:_meta)?_k(?P<k>\d+)\.jsonl$")  # the public inference output
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One scored line, whatever file it came from."""
+
+    model: str
+    shots: int
+    task: str
+    response: str | None
+    gt: str
+
+
+def run_folder_answers(root: Path, prompt_style: str | None = None) -> list[Answer]:
+    """Answers from AudioICL run folders under `root`: the latest folder per (model, task, k, seed, backend)."""
+    latest: dict[str, Path] = {}
+    for config in sorted(Path(root).rglob("config.json")):
+        try:
+            data = json.loads(config.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            continue
+        spec = data.get("spec", {})
+        if spec.get("benchmark") != "AudioICL" or not (config.parent / "responses.jsonl").is_file():
+            continue
+        if prompt_style and spec.get("prompt_style") != prompt_style:
+            continue
+        prefix = re.sub(r"-\d{8}-\d{6}(-\d+)?$", "", config.parent.name)
+        if prefix not in latest or config.parent.name > latest[prefix].name:
+            latest[prefix] = config.parent
+    answers = []
+    for folder in latest.values():
+        for line in (folder / "responses.jsonl").read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                r = json.loads(line)
+                answers.append(Answer(r["model"], int(r["shots"]), r["task"], r.get("response"), str(r["gt"])))
+    return answers
+
+
+def public_answers(root: Path) -> list[Answer]:
+    """Answers from files named {model}_results_k{k}.jsonl with lines {id, task, response, gt}."""
+    answers = []
+    for path in sorted(Path(root).rglob("*.jsonl")):
+        match = PUBLIC_FILE.match(path.name)
+        if match is None:
+            continue
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                r = json.loads(line)
+                answers.append(Answer(match["model"], int(match["k"]), str(r["task"]), r.get("response"), str(r.get("gt"))))
+            except (json.JSONDecodeError, KeyError, TypeError):
+                raise UserError(f"{path}:{lineno}: not a result line with task, response and gt; fix or remove it.") from None
+    return answers
+
+
+def summarise(answers: list[Answer], scoring: Scoring = "strict", only_model: str | None = None) -> list[dict]:
+    """Rows of COLUMNS sorted by (model, shots, task), each episode scored from its response and gold label."""
+    counts: dict[tuple[str, int, str], list[int]] = defaultdict(lambda: [0, 0])
+    for a in answers:
+        if only_model and a.model != only_model:
+            continue
+        cell = counts[(a.model, a.shots, a.task)]
+        cell[0] += score(a.task, a.response, a.gt, scoring)[1]
+        cell[1] += 1
+    return [{"model": m, "shots": k, "task": t, "accuracy": f"{c / n:.6f}" if n else "0.000000", "n": n}
+            for (m, k, t), (c, n) in sorted(counts.items())]
+
+
+def write_csv(rows: list[dict], path: Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    """Accuracy against shots, one panel per task, one line per model (PNG)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")  # no display needed
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise UserError("--plot needs matplotlib: pip install -e '.[plot]'.") from None
+    tasks = [t for t in TASKS if any(r["task"] == t for r in rows)] + sorted({r["task"] for r in rows} - set(TASKS))
+    cols = min(3, max(1, len(tasks)))
+    fig, axes = plt.subplots((len(tasks) + cols - 1) // cols, cols, figsize=(4 * cols, 3 * ((len(tasks) + cols - 1) // cols)),
+                             squeeze=False, sharey=True)
+    for ax, task in zip(axes.flat, tasks):
+        for model in sorted({r["model"] for r in rows}):
+            points = sorted((int(r["shots"]), float(r["accuracy"])) for r in rows if r["task"] == task and r["model"] == model)
+            if points:
+                ax.plot(*zip(*points), marker="o", label=model)
+        ax.set_title(task)
+        ax.set_xticks(sorted({int(r["shots"]) for r in rows}))
+        ax.set_xlabel("shots (k)")
+        ax.set_ylim(0, 1.02)
+    for ax in list(axes.flat)[len(tasks):]:
+        ax.set_visible(False)
+    axes.flat[0].set_ylabel("accuracy")
+    axes.flat[0].legend(fontsize="small", loc="lower right")
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
