@@ -1,25 +1,12 @@
 """Metrics: pure functions over Records (accuracy, Wilson interval, rates, diagnostics)."""
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from acousticbench.records import JUDGE_FAILED, Diagnostics, Interval, Metrics, Record, SliceMetrics
-
-Z95 = 1.959963984540054
-
-
-def wilson_interval(successes: int, n: int, z: float = Z95) -> Interval | None:
-    """Wilson score interval for a binomial proportion; None for n == 0."""
-    if n == 0:
-        return None
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return Interval(low=max(0.0, centre - half), high=min(1.0, centre + half))
-
+from acousticbench.records import JUDGE_FAILED, Interval
+from acousticbench.stats import wilson_interval
+from acousticbench.benchmarks.acoustic.records import Diagnostics, Metrics, Record, SliceMetrics
 
 def _rate(count: int, n: int) -> float | None:
     return count / n if n else None
