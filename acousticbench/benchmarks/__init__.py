@@ -2,19 +2,28 @@
 
 A benchmark says what the items of a run are and how each becomes a Prompt (`prepare`), how an item and what came
 back become the record on disk (`record_maker`: the A/B judge for AcousticBench, string scoring for AudioICL), how
-records become metrics, and which settings identify a run (the spec's `settings()`). Everything else (backend
-sessions, run folders, resume, writers, leaderboard, comparison, rerun/rejudge, references) is written once and
-dispatches on the benchmark named in config.json and in every record. A third benchmark is one module here, its
-pack builder, and a line in BENCHMARKS."""
+records become metrics, which settings identify a run (the spec's `settings()`), and how its runs read in the
+leaderboard and the report (an Entry per run, its tables, its Sections; BenchmarkBase has defaults). Everything
+else (backend sessions, run folders, resume, writers, the leaderboard and report pages, comparison, rerun/rejudge,
+references) is written once and dispatches on the benchmark named in config.json and in every record. A third
+benchmark is one module here, its pack builder, and a line in BENCHMARKS."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
+from acousticbench.benchmarks.base import BenchmarkBase
+from acousticbench.benchmarks.entry import AnswerFacts, Entry, ModelOrder, Section
 from acousticbench.errors import UserError
-from acousticbench.records import Prompt
+from acousticbench.records import Prompt, RecordBase
+
+__all__ = ["BENCHMARKS", "DEFAULT", "AnswerFacts", "Benchmark", "BenchmarkBase", "Entry", "ModelOrder", "Prepared",
+           "Section", "benchmark_of_config", "benchmark_of_line", "get_benchmark"]
 
 # name (as config.json and every record write it) -> module holding BENCHMARK; imported when first used
 BENCHMARKS = {"AcousticBench": "acousticbench.benchmarks.acoustic.benchmark", "AudioICL": "acousticbench.benchmarks.audioicl.benchmark"}
@@ -52,6 +61,28 @@ class Benchmark(Protocol):
     def spec_from_config(self, config: dict, **overrides: Any) -> Any: ...
 
     def reference_keys(self) -> tuple[str, ...]: ...
+
+    # what the leaderboard and the report read (BenchmarkBase has a plain default for each)
+    metrics_type: type[BaseModel]  # the pydantic model of metrics.json
+
+    def n_records(self, config: dict[str, Any]) -> int: ...
+
+    def entry(self, run_dir: Path, config: dict[str, Any], metrics: dict[str, Any]) -> Entry: ...
+
+    def reference_entry(self, summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry: ...
+
+    def variant_label(self, variant: int | None) -> str | None: ...
+
+    def leaderboard_markdown(self, entries: list[Entry], order: ModelOrder) -> str: ...
+
+    def leaderboard_csv(self, entries: list[Entry], order: ModelOrder) -> list[list[str | int]]: ...
+
+    def report_sections(self, entries: list[Entry], records: Mapping[Path, Sequence[RecordBase]],
+                        order: ModelOrder) -> list[Section]: ...
+
+    def answer_facts(self, record: RecordBase) -> AnswerFacts: ...
+
+    def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str: ...
 
 
 def get_benchmark(name: str | None) -> Benchmark:
