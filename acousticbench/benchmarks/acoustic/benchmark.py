@@ -9,6 +9,7 @@ from typing import Any
 from acousticbench import provenance
 from acousticbench.benchmarks.acoustic.pack import load_manifest, load_questions, manifest_sha256
 from acousticbench.benchmarks import Prepared
+from acousticbench.benchmarks.acoustic.views import AcousticViews
 from acousticbench.packs.trust import check_questions
 from acousticbench.judge import JudgeFailed, judge_reply
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
@@ -66,10 +67,11 @@ def make_record(question: Question, prompt: Prompt, model: str, outcome,
     )
 
 
-class AcousticBenchmark:
+class AcousticBenchmark(AcousticViews):
     name = "AcousticBench"
     record_type = Record
     final_statuses = frozenset({"answered", "unparsed", "refused"})
+    metrics_type = Metrics
     label_field = "chosen"
     uses_judge = True
 

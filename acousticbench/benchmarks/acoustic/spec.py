@@ -1,10 +1,11 @@
 """RunSpec: everything that defines one run (model, task, seed, ...), frozen, plus the paths derived from it."""
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
+
+from acousticbench.settings import safe_name
 
 SplitChoice = Literal["all", "train", "eval"]
 JudgeMode = Literal["auto", "llm", "rules"]
@@ -70,8 +71,3 @@ class RunSpec:
         data["archive"] = str(self.archive)
         data["results_dir"] = str(self.results_dir)
         return data
-
-
-def safe_name(name: str) -> str:
-    """A display name made safe for a folder name (slashes and spaces become '_')."""
-    return re.sub(r"[^A-Za-z0-9._+-]", "_", name)

@@ -12,6 +12,7 @@ from acousticbench.benchmarks.audioicl.prompts import build_prompt, load_alphabe
 from acousticbench.benchmarks.audioicl.record import FINAL_STATUSES, EpisodeRecord, ICLMetrics, icl_metrics, make_episode_record
 from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
 from acousticbench.benchmarks import Prepared
+from acousticbench.benchmarks.audioicl.views import AudioICLViews
 from acousticbench.errors import UserError
 from acousticbench.benchmarks.acoustic.spec import GenerationConfig
 
@@ -26,10 +27,11 @@ def _pinned(spec: ICLRunSpec, cache: dict) -> dict[str, str] | None:
     return cache[("pinned", root)]
 
 
-class AudioICLBenchmark:
+class AudioICLBenchmark(AudioICLViews):
     name = "AudioICL"
     record_type = EpisodeRecord
     final_statuses = FINAL_STATUSES
+    metrics_type = ICLMetrics
     label_field = "prediction"
     uses_judge = False
 
