@@ -8,10 +8,9 @@ import json
 import sys
 from pathlib import Path
 
-from acousticbench.benchmarks import BENCHMARKS, Entry, benchmark_of_config, get_benchmark
+from acousticbench.benchmarks import BENCHMARKS, CSV_HEADER, Entry, benchmark_of_config, get_benchmark
 from acousticbench.results import CONFIG, METRICS, RESPONSES
 
-CSV_HEADER = ["benchmark", "model", "split", "task", "shots", "mean_accuracy", "std_accuracy", "n_seeds", "n_items"]
 
 
 def _warn(message: str) -> None:
@@ -94,7 +93,7 @@ def markdown(entries: list[Entry]) -> str:
 def to_csv(entries: list[Entry]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_HEADER)  # "shots": the variant column's published name
+    writer.writerow(CSV_HEADER)
     for name, group in by_benchmark(entries):
         writer.writerows(get_benchmark(name).leaderboard_csv(group, model_index))
     return out.getvalue()

@@ -18,11 +18,11 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from acousticbench.benchmarks.base import BenchmarkBase
-from acousticbench.benchmarks.entry import AnswerFacts, Entry, ModelOrder, Section
+from acousticbench.benchmarks.entry import CSV_HEADER, AnswerFacts, Entry, ModelOrder, Section
 from acousticbench.errors import UserError
 from acousticbench.records import Prompt, RecordBase
 
-__all__ = ["BENCHMARKS", "DEFAULT", "AnswerFacts", "Benchmark", "BenchmarkBase", "Entry", "ModelOrder", "Prepared",
+__all__ = ["BENCHMARKS", "CSV_HEADER", "DEFAULT", "AnswerFacts", "Benchmark", "BenchmarkBase", "Entry", "ModelOrder", "Prepared",
            "Section", "benchmark_of_config", "benchmark_of_line", "get_benchmark"]
 
 # name (as config.json and every record write it) -> module holding BENCHMARK; imported when first used

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ModelOrder = Callable[[str], int]  # a model name's place in the registry (as a paper table lists models)
+# the leaderboard CSV's columns: what each row of Benchmark.leaderboard_csv holds, in order ("shots": the variant)
+CSV_HEADER = ("benchmark", "model", "split", "task", "shots", "mean_accuracy", "std_accuracy", "n_seeds", "n_items")
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,7 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
     texts, clip_table, questions = _Table(), _Table(), _Table()
     flips = _flips(runs)
     columns: dict[str, list] = {name: [] for name in
-                                ("run", "q", "status", "response", "label", "correct", "method", "judge", "error",
+                                ("run", "q", "status", "response", "label", "correct", "method", "by", "error",
                                  "notes", "ref", "flip", "latency")}
     run_rows = []
     for index, run in enumerate(runs):

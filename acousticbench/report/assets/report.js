@@ -86,7 +86,7 @@
   }
 
   function why(i) {
-    const method = text(R.method[i]), judge = text(R.judge[i]), status = text(R.status[i]);
+    const method = text(R.method[i]), judge = text(R.by[i]), status = text(R.status[i]);
     if (method === "scorer") return `string match of the response against the gold label (${judge || "strict"} scoring)`;
     if (method === "rules") return "the strict rules extractor found one unambiguous commitment in the response";
     if (method === "llm") return `the LLM judge (${judge || "judge model"}) read it; the rules extractor did not commit`;
