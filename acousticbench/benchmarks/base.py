@@ -30,7 +30,7 @@ class BenchmarkBase:
         return config.get("n_items", 0)
 
     def entry(self, run_dir: Path, config: dict[str, Any], metrics: dict[str, Any]) -> Entry:
-        """A finished run's Entry, read through its typed spec and metrics."""
+        """A finished run's Entry, read through its typed spec (model, task, seed, max_samples) and metrics."""
         spec = self.spec_from_config(config)
         accuracy, n = self.headline(self.metrics_type.model_validate(metrics))
         return Entry(benchmark=self.name, model=spec.model, task=spec.task, split="all", manifest="", seed=spec.seed,
