@@ -66,6 +66,7 @@ def command_line() -> str:
 def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
     spec, bench = cell.spec, cell.bench
     config = {"benchmark": bench.name, "spec": spec.to_json(), "settings": spec.settings(),
+              "n_items": len(cell.prepared.items),
               "command": command_line(),
               "backend": backend.provenance(), "harness": provenance.harness(), **cell.prepared.config,
               "started_at": cell.earlier_config.get("started_at", started),

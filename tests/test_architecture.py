@@ -235,3 +235,57 @@ def test_a_sweep_starts_the_local_server_once(open_pack, tmp_path):
     assert sorted((c["spec"]["task"], c["spec"]["seed"]) for c in configs) == [("pit", 42), ("pit", 43), ("rad", 42), ("rad", 43)]
     assert len({c["backend"]["server_pid"] for c in configs}) == 1  # one server for the four runs
     assert "Sweep: 4 runs, 4 finished, 0 failed" in out.stdout
+
+
+# the modules that must loop over the registered benchmarks and never name one (the integrator widens this)
+BENCHMARK_FREE = ("acousticbench.leaderboard", "acousticbench.report")
+SEAM = "acousticbench.benchmarks"
+
+
+def _benchmark_free_files() -> dict[str, Path]:
+    return {module_name(p): p for p in PACKAGE.rglob("*.py") if module_name(p).startswith(BENCHMARK_FREE)}
+
+
+def _what_a_benchmark_owns() -> tuple[set[str], set[str]]:
+    """The registered benchmarks' names, and the record fields one benchmark has that the seam does not declare."""
+    from dataclasses import fields
+
+    from acousticbench.benchmarks import BENCHMARKS, AnswerFacts, Entry, get_benchmark
+    from acousticbench.records import RecordBase
+
+    declared = set(RecordBase.model_fields) | {f.name for f in fields(Entry)} | {f.name for f in fields(AnswerFacts)}
+    owned = set().union(*(get_benchmark(name).record_type.model_fields for name in BENCHMARKS)) - declared
+    return set(BENCHMARKS), owned
+
+
+def test_the_leaderboard_and_report_import_only_the_seam(graph):
+    files = _benchmark_free_files()
+    assert {"acousticbench.leaderboard", "acousticbench.report.answers"} <= set(files)
+    bad = sorted(f"{m} imports {dep}" for m in files for dep in graph[m] if dep.startswith(SEAM + "."))
+    loaded = sorted(f"{m} names {node.value}" for m, path in files.items() for node in ast.walk(ast.parse(path.read_text()))
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(SEAM + "."))
+    assert not bad and not loaded, bad + loaded
+
+
+def test_the_leaderboard_and_report_name_no_benchmark_and_probe_none_of_its_fields():
+    names, owned = _what_a_benchmark_owns()
+    assert {"gt", "answer", "shots", "judge"} <= owned  # the check knows what to look for
+    bad = []
+    for module, path in _benchmark_free_files().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in names | owned:
+                bad.append(f"{module}:{node.lineno} says {node.value!r}")
+            elif isinstance(node, ast.Attribute) and node.attr in owned:
+                bad.append(f"{module}:{node.lineno} reads .{node.attr}")
+            elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "hasattr":
+                bad.append(f"{module}:{node.lineno} probes with hasattr")
+    for asset in (PACKAGE / "report" / "assets").iterdir():  # the page's script and styles too
+        bad += [f"{asset.name} says {name!r}" for name in names if name in asset.read_text(encoding="utf-8")]
+    assert not bad, bad
+
+
+def test_the_shared_view_kit_is_ground_floor_and_benchmarks_draw_without_the_report(graph):
+    assert graph["acousticbench.views"] == set()
+    bad = sorted(f"{m} imports {dep}" for m, deps in graph.items() if m.startswith(SEAM)
+                 for dep in deps if dep.startswith(BENCHMARK_FREE))
+    assert not bad, bad

@@ -4,7 +4,9 @@ commands.py) and every tool, so that none of them names a benchmark.
 A benchmark is one package under acousticbench/benchmarks/ with two modules the seam loads: `face` (its flags, its
 --task names, how flags become its run specs, building and verifying its pack; light, read at --help time) and
 `benchmark` (BENCHMARK: what a run's items are and how each becomes a Prompt, how an item and what came back become
-the record on disk, how records become metrics, its grader, its ideal observer, which settings identify a run).
+the record on disk, how records become metrics, its grader, its ideal observer, which settings identify a run, and
+how its runs read in the leaderboard and the report: an Entry per run, its tables, its Sections; BenchmarkBase has
+defaults).
 Registering one is a line in BENCHMARKS. Everything else (backend sessions, run folders, resume, writers,
 leaderboard, comparison, rerun/rejudge, references, report) is written once and dispatches on the benchmark named in
 config.json, in every record and in every Prompt."""
@@ -12,14 +14,21 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar
 
+from pydantic import BaseModel
+
+from acousticbench.benchmarks.base import BenchmarkBase
+from acousticbench.benchmarks.entry import CSV_HEADER, AnswerFacts, Entry, ModelOrder, Section
 from acousticbench.errors import UserError
 from acousticbench.records import Prompt, RecordBase
+
+__all__ = ["BENCHMARKS", "CSV_HEADER", "DEFAULT", "AnswerFacts", "Benchmark", "BenchmarkBase", "Entry", "ModelOrder", "Prepared",
+           "Section", "benchmark_of_config", "benchmark_of_line", "claim_tasks", "faces", "get_benchmark"]
 
 # name (as config.json, every record and every Prompt write it) -> its package; in the order runs and tables list them
 BENCHMARKS = {"AcousticBench": "acousticbench.benchmarks.acoustic", "AudioICL": "acousticbench.benchmarks.audioicl"}
@@ -84,6 +93,28 @@ class Benchmark(Protocol[Item, Spec, Rec, Met]):
     def reference_keys(self) -> tuple[str, ...]: ...
 
     def relabeller(self, options: dict[str, Any]) -> Any: ...  # rejudge.py: Relabeller (relabel.py of each package)
+
+    # what the leaderboard and the report read (BenchmarkBase has a plain default for each)
+    metrics_type: type[BaseModel]  # the pydantic model of metrics.json
+
+    def n_records(self, config: dict[str, Any]) -> int: ...
+
+    def entry(self, run_dir: Path, config: dict[str, Any], metrics: dict[str, Any]) -> Entry: ...
+
+    def reference_entry(self, summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry: ...
+
+    def variant_label(self, variant: int | None) -> str | None: ...
+
+    def leaderboard_markdown(self, entries: list[Entry], order: ModelOrder) -> str: ...
+
+    def leaderboard_csv(self, entries: list[Entry], order: ModelOrder) -> list[list[str | int]]: ...
+
+    def report_sections(self, entries: list[Entry], records: Mapping[Path, Sequence[RecordBase]],
+                        order: ModelOrder) -> list[Section]: ...
+
+    def answer_facts(self, record: RecordBase) -> AnswerFacts: ...
+
+    def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str: ...
 
 
 class Face(Protocol):

@@ -10,6 +10,7 @@ from typing import Any
 from acousticbench import provenance
 from acousticbench.benchmarks.acoustic.pack import load_manifest, load_questions, manifest_sha256
 from acousticbench.benchmarks import Prepared
+from acousticbench.benchmarks.acoustic.views import AcousticViews
 from acousticbench.benchmarks.acoustic.trust import check_questions
 from acousticbench.benchmarks.acoustic.grading import JudgeGrader
 from acousticbench.judge import Judge, JudgeFailed, judge_reply
@@ -69,10 +70,11 @@ def make_record(question: Question, prompt: Prompt, model: str, outcome,
     )
 
 
-class AcousticBenchmark:
+class AcousticBenchmark(AcousticViews):
     name = "AcousticBench"
     record_type = Record
     final_statuses = frozenset({"answered", "unparsed", "refused"})
+    metrics_type = Metrics
     label_field = "chosen"
     item_noun = "questions"
 

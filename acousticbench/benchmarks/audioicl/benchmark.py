@@ -13,6 +13,7 @@ from acousticbench.benchmarks.audioicl.prompts import build_prompt, load_alphabe
 from acousticbench.benchmarks.audioicl.record import FINAL_STATUSES, EpisodeRecord, ICLMetrics, icl_metrics, make_episode_record
 from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
 from acousticbench.benchmarks import Prepared
+from acousticbench.benchmarks.audioicl.views import AudioICLViews
 from acousticbench.errors import UserError
 from acousticbench.records import Prompt
 from acousticbench.records import GenerationConfig
@@ -28,10 +29,11 @@ def _pinned(spec: ICLRunSpec, cache: dict) -> dict[str, str] | None:
     return cache[("pinned", root)]
 
 
-class AudioICLBenchmark:
+class AudioICLBenchmark(AudioICLViews):
     name = "AudioICL"
     record_type = EpisodeRecord
     final_statuses = FINAL_STATUSES
+    metrics_type = ICLMetrics
     label_field = "prediction"
     item_noun = "episodes"
 

@@ -1,5 +1,5 @@
-"""The numbers behind the report's tables and figures, from the leaderboard's rows and the runs' records: pooled
-psychometric fits per model and attribute, diagnostics over seeds, the LoRA lift, AudioICL accuracy by k."""
+"""The numbers behind AcousticBench's report tables and figures, from the leaderboard's rows and the runs' metrics:
+pooled psychometric fits per model and attribute, diagnostics over seeds, the LoRA lift."""
 from __future__ import annotations
 
 import statistics
@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from acousticbench.benchmarks.acoustic.metrics import level_counts
 from acousticbench.stats import wilson_interval
 from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric
+from acousticbench.benchmarks.entry import Entry
 from acousticbench.records import Interval
 from acousticbench.benchmarks.acoustic.records import PsychometricFit
-from acousticbench.report.gather import Run
 
 
 @dataclass(frozen=True)
@@ -23,17 +23,17 @@ class Psychometric:
     fit: PsychometricFit | None
 
 
-def _runs_of(row: dict, by_dir: dict) -> list[Run]:
-    return [by_dir[e.run_dir] for e in row["entries"] if e.run_dir in by_dir]
+def _runs_of(row: dict, task: str) -> list[Entry]:
+    """The row's finished runs of the task (references have no metrics)."""
+    return [e for e in row["entries"] if e.metrics is not None and e.task == task]
 
 
-def psychometric_cells(tasks: list[str], rows: list[dict], by_dir: dict) -> list[Psychometric]:
+def psychometric_cells(tasks: list[str], rows: list[dict]) -> list[Psychometric]:
     """A pooled fit per (row, task) with levels (each takes ~0.02-0.1 s)."""
     jobs = []
     for row in rows:
-        runs = _runs_of(row, by_dir)
         for task in tasks:
-            counts = level_counts(*(run.metrics.get("by_level") or {} for run in runs if run.entry.task == task))
+            counts = level_counts(*(e.metrics.get("by_level") or {} for e in _runs_of(row, task)))
             if counts:
                 jobs.append((row["model"] + ("" if row["split"] == "all" else f" ({row['split']})"), task, counts))
     # one after another: a process pool was 5x slower here (each worker's BLAS threads fought over the 2 cores)
@@ -45,12 +45,12 @@ def psychometric_cells(tasks: list[str], rows: list[dict], by_dir: dict) -> list
 DIAGNOSTICS = (("catch_accuracy", "n_catch"), ("identical_p_a", "n_identical"), ("swap_consistency", "n_swap_pairs"))
 
 
-def diagnostics_rows(tasks: list[str], rows: list[dict], by_dir: dict) -> list[dict]:
+def diagnostics_rows(tasks: list[str], rows: list[dict]) -> list[dict]:
     """Per (row, task): each diagnostic's mean over seeds (metrics.json) and the items behind it."""
     out = []
     for row in rows:
         for task in tasks:
-            diags = [run.metrics.get("diagnostics") or {} for run in _runs_of(row, by_dir) if run.entry.task == task]
+            diags = [e.metrics.get("diagnostics") or {} for e in _runs_of(row, task)]
             if not diags:
                 continue
             cell = {"model": row["model"], "split": row["split"], "task": task, "seeds": len(diags)}
@@ -79,16 +79,3 @@ def lora_rows(tasks: list[str], rows: list[dict]) -> list[dict]:
         out.append({"model": row["model"], "base": base["model"], "cells": cells,
                     "lift": statistics.fmean(lifts) if lifts else None})
     return out
-
-
-def kshot_series(icl_rows: list[dict]) -> dict[str, dict[str, list[tuple[int, float, float, int]]]]:
-    """task -> model -> [(k, mean, std, seeds)] sorted by k: the points of the k-shot curves."""
-    series: dict[str, dict[str, list]] = {}
-    for row in icl_rows:
-        if row["mean_std"]:
-            mean, std = row["mean_std"]
-            series.setdefault(row["task"], {}).setdefault(row["model"], []).append((row["shots"], mean, std, row["seeds"]))
-    for models in series.values():
-        for points in models.values():
-            points.sort()
-    return series
