@@ -34,7 +34,7 @@ __all__ = ["BENCHMARKS", "CSV_HEADER", "DEFAULT", "AnswerFacts", "Benchmark", "B
 BENCHMARKS = {"AcousticBench": "acousticbench.benchmarks.acoustic", "AudioICL": "acousticbench.benchmarks.audioicl"}
 DEFAULT = "AcousticBench"  # runs written before records named their benchmark
 
-Item = TypeVar("Item")  # a question, an episode: what one request asks
+Item = TypeVar("Item")  # a question, an episode: what one request asks (it has an `id`, unique in its run)
 Spec = TypeVar("Spec")  # the frozen settings of one run (RunSpec, ICLRunSpec)
 Rec = TypeVar("Rec", bound=RecordBase)  # one line of responses.jsonl
 Met = TypeVar("Met")  # metrics.json (a pydantic model)
