@@ -20,6 +20,9 @@ def list_tasks() -> int:
 
     for t in TASKS.values():
         print(f"{t.code}  {t.title:<14} {t.clips} clip{'s' if t.clips > 1 else ' '}  {t.question}  (A: {t.option_a})")
+        if t.clips == 1:  # B is the channel mirror of A: left + right is the same for both answers
+            print(f"{'':<4}needs a stereo listener: a model that hears mono (--list-models: hears) is at chance by "
+                  "construction, marked so and left out of averages")
     from acousticbench.audioicl.commands import list_tasks as list_audioicl_tasks
 
     list_audioicl_tasks()

@@ -36,6 +36,11 @@ class Entry:
     config: dict | None = field(default=None, compare=False, repr=False)  # the run's config.json, parsed (None for references)
     metrics: dict | None = field(default=None, compare=False, repr=False)  # its metrics.json, parsed, so the report reads neither again
 
+    @property
+    def listener(self) -> str | None:
+        """metrics.json's listener note ("mono listener: chance by construction"), or None."""
+        return (self.metrics or {}).get("listener")
+
 
 def _warn(message: str) -> None:
     print(f"skipped: {message}", file=sys.stderr)
@@ -130,10 +135,12 @@ def table_rows(entries: list[Entry]) -> tuple[list[str], list[dict]]:
         for task in tasks:
             accs = [e.accuracy for e in group if e.task == task and e.accuracy is not None]
             cells[task] = (_mean_std(accs), len(accs), sum(e.n for e in group if e.task == task)) if accs else None
-        means = [c[0][0] for c in cells.values() if c]
+        # a mono listener's dir is chance by construction: marked, and left out of the average across tasks
+        marked = {t: e.listener for t in tasks for e in group if e.task == t and e.listener}
+        means = [c[0][0] for t, c in cells.items() if c and t not in marked]
         wilson = {t: wilson_interval(sum(round(e.accuracy * e.n) for e in group if e.task == t and e.accuracy is not None),
                                      sum(e.n for e in group if e.task == t and e.accuracy is not None)) for t in tasks}
-        rows.append({"model": label, "split": split, "cells": cells, "wilson": wilson, "entries": group,
+        rows.append({"model": label, "split": split, "cells": cells, "wilson": wilson, "entries": group, "marked": marked,
                      "key": (model, split, max_samples, manifest), "average": statistics.fmean(means) if means else None,
                      "seeds": max(len({e.seed for e in group if e.task == t}) for t in tasks),
                      "parse": mean_known([e.parse_failure_rate for e in group]), "error": mean_known([e.error_rate for e in group])})
@@ -186,10 +193,12 @@ def _acoustic_markdown(entries: list[Entry]) -> str:
     header = ["Model", "Split", *tasks, "Avg", "Seeds", "Parse fail %", "Error %"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        cells = [f"{pct(c[0][0])} ± {pct(c[0][1])}" if c else "-" for c in row["cells"].values()]
+        cells = [(f"{pct(c[0][0])} ± {pct(c[0][1])}" + (" †" if t in row["marked"] else "")) if c else "-"
+                 for t, c in row["cells"].items()]
         lines.append("| " + " | ".join([row["model"], row["split"], *cells, pct(row["average"]), str(row["seeds"]),
                                          pct(row["parse"]), pct(row["error"])]) + " |")
-    return "\n".join(lines) + "\n"
+    notes = sorted({note for row in rows for note in row["marked"].values()})
+    return "\n".join(lines) + "\n" + "".join(f"\n† {note}: left out of Avg.\n" for note in notes)
 
 
 def icl_rows(entries: list[Entry]) -> list[dict]:

@@ -8,6 +8,15 @@ from collections.abc import Iterable, Mapping
 from acousticbench.records import JUDGE_FAILED, Diagnostics, Interval, Metrics, Record, SliceMetrics
 
 Z95 = 1.959963984540054
+MONO_LISTENER = "mono listener: chance by construction"
+
+
+def listener_note(task: str, channels: int | None) -> str | None:
+    """MONO_LISTENER for a one-clip stereo task (dir: B is the channel mirror of A) asked of a model that hears one
+    channel, where left + right is the same for both answers; None otherwise."""
+    from acousticbench.tasks import TASKS
+
+    return MONO_LISTENER if task in TASKS and TASKS[task].clips == 1 and channels == 1 else None
 
 
 def wilson_interval(successes: int, n: int, z: float = Z95) -> Interval | None:

@@ -137,6 +137,17 @@ def format_plan(plans: list[RunPlan]) -> str:
     return "\n".join(lines + ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows])
 
 
+def listening(spec) -> dict:
+    """metrics.json's listener note: a model that hears mono asked a task that needs stereo (metrics.listener_note)."""
+    from acousticbench.metrics import listener_note
+
+    try:
+        note = listener_note(spec.task, get_model(spec.model).channels)
+    except UserError:  # not in the registry: what it hears is unknown
+        note = None
+    return {"listener": note} if note else {}
+
+
 def spent(spec, records: list) -> dict:
     """metrics.json's record of what the run used: its records' token counts summed, and the price they come to."""
     tokens = Counter()
