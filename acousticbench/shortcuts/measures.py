@@ -20,6 +20,7 @@ def involving(feature: str, why: str) -> dict[str, str]:
 ONE_SOUND = "one sound at one level: how much of the file it fills is its duration"
 ILD = "left minus right is the interaural level difference, the attribute"
 ITD = "left minus right is the interaural time difference, the attribute"
+DIOTIC = "the background is the same in both ears: the level over it, left minus right, is the ILD"
 PARTIALS = "the partials move with f0"
 
 ATTRIBUTE_MEASURES: dict[str, dict[str, str]] = {
@@ -27,10 +28,12 @@ ATTRIBUTE_MEASURES: dict[str, dict[str, str]] = {
     "lou": {**{name: "level is the attribute" for name in LEVEL},
             "floor_db": "the whole clip, noise floor included, is louder"},
     "dur": {"span_s": "a longer sound sounds longer", "offset_s": "both start together: the longer one ends later",
-            "silent_fraction": ONE_SOUND, **involving("rms_db", ONE_SOUND)},
+            "silent_fraction": ONE_SOUND, **involving("rms_db", ONE_SOUND),
+            "decay_db_per_s": "one steady sound: the fall from its loudest moment to its end is flatter the longer it lasts"},
     "tem": {"onset_count": "beats per span: with the span roved, the count over the span is the rate"},
     "rad": {"decay_db_per_s": "the decay slope is the reverberation time"},
-    "dir": {**{name: ILD for name in LEVEL}, "floor_to_peak_db": ILD, "onset_s": ITD, "offset_s": ITD},
+    "dir": {**{name: ILD for name in LEVEL}, **involving("floor_db", DIOTIC), "floor_to_peak_db": ILD, "onset_s": ITD,
+            "offset_s": ITD, "decay_db_per_s": f"{ITD}: the lagging ear's sound ends later within its last frame"},
     "cnt": {"onset_count": "the number of separate events is the attribute"},
     "bri": {"centroid_hz": "brightness is the spectral centroid", "rolloff_hz": "a brighter tilt moves the rolloff up",
             "zcr_hz": "a brighter tilt crosses zero more often"},
