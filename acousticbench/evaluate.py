@@ -17,7 +17,7 @@ from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
 from acousticbench.engine import RetryPolicy, RunAborted, progress_bar, run_items
 from acousticbench.errors import UserError, writable_folder
 from acousticbench.catalog import get_model
-from acousticbench.plan import spent
+from acousticbench.plan import listening, spent
 from acousticbench.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
 from acousticbench.runfolder import Cell, now, open_run_dir, resume_target
 
@@ -70,7 +70,7 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
     rewrite_sorted(run_dir / RESPONSES, records, writer.lines)
     # in a worker thread: the psychometric fit (and scipy's first import) must not stall the queue of other runs
     metrics = await asyncio.to_thread(bench.metrics, spec, records)
-    metrics = metrics.model_copy(update=spent(spec, records))  # tokens used, and their price
+    metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec)})  # tokens used, their price
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
     write_json(run_dir / CONFIG, {**cell.config, "harness": harness, "finished_at": now(),

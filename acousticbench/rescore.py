@@ -74,10 +74,10 @@ def save(run: RunFile, records: list, what: str) -> None:
     was done (`what`), when, by which command, and what changed."""
     run.backup()
     rewrite_sorted(run.path, records)
-    from acousticbench.plan import spent
+    from acousticbench.plan import listening, spent
 
     metrics = run.bench.metrics(run.spec(), sorted(records, key=lambda r: r.id))
-    metrics = metrics.model_copy(update=spent(run.spec(), records))  # reruns add tokens
+    metrics = metrics.model_copy(update={**spent(run.spec(), records), **listening(run.spec())})  # reruns add tokens
     write_json(run.path.parent / METRICS, metrics.model_dump(mode="json"))
     before = {r.id: r for r in run.records}
     changed = [r for r in records if r != before.get(r.id)]

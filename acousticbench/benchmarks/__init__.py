@@ -94,6 +94,8 @@ class Benchmark(Protocol[Item, Spec, Rec, Met]):
 
     def relabeller(self, options: dict[str, Any]) -> Any: ...  # rejudge.py: Relabeller (relabel.py of each package)
 
+    def listener_note(self, spec: Spec, channels: int | None) -> dict[str, Any]: ...  # what a listener cannot hear
+
     # what the leaderboard and the report read (BenchmarkBase has a plain default for each)
     metrics_type: type[BaseModel]  # the pydantic model of metrics.json
 

@@ -40,6 +40,10 @@ class BenchmarkBase:
         """What a reference run keeps of each record."""
         return ("id", "benchmark", "task", "model", "seed", "response", self.label_field, "correct", "status")
 
+    def listener_note(self, spec: Any, channels: int | None) -> dict[str, Any]:
+        """metrics.json fields saying what a model that hears `channels` channels could not hear of the run; none."""
+        return {}
+
     def relabeller(self, options: dict[str, Any]):
         from acousticbench.errors import UserError
 

@@ -31,6 +31,11 @@ class Entry:
     config: dict | None = field(default=None, compare=False, repr=False)  # the run's config.json, parsed (None for references)
     metrics: dict | None = field(default=None, compare=False, repr=False)  # its metrics.json, parsed, so the report reads neither again
 
+    @property
+    def listener(self) -> str | None:
+        """metrics.json's note on what the model could not hear of the task (a mono listener on dir), or None."""
+        return (self.metrics or {}).get("listener")
+
 
 @dataclass(frozen=True)
 class Section:

@@ -123,6 +123,13 @@ class AcousticBenchmark(AcousticViews):
 
         return observe(prompt)
 
+    def listener_note(self, spec: RunSpec, channels: int | None) -> dict[str, Any]:
+        """{"listener": "mono listener: chance by construction"} for a one-channel listener on a stereo task (dir)."""
+        from acousticbench.benchmarks.acoustic.metrics import listener_note
+
+        note = listener_note(spec.task, channels)
+        return {"listener": note} if note else {}
+
     def metrics(self, spec: RunSpec, records: list[Record]) -> Metrics:
         return compute_metrics(records, spec.model, spec.task, spec.seed)
 

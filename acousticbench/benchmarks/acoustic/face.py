@@ -39,8 +39,13 @@ def task_names() -> list[str]:
 def task_lines() -> list[str]:
     from acousticbench.benchmarks.acoustic.tasks import TASKS
 
-    return [f"{t.code}  {t.title:<14} {t.clips} clip{'s' if t.clips > 1 else ' '}  {t.question}  (A: {t.option_a})"
-            for t in TASKS.values()]
+    lines = []
+    for t in TASKS.values():
+        lines.append(f"{t.code}  {t.title:<14} {t.clips} clip{'s' if t.clips > 1 else ' '}  {t.question}  (A: {t.option_a})")
+        if t.clips == 1:  # B is the channel mirror of A: left + right is the same for both answers
+            lines.append(f"{'':<4}needs a stereo listener: a model that hears mono (--list-models: hears) is at chance "
+                         "by construction, marked so and left out of averages")
+    return lines
 
 
 def specs(args: argparse.Namespace, model: str, tasks: list[str], seeds: list[int]) -> list:

@@ -53,10 +53,12 @@ def table_rows(entries: list[Entry], order: ModelOrder) -> tuple[list[str], list
         for task in tasks:
             accs = [e.accuracy for e in group if e.task == task and e.accuracy is not None]
             cells[task] = (mean_std(accs), len(accs), sum(e.n for e in group if e.task == task)) if accs else None
-        means = [c[0][0] for c in cells.values() if c]
+        # a mono listener's dir is chance by construction: marked, and left out of the average across tasks
+        marked = {t: e.listener for t in tasks for e in group if e.task == t and e.listener}
+        means = [c[0][0] for t, c in cells.items() if c and t not in marked]
         wilson = {t: wilson_interval(sum(round(e.accuracy * e.n) for e in group if e.task == t and e.accuracy is not None),
                                      sum(e.n for e in group if e.task == t and e.accuracy is not None)) for t in tasks}
-        rows.append({"model": label, "split": split, "cells": cells, "wilson": wilson, "entries": group,
+        rows.append({"model": label, "split": split, "cells": cells, "wilson": wilson, "entries": group, "marked": marked,
                      "key": (model, split, max_samples, manifest), "average": statistics.fmean(means) if means else None,
                      "seeds": max(len({e.seed for e in group if e.task == t}) for t in tasks),
                      "parse": mean_known([e.parse_failure_rate for e in group]), "error": mean_known([e.error_rate for e in group])})
@@ -65,10 +67,13 @@ def table_rows(entries: list[Entry], order: ModelOrder) -> tuple[list[str], list
 
 def markdown(entries: list[Entry], order: ModelOrder) -> str:
     tasks, rows = table_rows(entries, order)
-    return md_table(["Model", "Split", *tasks, "Avg", "Seeds", "Parse fail %", "Error %"],
-                    [[row["model"], row["split"], *(f"{pct(c[0][0])} ± {pct(c[0][1])}" if c else "-"
-                                                    for c in row["cells"].values()),
-                      pct(row["average"]), str(row["seeds"]), pct(row["parse"]), pct(row["error"])] for row in rows])
+    table = md_table(["Model", "Split", *tasks, "Avg", "Seeds", "Parse fail %", "Error %"],
+                     [[row["model"], row["split"],
+                       *((f"{pct(c[0][0])} ± {pct(c[0][1])}" + (" †" if t in row["marked"] else "")) if c else "-"
+                         for t, c in row["cells"].items()),
+                       pct(row["average"]), str(row["seeds"]), pct(row["parse"]), pct(row["error"])] for row in rows])
+    notes = sorted({note for row in rows for note in row["marked"].values()})
+    return table + "".join(f"\n† {note}: left out of Avg.\n" for note in notes)
 
 
 def csv_rows(entries: list[Entry], order: ModelOrder) -> list[list[str | int]]:

@@ -48,8 +48,10 @@ def leaderboard(tasks: list[str], rows: list[dict]) -> str:
                 continue
             (mean, std), seeds, n = cell
             interval = f'<small>[{pct(ci.low)}, {pct(ci.high)}]</small>' if ci else ""
+            mark = row["marked"].get(task)
+            note = f' <b class="mono" title="{escape(mark)}: left out of Avg">{escape(mark)}</b>' if mark else ""
             cells.append(f'<span class="num" title="{seeds} seeds, {n} answers">{pct(mean)} ± {pct(std)}</span>'
-                         f"{interval}")
+                         f"{interval}{note}")
         out.append([escape(row["model"]), row["split"], *cells, pct(row["average"]), str(row["seeds"]),
                     pct(row["parse"]), pct(row["error"])])
     return html_table("leaderboard", ["Model", "Split", *tasks, "Avg", "Seeds", "Unparsed %", "Error %"], out,
