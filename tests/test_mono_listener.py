@@ -2,7 +2,8 @@
 construction; the run still runs, and metrics.json, the leaderboard and the report say so and leave it out of averages."""
 from __future__ import annotations
 
-from acousticbench.leaderboard import Entry, markdown, table_rows
+from acousticbench.benchmarks import Entry
+from acousticbench.benchmarks.acoustic.leaderboard import markdown, table_rows
 from acousticbench.benchmarks.acoustic.metrics import MONO_LISTENER, listener_note
 from acousticbench.models.open_weight import OPEN_WEIGHT
 from acousticbench.catalog import MODELS
@@ -30,12 +31,12 @@ def test_a_served_mono_models_dir_run_is_marked_in_its_metrics():
 
 def _entry(task: str, accuracy: float, listener: str | None = None) -> Entry:
     metrics = {"listener": listener} if listener else {}
-    return Entry("Qwen2-Audio-7B-Instruct", task, "all", "m" * 64, 42, None, 400, accuracy, 0.0, 0.0, metrics=metrics)
+    return Entry("AcousticBench", "Qwen2-Audio-7B-Instruct", task, "all", "m" * 64, 42, None, 400, accuracy, 0.0, 0.0, metrics=metrics)
 
 
 def test_the_leaderboard_marks_the_cell_and_leaves_it_out_of_the_average():
     entries = [_entry("rad", 0.8), _entry("dir", 0.5, MONO_LISTENER), _entry("cnt", 0.6)]
-    _, (row,) = table_rows(entries)
+    _, (row,) = table_rows(entries, lambda model: 0)
     assert row["marked"] == {"dir": MONO_LISTENER} and abs(row["average"] - 0.7) < 1e-9
-    text = markdown(entries)
+    text = markdown(entries, lambda model: 0)
     assert "50.0 ± 0.0 †" in text and f"† {MONO_LISTENER}: left out of Avg." in text
