@@ -87,12 +87,18 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
 
     def command() -> int:
-        from dotenv import load_dotenv
+        from acousticbench.checks import load_env_file
 
-        load_dotenv(override=False)  # real environment variables win
+        load_env_file()  # real environment variables win; a line that cannot be read is named
         return _dispatch(args)
 
     building = args.build_archive or args.build_audioicl or args.extract
+    if building:  # a SIGTERM unwinds like Ctrl-C: the staging folder is removed and the workers ended
+        import signal
+
+        from acousticbench.errors import raise_terminated
+
+        signal.signal(signal.SIGTERM, raise_terminated)
     interrupted = ("nothing half-built is left in place; run the same command again." if building else
                    "finished answers are saved; run the same command with --resume to continue.")
     return run_command(command, interrupted=interrupted)
@@ -123,6 +129,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         raise UserError("nothing to do: pass --model NAME to run (see --list-models), or a command such as --verify-checksums.")
     if args.reference_tolerance is not None and not 0 <= args.reference_tolerance <= 100:
         raise UserError(f"--reference-tolerance is a percentage from 0 to 100, got {args.reference_tolerance}.")
+    _check_settings(args)
     check = commands.ReferenceCheck(args.references, args.reference_tolerance) if args.compare_reference else None
     if args.plot and not args.dry_run:
         import importlib.util
@@ -130,6 +137,19 @@ def _dispatch(args: argparse.Namespace) -> int:
         if importlib.util.find_spec("matplotlib") is None:  # known now, not after every run has been paid for
             raise UserError("--plot needs matplotlib: pip install -e '.[plot]', or drop --plot.")
     return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check, plot=args.plot)
+
+
+def _check_settings(args: argparse.Namespace) -> None:
+    """Seeds, URLs and keys that no backend could use are one line now, before any server is asked."""
+    from acousticbench import checks
+
+    for seed in (args.seed or []) + (args.seeds or []):
+        checks.check_seed(seed)
+    for flag, value in (("--endpoint", args.endpoint), ("--judge-endpoint", args.judge_endpoint)):
+        for url in (value or "").split(","):
+            if url.strip():
+                checks.check_url(url.strip(), flag)
+    checks.check_environment()
 
 
 def specs_from_args(args: argparse.Namespace) -> list:

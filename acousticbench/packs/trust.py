@@ -6,7 +6,9 @@ import os
 from pathlib import Path
 
 from acousticbench.packs import verified
+from acousticbench.packs.audio_format import ClipFormat, clip_problems
 from acousticbench.packs.files import Containment, Unreadable, file_sha256, sha256_many
+from acousticbench.benchmarks.acoustic.manifest import pack_problems, promised_format
 from acousticbench.benchmarks.acoustic.pack import BUILD_HINT, listed_sha256, load_manifest, questions_relpath
 from acousticbench.errors import ArchiveError
 from acousticbench.records import Question
@@ -23,7 +25,12 @@ def contained(where: Containment, rel: str, who: str) -> str:
 
 def _questions_file(root: Path, task: str, questions: list[Question]) -> None:
     rel = questions_relpath(task)
-    expected = listed_sha256(load_manifest(root), task)
+    manifest = load_manifest(root)
+    for qid, why in pack_problems(manifest, task, questions):  # a resealed file can still disagree with itself
+        who = f"question {qid} in {root / rel}" if qid else f"{root / rel}"
+        raise ArchiveError(f"the pack is not what it claims: {who} {why}; check it with --verify-checksums and "
+                           f"{BUILD_HINT}.")
+    expected = listed_sha256(manifest, task)
     if expected is not None and file_sha256(str(root / rel)) == expected:
         return
     bad = next((q for q in questions if q.compute_checksum() != q.checksum), None)
@@ -32,14 +39,18 @@ def _questions_file(root: Path, task: str, questions: list[Question]) -> None:
     raise ArchiveError(f"the pack is not what it claims: {where}; check it with --verify-checksums and {BUILD_HINT}.")
 
 
-def _verified_digests(root: Path, paths: list[str], expected: dict[str, str | None]) -> dict[str, str | None]:
-    """sha256 of every file, hashing only those changed since they last matched their pins (archive/verified.py);
-    the ones found matching now are remembered. None: missing or unreadable."""
-    digests: dict[str, str | None] = verified.known(str(root), paths)
+def _verified_digests(root: Path, paths: list[str], expected: dict[str, str | None],
+                      promised: ClipFormat | None = None) -> tuple[dict[str, str | None], dict[str, str]]:
+    """sha256 of every file, hashing only those changed since they last matched their pins and `promised`
+    (packs/verified.py), and why each fresh one is not a clip of `promised`; the ones found good now are
+    remembered. None: missing or unreadable."""
+    tag = promised.describe() if promised else ""
+    digests: dict[str, str | None] = verified.known(str(root), paths, tag)
     fresh = sha256_many([p for p in paths if p not in digests])
     digests.update({p: None if isinstance(d, Unreadable) else d for p, d in fresh.items()})
-    verified.remember(str(root), {p: d for p, d in fresh.items() if d == expected[p]})
-    return digests
+    bad = clip_problems(dict.fromkeys(fresh, promised)) if promised else {}
+    verified.remember(str(root), {p: d for p, d in fresh.items() if d == expected[p] and p not in bad}, tag)
+    return digests, bad
 
 
 def check_questions(root: Path, task: str, all_questions: list[Question], selected: list[Question]) -> int:
@@ -52,7 +63,8 @@ def check_questions(root: Path, task: str, all_questions: list[Question], select
     for q in selected:
         for rel in q.audio:
             files[contained(where, rel, f"question {q.id}")] = (q.id, q.sha256.get(rel))
-    digests = _verified_digests(root, list(files), {p: expected for p, (_, expected) in files.items()})
+    promised = promised_format(load_manifest(root), task)
+    digests, bad = _verified_digests(root, list(files), {p: expected for p, (_, expected) in files.items()}, promised)
     for path, (qid, expected) in files.items():
         got = digests[path]
         if got is None:
@@ -60,6 +72,9 @@ def check_questions(root: Path, task: str, all_questions: list[Question], select
         if got != expected:
             what = "has no sha256 in the question" if expected is None else "differs from the one the pack was built with"
             raise ArchiveError(f"question {qid}: audio file {path} {what} (damaged or replaced); check the pack with "
+                               f"--verify-checksums and {BUILD_HINT}.")
+        if path in bad:  # never sent to a model as it is: a model would hear something the pack does not promise
+            raise ArchiveError(f"question {qid}: audio file {path} {bad[path]}; check the pack with "
                                f"--verify-checksums and {BUILD_HINT}.")
     return len(files)
 
@@ -76,7 +91,7 @@ def check_episode_audio(paths_by_episode: dict[str, list[str]], base: Path, wher
     if pinned is None:  # episodes from elsewhere: nothing pins their clips, so only that they are there
         digests = {path: "" if os.path.isfile(path) else None for path in files}
     else:
-        digests = _verified_digests(base, list(files), {p: pinned.get(rel) for p, (_, rel) in files.items()})
+        digests, _ = _verified_digests(base, list(files), {p: pinned.get(rel) for p, (_, rel) in files.items()})
     for path, (episode_id, rel) in files.items():
         got = digests[path]
         if got is None:
