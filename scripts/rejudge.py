@@ -8,7 +8,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from acousticbench.errors import run_command
+from acousticbench.errors import UserError, run_command
 from acousticbench.rescore import RunFile, change_line, rejudge, rescore_episodes, save
 from acousticbench.benchmarks.acoustic.spec import DEFAULT_JUDGE_MODEL
 
@@ -17,6 +17,9 @@ async def _rejudge_all(files: list[Path], model: str, endpoint: str | None, scor
     from acousticbench.judge import Judge
 
     runs = [RunFile.load(path) for path in files]
+    for line in (line for run in runs for line in run.torn):  # judging the rest would drop that question
+        raise UserError(f"{line.describe()}: ask it again first with scripts/rerun_nones.py (or run.py --resume), "
+                        "then rejudge; nothing was changed.")
     judge = Judge.create("llm", model, base_url=endpoint) if any(r.bench.uses_judge for r in runs) else None
     try:
         for run in runs:  # every backup written before any judge call

@@ -19,9 +19,11 @@ from acousticbench.rescore import RunFile, ask_again, change_line, save, to_ask_
 async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None, archive: Path | None,
                  judge_mode: str, endpoint: str | None, include: frozenset[str]) -> None:
     records = run.records
+    cut = bool(run.torn)  # asked in the first round with the rest
     for _ in range(rounds):
-        if not to_ask_again(run, records, include):
+        if not to_ask_again(run, records, include) and not cut:
             break
+        cut = False
         backend = get_model(model).create(endpoint=endpoint)
         judge = make_judge(run.spec(judge=judge_mode))[0] if run.bench.uses_judge else None
         try:
@@ -74,6 +76,8 @@ def _rerun_all(args: argparse.Namespace) -> int:
             raise UserError(f"{run.path} holds answers of {run.config['spec']['model']}, not {args.model}.")
         _archive(run, args.archive)
         run.backup()
+    for line in (line for run in runs for line in run.torn):
+        print(f"note: {line.describe()}: it is asked again (the backup keeps the file as it was).", file=sys.stderr)
     for run in runs:
         asyncio.run(_rerun(run, args.model, args.max_retries, args.concurrency, _archive(run, args.archive),
                            args.judge, args.endpoint, include))
