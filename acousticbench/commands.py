@@ -69,7 +69,16 @@ def _verify_acousticbench(root: Path, task_spec: str) -> int:
     from acousticbench.benchmarks.acoustic.verify import pinned_pack_note, verify_checksums
     from acousticbench.benchmarks.acoustic.tasks import resolve_tasks
 
-    in_pack = list(load_manifest(root).get("tasks", {}))
+    from acousticbench.benchmarks.acoustic.pack import MANIFEST
+    from acousticbench.errors import ArchiveError
+
+    try:
+        in_pack = list(load_manifest(root)["tasks"])
+    except ArchiveError as err:
+        if not (Path(root) / MANIFEST).is_file():
+            raise  # no pack at all: a usage error (2), not a failed check
+        print(err)  # the manifest is there but is not one: what verification exists to find (1)
+        return 1
     tasks = in_pack if task_spec == "all" else resolve_tasks(task_spec)
     report = verify_checksums(root, tasks)
     for line in report.lines():

@@ -77,11 +77,13 @@ def run_entry(run_dir: Path) -> Entry | None:
 
 
 def reference_entries(root: Path) -> list[Entry]:
+    from acousticbench.reference import load_summary, read_reference
+
     entries = []
     for summary_path in sorted(root.rglob("summary.json")):
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        summary = load_summary(summary_path.parent)  # a damaged one is one line naming it
         for run in summary["runs"]:
-            records = [json.loads(line) for line in (summary_path.parent / run["file"]).read_text().splitlines() if line]
+            records = list(read_reference(summary_path.parent / run["file"]).values())
             scored = [r for r in records if r.get("kind", "scored") == "scored"]
             status = Counter(r["status"] for r in scored)
             n = len(scored)
@@ -94,6 +96,17 @@ def reference_entries(root: Path) -> list[Entry]:
     return entries
 
 
+def _identity(e: Entry) -> tuple:
+    return e.benchmark, e.model, e.task, e.shots, e.split, e.manifest, e.max_samples, e.seed
+
+
+def with_references(entries: list[Entry], references: list[Entry]) -> list[Entry]:
+    """The runs and the references, each run once: a run promoted into the references (the same model, task, split,
+    pack, questions and seed) is the run folder's entry, not a second one."""
+    seen = {_identity(e) for e in entries}
+    return entries + [r for r in references if _identity(r) not in seen]
+
+
 def collect(results_dirs: list[Path]) -> list[Entry]:
     """Finished runs; of several runs of the same (model, task, split, archive, questions, seed) the latest counts."""
     latest: dict[tuple, Entry] = {}
@@ -101,8 +114,7 @@ def collect(results_dirs: list[Path]) -> list[Entry]:
         for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and (p / CONFIG).is_file()):
             entry = run_entry(run_dir)
             if entry:
-                latest[(entry.benchmark, entry.model, entry.task, entry.shots, entry.split, entry.manifest,
-                        entry.max_samples, entry.seed)] = entry
+                latest[_identity(entry)] = entry
     return list(latest.values())
 
 
