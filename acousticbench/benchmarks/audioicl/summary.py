@@ -32,7 +32,7 @@ class Answer:
 
 def run_folder_answers(root: Path, prompt_style: str | None = None, torn: list | None = None) -> list[Answer]:
     """Answers from AudioICL run folders under `root`: the latest folder per (model, task, k, seed, backend, prompt
-    style), each with the prompt style and scoring it was run with; a line a crash cut goes to `torn`."""
+    style, scoring), each with the prompt style and scoring it was run with; a line a crash cut goes to `torn`."""
     from acousticbench.readers import read_json, read_jsonl
 
     latest: dict[str, Path] = {}
@@ -43,7 +43,7 @@ def run_folder_answers(root: Path, prompt_style: str | None = None, torn: list |
             continue
         if prompt_style and spec.get("prompt_style") != prompt_style:
             continue
-        prefix = re.sub(r"-\d{8}-\d{6}(-\d+)?$", "", config.parent.name) + f"/{spec.get('prompt_style')}"
+        prefix = re.sub(r"-\d{8}-\d{6}(-\d+)?$", "", config.parent.name) + f"/{spec.get('prompt_style')}/{spec.get('scoring')}"
         if prefix not in latest or config.parent.name > latest[prefix].name:
             latest[prefix] = config.parent
     answers = []
