@@ -94,3 +94,10 @@ def read_jsonl(path: Path, what: str, fix: str, model: type[BaseModel] | None = 
             raise UserError(f"{what} {path}:{lineno}{who} is damaged ({why}): {fix}.") from None
         out.append(data)
     return out
+
+
+def note_damaged_cache(path: Path, what: str, consequence: str) -> None:
+    """A cache costs only time when damaged, so a run goes on; but it is said once, never skipped in silence."""
+    import sys
+
+    print(f"note: {path}: {what}; {consequence} (remove the file to silence this).", file=sys.stderr)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import write_tiny_pack
 from servers.fixtures import harness_env, run_cli
 from test_faults import RUN, assert_one_line, results_with_a_run, script, snapshot
 
@@ -127,3 +128,21 @@ def test_the_leaderboard_names_a_damaged_reference(tmp_path):
     summary_without_seed(references_of(tmp_path, run_dir))
     out = script("leaderboard.py", "results", "--references", "refs", cwd=tmp_path)
     assert_one_line(out, 2, "refs/Oracle/rad/summary.json", "runs.0.seed: Field required")
+
+
+def test_damaged_caches_cost_only_time_and_are_said(tmp_path):
+    """The record of verified clips and the judge cache: a damaged one is named on stderr, the run still right."""
+    cache = tmp_path / "cache"
+    env = harness_env(ACOUSTICBENCH_CACHE_DIR=str(cache))
+    archive = write_tiny_pack(tmp_path / "archive")
+    assert run_cli(*RUN, "--archive", str(archive), cwd=tmp_path, env=env).returncode == 0
+    (record,) = (cache / "verified").iterdir()
+    record.write_text('["not", "a record"]')
+    out = run_cli(*RUN, "--archive", str(archive), "--results-dir", "again", cwd=tmp_path, env=env)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert out.stderr.strip().splitlines() == [f"note: {record}: not a record of verified files; every clip is hashed "
+                                               "again (remove the file to silence this)."]
+    wav = archive / "rad" / "audio" / "rad_0004_1.wav"
+    wav.write_bytes(wav.read_bytes()[:-2] + b"\x01\x02")  # damage after the record was lost is still caught
+    out = run_cli(*RUN, "--archive", str(archive), "--results-dir", "third", cwd=tmp_path, env=env)
+    assert out.returncode == 2 and "question rad_0004" in out.stderr

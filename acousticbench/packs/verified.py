@@ -41,8 +41,16 @@ def _entries(root: str) -> dict[str, list]:
         try:
             data = json.loads(_file(root).read_bytes())
             _LOADED[root] = data if isinstance(data, dict) else {}
+        except FileNotFoundError:
+            _LOADED[root] = {}  # no record yet: everything is hashed
+            return _LOADED[root]
         except (OSError, ValueError):
-            _LOADED[root] = {}  # no record yet, or an unreadable one: everything is hashed
+            data = None
+        if not isinstance(data, dict):  # an unreadable record: everything is hashed, and that is said
+            from acousticbench.readers import note_damaged_cache
+
+            note_damaged_cache(_file(root), "not a record of verified files", "every clip is hashed again")
+            _LOADED[root] = {}
     return _LOADED[root]
 
 
@@ -52,7 +60,7 @@ def known(root: str, paths: list[str], promise: str = "") -> dict[str, str]:
     found = {}
     for path in paths:
         entry = entries.get(path)
-        if entry and tuple(entry[:3]) == _signature(path):
+        if isinstance(entry, list) and len(entry) == 4 and tuple(entry[:3]) == _signature(path):
             found[path] = entry[3]
     return found
 
