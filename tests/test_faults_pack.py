@@ -131,3 +131,29 @@ def test_a_pack_that_declares_its_own_format_is_held_to_it(tmp_path):
     verified = run_cli("--verify-checksums", "--task", "rad", "--archive", str(archive), cwd=tmp_path, env=harness_env())
     assert "rad_0001: rad/audio/rad_0001_1.wav: is 16000 Hz" in verified.stdout
     assert "rad_0004_1.wav" not in verified.stdout  # the one clip that keeps the promise
+
+
+def test_an_audioicl_clip_at_another_rate_is_refused_and_named(tmp_path):
+    """The open AudioICL pack promises 16 kHz PCM16 mono too; a clip resampled and resealed in its manifest is not."""
+    import shutil
+
+    from audioicl_pack import reduced_pack
+
+    archive = tmp_path / "archive"
+    shutil.copytree(reduced_pack(), archive)
+    root = archive / "audioicl"
+    episode = json.loads((root / "meta" / "meta_k1.jsonl").read_text().splitlines()[0])
+    rel = episode["query"]["audio_path"]
+    samples, _ = sf.read(str(root / rel), dtype="float32")
+    sf.write(str(root / rel), samples[::2], 8000, subtype="PCM_16")
+    manifest = json.loads((root / "MANIFEST.json").read_text())
+    manifest["sha256"][rel] = hashlib.sha256((root / rel).read_bytes()).hexdigest()
+    (root / "MANIFEST.json").write_text(json.dumps(manifest))
+    before = snapshot(tmp_path)
+    out = run_cli("--model", "Oracle", "--task", episode["task"], "--shots", "1", "--archive", str(archive),
+                  cwd=tmp_path, env=harness_env())
+    assert_one_line(out, 2, f"episode {episode['id']}", rel, "is 8000 Hz PCM_16 mono, the pack promises 16000 Hz")
+    verified = run_cli("--verify-checksums", "--task", "audioicl", "--archive", str(archive), cwd=tmp_path,
+                       env=harness_env())
+    assert verified.returncode == 1 and f"{rel}: is 8000 Hz PCM_16 mono" in verified.stdout, verified.stdout
+    assert snapshot(tmp_path) == before and not (tmp_path / "results").exists()

@@ -80,18 +80,20 @@ def check_questions(root: Path, task: str, all_questions: list[Question], select
 
 
 def check_episode_audio(paths_by_episode: dict[str, list[str]], base: Path, where: str,
-                        pinned: dict[str, str] | None, hint: str) -> int:
+                        pinned: dict[str, str] | None, hint: str, promised: ClipFormat | None = None) -> int:
     """AudioICL: every clip an episode names lies inside `base` and exists; where the pack's MANIFEST.json pins the
-    clips (`pinned`: path -> sha256), each matches. Returns the number of files checked."""
+    clips (`pinned`: path -> sha256), each matches and is a clip of `promised`. Returns the number of files checked."""
     inside = Containment(str(base))
     files: dict[str, tuple[str, str]] = {}
     for episode_id, paths in paths_by_episode.items():
         for rel in paths:
             files[contained(inside, rel, f"episode {episode_id} in {where}")] = (episode_id, rel)
+    bad: dict[str, str] = {}
     if pinned is None:  # episodes from elsewhere: nothing pins their clips, so only that they are there
         digests = {path: "" if os.path.isfile(path) else None for path in files}
     else:
-        digests, _ = _verified_digests(base, list(files), {p: pinned.get(rel) for p, (_, rel) in files.items()})
+        digests, bad = _verified_digests(base, list(files), {p: pinned.get(rel) for p, (_, rel) in files.items()},
+                                         promised)
     for path, (episode_id, rel) in files.items():
         got = digests[path]
         if got is None:
@@ -101,6 +103,9 @@ def check_episode_audio(paths_by_episode: dict[str, list[str]], base: Path, wher
             what = "is not listed in" if rel not in pinned else "differs from"
             raise ArchiveError(f"episode {episode_id} in {where}: audio file {path} {what} the pack's MANIFEST.json "
                                f"(damaged or replaced); check it with --verify-checksums and {hint}.")
+        if pinned is not None and path in bad:
+            raise ArchiveError(f"episode {episode_id} in {where}: audio file {path} {bad[path]}; check it with "
+                               f"--verify-checksums and {hint}.")
     return len(files)
 
 
