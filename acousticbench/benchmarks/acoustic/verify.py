@@ -81,8 +81,8 @@ def verify_checksums(root: Path, tasks: list[str]) -> VerifyReport:
     # each clip against the format its task's pack promises (a clip two tasks share: the first task's promise)
     promises = {rel: promised_format(manifest, task) for task, qs in reversed(by_task.items()) for q in qs
                 for rel in q.audio if isinstance(digests.get(rel), str)}
-    formats = {rel: why for rel, why in clip_problems({where.path(r): f for r, f in promises.items()}).items()}
-    formats = {rel: formats[where.path(rel)] for rel in promises if where.path(rel) in formats}
+    found = clip_problems({where.path(rel): promise for rel, promise in promises.items()})
+    formats = {rel: found[where.path(rel)] for rel in promises if where.path(rel) in found}
     failures: list[Failure] = list(undecodable)
     for task, questions in by_task.items():
         failures.extend(file_failures[task])
