@@ -16,6 +16,11 @@ from acousticbench.benchmarks.acoustic.spec import DEFAULT_JUDGE_MODEL
 async def _rejudge_all(files: list[Path], model: str, endpoint: str | None, scoring: str | None) -> None:
     from acousticbench.judge import Judge
 
+    from acousticbench import checks
+
+    checks.check_environment()  # a key or URL the judge could not use: one line before any file is touched
+    if endpoint:
+        checks.check_url(endpoint, "--judge-endpoint")
     runs = [RunFile.load(path) for path in files]
     for line in (line for run in runs for line in run.torn):  # judging the rest would drop that question
         raise UserError(f"{line.describe()}: ask it again first with scripts/rerun_nones.py (or run.py --resume), "

@@ -66,6 +66,12 @@ def main(argv: list[str] | None = None) -> int:
 def _rerun_all(args: argparse.Namespace) -> int:
     if args.max_retries < 1 or (args.concurrency is not None and args.concurrency < 1):
         raise UserError("--max-retries and --concurrency must be 1 or more.")
+    from acousticbench import checks
+
+    checks.check_environment()  # a key or URL no backend could use: one line before any file is touched
+    for url in (args.endpoint or "").split(","):
+        if url.strip():
+            checks.check_url(url.strip(), "--endpoint")
     include = frozenset(s.strip() for s in args.include.split(",") if s.strip())
     if include - {"refused", "unparsed"}:
         raise UserError(f"--include takes refused and/or unparsed, got {args.include!r}.")
