@@ -166,6 +166,9 @@ def test_bad_audio_is_a_400_with_a_reason_and_the_server_keeps_serving(server, c
     (b'{"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}', "unsupported part"),
     (b'{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 0}', "max_tokens"),
     (b'{"messages": [{"role": "user", "content": "hi"}], "seed": "x"}', "seed"),
+    (b'{"messages": [{"role": "user", "content": "hi"}], "seed": 18446744073709551616}', "seed must fit in 64 bits"),
+    (b'{"messages": [{"role": "user", "content": "hi"}], "seed": -9223372036854775809}', "seed must fit in 64 bits"),
+    (b'{"messages": [{"role": "user", "content": "\xff\xfe"}]}', "not UTF-8"),
 ])
 def test_malformed_requests_are_400s(server, body, reason):
     reply = server.post("/v1/chat/completions", content=body, headers={"content-type": "application/json"})

@@ -15,6 +15,9 @@ from acousticbench.records import Prompt, Reply
 
 # the statuses worth asking again: timeouts, conflicts, rate limits, and every 5xx
 RETRYABLE_STATUS = frozenset({408, 409, 429})
+# A reply is stored up to this many characters (ACOUSTICBENCH_MAX_REPLY_CHARS): an A/B answer or an AudioICL label
+# with its reasoning fits in a few thousand; a server that runs away once wrote 63 MB for 12 questions.
+MAX_REPLY_CHARS = 65_536
 
 
 def retryable_status(code: int) -> bool:
@@ -47,9 +50,28 @@ def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int |
     return head[:-len(b"[]}")] + content, notes  # the messages go last
 
 
-def reply_from(completion: object, notes: list[str] | None = None) -> Reply:
+def capped(text: str | None, notes: list[str]) -> tuple[str | None, list[str]]:
+    """The reply text cut at the stated cap, with a note saying so and how long it was."""
+    from acousticbench.settings import env_number
+
+    cap = int(env_number("ACOUSTICBENCH_MAX_REPLY_CHARS", MAX_REPLY_CHARS, minimum=1))
+    if text is None or len(text) <= cap:
+        return text, notes
+    return text[:cap], [*notes, f"reply cut to its first {cap} of {len(text)} characters "
+                                f"(ACOUSTICBENCH_MAX_REPLY_CHARS)"]
+
+
+def model_note(served: object, asked: str | None) -> list[str]:
+    """A note when the server says another model answered than the one asked (a dated snapshot of it is the same)."""
+    if not asked or not isinstance(served, str) or not served or served == asked or served.startswith(f"{asked}-"):
+        return []
+    return [f"the server answered as model {served!r}, not {asked!r} as asked"]
+
+
+def reply_from(completion: object, notes: list[str] | None = None, asked: str | None = None) -> Reply:
     """A Reply, a refusal, or an error from a chat completion (the JSON body as a dict, or the SDK's model of it):
-    an empty answer is never passed on as an answer."""
+    an empty answer is never passed on as an answer; a reply over the cap is cut with a note, and a reply from
+    another model than `asked` is noted."""
     if hasattr(completion, "model_dump"):  # the openai SDK's model of it
         completion = completion.model_dump()
     if not isinstance(completion, dict) or "choices" not in completion:  # the SDK hands back text for non-JSON
@@ -59,13 +81,16 @@ def reply_from(completion: object, notes: list[str] | None = None) -> Reply:
     choice = completion["choices"][0]
     message = choice.get("message") or {}
     usage = flat_usage(completion.get("usage") or {})
-    common = {"usage": usage, "model_id": completion.get("model"), "notes": notes or []}
+    notes = [*(notes or []), *model_note(completion.get("model"), asked)]
+    common = {"usage": usage, "model_id": completion.get("model")}
     content, finish = message.get("content"), choice.get("finish_reason")
     if message.get("refusal") or finish == "content_filter":
-        return Reply(text=message.get("refusal") or content, refused=True, **common)
+        text, notes = capped(message.get("refusal") or content, notes)
+        return Reply(text=text, refused=True, notes=notes, **common)
     if not isinstance(content, str) or not content.strip():
         raise BackendError(f"the model returned no text (finish_reason {finish!r})", retryable=False)
-    return Reply(text=content, **common)
+    text, notes = capped(content, notes)
+    return Reply(text=text, notes=notes, **common)
 
 
 def flat_usage(usage: dict) -> dict[str, int]:

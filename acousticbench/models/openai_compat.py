@@ -19,6 +19,12 @@ from acousticbench.models.health import health_status
 from acousticbench.models.limits import Limits, check_prompts
 
 
+def stall_s() -> float:
+    """Seconds an answer's body may take after its headers (a server that computes first and then sends, as vLLM
+    does, sends the body at once; the request timeout still caps the wait for the headers)."""
+    return env_number("ACOUSTICBENCH_STALL_TIMEOUT", 30.0, minimum=0.001)
+
+
 def server_root(url: str) -> str:
     """'http://host:8000/v1/' -> 'http://host:8000': the export line may carry /v1 or not."""
     url = url.strip().rstrip("/")
@@ -113,7 +119,13 @@ class ServedModel:
         try:
             async with self._endpoints.sessions[i].request(method, self.roots[i] + path, data=body,
                                                            headers=headers) as response:
-                status, response_headers, raw = response.status, response.headers, await response.read()
+                status, response_headers = response.status, response.headers
+                try:  # headers and then nothing: a stalled body ends here, not after the whole request timeout
+                    async with asyncio.timeout(stall_s()):
+                        raw = await response.read()
+                except TimeoutError:
+                    raise BackendError(f"{where} sent headers and then not the whole answer within {stall_s():g} s "
+                                       "(ACOUSTICBENCH_STALL_TIMEOUT)", retryable=True) from None
         except aiohttp.ClientError as err:
             message = redact(f"lost the connection to {where} ({type(err).__name__}: {err})", [self._key])
             raise BackendError(message, retryable=True) from None
@@ -170,7 +182,7 @@ class ServedModel:
             completion = await self._call(i, "POST", "/v1/chat/completions", body)
         finally:
             self._endpoints.give_back(i)
-        return reply_from(completion, notes)
+        return reply_from(completion, notes, self.api_model)
 
     def _request(self, prompt: Prompt) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.api_model, "seed": prompt.seed}

@@ -138,4 +138,6 @@ def parse_chat(body: Any, max_audio_s: float) -> Chat:
     seed = body.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise BadRequest("seed must be a whole number", "seed")
+    if seed is not None and not -(2**63) <= seed < 2**63:  # vLLM's range (int64); torch.manual_seed would raise: a 500
+        raise BadRequest("seed must fit in 64 bits (-2**63 .. 2**63 - 1)", "seed")
     return Chat(turns=turns, max_tokens=_max_tokens(body), seed=seed)

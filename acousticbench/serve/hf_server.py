@@ -77,6 +77,8 @@ def create_app(adapter: Adapter, max_audio_s: float = MAX_AUDIO_S):
                 raise BadRequest("stream is not supported; send stream: false", "stream")
         except json.JSONDecodeError as err:
             return JSONResponse(error_body(f"the body is not JSON ({err.msg})"), status_code=400)
+        except UnicodeDecodeError:  # json.loads of bytes that are no UTF-8: the client's fault, not a 500
+            return JSONResponse(error_body("the body is not UTF-8 JSON"), status_code=400)
         except BadRequest as err:
             return JSONResponse(error_body(str(err), err.param), status_code=400)
         async with gpu:

@@ -78,9 +78,18 @@ def verify_pack(root: Path, tasks: list[str] | None, required: bool) -> int | No
     from acousticbench.benchmarks.acoustic.verify import pinned_pack_note, verify_checksums
     from acousticbench.packs.lines import MANIFEST
 
+    from acousticbench.errors import ArchiveError
+
     if tasks is None and not required and not (Path(root) / MANIFEST).is_file():
         return None
-    report = verify_checksums(root, list(load_manifest(root).get("tasks", {})) if tasks is None else tasks)
+    try:
+        in_pack = list(load_manifest(root)["tasks"])
+    except ArchiveError as err:
+        if not (Path(root) / MANIFEST).is_file():
+            raise  # no pack at all: a usage error (2), not a failed check
+        print(err)  # the manifest is there but is not one: what verification exists to find (1)
+        return 1
+    report = verify_checksums(root, in_pack if tasks is None else tasks)
     for line in report.lines():
         print(line)
     note = pinned_pack_note(root)
