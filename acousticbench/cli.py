@@ -48,9 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--endpoint", help="server URL(s) for an open-weight model, comma-separated; overrides "
                      "ACOUSTICBENCH_<NAME>_ENDPOINT")
     run.add_argument("--api-model", help="the provider's model id, overriding the registry's")
-    run.add_argument("--judge", choices=["auto", "llm", "rules"], default="auto",
+    run.add_argument("--judge", choices=["auto", "llm", "rules", "logprobs"], default="auto",
                      help="auto: strict rules first, the LLM judge for the rest (rules alone when no judge key is "
-                     "set); llm: the LLM judge for every answer (the paper's setting); rules: no LLM")
+                     "set); llm: the LLM judge for every answer (the paper's setting); rules: no LLM; logprobs: "
+                     "P(A) against P(B) as the first answer token, for servers that return logprobs (vLLM, ours)")
     run.add_argument("--judge-model", default="gpt-4o-mini", help="the LLM judge's model (default gpt-4o-mini)")
     run.add_argument("--judge-endpoint", help="OpenAI-compatible URL for the judge (default "
                      "$ACOUSTICBENCH_JUDGE_ENDPOINT, else the OpenAI API)")
@@ -144,7 +145,10 @@ def specs_from_args(args: argparse.Namespace) -> list:
     if not models:
         raise UserError(f"--model {args.model!r} names no model (see --list-models).")
     for model in models:
-        get_model(model, args.archive)  # unknown model (or LoRA adapter missing): fail before anything else
+        entry = get_model(model, args.archive)  # unknown model (or LoRA adapter missing): fail before anything else
+        if args.judge == "logprobs" and not entry.logprobs:
+            raise UserError(f"--judge logprobs needs a server that returns token logprobs (vLLM, or ours with "
+                            f"Tiny-Qwen2-Audio); {model} gives none: use --judge auto, rules or llm.")
     if not 0.0 <= args.max_error_rate <= 1.0:
         raise UserError(f"--max-error-rate must be between 0 and 1, got {args.max_error_rate}.")
     icl_tasks, rest = split_runs(args)  # AudioICL task names leave --task and become their own runs

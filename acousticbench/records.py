@@ -11,7 +11,7 @@ Choice = Literal["A", "B"]
 Split = Literal["train", "eval"]
 Kind = Literal["scored", "diagnostic"]
 Status = Literal["answered", "unparsed", "refused", "error"]
-JudgeMethod = Literal["rules", "llm", "none"]
+JudgeMethod = Literal["rules", "llm", "logprobs", "none"]
 JUDGE_FAILED = "judge failed"  # how a record's error starts when the LLM judge gave no verdict (its cause: 'judge')
 
 
@@ -78,6 +78,9 @@ class Reply(_Frozen):
     usage: dict[str, int] = Field(default_factory=dict, description="Token counts as the provider reported them.")
     model_id: str | None = Field(default=None, description="The model id the server says it used.")
     notes: list[str] = Field(default_factory=list, description="What the backend changed about the input, e.g. merged clips.")
+    first_token_logprobs: dict[str, float] | None = Field(default=None, description="The first generated token's "
+                                                          "most likely alternatives, {token text: logprob}, where the "
+                                                          "server was asked for them (--judge logprobs).")
 
 
 class Judgement(_Frozen):
@@ -85,8 +88,12 @@ class Judgement(_Frozen):
 
     chosen: Choice | None
     status: Literal["answered", "unparsed", "refused"]
-    method: JudgeMethod = Field(description="rules: the strict extractor committed; llm: the judge model did; none: nobody did.")
+    method: JudgeMethod = Field(description="rules: the strict extractor committed; llm: the judge model did; "
+                                "logprobs: P(A) against P(B) as the first token; none: nobody did.")
     model: str | None = Field(default=None, description="The judge model, when method is 'llm'.")
+    logprobs: dict[str, float | None] | None = Field(default=None, description="method logprobs: the log probability "
+                                                     "of 'A' and of 'B' as the first token (null: not among the "
+                                                     "server's top alternatives).")
 
 
 class JudgeInfo(_Frozen):
@@ -127,6 +134,9 @@ class Record(RecordBase):
     answer: Choice | None
     correct: bool | None = Field(description="null when the question has no correct option.")
     judge: JudgeInfo
+    logprobs: dict[str, float | None] | None = Field(default=None, description="--judge logprobs: the log probability "
+                                                     "of 'A' and of 'B' as the first answer token, which the label "
+                                                     "came from (null: not among the server's top alternatives).")
 
 
 class Interval(_Frozen):

@@ -36,3 +36,15 @@ def cache_dir():
 
     root = os.environ.get(CACHE_DIR)
     return Path(root).expanduser() if root else Path.home() / ".cache" / "acousticbench"
+
+
+VLLM_VENV = "ACOUSTICBENCH_VLLM_VENV"
+
+
+def vllm_venv():
+    """The virtual environment with real vLLM that scripts/setup_vllm.sh makes: $ACOUSTICBENCH_VLLM_VENV, else
+    .venv-vllm in the repository root."""
+    from pathlib import Path
+
+    root = os.environ.get(VLLM_VENV)
+    return Path(root).expanduser() if root else Path(__file__).resolve().parents[1] / ".venv-vllm"

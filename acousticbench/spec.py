@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 SplitChoice = Literal["all", "train", "eval"]
-JudgeMode = Literal["auto", "llm", "rules"]
+JudgeMode = Literal["auto", "llm", "rules", "logprobs"]
 DEFAULT_SEED = 42
 DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
 
@@ -45,7 +45,8 @@ class RunSpec:
     def backend_overrides(self) -> dict[str, Any]:
         """Settings from flags that the backend constructor takes; None means 'use the registry's'."""
         return {"endpoint": self.endpoint, "api_model": self.api_model,
-                "temperature": self.generation.temperature, "max_tokens": self.generation.max_tokens}
+                "temperature": self.generation.temperature, "max_tokens": self.generation.max_tokens,
+                "logprobs": True if self.judge == "logprobs" else None}
 
     def run_prefix(self, backend_name: str) -> str:
         """Folder name without the timestamp: '<Model>-<task>-<backend>-seed<N>'."""
