@@ -176,12 +176,12 @@ def local(spec: ServerSpec, args: argparse.Namespace) -> int:
         print(serving.stop(spec))
         return 0
     if args.dry_run:
-        argv, env = serving.local_command(spec, port)
+        argv, env = serving.local_command(spec, port, args.archive)
         print(f"# {spec.display_name} without Docker, in the background (log under ~/.cache/acousticbench/local-servers)")
         print(" ".join([*(f"{k}={v}" for k, v in env.items()), *(shlex.quote(a) for a in argv)]))
         print(export_line(spec, port))
         return 0
-    port = serving.start_detached(spec, port, args.wait or spec.start_timeout_s, _log)
+    port = serving.start_detached(spec, port, args.wait or spec.start_timeout_s, _log, args.archive)
     _log(f"{spec.serve_name} is ready without Docker; run.py finds it through:")
     print(export_line(spec, port))
     return 0

