@@ -107,13 +107,13 @@ def test_vllm_says_what_our_transformers_server_says_token_for_token(vllm_server
 def test_a_five_shot_audioicl_episode_with_many_clips_runs(vllm_server, tmp_path):
     from audioicl_pack import reduced_pack
 
-    out = run_cli("--model", MODEL, "--task", "AudioCount", "--shots", "5", "--max-samples", "2", "--archive",
+    out = run_cli("--model", MODEL, "--task", "AudioRemap", "--shots", "5", "--max-samples", "2", "--archive",
                   str(reduced_pack()), cwd=tmp_path, timeout=600,
                   env=harness_env(ACOUSTICBENCH_TINY_QWEN2_AUDIO_VLLM_ENDPOINT=vllm_server.roots[0]))
     assert out.returncode == 0, out.stderr
     (run_dir,) = run_dirs(tmp_path / "results")
     got = records(run_dir)
-    assert len(got) == 2 and all(r["status"] != "error" and len(r["audio"]) >= 6 for r in got), got
+    assert len(got) == 2 and all(r["status"] != "error" and len(r["audio"]) == 18 for r in got), got  # 3k + 3
 
 
 def test_input_audio_and_audio_url_are_the_same_request(vllm_server):

@@ -55,8 +55,9 @@ def local_command(spec: ServerSpec, port: int, archive: Path = Path("archive"),
 
 def _die_with(parent: int) -> None:
     """Ask Linux to send SIGTERM when `parent` (run.py) ends, even by SIGKILL; it survives the exec into vLLM."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    prctl = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)  # Linux only; elsewhere run.py's stop suffices
+    if prctl is not None:
+        prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     if os.getppid() != parent:  # it ended before the request was made
         sys.exit(0)
 
