@@ -180,5 +180,11 @@ def specs_from_args(args: argparse.Namespace) -> list:
     tasks = split_tasks(args)
     seeds = list(dict.fromkeys((args.seed or []) + (args.seeds or []))) or [DEFAULT_SEED]
     every = faces()
-    return [spec for model in models for bench, face in every.items() if tasks[bench]
-            for spec in face.specs(args, model, tasks[bench], seeds)]
+    specs = [spec for model in models for bench, face in every.items() if tasks[bench]
+             for spec in face.specs(args, model, tasks[bench], seeds)]
+    for spec in specs:  # what a run needs of its model's server (AcousticBench's --judge logprobs: token logprobs)
+        entry = get_model(spec.model, args.archive)
+        for capability, why in getattr(spec, "requirements", dict)().items():
+            if capability not in entry.capabilities:
+                raise UserError(why.format(model=spec.model))
+    return specs

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 DEFAULT_SEED = 42  # the run seed when none is given
 
 Choice = Literal["A", "B"]
-JudgeMethod = Literal["rules", "llm", "none"]
+JudgeMethod = Literal["rules", "llm", "logprobs", "none"]
 JUDGE_FAILED = "judge failed"  # how a record's error starts when the LLM judge gave no verdict (its cause: 'judge')
 
 
@@ -58,6 +58,9 @@ class Reply(Frozen):
     usage: dict[str, int] = Field(default_factory=dict, description="Token counts as the provider reported them.")
     model_id: str | None = Field(default=None, description="The model id the server says it used.")
     notes: list[str] = Field(default_factory=list, description="What the backend changed about the input, e.g. merged clips.")
+    first_token_logprobs: dict[str, float] | None = Field(default=None, description="The first generated token's "
+                                                          "most likely alternatives, {token text: logprob}, where the "
+                                                          "server was asked for them (--judge logprobs).")
 
 
 class Judgement(Frozen):
@@ -65,8 +68,12 @@ class Judgement(Frozen):
 
     chosen: Choice | None
     status: Literal["answered", "unparsed", "refused"]
-    method: JudgeMethod = Field(description="rules: the strict extractor committed; llm: the judge model did; none: nobody did.")
+    method: JudgeMethod = Field(description="rules: the strict extractor committed; llm: the judge model did; "
+                                "logprobs: P(A) against P(B) as the first token; none: nobody did.")
     model: str | None = Field(default=None, description="The judge model, when method is 'llm'.")
+    logprobs: dict[str, float | None] | None = Field(default=None, description="method logprobs: the log probability "
+                                                     "of 'A' and of 'B' as the first token (null: not among the "
+                                                     "server's top alternatives).")
 
 
 class JudgeInfo(Frozen):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import email.utils
 import json
+import math
 import time
 import urllib.parse
 from typing import Any
@@ -33,20 +34,26 @@ def _text_part(text: str) -> bytes:
     return json.dumps({"type": "text", "text": text}, ensure_ascii=False).encode()
 
 
-def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int | None = None) -> tuple[bytes, list[str]]:
-    """The chat-completions body: `fields`, then one user message with an input_audio part per clip (plain base64
-    WAV, in listening order) and the question text, or the prompt's interleaved parts (AudioICL) in their order.
+def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int | None = None, *,
+                       system: str | None = None, text_first: bool = False) -> tuple[bytes, list[str]]:
+    """The chat-completions body: `fields`, then (with `system`) a system turn, and one user message with an
+    input_audio part per clip (plain base64 WAV, in listening order) and the question text (before the clips with
+    `text_first`, as some vendors order a turn), or the prompt's interleaved parts (AudioICL) in their order.
     Spliced by hand around the base64, which never needs JSON escaping: json.dumps over ~170 KB of it cost 0.4 ms
-    per request (bench/bench_engine.py). Over `merge_over` clips, all go as one merged clip before the flat text."""
+    per request (bench/bench_engine.py). Over `merge_over` clips, all go as one merged clip beside the flat text."""
     if prompt.parts and (merge_over is None or len(prompt.audio) <= merge_over):
         pieces = [_audio_part(wav_bytes(p.audio)) if p.kind == "audio" else _text_part(p.text or "")
                   for p in prompt.parts]
         notes: list[str] = []
     else:
         clips, notes = prompt_clips(prompt.audio, merge_over)
-        pieces = [_audio_part(wav) for wav in clips] + [_text_part(prompt.text)]
+        audio = [_audio_part(wav) for wav in clips]
+        pieces = [_text_part(prompt.text), *audio] if text_first else [*audio, _text_part(prompt.text)]
     head = json.dumps({**fields, "messages": []}, ensure_ascii=False, separators=(",", ":")).encode()
-    content = b'[{"role":"user","content":[' + b",".join(pieces) + b"]}]}"
+    turns = b""
+    if system is not None:
+        turns = json.dumps({"role": "system", "content": system}, ensure_ascii=False).encode() + b","
+    content = b"[" + turns + b'{"role":"user","content":[' + b",".join(pieces) + b"]}]}"
     return head[:-len(b"[]}")] + content, notes  # the messages go last
 
 
@@ -82,7 +89,8 @@ def reply_from(completion: object, notes: list[str] | None = None, asked: str | 
     message = choice.get("message") or {}
     usage = flat_usage(completion.get("usage") or {})
     notes = [*(notes or []), *model_note(completion.get("model"), asked)]
-    common = {"usage": usage, "model_id": completion.get("model")}
+    common = {"usage": usage, "model_id": completion.get("model"),
+              "first_token_logprobs": first_token_logprobs(choice.get("logprobs"))}
     content, finish = message.get("content"), choice.get("finish_reason")
     if message.get("refusal") or finish == "content_filter":
         text, notes = capped(message.get("refusal") or content, notes)
@@ -91,6 +99,24 @@ def reply_from(completion: object, notes: list[str] | None = None, asked: str | 
         raise BackendError(f"the model returned no text (finish_reason {finish!r})", retryable=False)
     text, notes = capped(content, notes)
     return Reply(text=text, notes=notes, **common)
+
+
+def first_token_logprobs(logprobs: Any) -> dict[str, float] | None:
+    """The first generated token's alternatives as {token text: logprob}, from OpenAI's `logprobs.content[0]
+    .top_logprobs`; ids that decode to the same text pool their probability. None when the server sent none."""
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if not content or not isinstance(content[0], dict):
+        return None
+    pooled: dict[str, float] = {}
+    for alt in content[0].get("top_logprobs") or []:
+        token, value = alt.get("token"), alt.get("logprob")
+        if isinstance(token, str) and isinstance(value, (int, float)) and math.isfinite(value):
+            pooled[token] = _log_add(pooled[token], value) if token in pooled else float(value)
+    return pooled or None
+
+
+def _log_add(a: float, b: float) -> float:
+    return max(a, b) + math.log1p(math.exp(-abs(a - b)))
 
 
 def flat_usage(usage: dict) -> dict[str, int]:

@@ -14,6 +14,7 @@ from acousticbench.benchmarks.acoustic.views import AcousticViews
 from acousticbench.benchmarks.acoustic.trust import check_questions
 from acousticbench.benchmarks.acoustic.grading import JudgeGrader
 from acousticbench.judge import Judge, JudgeFailed, judge_reply
+from acousticbench.judge.logprobs import NoLogprobs
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
 from acousticbench.records import JUDGE_FAILED, Judgement, JudgeInfo, Prompt
 from acousticbench.benchmarks.acoustic.records import Metrics, Question, Record
@@ -47,17 +48,21 @@ async def judge_outcome(judge, question: Question, outcome) -> tuple[Judgement |
         return await judge.judge(question.prompt, outcome.reply), None
     except JudgeFailed as err:
         return err.judgement, f"{JUDGE_FAILED}: {err}"
+    except NoLogprobs as err:  # --judge logprobs and a reply without them: nothing to label from, never a guess
+        return None, f"{JUDGE_FAILED}: {err}"
 
 
 def make_record(question: Question, prompt: Prompt, model: str, outcome,
                 judgement: Judgement | None = None, judge_error: str | None = None) -> Record:
     """Join a question, what came back and how it was judged into the Record that goes to disk."""
+    logprobs = None
     if outcome.reply is None or judge_error:  # a judge that gave no verdict is an error, never a silent "unparsed"
         chosen, status, judge = None, "error", JudgeInfo(method="none")
     else:
         judgement = judgement or judge_reply(outcome.reply, question.prompt)
         chosen, status = judgement.chosen, judgement.status
         judge = JudgeInfo(method=judgement.method, model=judgement.model)
+        logprobs = judgement.logprobs
     return Record(
         id=question.id, task=question.task, split=question.split, kind=question.kind, model=model,
         seed=prompt.seed, prompt=question.prompt, audio=question.audio,
@@ -65,7 +70,7 @@ def make_record(question: Question, prompt: Prompt, model: str, outcome,
         chosen=chosen, answer=question.answer,
         correct=None if question.answer is None else chosen == question.answer,
         status=status, error=outcome.error or judge_error, attempts=outcome.attempts, latency_s=outcome.latency_s,
-        usage=outcome.reply.usage if outcome.reply else {}, judge=judge, meta=question.meta,
+        usage=outcome.reply.usage if outcome.reply else {}, judge=judge, logprobs=logprobs, meta=question.meta,
         notes=outcome.reply.notes if outcome.reply else [],
     )
 

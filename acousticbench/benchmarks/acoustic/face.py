@@ -13,9 +13,10 @@ ALL = "all"  # --task all: every AcousticBench task (the default benchmark's)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("AcousticBench (--task pit, rad, ..., or all)")
     group.add_argument("--split", choices=["all", "train", "eval"], default="all")
-    group.add_argument("--judge", choices=["auto", "llm", "rules"], default="auto",
+    group.add_argument("--judge", choices=["auto", "llm", "rules", "logprobs"], default="auto",
                        help="auto: strict rules first, the LLM judge for the rest (rules alone when no judge key is "
-                       "set); llm: the LLM judge for every answer (the paper's setting); rules: no LLM")
+                       "set); llm: the LLM judge for every answer (the paper's setting); rules: no LLM; logprobs: "
+                       "P(A) against P(B) as the first answer token, for servers that return logprobs (vLLM, ours)")
     group.add_argument("--judge-model", default="gpt-4o-mini", help="the LLM judge's model (default gpt-4o-mini)")
     group.add_argument("--judge-endpoint", help="OpenAI-compatible URL for the judge (default "
                        "$ACOUSTICBENCH_JUDGE_ENDPOINT, else the OpenAI API)")
