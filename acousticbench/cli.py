@@ -22,6 +22,10 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _concurrency(text: str) -> int | str:
+    return "auto" if text.strip().lower() == "auto" else _positive_int(text)
+
+
 def _seed_list(text: str) -> list[int]:
     try:
         return [int(s) for s in text.split(",") if s.strip()]
@@ -38,7 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, action="append", help="run seed (default 42); repeat for several")
     run.add_argument("--seeds", type=_seed_list, help="comma list of seeds, e.g. 42,43,44")
     run.add_argument("--max-samples", type=_positive_int, help="only the first N questions in id order")
-    run.add_argument("--concurrency", type=_positive_int, help="requests in flight (default: the backend's)")
+    run.add_argument("--concurrency", type=_concurrency, metavar="auto|N",
+                     help="requests in flight: auto (the default for remote backends) finds each endpoint's capacity "
+                     "and backs off on 429/503; N is a fixed cap")
     run.add_argument("--max-error-rate", type=float, default=0.10,
                      help="the share of questions that may fail (default 0.10): a run stops early only once at least "
                      "10 have finished and the lower end of the 99.9%% Wilson interval of its error rate is above it; "

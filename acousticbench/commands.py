@@ -133,12 +133,27 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, plo
     results = run_sweep(specs, on_result)
     if len(results) > 1:
         print(closing_table(results))
+    for line in sustained_lines(results):
+        print(line)
     icl = [r.spec for r in results if r.spec.benchmark == "AudioICL"]
     if icl:
         from acousticbench.benchmarks.audioicl.commands import write_summary
 
         write_summary(icl[0].results_dir, icl[0].prompt_style, icl[0].scoring, plot)
     return status
+
+
+def sustained_lines(results: list) -> list[str]:
+    """One line per remote model: what its server sustained (the last snapshot of its session's limits)."""
+    from acousticbench.concurrency import sustained_line
+
+    latest: dict[str, dict] = {}
+    for r in results:
+        c = r.concurrency
+        if c and c["remote"] and sum(e["requests"] for e in c["endpoints"]) >= sum(
+                e["requests"] for e in latest.get(r.spec.model, c)["endpoints"]):
+            latest[r.spec.model] = c
+    return [sustained_line(model, summary) for model, summary in latest.items()]
 
 
 def split_warnings(specs: list) -> None:

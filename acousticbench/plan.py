@@ -97,8 +97,9 @@ def plan_run(spec, items: list) -> RunPlan:
     measured = measured_latency(spec.results_dir, spec.model)
     module = entry.backend.split(":")[0].rsplit(".", 1)[-1]
     latency, source = measured or (DECLARED_LATENCY_S.get(module, 1.0), "declared")
+    fixed = spec.concurrency if isinstance(spec.concurrency, int) else None  # auto: its starting point, at least
     return RunPlan(spec.label(), spec.model, len(items), len(prompts), sum(map(sum, seconds)), tokens, cost, latency,
-                   source, spec.concurrency or _default_concurrency(entry))
+                   source, fixed or _default_concurrency(entry))
 
 
 def wall_s(plans: list[RunPlan]) -> float:

@@ -2,7 +2,6 @@
 the model again (rerun_nones.py). Both go through the run's benchmark, named in its config.json."""
 from __future__ import annotations
 
-import asyncio
 import shutil
 from collections import Counter
 from dataclasses import dataclass
@@ -10,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.benchmarks import Benchmark, benchmark_of_config
-from acousticbench.engine import RetryPolicy, progress_bar, run_items
+from acousticbench.engine import RetryPolicy, Slots, progress_bar, run_items
 from acousticbench.errors import UserError
 from acousticbench.records import JudgeInfo, Reply
 from acousticbench.results import CONFIG, METRICS, RESPONSES, read_config, read_records, rewrite_sorted, write_json
@@ -156,7 +155,7 @@ async def ask_again(run: RunFile, records: list, backend, judge, archive: Path |
     items = [item for item in prepared.items if item[0].id in todo]
     bar = progress_bar(len(items), None)
     try:
-        fresh = await run_items(items, backend, semaphore=asyncio.Semaphore(concurrency), policy=RetryPolicy(),
+        fresh = await run_items(items, backend, slots=Slots.fixed(concurrency), policy=RetryPolicy(),
                                 to_record=run.bench.record_maker(spec, prepared, judge), on_record=lambda r: None,
                                 bar=bar)
     finally:

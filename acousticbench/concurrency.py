@@ -1,0 +1,269 @@
+"""How many requests each endpoint of a model gets at once: a fixed cap, or a limit that finds the server's capacity.
+
+`auto` (the default for remote backends) starts modestly and doubles each round trip while the server keeps up; the
+first 429/503 (or latency past the knee) sets the limit to what the server held at that moment, and from there it
+probes one step up only after holding a few clean windows, and only while the queue is long enough that a refused
+probe (its question waits Retry-After) cannot delay the end of the run. In the spirit of TCP's slow start and AIMD
+and of Netflix's concurrency-limits; a fixed `--concurrency N` is the same limiter that never climbs above N."""
+from __future__ import annotations
+
+import asyncio
+import collections
+import time
+from dataclasses import dataclass
+
+from acousticbench.settings import env_number
+
+AUTO_START = 16  # requests in flight before anything is known about a server
+HOLD_WINDOWS = 3  # clean windows at a level before probing one step above it
+LATENCY_KNEE = 2.0  # window latency over this many times the no-load latency: a queue is forming on the server
+DEFAULT_RETRY_AFTER_S = 1.0  # what a refused probe is assumed to cost before a server has said
+
+
+@dataclass(frozen=True)
+class Setting:
+    """The concurrency a run asked for: a fixed cap, or auto between 1 and `maximum`."""
+
+    auto: bool
+    start: int
+    maximum: int
+
+    @classmethod
+    def of(cls, requested: int | str | None, backend) -> "Setting":
+        """--concurrency N is a fixed cap; auto (the default of backends that talk to a remote server) adapts."""
+        if isinstance(requested, int):
+            return cls(False, requested, requested)
+        if requested == "auto" or (requested is None and getattr(backend, "adaptive_concurrency", False)):
+            # a model whose server is known to take only a few at once (the open-weight table) is never pushed past it
+            maximum = getattr(backend, "max_concurrency", None) or int(env_number("ACOUSTICBENCH_MAX_CONCURRENCY", 128,
+                                                                                  minimum=1))
+            return cls(True, max(1, min(AUTO_START, backend.default_concurrency, maximum)), maximum)
+        return cls(False, backend.default_concurrency, backend.default_concurrency)
+
+
+class Lane:
+    """One endpoint's limit and what it has seen; `limit` changes only at window ends and on overloads."""
+
+    def __init__(self, index: int, name: str, setting: Setting, clock=time.monotonic):
+        self.index, self.name, self.setting, self.clock = index, name, setting, clock
+        self.limit = setting.start
+        self.inflight: set[int] = set()  # sequence numbers of the requests on the wire
+        self.sent = self.answered = self.overloads = 0
+        self.known = setting.maximum if not setting.auto else None  # a level the server refused or queued past
+        self.step, self.held, self.epoch = 1, 0, 0
+        self.probing = False  # the limit was last raised a step above a level that held
+        self.baseline: float | None = None  # the no-load latency: the lowest window mean seen (relaxing slowly)
+        self.retry_after = DEFAULT_RETRY_AFTER_S
+        self.started = clock()
+        self.timeline: list[tuple[float, int]] = [(0.0, self.limit)]
+        self._window_done = self._window_answered = self._window_peak = 0
+        self._window_latency = 0.0
+        self._window_overloaded = False
+        self._cuts_in_a_row = 0
+        self._clean = 0  # the highest limit that has held a window without refusals
+        self._burst: int | None = None  # the epoch of the slow-start burst that was refused
+
+    def room(self) -> int:
+        return self.limit - len(self.inflight)
+
+    def start(self) -> "Ticket":
+        self.sent += 1
+        self.inflight.add(self.sent)
+        self._window_peak = max(self._window_peak, len(self.inflight))
+        return Ticket(self, self.sent, self.epoch)
+
+    def finish(self, seq: int, epoch: int, latency_s: float | None, overloaded: bool, retry_after: float | None,
+               waiting: int) -> None:
+        """What one request came to: an answer's latency (None for other failures) or an overload."""
+        self.inflight.discard(seq)
+        if overloaded:
+            self.overloads += 1
+            self.retry_after = retry_after if retry_after is not None else self.retry_after
+            return self._refused(seq, epoch)
+        if latency_s is not None:
+            self.answered += 1
+            self._window_answered += 1
+            self._window_latency += latency_s
+        self._window_done += 1
+        if self._window_done >= self.limit:
+            self._end_window(waiting)
+
+    def _refused(self, seq: int, epoch: int) -> None:
+        """One cut per round trip, to what the server was holding when it refused: the requests sent before this one
+        and still out. A refused probe goes back one step, unless the server held far fewer; the other refusals of a
+        slow-start burst only lower the estimate (each sees fewer still out), never below the last level that held."""
+        ahead = sum(1 for s in self.inflight if s < seq)
+        if epoch == self.epoch:
+            if self.known is None:
+                self._burst, level = epoch, max(ahead, self._clean)
+            else:
+                self._burst, level = None, max(ahead, self.limit - self.step)
+            self._cut(min(self.limit - 1, level))
+        elif epoch == self._burst and ahead < self.limit:
+            self.known = max(ahead, self._clean, 1) + 1
+            self._set(self.known - 1, new_epoch=False)
+
+    def _cut(self, level: int) -> None:
+        """Back off to what the server held when it refused; cuts that keep coming with no clean window between
+        them mean a rate limit that what is in flight does not explain: then cut by a third each time."""
+        if self._cuts_in_a_row >= 2:
+            level = min(level, int(self.limit * 0.7))
+        self._cuts_in_a_row += 1
+        level = max(1, level)
+        self.known = level + 1  # the level the server refused
+        self._window_overloaded = True
+        self.step, self.held, self.probing = 1, 0, False
+        self._set(level)
+
+    def _end_window(self, waiting: int) -> None:
+        mean = self._window_latency / self._window_answered if self._window_answered else None
+        bound = self._window_peak >= self.limit  # only a window that used the whole limit says the limit is short
+        overloaded = self._window_overloaded
+        self._window_done = self._window_answered = self._window_peak = 0
+        self._window_latency = 0.0
+        self._window_overloaded = False
+        if mean is not None:
+            self.baseline = mean if self.baseline is None else min(mean, self.baseline * 1.01)
+        if overloaded or not bound:
+            return
+        self._cuts_in_a_row = 0
+        self._clean = max(self._clean, self.limit)
+        if self.known is not None and self.limit >= self.known:  # the refused level held: the server took more
+            self.known = self.limit + 1
+            self.step = min(self.step * 2, 64) if self.probing else self.step
+        self.probing = False
+        if self.setting.auto and mean is not None and mean > LATENCY_KNEE * self.baseline:
+            self.known, self.step, self.held = self.limit, 1, 0  # past the knee: more in flight only waits longer
+            return self._set(max(1, int(self.limit * max(0.5, LATENCY_KNEE * self.baseline / mean))))
+        self._grow(waiting, mean or self.retry_after)
+
+    def _grow(self, waiting: int, latency_s: float) -> None:
+        if self.limit >= self.setting.maximum:
+            return
+        if self.known is None:  # slow start: double while the server keeps up
+            target = self.limit * 2
+        elif self.limit < self.known - 1:
+            target = self.known - 1  # back to the level below the one refused
+        else:
+            self.held += 1
+            if self.held < HOLD_WINDOWS:
+                return
+            target, self.held, self.probing = self.limit + self.step, 0, True
+        target = min(target, len(self.inflight) + waiting)  # no more than there is to send
+        drain_s = waiting / self.limit * latency_s  # a refused probe's question waits Retry-After: not at the end
+        if target > self.limit and drain_s >= self.retry_after + latency_s:
+            self._set(target)
+
+    def _set(self, limit: int, new_epoch: bool = True) -> None:
+        limit = max(1, min(limit, self.setting.maximum))
+        if limit != self.limit:
+            self.limit, self.epoch = limit, self.epoch + new_epoch
+            at = round(self.clock() - self.started, 3)
+            if self.timeline[-1][0] == at:
+                self.timeline.pop()
+            self.timeline.append((at, limit))
+
+    def cancel(self, ticket: "Ticket") -> None:
+        """A slot handed to a request that was cancelled before it was sent."""
+        self.inflight.discard(ticket.seq)
+
+    def summary(self) -> dict:
+        """What config.json records: the level over time and what the server sustained."""
+        elapsed = max(self.clock() - self.started, 1e-9)
+        return {"endpoint": self.name, "sustained": sustained(self.timeline, elapsed), "final": self.limit,
+                "peak": max(level for _, level in self.timeline), "requests": self.sent, "answered": self.answered,
+                "overloaded": self.overloads, "answers_per_s": round(self.answered / elapsed, 2),
+                "timeline": self.timeline[:200]}
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """One request's slot on a lane: released once, with what the request came to."""
+
+    lane: Lane
+    seq: int
+    epoch: int
+
+    @property
+    def endpoint(self) -> int:
+        return self.lane.index
+
+
+def sustained(timeline: list[tuple[float, int]], elapsed: float) -> int:
+    """The level held longest in total: what the server took, not a probe's peak."""
+    held: dict[int, float] = collections.defaultdict(float)
+    for (t, level), (t_next, _) in zip(timeline, timeline[1:] + [(elapsed, 0)]):
+        held[level] += max(0.0, t_next - t)
+    return max(held, key=lambda level: (held[level], level))
+
+
+class Slots:
+    """The slots of one model session over its endpoints; a request takes the lane with the most room."""
+
+    def __init__(self, names: list[str], setting: Setting):
+        self.setting = setting
+        self.lanes = [Lane(i, name, setting) for i, name in enumerate(names)]
+        self._waiters: collections.deque[asyncio.Future] = collections.deque()
+        self._next = 0
+
+    @classmethod
+    def fixed(cls, n: int) -> "Slots":
+        return cls(["-"], Setting(False, n, n))
+
+    def _take(self) -> Ticket | None:
+        """A slot on the lane with the most room (ties in turn), reserved at once so no one else counts it free."""
+        best, n = None, len(self.lanes)
+        for k in range(n):
+            lane = self.lanes[(self._next + k) % n]
+            if lane.room() > 0 and (best is None or lane.room() > best.room()):
+                best = lane
+        if best is None:
+            return None
+        self._next = (best.index + 1) % n
+        return best.start()
+
+    async def acquire(self) -> Ticket:
+        ticket = None if self._waiters else self._take()
+        if ticket is not None:
+            return ticket
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():  # handed a slot it will not use: give it to the next
+                waiter.result().lane.cancel(waiter.result())
+                self._wake()
+            raise
+
+    def release(self, ticket: Ticket, latency_s: float | None, overloaded: bool = False,
+                retry_after: float | None = None) -> None:
+        """`latency_s` of an answer, None for a failure; an overload (429/503) says the server wants fewer."""
+        ticket.lane.finish(ticket.seq, ticket.epoch, latency_s, overloaded, retry_after, len(self._waiters))
+        self._wake()
+
+    def _wake(self) -> None:
+        while self._waiters:
+            if self._waiters[0].done():  # cancelled while waiting
+                self._waiters.popleft()
+                continue
+            ticket = self._take()
+            if ticket is None:
+                return
+            self._waiters.popleft().set_result(ticket)
+
+    def summary(self) -> dict:
+        return {"mode": "auto" if self.setting.auto else "fixed", "start": self.setting.start,
+                "maximum": self.setting.maximum, "endpoints": [lane.summary() for lane in self.lanes]}
+
+
+def sustained_line(model: str, summary: dict) -> str:
+    """The closing line: what each endpoint sustained, and how often it said 'later'."""
+    parts = []
+    for lane in summary["endpoints"]:
+        where = "" if lane["endpoint"] == "-" else f" at {lane['endpoint']}"
+        refused = f", {lane['overloaded']} refused (429/503) and asked again" if lane["overloaded"] else ""
+        parts.append(f"{model}{where}: sustained {lane['sustained']} requests in flight ({summary['mode']}, "
+                     f"{summary['start']} -> {lane['final']}, peak {lane['peak']}{refused}), "
+                     f"{lane['answers_per_s']:g} answers/s")
+    return "; ".join(parts)
