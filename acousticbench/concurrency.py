@@ -94,7 +94,7 @@ class Lane:
         slow-start burst only lower the estimate (each sees fewer still out), never below the last level that held."""
         ahead = sum(1 for s in self.inflight if s < seq)
         if epoch == self.epoch:
-            if self.known is None:
+            if not self.probing:
                 self._burst, level = epoch, max(ahead, self._clean)
             else:
                 self._burst, level = None, max(ahead, self.limit - self.step)
@@ -133,8 +133,9 @@ class Lane:
             self.step = min(self.step * 2, 64) if self.probing else self.step
         self.probing = False
         if self.setting.auto and mean is not None and mean > LATENCY_KNEE * self.baseline:
-            self.known, self.step, self.held = self.limit, 1, 0  # past the knee: more in flight only waits longer
-            return self._set(max(1, int(self.limit * max(0.5, LATENCY_KNEE * self.baseline / mean))))
+            level = max(1, int(self.limit * max(0.5, LATENCY_KNEE * self.baseline / mean)))
+            self.known, self.step, self.held = level + 1, 1, 0  # past the knee: more in flight only waits longer
+            return self._set(level)
         self._grow(waiting, mean or self.retry_after)
 
     def _grow(self, waiting: int, latency_s: float) -> None:
@@ -239,7 +240,10 @@ class Slots:
     def release(self, ticket: Ticket, latency_s: float | None, overloaded: bool = False,
                 retry_after: float | None = None) -> None:
         """`latency_s` of an answer, None for a failure; an overload (429/503) says the server wants fewer."""
-        ticket.lane.finish(ticket.seq, ticket.epoch, latency_s, overloaded, retry_after, len(self._waiters))
+        lane = ticket.lane
+        waiting = len(self._waiters) if len(self.lanes) == 1 else \
+            len(self._waiters) * lane.limit // max(1, sum(other.limit for other in self.lanes))  # its share of the queue
+        lane.finish(ticket.seq, ticket.epoch, latency_s, overloaded, retry_after, waiting)
         self._wake()
 
     def _wake(self) -> None:

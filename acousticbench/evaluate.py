@@ -168,6 +168,7 @@ def _groups(cells: list[Cell]) -> dict[tuple, list[Cell]]:
 def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: None,
               progress: bool | None = None) -> list[RunResult]:
     """Run every spec; a model whose backend cannot open fails its cells (alone, it is the command's error)."""
+    provenance.prefetch_git_state()  # for config.json, while the pack is loaded and checked
     cells = prepare_cells(specs)
     judged = [c.spec for c in cells if c.bench.uses_judge]
     judge, judge_note = make_judge(judged[0]) if judged else (None, None)

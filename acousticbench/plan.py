@@ -103,11 +103,11 @@ def plan_run(spec, items: list) -> RunPlan:
 
 
 def wall_s(plans: list[RunPlan]) -> float:
-    """Runs of one model share one queue; models run one after the other."""
+    """Runs of one model share one queue; the models of a sweep run at once, so the slowest one sets the time."""
     total = 0.0
     for model in dict.fromkeys(p.model for p in plans):
         mine = [p for p in plans if p.model == model]
-        total += math.ceil(sum(p.requests for p in mine) / mine[0].concurrency) * mine[0].latency_s
+        total = max(total, math.ceil(sum(p.requests for p in mine) / mine[0].concurrency) * mine[0].latency_s)
     return total
 
 

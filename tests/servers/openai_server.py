@@ -97,8 +97,11 @@ class OpenAIHandler(Handler):
             return self.send_body(503 if loading else 200, b"" if not loading else b"loading")
         if self.path == "/stats":
             state = self.state
-            return self.send_json(200, {"served": state.served, "refused": state.refused,
-                                        "max_inflight": state.max_inflight})
+            stats = {"served": state.served, "refused": state.refused, "max_inflight": state.max_inflight,
+                     "first_arrival": state.first_arrival, "last_reply": state.last_reply}
+            if self.headers.get("X-Reset"):  # a benchmark's next command starts the clock again
+                state.first_arrival = state.last_reply = 0.0
+            return self.send_json(200, stats)
         if self.path == "/v1/models":
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "local"} for m in self._models()]
             return self.send_json(200, {"object": "list", "data": data})
