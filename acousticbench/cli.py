@@ -129,6 +129,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         raise UserError("nothing to do: pass --model NAME to run (see --list-models), or a command such as --verify-checksums.")
     if args.reference_tolerance is not None and not 0 <= args.reference_tolerance <= 100:
         raise UserError(f"--reference-tolerance is a percentage from 0 to 100, got {args.reference_tolerance}.")
+    if not args.dry_run:
+        from acousticbench.catalog import warm_imports
+
+        warm_imports([m.strip() for m in args.model.split(",")])  # while the specs and the pack are made ready
     check = commands.ReferenceCheck(args.references, args.reference_tolerance) if args.compare_reference else None
     if args.plot and not args.dry_run:
         import importlib.util

@@ -145,7 +145,7 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, plo
 
 def sustained_lines(results: list) -> list[str]:
     """One line per remote model: what its server sustained (the last snapshot of its session's limits)."""
-    from acousticbench.concurrency import sustained_line
+    from acousticbench.slots import sustained_line
 
     latest: dict[str, dict] = {}
     for r in results:

@@ -1,20 +1,18 @@
 """How many requests each endpoint of a model gets at once: a fixed cap, or a limit that finds the server's capacity.
 
-`auto` (the default for remote backends) starts modestly and doubles each round trip while the server keeps up; the
-first 429/503 (or latency past the knee) sets the limit to what the server held at that moment, and from there it
-probes one step up only after holding a few clean windows, and only while the queue is long enough that a refused
-probe (its question waits Retry-After) cannot delay the end of the run. In the spirit of TCP's slow start and AIMD
+`auto` (the default for remote backends) starts at the backend's default (32 for a served model, 8 for an API) and
+doubles each round trip while the server keeps up; the first 429/503 (or latency past the knee) sets the limit to
+what the server held at that moment, and from there it probes one step up only after holding a few clean windows,
+and only while the queue is long enough that a refused probe (its question waits Retry-After) cannot delay the end. In the spirit of TCP's slow start and AIMD
 and of Netflix's concurrency-limits; a fixed `--concurrency N` is the same limiter that never climbs above N."""
 from __future__ import annotations
 
-import asyncio
 import collections
 import time
 from dataclasses import dataclass
 
 from acousticbench.settings import env_number
 
-AUTO_START = 16  # requests in flight before anything is known about a server
 HOLD_WINDOWS = 3  # clean windows at a level before probing one step above it
 LATENCY_KNEE = 2.0  # window latency over this many times the no-load latency: a queue is forming on the server
 DEFAULT_RETRY_AFTER_S = 1.0  # what a refused probe is assumed to cost before a server has said
@@ -37,7 +35,7 @@ class Setting:
             # a model whose server is known to take only a few at once (the open-weight table) is never pushed past it
             maximum = getattr(backend, "max_concurrency", None) or int(env_number("ACOUSTICBENCH_MAX_CONCURRENCY", 128,
                                                                                   minimum=1))
-            return cls(True, max(1, min(AUTO_START, backend.default_concurrency, maximum)), maximum)
+            return cls(True, max(1, min(backend.default_concurrency, maximum)), maximum)
         return cls(False, backend.default_concurrency, backend.default_concurrency)
 
 
@@ -57,8 +55,9 @@ class Lane:
         self.started = clock()
         self.timeline: list[tuple[float, int]] = [(0.0, self.limit)]
         self._window_done = self._window_answered = self._window_peak = 0
-        self._window_latency = 0.0
+        self._window_latency, self._window_started = 0.0, self.started
         self._window_overloaded = False
+        self._last: tuple[int, float] | None = None  # the last clean full window: its limit and answers per second
         self._cuts_in_a_row = 0
         self._clean = 0  # the highest limit that has held a window without refusals
         self._burst: int | None = None  # the epoch of the slow-start burst that was refused
@@ -117,10 +116,12 @@ class Lane:
 
     def _end_window(self, waiting: int) -> None:
         mean = self._window_latency / self._window_answered if self._window_answered else None
+        now = self.clock()
+        rate = self._window_done / max(now - self._window_started, 1e-6)  # answers per second over the window
         bound = self._window_peak >= self.limit  # only a window that used the whole limit says the limit is short
         overloaded = self._window_overloaded
         self._window_done = self._window_answered = self._window_peak = 0
-        self._window_latency = 0.0
+        self._window_latency, self._window_started = 0.0, now
         self._window_overloaded = False
         if mean is not None:
             self.baseline = mean if self.baseline is None else min(mean, self.baseline * 1.01)
@@ -132,11 +133,18 @@ class Lane:
             self.known = self.limit + 1
             self.step = min(self.step * 2, 64) if self.probing else self.step
         self.probing = False
+        before, self._last = self._last, (self.limit, rate)
+        if self.setting.auto and before and self.limit >= 1.25 * before[0] and rate < 1.1 * before[1]:
+            return self._knee(before[0])  # more in flight, no more answers: the server was already full
         if self.setting.auto and mean is not None and mean > LATENCY_KNEE * self.baseline:
-            level = max(1, int(self.limit * max(0.5, LATENCY_KNEE * self.baseline / mean)))
-            self.known, self.step, self.held = level + 1, 1, 0  # past the knee: more in flight only waits longer
-            return self._set(level)
+            return self._knee(max(1, int(self.limit * max(0.5, LATENCY_KNEE * self.baseline / mean))))
         self._grow(waiting, mean or self.retry_after)
+
+    def _knee(self, level: int) -> None:
+        """Past the knee more in flight only waits longer: back to `level`, and probe above it only now and then."""
+        self.known, self.step, self.held = level + 1, 1, 0
+        self._last = None
+        self._set(level)
 
     def _grow(self, waiting: int, latency_s: float) -> None:
         if self.limit >= self.setting.maximum:
@@ -196,78 +204,3 @@ def sustained(timeline: list[tuple[float, int]], elapsed: float) -> int:
     for (t, level), (t_next, _) in zip(timeline, timeline[1:] + [(elapsed, 0)]):
         held[level] += max(0.0, t_next - t)
     return max(held, key=lambda level: (held[level], level))
-
-
-class Slots:
-    """The slots of one model session over its endpoints; a request takes the lane with the most room."""
-
-    def __init__(self, names: list[str], setting: Setting):
-        self.setting = setting
-        self.lanes = [Lane(i, name, setting) for i, name in enumerate(names)]
-        self._waiters: collections.deque[asyncio.Future] = collections.deque()
-        self._next = 0
-
-    @classmethod
-    def fixed(cls, n: int) -> "Slots":
-        return cls(["-"], Setting(False, n, n))
-
-    def _take(self) -> Ticket | None:
-        """A slot on the lane with the most room (ties in turn), reserved at once so no one else counts it free."""
-        best, n = None, len(self.lanes)
-        for k in range(n):
-            lane = self.lanes[(self._next + k) % n]
-            if lane.room() > 0 and (best is None or lane.room() > best.room()):
-                best = lane
-        if best is None:
-            return None
-        self._next = (best.index + 1) % n
-        return best.start()
-
-    async def acquire(self) -> Ticket:
-        ticket = None if self._waiters else self._take()
-        if ticket is not None:
-            return ticket
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
-        try:
-            return await waiter
-        except asyncio.CancelledError:
-            if waiter.done() and not waiter.cancelled():  # handed a slot it will not use: give it to the next
-                waiter.result().lane.cancel(waiter.result())
-                self._wake()
-            raise
-
-    def release(self, ticket: Ticket, latency_s: float | None, overloaded: bool = False,
-                retry_after: float | None = None) -> None:
-        """`latency_s` of an answer, None for a failure; an overload (429/503) says the server wants fewer."""
-        lane = ticket.lane
-        waiting = len(self._waiters) if len(self.lanes) == 1 else \
-            len(self._waiters) * lane.limit // max(1, sum(other.limit for other in self.lanes))  # its share of the queue
-        lane.finish(ticket.seq, ticket.epoch, latency_s, overloaded, retry_after, waiting)
-        self._wake()
-
-    def _wake(self) -> None:
-        while self._waiters:
-            if self._waiters[0].done():  # cancelled while waiting
-                self._waiters.popleft()
-                continue
-            ticket = self._take()
-            if ticket is None:
-                return
-            self._waiters.popleft().set_result(ticket)
-
-    def summary(self) -> dict:
-        return {"mode": "auto" if self.setting.auto else "fixed", "start": self.setting.start,
-                "maximum": self.setting.maximum, "endpoints": [lane.summary() for lane in self.lanes]}
-
-
-def sustained_line(model: str, summary: dict) -> str:
-    """The closing line: what each endpoint sustained, and how often it said 'later'."""
-    parts = []
-    for lane in summary["endpoints"]:
-        where = "" if lane["endpoint"] == "-" else f" at {lane['endpoint']}"
-        refused = f", {lane['overloaded']} refused (429/503) and asked again" if lane["overloaded"] else ""
-        parts.append(f"{model}{where}: sustained {lane['sustained']} requests in flight ({summary['mode']}, "
-                     f"{summary['start']} -> {lane['final']}, peak {lane['peak']}{refused}), "
-                     f"{lane['answers_per_s']:g} answers/s")
-    return "; ".join(parts)

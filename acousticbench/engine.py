@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from acousticbench.concurrency import Slots
+from acousticbench.slots import Slots
 from acousticbench.errors import AcousticBenchError
 from acousticbench.benchmarks.acoustic.metrics import wilson_interval
 from acousticbench.models.base import Backend

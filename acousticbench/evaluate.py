@@ -16,7 +16,8 @@ from typing import Any
 
 from acousticbench import provenance
 from acousticbench.benchmarks import Benchmark, get_benchmark
-from acousticbench.concurrency import Setting, Slots
+from acousticbench.concurrency import Setting
+from acousticbench.slots import Slots
 from acousticbench.engine import RetryPolicy, RunAborted, progress_bar, run_items
 from acousticbench.errors import UserError, writable_folder
 from acousticbench.catalog import get_model
