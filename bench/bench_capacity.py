@@ -63,7 +63,7 @@ def one_run(args, urls: dict[str, str], results: Path, concurrency: str) -> dict
         before = None
     command = [sys.executable, str(REPO / "run.py"), "--model", ",".join(urls), "--task", args.task, "--seed", "42",
                "--judge", "rules", "--archive", str(args.archive), "--results-dir", str(results),
-               "--concurrency", concurrency]
+               "--concurrency", concurrency] + (["--max-samples", str(args.max_samples)] if args.max_samples else [])
     env = {**os.environ, **{variable(model): url for model, url in urls.items()}}
     started, clock = time.perf_counter(), time.time()
     out = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env=env)
@@ -136,6 +136,7 @@ def main() -> None:
     parser.add_argument("--concurrency", default="auto", help="what the command is given (default auto)")
     parser.add_argument("--capacities", default="16,64,0", help="servers to run against; 0: no limit")
     parser.add_argument("--vllm-endpoint", help="also a real server of unknown capacity (vLLM)")
+    parser.add_argument("--max-samples", type=int, help="only the first N questions (a slow server: vLLM on a CPU)")
     parser.add_argument("--no-sweep", dest="sweep", action="store_false",
                         help="skip the sweep of two models against two servers without a limit")
     args = parser.parse_args()
