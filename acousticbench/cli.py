@@ -23,7 +23,12 @@ def _positive_int(text: str) -> int:
 
 
 def _concurrency(text: str) -> int | str:
-    return "auto" if text.strip().lower() == "auto" else _positive_int(text)
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return _positive_int(text)
+    except argparse.ArgumentTypeError as err:
+        raise argparse.ArgumentTypeError(f"{err}: give auto or a number of requests in flight, e.g. 16") from None
 
 
 def _seed_list(text: str) -> list[int]:

@@ -76,8 +76,8 @@ def test_a_sweep_runs_its_models_at_once_and_a_dead_server_stops_only_its_model(
         env = harness_env(**{VOXTRAL: first.url, "ACOUSTICBENCH_QWEN2_AUDIO_7B_INSTRUCT_ENDPOINT": second.url,
                              "ACOUSTICBENCH_QWEN2_5_OMNI_7B_ENDPOINT": dead})
         out = run_cli("--model", "Voxtral-Mini-3B,Qwen2.5-Omni-7B,Qwen2-Audio-7B-Instruct", "--task", "rad",
-                      "--judge", "rules", "--archive", str(archive), "--results-dir", str(tmp_path / "results"),
-                      cwd=tmp_path, env=env)
+                      "--judge", "rules", "--concurrency", "auto", "--archive", str(archive),
+                      "--results-dir", str(tmp_path / "results"), cwd=tmp_path, env=env)
     arrivals = [sorted(t for times in s.state.arrivals.values() for t in times) for s in (first, second)]
     assert arrivals[1][0] < arrivals[0][-1] and arrivals[0][0] < arrivals[1][-1]  # both were asked at once
     assert out.returncode == 1, out.stderr
@@ -85,3 +85,4 @@ def test_a_sweep_runs_its_models_at_once_and_a_dead_server_stops_only_its_model(
     assert "Qwen2.5-Omni-7B" in out.stderr and "no server at" in out.stderr
     sustained = [line for line in out.stdout.splitlines() if "sustained" in line]
     assert [line.split(" at ")[0] for line in sustained] == ["Voxtral-Mini-3B", "Qwen2-Audio-7B-Instruct"]
+    assert all("requests in flight (auto, 32 ->" in line for line in sustained)
