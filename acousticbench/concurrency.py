@@ -58,7 +58,7 @@ class Lane:
         self._window_latency, self._window_started = 0.0, self.started
         self._window_overloaded = False
         self._last: tuple[int, float] | None = None  # the last clean full window: its limit and answers per second
-        self._cuts_in_a_row = 0
+        self._cuts_in_a_row = self._slow_windows = 0
         self._clean = 0  # the highest limit that has held a window without refusals
         self._burst: int | None = None  # the epoch of the slow-start burst that was refused
 
@@ -78,7 +78,7 @@ class Lane:
         if overloaded:
             self.overloads += 1
             self.retry_after = retry_after if retry_after is not None else self.retry_after
-            return self._refused(seq, epoch)
+            return self._refused(epoch)
         if latency_s is not None:
             self.answered += 1
             self._window_answered += 1
@@ -87,19 +87,21 @@ class Lane:
         if self._window_done >= self.limit:
             self._end_window(waiting)
 
-    def _refused(self, seq: int, epoch: int) -> None:
-        """One cut per round trip, to what the server was holding when it refused: the requests sent before this one
-        and still out. A refused probe goes back one step, unless the server held far fewer; the other refusals of a
-        slow-start burst only lower the estimate (each sees fewer still out), never below the last level that held."""
-        ahead = sum(1 for s in self.inflight if s < seq)
+    def _refused(self, epoch: int) -> None:
+        """One cut per round trip, to what is still out when the refusal comes back (the server holds those, or
+        refuses them on their way back: refusals come back at once, answers take a round trip). The other refusals
+        of a burst each lower it further, never below the last level that held; a refused probe goes back one step;
+        at a level that has held, one refusal in a window only stops growth (a server counts its slots a little late)."""
+        held = len(self.inflight)
+        if epoch == self.epoch and not self.probing and self.limit <= self._clean and not self._window_overloaded:
+            self._window_overloaded = True
+            return
         if epoch == self.epoch:
-            if not self.probing:
-                self._burst, level = epoch, max(ahead, self._clean)
-            else:
-                self._burst, level = None, max(ahead, self.limit - self.step)
+            level = max(held, self.limit - self.step) if self.probing else max(held, self._clean)
+            self._burst = None if self.probing else epoch
             self._cut(min(self.limit - 1, level))
-        elif epoch == self._burst and ahead < self.limit:
-            self.known = max(ahead, self._clean, 1) + 1
+        elif epoch == self._burst and held < self.limit:
+            self.known = max(held, self._clean, 1) + 1
             self._set(self.known - 1, new_epoch=False)
 
     def _cut(self, level: int) -> None:
@@ -136,14 +138,16 @@ class Lane:
         before, self._last = self._last, (self.limit, rate)
         if self.setting.auto and before and self.limit >= 1.25 * before[0] and rate < 1.1 * before[1]:
             return self._knee(before[0])  # more in flight, no more answers: the server was already full
-        if self.setting.auto and mean is not None and mean > LATENCY_KNEE * self.baseline:
+        slow = self.setting.auto and mean is not None and mean > LATENCY_KNEE * self.baseline
+        self._slow_windows = self._slow_windows + 1 if slow else 0
+        if self._slow_windows >= 2:  # two windows running: one slow window is noise (a stall on either side)
             return self._knee(max(1, int(self.limit * max(0.5, LATENCY_KNEE * self.baseline / mean))))
         self._grow(waiting, mean or self.retry_after)
 
     def _knee(self, level: int) -> None:
         """Past the knee more in flight only waits longer: back to `level`, and probe above it only now and then."""
         self.known, self.step, self.held = level + 1, 1, 0
-        self._last = None
+        self._last, self._slow_windows = None, 0
         self._set(level)
 
     def _grow(self, waiting: int, latency_s: float) -> None:
