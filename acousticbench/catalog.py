@@ -59,6 +59,31 @@ _EXTRAS_OF = {"openai": ("api",), "google": ("api",), "aiohttp": ("api", "hf-ser
               "transformers": ("hf-server",)}
 
 
+# a backend module -> the third-party package it imports first, the slow part of its import
+_HEAVY = {"acousticbench.models.openai_compat": "aiohttp", "acousticbench.models.openai_api": "openai",
+          "acousticbench.models.cascade": "openai", "acousticbench.models.gemini": "google.genai"}
+
+
+def warm_imports(models: list[str]) -> None:
+    """Import the packages these models' backends need in a worker thread while the command loads its pack:
+    aiohttp's import alone loads the system's CA bundle (~0.1 s, off the interpreter lock) before the first
+    request can go. Only third-party packages, never our modules, so the threads share no import in progress.
+    A package that fails here fails again where the backend imports it, with its one line."""
+    import threading
+
+    packages = {_HEAVY.get(MODELS[m].backend.split(":")[0]) for m in models if m in MODELS} - {None}
+    if packages:
+        threading.Thread(target=_import_quietly, args=(sorted(packages),), daemon=True).start()
+
+
+def _import_quietly(packages: list[str]) -> None:
+    for package in packages:
+        try:
+            importlib.import_module(package)
+        except Exception:  # noqa: BLE001  the backend's own import reports it
+            continue
+
+
 _OPENAI = "acousticbench.models.openai_api:OpenAIAudio"
 _GEMINI = "acousticbench.models.gemini:Gemini"
 _CASCADE = "acousticbench.models.cascade:Cascade"

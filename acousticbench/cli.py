@@ -22,6 +22,15 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _concurrency(text: str) -> int | str:
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return _positive_int(text)
+    except argparse.ArgumentTypeError as err:
+        raise argparse.ArgumentTypeError(f"{err}: give auto or a number of requests in flight, e.g. 16") from None
+
+
 def _seed_list(text: str) -> list[int]:
     try:
         return [int(s) for s in text.split(",") if s.strip()]
@@ -37,7 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, action="append", help="run seed (default 42); repeat for several")
     run.add_argument("--seeds", type=_seed_list, help="comma list of seeds, e.g. 42,43,44")
     run.add_argument("--max-samples", type=_positive_int, help="only the first N questions in id order")
-    run.add_argument("--concurrency", type=_positive_int, help="requests in flight (default: the backend's)")
+    run.add_argument("--concurrency", type=_concurrency, metavar="auto|N",
+                     help="requests in flight: auto (the default for remote backends) finds each endpoint's capacity "
+                     "and backs off on 429/503; N is a fixed cap")
     run.add_argument("--max-error-rate", type=float, default=0.10,
                      help="the share of questions that may fail (default 0.10): a run stops early only once at least "
                      "10 have finished and the lower end of the 99.9%% Wilson interval of its error rate is above it; "
@@ -124,6 +135,10 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.reference_tolerance is not None and not 0 <= args.reference_tolerance <= 100:
         raise UserError(f"--reference-tolerance is a percentage from 0 to 100, got {args.reference_tolerance}.")
     _check_settings(args)
+    if not args.dry_run:
+        from acousticbench.catalog import warm_imports
+
+        warm_imports([m.strip() for m in args.model.split(",")])  # while the specs and the pack are made ready
     check = commands.ReferenceCheck(args.references, args.reference_tolerance) if args.compare_reference else None
     return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check, args=args)
 

@@ -115,11 +115,26 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, arg
     results = run_sweep(specs, on_result)
     if len(results) > 1:
         print(closing_table(results))
+    for line in sustained_lines(results):
+        print(line)
     from acousticbench.benchmarks import faces
 
     for face in faces().values():  # what a benchmark writes over the whole sweep (AudioICL: its summary CSV)
         face.after_sweep(results, args)
     return status
+
+
+def sustained_lines(results: list) -> list[str]:
+    """One line per remote model: what its server sustained (the last snapshot of its session's limits)."""
+    from acousticbench.slots import sustained_line
+
+    latest: dict[str, dict] = {}
+    for r in results:
+        c = r.concurrency
+        if c and c["remote"] and sum(e["requests"] for e in c["endpoints"]) >= sum(
+                e["requests"] for e in latest.get(r.spec.model, c)["endpoints"]):
+            latest[r.spec.model] = c
+    return [sustained_line(model, summary) for model, summary in latest.items()]
 
 
 def split_warnings(specs: list) -> None:

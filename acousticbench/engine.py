@@ -2,7 +2,8 @@
 
 The engine knows nothing of judging or scoring: a benchmark hands it `to_record`, which turns an item, its Prompt
 and the Outcome into the record that goes to disk (the A/B judge for AcousticBench, string scoring for AudioICL).
-Several runs (the cells of a sweep) share one semaphore, so one queue stays full across them."""
+Several runs (the cells of a sweep) share one model's slots (acousticbench.concurrency), so one queue stays full
+across them; a request holds a slot only while it is on the wire, never while it waits to be asked again."""
 from __future__ import annotations
 
 import asyncio
@@ -11,13 +12,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from acousticbench.slots import Slots
 from acousticbench.errors import AcousticBenchError
 from acousticbench.stats import wilson_interval
 from acousticbench.models.base import Backend
 from acousticbench.records import Prompt, Reply
 from acousticbench.retry import RetryPolicy, with_retries
 
-__all__ = ["ErrorBudget", "Outcome", "RetryPolicy", "RunAborted", "ask", "progress_bar", "run_items"]
+__all__ = ["ErrorBudget", "Outcome", "RetryPolicy", "RunAborted", "Slots", "ask", "progress_bar", "run_items"]
 
 
 class RunAborted(AcousticBenchError):
@@ -32,9 +34,16 @@ class Outcome:
     latency_s: float | None
 
 
-async def ask(backend: Backend, prompt: Prompt, policy: RetryPolicy) -> Outcome:
-    """One question to one backend: retry what can succeed, never what cannot."""
-    result = await with_retries(lambda: backend.answer(prompt), policy, f"retry:{prompt.seed}:{prompt.question_id}")
+async def ask(backend: Backend, prompt: Prompt, policy: RetryPolicy, slots: Slots | None = None) -> Outcome:
+    """One question to one backend: retry what can succeed, never what cannot; with several endpoints, on the
+    endpoint whose slot it got."""
+    key = f"retry:{prompt.seed}:{prompt.question_id}"
+    if slots is not None and len(slots.lanes) > 1:
+        result = await with_retries(lambda endpoint: backend.answer(prompt, endpoint=endpoint), policy, key, slots=slots)
+    elif slots is not None:
+        result = await with_retries(lambda endpoint: backend.answer(prompt), policy, key, slots=slots)
+    else:
+        result = await with_retries(lambda: backend.answer(prompt), policy, key)
     return Outcome(result.value, result.error, result.attempts, result.latency_s)
 
 
@@ -84,7 +93,7 @@ def progress_bar(total: int, progress: bool | None):
     return tqdm(total=total, unit="q")
 
 
-async def run_items(items: list[tuple[Any, Prompt]], backend: Backend, *, semaphore: asyncio.Semaphore,
+async def run_items(items: list[tuple[Any, Prompt]], backend: Backend, *, slots: Slots,
                     policy: RetryPolicy, to_record: ToRecord, on_record: Callable[[Any], None],
                     max_error_rate: float = 1.0, bar: Any = None) -> list[Any]:
     """Ask every item, hand each record to `on_record` as it completes (written before anything else can fail, so
@@ -94,8 +103,7 @@ async def run_items(items: list[tuple[Any, Prompt]], backend: Backend, *, semaph
     budget = ErrorBudget(max_error_rate)
 
     async def one(item: Any, prompt: Prompt) -> None:
-        async with semaphore:
-            outcome = await ask(backend, prompt, policy)
+        outcome = await ask(backend, prompt, policy, slots)
         record = await to_record(item, prompt, outcome)
         records.append(record)
         on_record(record)

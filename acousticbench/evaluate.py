@@ -1,8 +1,10 @@
 """The one run path for every benchmark: a sweep of runs (cells), one backend session per model, one queue.
 
 For each model of a command, its backend is created, opened once and closed once; all its cells (tasks, seeds,
-shot counts) share one bounded queue, so the server never idles between cells. Each cell has its own run folder,
-resume guard, writer and metrics; a cell that fails is reported without losing the others."""
+shot counts) share one queue and its concurrency limits (acousticbench.concurrency), so the server never idles
+between cells. The models of a sweep run their sessions at the same time, each against its own endpoints, so a
+sweep over N servers takes as long as its slowest model. Each cell has its own run folder, resume guard, writer and
+metrics; a cell or a model that fails is reported without losing the others."""
 from __future__ import annotations
 
 import asyncio
@@ -14,6 +16,8 @@ from typing import Any
 
 from acousticbench import provenance
 from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
+from acousticbench.concurrency import Setting
+from acousticbench.slots import Slots
 from acousticbench.engine import RetryPolicy, RunAborted, progress_bar, run_items
 from acousticbench.errors import UserError, writable_folder
 from acousticbench.catalog import get_model
@@ -32,6 +36,7 @@ class RunResult:
     grader_note: str | None = None  # why labels may be missing (AcousticBench: no LLM judge available)
     error: str | None = None  # why the cell did not finish
     over_budget: str | None = None  # the run finished with more errors than --max-error-rate allows
+    concurrency: dict | None = field(default=None, repr=False)  # the model session's limits when the run ended
 
     @property
     def benchmark(self) -> Benchmark:
@@ -40,10 +45,11 @@ class RunResult:
 
 @dataclass(frozen=True)
 class Session:
-    """What the cells of one model share: its open backend, one queue, each benchmark's grader, the progress bar."""
+    """What the cells of one model share: its open backend, its slots (one queue), each benchmark's grader, the
+    progress bar."""
 
     backend: Any
-    semaphore: asyncio.Semaphore
+    slots: Slots
     policy: RetryPolicy
     graders: dict[str, Grader | None]  # benchmark name -> the grader its runs share (None: it needs none)
     bar: Any
@@ -59,7 +65,7 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
     writer = ResponsesWriter(run_dir / RESPONSES)
     try:
         new = await run_items([item for item in cell.prepared.items if item[0].id not in done], session.backend,
-                              semaphore=session.semaphore, policy=session.policy,
+                              slots=session.slots, policy=session.policy,
                               to_record=bench.record_maker(spec, cell.prepared, grader),
                               on_record=writer.append, max_error_rate=spec.max_error_rate, bar=session.bar)
     except RunAborted as err:
@@ -73,22 +79,25 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
     metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec)})  # tokens used, their price
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
+    concurrency = {**session.slots.summary(), "remote": bool(getattr(session.backend, "adaptive_concurrency", False)),
+                   "note": "the model session's, shared by every run of this model in the command"}
     write_json(run_dir / CONFIG, {**cell.config, "harness": harness, "finished_at": now(),
-                                  "duration_s": round(time.monotonic() - started, 3)})
+                                  "duration_s": round(time.monotonic() - started, 3), "concurrency": concurrency})
     errors = sum(1 for r in records if r.status == "error")
     over = (f"{errors} of {len(records)} failed ({errors / len(records):.1%}), over --max-error-rate "
             f"{spec.max_error_rate:.0%}" if records and errors / len(records) > spec.max_error_rate else None)
-    return RunResult(spec, run_dir, metrics, records, resumed=len(kept), grader_note=note, over_budget=over)
+    return RunResult(spec, run_dir, metrics, records, resumed=len(kept), grader_note=note, over_budget=over,
+                     concurrency=concurrency)
 
 
-async def _model_session(cells: list[Cell], backend, graders, progress, on_result) -> list[RunResult]:
+async def _model_session(cells: list[Cell], backend, graders, bar, on_result) -> list[RunResult]:
     """Open the model's backend once (before any run folder exists: a missing key or a dead server leaves nothing
     behind), run all its cells through one queue, close it once."""
     try:
         await backend.open()
-        concurrency = cells[0].spec.concurrency or backend.default_concurrency
-        bar = progress_bar(sum(len(c.prepared.items) for c in cells), progress)
-        session = Session(backend, asyncio.Semaphore(concurrency), RetryPolicy(), graders, bar)
+        names = backend.endpoint_names() if hasattr(backend, "endpoint_names") else ["-"]
+        slots = Slots(names, Setting.of(cells[0].spec.concurrency, backend))
+        session = Session(backend, slots, RetryPolicy(), graders, bar)
         warming = _warm_up(cells)
 
         async def reported(index: int, cell: Cell) -> RunResult:
@@ -101,7 +110,6 @@ async def _model_session(cells: list[Cell], backend, graders, progress, on_resul
         try:
             return list(await asyncio.gather(*(reported(i, cell) for i, cell in enumerate(cells))))
         finally:
-            bar.close()
             warming.cancel()
     finally:
         await backend.close()  # also when open() failed: it may have opened clients
@@ -149,6 +157,7 @@ def _groups(cells: list[Cell]) -> dict[tuple, list[Cell]]:
 def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: None,
               progress: bool | None = None) -> list[RunResult]:
     """Run every spec; a model whose backend cannot open fails its cells (alone, it is the command's error)."""
+    provenance.prefetch_git_state()  # for config.json, while the pack is loaded and checked
     cells = prepare_cells(specs)
     graders = make_graders(cells)
     groups = _groups(cells)
@@ -183,20 +192,28 @@ def make_graders(cells: list[Cell]) -> dict[str, Grader | None]:
 
 
 async def _sweep(groups, backends, graders, progress, on_result, results: list[RunResult]) -> None:
+    """Every model's session at once; results in command order."""
+    bar = progress_bar(sum(len(c.prepared.items) for group in groups.values() for c in group), progress)
+
+    async def session(key, group: list[Cell]) -> list[RunResult]:
+        try:
+            return await _model_session(group, backends[key], graders, bar, on_result)
+        except UserError as err:  # this model's server or key: the other models go on
+            if len(groups) == 1:
+                raise
+            failed = [RunResult(cell.spec, None, None, [], 0, error=str(err)) for cell in group]
+            for result in failed:
+                on_result(result)
+            return failed
+
     try:
         for grader in graders.values():
             if grader is not None:
                 await grader.probe()  # a dead judge stops the command before any model call is paid for
-        for key, group in groups.items():
-            try:
-                results += await _model_session(group, backends[key], graders, progress, on_result)
-            except UserError as err:
-                if len(groups) == 1:
-                    raise
-                for cell in group:
-                    results.append(RunResult(cell.spec, None, None, [], 0, error=str(err)))
-                    on_result(results[-1])
+        for done in await asyncio.gather(*(session(key, group) for key, group in groups.items())):
+            results += done
     finally:
+        bar.close()
         for grader in graders.values():
             if grader is not None:
                 await grader.aclose()

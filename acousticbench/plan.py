@@ -97,16 +97,17 @@ def plan_run(spec, items: list) -> RunPlan:
     measured = measured_latency(spec.results_dir, spec.model)
     module = entry.backend.split(":")[0].rsplit(".", 1)[-1]
     latency, source = measured or (DECLARED_LATENCY_S.get(module, 1.0), "declared")
+    fixed = spec.concurrency if isinstance(spec.concurrency, int) else None  # auto: its starting point, at least
     return RunPlan(spec.label(), spec.model, len(items), len(prompts), sum(map(sum, seconds)), tokens, cost, latency,
-                   source, spec.concurrency or _default_concurrency(entry))
+                   source, fixed or _default_concurrency(entry))
 
 
 def wall_s(plans: list[RunPlan]) -> float:
-    """Runs of one model share one queue; models run one after the other."""
+    """Runs of one model share one queue; the models of a sweep run at once, so the slowest one sets the time."""
     total = 0.0
     for model in dict.fromkeys(p.model for p in plans):
         mine = [p for p in plans if p.model == model]
-        total += math.ceil(sum(p.requests for p in mine) / mine[0].concurrency) * mine[0].latency_s
+        total = max(total, math.ceil(sum(p.requests for p in mine) / mine[0].concurrency) * mine[0].latency_s)
     return total
 
 

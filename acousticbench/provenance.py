@@ -7,6 +7,7 @@ import platform
 import re
 import subprocess
 import sys
+import threading
 import urllib.parse
 from functools import lru_cache
 from importlib import metadata
@@ -22,9 +23,26 @@ _PACKAGES = {"numpy": "numpy", "pydantic": "pydantic", "soundfile": "soundfile",
 _SECRET_FLAG = re.compile(r"key|token|secret|password", re.IGNORECASE)
 
 
-@lru_cache(maxsize=1)  # two git processes per run folder held up the first requests of a sweep by 0.4 s
+_GIT: dict[str, object] = {}  # the prefetching thread's answer
+
+
+def prefetch_git_state() -> None:
+    """Ask git in a worker thread (it waits on two processes, not on the interpreter) while the pack is loaded."""
+    if "thread" not in _GIT:
+        _GIT["thread"] = threading.Thread(target=lambda: _GIT.setdefault("state", _git_state()), daemon=True)
+        _GIT["thread"].start()
+
+
+@lru_cache(maxsize=1)
 def git_state() -> dict[str, object]:
     """Commit and dirty flag of the harness checkout; nulls when not run from a git checkout."""
+    if "thread" in _GIT:
+        _GIT["thread"].join()
+        return _GIT["state"]
+    return _git_state()
+
+
+def _git_state() -> dict[str, object]:  # two git processes per run folder held up a sweep's first requests by 0.4 s
     repo = Path(__file__).resolve().parent.parent
     try:
         commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
@@ -39,14 +57,16 @@ def git_state() -> dict[str, object]:
 
 def package_versions() -> dict[str, str]:
     """Versions of the packages this process imported."""
-    versions: dict[str, str] = {}
-    for module, dist in _PACKAGES.items():
-        if module in sys.modules:
-            try:
-                versions[dist] = metadata.version(dist)
-            except metadata.PackageNotFoundError:
-                continue
-    return versions
+    found = {dist: _version(dist) for module, dist in _PACKAGES.items() if module in sys.modules}
+    return {dist: version for dist, version in found.items() if version is not None}
+
+
+@lru_cache(maxsize=None)  # each look-up scans the installed distributions; a run asks at every run folder's start and end
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def redacted_argv(argv: list[str] | None = None) -> list[str]:

@@ -3,7 +3,6 @@ benchmark's relabeller), or ask the model again (rerun_nones.py). Both go throug
 config.json."""
 from __future__ import annotations
 
-import asyncio
 import shutil
 from collections import Counter
 from dataclasses import dataclass
@@ -11,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.benchmarks import Benchmark, benchmark_of_config
-from acousticbench.engine import RetryPolicy, progress_bar, run_items
+from acousticbench.engine import RetryPolicy, Slots, progress_bar, run_items
 from acousticbench.errors import UserError
 from acousticbench.results import CONFIG, METRICS, RESPONSES, read_config, read_records, rewrite_sorted, write_json
 from acousticbench.runfolder import command_line, now
@@ -116,7 +115,7 @@ async def ask_again(run: RunFile, records: list, backend, grader, archive: Path 
     items = [item for item in prepared.items if item[0].id in todo or item[0].id in cut]
     bar = progress_bar(len(items), None)
     try:
-        fresh = await run_items(items, backend, semaphore=asyncio.Semaphore(concurrency), policy=RetryPolicy(),
+        fresh = await run_items(items, backend, slots=Slots.fixed(concurrency), policy=RetryPolicy(),
                                 to_record=run.bench.record_maker(spec, prepared, grader), on_record=lambda r: None,
                                 bar=bar)
     finally:

@@ -1,4 +1,7 @@
-"""One retry policy for every remote call (model requests and the LLM judge): backoff with jitter, Retry-After."""
+"""One retry policy for every remote call (model requests and the LLM judge): backoff with jitter, Retry-After.
+A 429/503 (BackendError.overloaded) from a server the engine sees answering is the server saying "later", not a
+failure of the question: it is waited out and asked again without using up the question's attempts, against a budget
+of its own. Without the engine's slots (the judge), or from a server that refuses everything, it is a failed attempt."""
 from __future__ import annotations
 
 import asyncio
@@ -27,6 +30,7 @@ class RetryPolicy:
     max_delay_s: float = _env("ACOUSTICBENCH_RETRY_MAX_DELAY", 60.0)
     timeout_s: float = _env("ACOUSTICBENCH_REQUEST_TIMEOUT", 120.0, minimum=0.001)
     max_retry_after_s: float = _env("ACOUSTICBENCH_MAX_RETRY_AFTER", 120.0)
+    max_overloads: int = field(default_factory=lambda: int(env_number("ACOUSTICBENCH_MAX_RATE_LIMITED", 50)))
 
     def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
         """Exponential backoff with full jitter; a server's Retry-After wins when it asks for longer."""
@@ -40,7 +44,7 @@ class Attempted:
 
     value: object
     error: str | None
-    attempts: int
+    attempts: int  # requests sent, those refused with 429/503 included
     latency_s: float | None  # of the attempt that succeeded
 
 
@@ -60,20 +64,49 @@ async def _once(call: Callable[[], Awaitable[T]], timeout_s: float) -> T | Backe
         return BackendError(f"unexpected {type(err).__name__} in the backend: {err}", retryable=False)
 
 
-async def with_retries(call: Callable[[], Awaitable[T]], policy: RetryPolicy, rng_key: str,
-                       sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> Attempted:
+async def _attempt(call: Callable[..., Awaitable[T]], policy: RetryPolicy, ticket) -> tuple[object, float]:
+    started = time.perf_counter()
+    result = await _once(call if ticket is None else lambda: call(ticket.endpoint), policy.timeout_s)
+    return result, time.perf_counter() - started
+
+
+async def with_retries(call: Callable[..., Awaitable[T]], policy: RetryPolicy, rng_key: str,
+                       sleep: Callable[[float], Awaitable[object]] = asyncio.sleep, slots=None) -> Attempted:
     """Call until it succeeds, fails for good (a non-retryable BackendError), or attempts run out; never retry
-    what cannot succeed, and never wait longer than the policy allows for a server's Retry-After."""
+    what cannot succeed, and never wait longer than the policy allows for a server's Retry-After. With `slots`
+    (acousticbench.concurrency.Slots) `call` gets the endpoint and the slots learn each attempt's latency or
+    overload; a question waits out a 429/503 without its slot (the server asked for fewer) and backs off from a
+    failure keeping it, so a failing server is not asked by ever more questions at once."""
     rng = random.Random(rng_key)  # jitter derived from the item, so runs do not depend on timing
-    for attempt in range(1, policy.max_attempts + 1):
-        started = time.perf_counter()
-        result = await _once(call, policy.timeout_s)
-        if not isinstance(result, BackendError):
-            return Attempted(result, None, attempt, round(time.perf_counter() - started, 4))
-        if not result.retryable or attempt == policy.max_attempts:
-            return Attempted(None, str(result), attempt, None)
-        if (result.retry_after or 0.0) > policy.max_retry_after_s:
-            return Attempted(None, f"{result} (the server asked to wait {result.retry_after:g} s, over the "
-                                   f"{policy.max_retry_after_s:g} s limit ACOUSTICBENCH_MAX_RETRY_AFTER)", attempt, None)
-        await sleep(policy.delay(attempt, result.retry_after, rng))
-    raise AssertionError("unreachable")
+    sent = failures = overloads = 0
+    ticket = None
+    try:
+        while True:
+            if slots is not None and ticket is None:
+                ticket = await slots.acquire()
+            result, latency = await _attempt(call, policy, ticket)
+            sent += 1
+            error = result if isinstance(result, BackendError) else None
+            if error is None or (error.retry_after or 0.0) > policy.max_retry_after_s:
+                ticket = slots.release(ticket, None if error else latency, error) if slots else None
+            if error is None:
+                return Attempted(result, None, sent, round(latency, 4))
+            if (error.retry_after or 0.0) > policy.max_retry_after_s:
+                return Attempted(None, f"{error} (the server asked to wait {error.retry_after:g} s, over the "
+                                       f"{policy.max_retry_after_s:g} s limit ACOUSTICBENCH_MAX_RETRY_AFTER)", sent, None)
+            if error.overloaded and error.retryable and slots is not None and not slots.failing and \
+                    overloads < policy.max_overloads:
+                overloads += 1  # "later": wait what the server asked (or back off), attempts untouched, no slot
+                ticket = slots.release(ticket, None, error)
+                await sleep(error.retry_after if error.retry_after is not None else policy.delay(overloads, None, rng))
+                continue
+            failures += 1
+            if not error.retryable or failures >= policy.max_attempts:
+                ticket = slots.release(ticket, None, error) if slots else None
+                later = f" (after {overloads} answers of 'later', 429/503, waited out)" if overloads else ""
+                return Attempted(None, f"{error}{later}", sent, None)
+            ticket = slots.keep(ticket, error) if slots else None
+            await sleep(policy.delay(failures, error.retry_after, rng))
+    finally:
+        if ticket is not None:  # cancelled on the wire or while backing off on a slot
+            slots.cancel(ticket)

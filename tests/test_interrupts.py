@@ -97,7 +97,9 @@ def test_too_many_errors_stop_the_run_and_say_why(tmp_path):
     assert "stopped: 10 of 10 questions failed, so the error rate is over --max-error-rate 10%" in message
     assert "HTTP 503" in message and "--resume" in message
     assert len(records(run_dirs(tmp_path / "results")[0])) == 10
-    assert 20 <= len(server.received) <= 22  # two attempts each, then the run stopped (one more may be in flight)
+    # two attempts each, then the run stopped early (43 questions x 2 attempts would be 86 requests); the first dozen
+    # 503s, before the harness could tell a failing server from a busy one, were waited out without using up attempts
+    assert 20 <= len(server.received) <= 22 + 2 * 12
 
 
 def _survivors(mark: str) -> list[int]:

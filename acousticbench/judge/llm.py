@@ -180,7 +180,8 @@ class LLMJudge:
             code = err.status_code
             retryable = retryable_status(code)
             raise BackendError(f"HTTP {code} from the judge endpoint {self.base_url}", retryable=retryable,
-                               retry_after=retry_after_s(err.response.headers) if retryable else None) from None
+                               retry_after=retry_after_s(err.response.headers) if retryable else None,
+                               overloaded=code in (429, 503)) from None
         except openai.APIConnectionError as err:  # includes timeouts
             raise BackendError(f"judge endpoint {self.base_url} unreachable ({type(err).__name__})",
                                retryable=True) from None

@@ -114,6 +114,7 @@ class Cascade:
 
     backend_name = "cascade"
     default_concurrency = 4
+    adaptive_concurrency = True  # both steps may be rate-limited APIs
 
     def __init__(self, name: str, *, stt: str, text_model: str, stt_model: str | None = None,
                  endpoint: str | None = None, api_model: str | None = None, temperature: float | None = 0.0,
@@ -124,6 +125,7 @@ class Cascade:
         # a local OpenAI-compatible text server (--endpoint) may need no key; the OpenAI API always does
         self._key = os.environ.get(KEY_VARIABLE, "").strip() if endpoint and stt == "local" else openai_key(name)
         self._whisper = LocalWhisper() if stt == "local" else None
+        self.max_concurrency = self.default_concurrency if stt == "local" else None  # whisper runs on this CPU
         self._client: openai.AsyncOpenAI | None = None
 
     async def open(self) -> None:
@@ -159,7 +161,7 @@ class Cascade:
         except (openai.OpenAIError, ValueError) as err:
             error = classify(err, self._where())
             raise BackendError(redact(str(error), [self._key]), retryable=error.retryable,
-                               retry_after=error.retry_after) from None
+                               retry_after=error.retry_after, overloaded=error.overloaded) from None
         note = f"the audio was transcribed by {self._stt_name()}; {self.text_model} answered from the transcripts"
         return reply_from(completion, [note])
 

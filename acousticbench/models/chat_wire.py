@@ -26,6 +26,10 @@ def retryable_status(code: int) -> bool:
     return code in RETRYABLE_STATUS or code >= 500
 
 
+# the statuses that say "too many at once, later": rate limits and an overloaded engine (vLLM, a busy gateway)
+OVERLOAD_STATUS = frozenset({429, 503})
+
+
 def _audio_part(wav: bytes) -> bytes:
     return b'{"type":"input_audio","input_audio":{"data":"' + base64.b64encode(wav) + b'","format":"wav"}}'
 

@@ -88,6 +88,7 @@ class Gemini:
 
     backend_name = "gemini"
     default_concurrency = 8
+    adaptive_concurrency = True  # RESOURCE_EXHAUSTED (429) backs off; the quota is found as the run goes
 
     def __init__(self, name: str, *, api_model: str, endpoint: str | None = None, temperature: float | None = None,
                  max_tokens: int | None = None, **_ignored: Any):
@@ -156,7 +157,8 @@ class Gemini:
             if err.code == 404:
                 return BackendError(self._gone(), retryable=False)
             message = redact(f"{where} answered HTTP {err.code} {err.status}: {err.message}", [self._key])
-            return BackendError(message, retryable=retryable, retry_after=_retry_delay(err) if retryable else None)
+            return BackendError(message, retryable=retryable, retry_after=_retry_delay(err) if retryable else None,
+                                overloaded=err.code in (429, 503))
         if isinstance(err, self._transport):
             return BackendError(f"lost the connection to {where} ({type(err).__name__}: {err})", retryable=True)
         if isinstance(err, ValueError):  # JSONDecodeError, a body the SDK cannot validate

@@ -7,7 +7,8 @@ from typing import Any
 import openai
 
 from acousticbench.errors import BackendError
-from acousticbench.models.chat_wire import audio_request_json, redact, reply_from, retry_after_s, retryable_status
+from acousticbench.models.chat_wire import (OVERLOAD_STATUS, audio_request_json, redact, reply_from, retry_after_s,
+                                           retryable_status)
 from acousticbench.records import Prompt, Reply
 
 
@@ -48,7 +49,8 @@ def classify(err: Exception, where: str) -> BackendError:
         status = err.status_code
         retryable = retryable_status(status)
         retry_after = retry_after_s(err.response.headers) if retryable else None
-        return BackendError(f"{where} answered HTTP {status}: {_detail(err)}", retryable=retryable, retry_after=retry_after)
+        return BackendError(f"{where} answered HTTP {status}: {_detail(err)}", retryable=retryable, retry_after=retry_after,
+                            overloaded=status in OVERLOAD_STATUS)
     if isinstance(err, (ValueError, openai.APIResponseValidationError)):  # a body that is not the JSON promised
         return BackendError(f"{where} sent a malformed response ({type(err).__name__}: {str(err)[:120]})", retryable=True)
     raise err
@@ -58,6 +60,7 @@ class ChatCompletionsBackend:
     """An audio chat model behind the openai SDK: one request per question, failures classified, never retried."""
 
     default_concurrency = 8
+    adaptive_concurrency = True  # an API's rate limit is found as the run goes (429s back off)
     merge_over: int | None = None  # the OpenAI API takes every clip
     api_model: str = ""
 
@@ -89,7 +92,7 @@ class ChatCompletionsBackend:
         except (openai.OpenAIError, ValueError) as err:
             error = self._explain(classify(err, where), err)
             raise BackendError(redact(str(error), self._secrets()), retryable=error.retryable,
-                               retry_after=error.retry_after) from None
+                               retry_after=error.retry_after, overloaded=error.overloaded) from None
         finally:
             self._release(slot)
         return reply_from(completion, notes, self.api_model)

@@ -11,8 +11,8 @@ from typing import Any
 import aiohttp
 
 from acousticbench.errors import BackendError, UserError
-from acousticbench.models.chat_wire import (audio_request_json, public_url, redact, reply_from, retry_after_s,
-                                           retryable_status)
+from acousticbench.models.chat_wire import (OVERLOAD_STATUS, audio_request_json, public_url, redact, reply_from,
+                                           retry_after_s, retryable_status)
 from acousticbench.settings import endpoint_variable, env_number
 from acousticbench.records import Prompt, Reply
 from acousticbench.models.health import health_status
@@ -95,6 +95,7 @@ class ServedModel:
 
     backend_name = "served"
     default_concurrency = 32
+    adaptive_concurrency = True  # --concurrency auto by default: each endpoint's capacity is found as the run goes
 
     def __init__(self, name: str, *, serve_name: str, endpoint: str | None = None, api_model: str | None = None,
                  temperature: float | None = 0.0, max_tokens: int | None = 256, limits: Limits | None = None,
@@ -112,6 +113,7 @@ class ServedModel:
         self.roots, self.api_model = roots, api_model or ""
         self.temperature, self.max_tokens, self.limits = temperature, max_tokens, limits or Limits()
         self.default_concurrency = concurrency or self.default_concurrency  # a server that batches takes more
+        self.max_concurrency = concurrency  # the table's number for a server that takes a few at once: auto's ceiling
         self._key = os.environ.get(f"ACOUSTICBENCH_{serve_name.upper()}_API_KEY") or "EMPTY"  # vLLM's --api-key
         self._endpoints: Endpoints | None = None
         self.server, self.system, self.text_first, self.logprobs = server, system, text_first, logprobs
@@ -143,7 +145,8 @@ class ServedModel:
         if status != 200:
             retryable = retryable_status(status)
             raise BackendError(redact(f"{where} answered HTTP {status}: {_error_detail(raw)}", [self._key]),
-                               retryable=retryable, retry_after=retry_after_s(response_headers) if retryable else None)
+                               retryable=retryable, retry_after=retry_after_s(response_headers) if retryable else None,
+                               overloaded=status in OVERLOAD_STATUS)
         try:
             return json.loads(raw)
         except ValueError:
@@ -191,14 +194,19 @@ class ServedModel:
         """Before the run starts: a prompt the model cannot take (too many clips to refuse, too long) is one line."""
         check_prompts(self.name, self.limits, prompts)
 
-    async def answer(self, prompt: Prompt) -> Reply:
+    def endpoint_names(self) -> list[str]:
+        """One per endpoint: the engine gives each its own concurrency limit and says which one to ask."""
+        return [public_url(root) for root in self.roots]
+
+    async def answer(self, prompt: Prompt, endpoint: int | None = None) -> Reply:
         body, notes = audio_request_json(self._request(prompt), prompt, self.limits.merge_over, system=self.system,
                                          text_first=self.text_first)
-        i = self._endpoints.take()
+        i = self._endpoints.take() if endpoint is None else endpoint
         try:
             completion = await self._call(i, "POST", "/v1/chat/completions", body)
         finally:
-            self._endpoints.give_back(i)
+            if endpoint is None:
+                self._endpoints.give_back(i)
         return reply_from(completion, notes, self.api_model)
 
     def _request(self, prompt: Prompt) -> dict[str, Any]:

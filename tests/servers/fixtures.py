@@ -51,16 +51,25 @@ def question_keys(archive: Path, task: str = "rad") -> dict[str, str]:
     return {q.id: q.sha256[q.audio[0]] for q in load_questions(archive, task)}
 
 
-def expected(plan: FaultPlan, key: str, max_attempts: int) -> tuple[str, int, str | None]:
-    """(status, attempts, chosen) the harness must record for a question under `plan`."""
-    for attempt in range(1, max_attempts + 1):
-        fault = plan.fault(key, attempt)
+OVERLOAD_FAULTS = ("429", "503")  # "later": asked again without using up the question's attempts
+
+
+def expected(plan: FaultPlan, key: str, max_attempts: int, max_overloads: int = 50) -> tuple[str, int, str | None]:
+    """(status, attempts, chosen) the harness must record for a question under `plan`; attempts counts every
+    request, the 429s and 503s waited out included."""
+    failures = overloads = request = 0
+    while True:
+        request += 1
+        fault = plan.fault(key, request)
         if fault is None:
-            return "answered", attempt, answer_for(key)
-        if fault in RETRYABLE_FAULTS and attempt < max_attempts:
+            return "answered", request, answer_for(key)
+        if fault in OVERLOAD_FAULTS and overloads < max_overloads:
+            overloads += 1
             continue
-        return ("refused" if fault in ("filter", "refusal") else "error"), attempt, None
-    raise AssertionError("unreachable")
+        failures += fault in RETRYABLE_FAULTS
+        if fault in RETRYABLE_FAULTS and failures < max_attempts:
+            continue
+        return ("refused" if fault in ("filter", "refusal") else "error"), request, None
 
 
 def records(run_dir: Path) -> list[dict]:

@@ -66,6 +66,10 @@ class ServerState:
         self.arrivals: dict[str, list[float]] = {}  # monotonic arrival times per key: backoff is observable
         self.received: list[Received] = []
         self.inflight = self.max_inflight = 0
+        self.capacity: int | None = None  # more at once than this are refused at once with 429 and Retry-After
+        self.serial: threading.Lock | None = None  # one request at a time, the rest queue: latency grows with load
+        self.refused = self.served = 0
+        self.first_arrival = self.last_reply = 0.0  # wall-clock times: benchmarks split a command's start and end
         self.keep_bodies = True
 
     def next_attempt(self, key: str) -> int:
@@ -128,16 +132,27 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     def serve_request(self, key: str, body: dict, answer) -> None:
-        """Apply the plan for this (key, attempt), then answer with `answer(key, fault)` (fault None or terminal)."""
+        """Apply the plan for this (key, attempt), then answer with `answer(key, fault)` (fault None or terminal);
+        over the server's capacity, a request is refused at once with a 429, as a rate-limited API or a full engine."""
         state = self.state
+        with state.lock:
+            refused = state.capacity is not None and state.inflight >= state.capacity
+            state.refused += refused
+            state.first_arrival = state.first_arrival or time.time()
+        if refused:
+            return answer(key, "429")
         attempt = state.next_attempt(key)
         fault = state.plan.fault(key, attempt)
         state.log(Received(self.path, key, attempt, fault, body, {k.lower(): v for k, v in self.headers.items()}))
         with state.lock:
             state.inflight += 1
+            state.served += 1
             state.max_inflight = max(state.max_inflight, state.inflight)
         try:
-            time.sleep(state.delay_s + (state.slow_s if fault == "slow" else 0.0))
+            if state.serial is not None:
+                with state.serial:
+                    time.sleep(state.delay_s)
+            time.sleep((0.0 if state.serial else state.delay_s) + (state.slow_s if fault == "slow" else 0.0))
             if fault == "reset":
                 return self.reset()
             if fault == "stall":
@@ -148,6 +163,7 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             with state.lock:
                 state.inflight -= 1
+                state.last_reply = time.time()
 
 
 class _Server(ThreadingHTTPServer):
@@ -188,8 +204,11 @@ class LocalServer:
     """Start a handler class on 127.0.0.1:0 in a thread; `with LocalServer(...) as s:` gives `s.url`."""
 
     def __init__(self, handler: type[Handler], plan: FaultPlan | None = None, *, delay_s: float = 0.0,
-                 slow_s: float = 2.0, retry_after: str = "0", port: int = 0, **options):
+                 slow_s: float = 2.0, retry_after: str = "0", port: int = 0, capacity: int | None = None,
+                 serial: bool = False, **options):
         self.state = ServerState(plan or FaultPlan(), delay_s, slow_s, retry_after)
+        self.state.capacity = capacity
+        self.state.serial = threading.Lock() if serial else None
         self.state.options = options
         self._httpd = _Server(("127.0.0.1", port), handler)
         self._httpd.state = self.state

@@ -96,6 +96,13 @@ class OpenAIHandler(Handler):
         if self.path == "/health":
             loading = time.time() < self.state.options.get("loading_until", 0)
             return self.send_body(503 if loading else 200, b"" if not loading else b"loading")
+        if self.path == "/stats":
+            state = self.state
+            stats = {"served": state.served, "refused": state.refused, "max_inflight": state.max_inflight,
+                     "first_arrival": state.first_arrival, "last_reply": state.last_reply}
+            if self.headers.get("X-Reset"):  # a benchmark's next command starts the clock again
+                state.first_arrival = state.last_reply = 0.0
+            return self.send_json(200, stats)
         if self.path == "/v1/models":
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "local"} for m in self._models()]
             return self.send_json(200, {"object": "list", "data": data})
@@ -114,12 +121,18 @@ class OpenAIHandler(Handler):
         if self.path != "/v1/chat/completions":
             return self.send_json(404, _error(404, "not_found", f"no route {self.path}"))
         if self.state.options.get("lean"):  # benchmarks: no parsing, so the server is not what is measured
-            return self.serve_request("0" * 64, {}, lambda k, fault: self.send_json(200, completion("lean", "A")))
+            return self.serve_request("0" * 64, {}, self._lean)
         body = json.loads(raw)
         if body.get("model") in self.state.options.get("missing_models", ()):
             return self.send_json(404, _error(404, "model_not_found", f"The model `{body['model']}` does not exist."))
         key, _clips = request_key(body)
         self.serve_request(key, body, lambda k, fault: self._answer(body, k, fault))
+
+    def _lean(self, key: str, fault: str | None) -> None:
+        if fault == "429":  # over capacity
+            status, code, message = ERRORS["429"]
+            return self.send_json(status, _error(status, code, message), {"Retry-After": self.state.retry_after})
+        self.send_json(200, completion("lean", "A"))
 
     def _answer(self, body: dict, key: str, fault: str | None) -> None:
         model = self.state.options.get("reply_model") or body.get("model", "?")  # reply_model: a proxy's substitute
@@ -154,12 +167,15 @@ def serve(plan: FaultPlan | None = None, **kwargs) -> LocalServer:
 
 
 def main() -> None:
-    """Serve lean (see OpenAIHandler) until killed; write the port to --port-file once listening."""
+    """Serve lean (see OpenAIHandler) until killed; write the port to --port-file once listening; with --capacity N,
+    the N+1st request at once gets 429 with Retry-After; GET /stats gives the counts (benchmarks read them)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--port-file", required=True)
+    parser.add_argument("--capacity", type=int)
+    parser.add_argument("--retry-after", default="1")
     args = parser.parse_args()
-    server = serve(delay_s=args.delay, lean=True)
+    server = serve(delay_s=args.delay, lean=True, capacity=args.capacity, retry_after=args.retry_after)
     server.state.keep_bodies = False
     with open(args.port_file + ".tmp", "w") as fh:
         fh.write(str(server.port))

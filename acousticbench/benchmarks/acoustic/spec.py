@@ -22,7 +22,7 @@ class RunSpec:
     seed: int = DEFAULT_SEED
     split: SplitChoice = "all"
     max_samples: int | None = None
-    concurrency: int | None = None
+    concurrency: int | Literal["auto"] | None = None  # None: auto for remote backends, else the backend's number
     archive: Path = Path("archive")
     results_dir: Path = Path("results")
     judge: JudgeMode = "auto"

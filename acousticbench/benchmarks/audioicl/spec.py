@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from acousticbench.benchmarks.audioicl.pack import default_base, default_meta
 from acousticbench.benchmarks.audioicl.prompts import Style
@@ -23,7 +23,7 @@ class ICLRunSpec:
     shots: int
     seed: int = DEFAULT_SEED
     max_samples: int | None = None  # the first N episodes in id order: the same episodes for every k and seed
-    concurrency: int | None = None
+    concurrency: int | Literal["auto"] | None = None  # None: auto for remote backends, else the backend's number
     archive: Path = Path("archive")
     results_dir: Path = Path("results")
     meta_dir: Path | None = None  # --icl-meta; default <archive>/audioicl/meta

@@ -1,0 +1,88 @@
+"""Concurrency over real HTTP: auto finds a server's capacity, a 429 never costs a question its attempts, each endpoint
+gets its own limit, a server whose latency climbs is not flooded, and the models of a sweep run at the same time."""
+from __future__ import annotations
+
+import json
+import socket
+
+from conftest import write_tiny_pack
+from servers import openai_server
+from servers.fixtures import evaluate_model, fast_retries, harness_env, records, run_cli  # noqa: F401
+
+VOXTRAL = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"
+
+
+def concurrency_of(run_dir) -> dict:
+    return json.loads((run_dir / "config.json").read_text())["concurrency"]
+
+
+def test_auto_finds_a_limited_server_and_loses_no_question_to_its_429s(fast_retries, tmp_path):
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 237)  # 240 questions
+    fast_retries.setenv("ACOUSTICBENCH_MAX_ATTEMPTS", "1")  # a 429 that used up an attempt would lose its question
+    with openai_server.serve(capacity=16, delay_s=0.05, retry_after="1") as server:
+        fast_retries.setenv(VOXTRAL, server.url)
+        result = evaluate_model("Voxtral-Mini-3B", archive, tmp_path / "results")
+    got = records(result.run_dir)
+    assert [r["status"] for r in got] == ["answered"] * 240
+    assert server.state.refused >= 1  # it started above the capacity (at 32) and found it
+    assert server.state.served + server.state.refused <= 1.10 * 240  # at most 10% more requests than questions
+    assert sum(r["attempts"] for r in got) == server.state.served + server.state.refused
+    summary = concurrency_of(result.run_dir)
+    assert summary["mode"] == "auto" and summary["endpoints"][0]["overloaded"] == server.state.refused
+    assert 8 <= summary["endpoints"][0]["sustained"] <= 17
+
+
+def test_a_fixed_concurrency_over_the_capacity_still_loses_nothing(fast_retries, tmp_path):
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 37)
+    fast_retries.setenv("ACOUSTICBENCH_MAX_ATTEMPTS", "1")
+    with openai_server.serve(capacity=4, delay_s=0.02, retry_after="0.05") as server:
+        fast_retries.setenv(VOXTRAL, server.url)
+        result = evaluate_model("Voxtral-Mini-3B", archive, tmp_path / "results", concurrency=32)
+    got = records(result.run_dir)
+    assert [r["status"] for r in got] == ["answered"] * 40 and server.state.refused >= 1
+    assert concurrency_of(result.run_dir)["mode"] == "fixed"
+
+
+def test_each_endpoint_gets_a_limit_of_its_own(fast_retries, tmp_path):
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 117)
+    fast_retries.setenv("ACOUSTICBENCH_MAX_ATTEMPTS", "1")
+    with openai_server.serve(capacity=3, delay_s=0.05, retry_after="1") as small, \
+            openai_server.serve(capacity=12, delay_s=0.05, retry_after="1") as big:
+        fast_retries.setenv(VOXTRAL, f"{small.url},{big.url}")
+        result = evaluate_model("Voxtral-Mini-3B", archive, tmp_path / "results")
+    assert [r["status"] for r in records(result.run_dir)] == ["answered"] * 120
+    lanes = {lane["endpoint"]: lane for lane in concurrency_of(result.run_dir)["endpoints"]}
+    assert lanes[small.url]["final"] <= 4 < lanes[big.url]["final"]
+    assert big.state.served > small.state.served  # the endpoint that takes more gets more
+
+
+def test_a_server_whose_latency_climbs_with_load_is_not_flooded(fast_retries, tmp_path):
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 597)  # long enough for auto to try more than its start
+    with openai_server.serve(delay_s=0.005, serial=True) as server:  # one at a time: the rest only wait longer
+        fast_retries.setenv(VOXTRAL, server.url)
+        result = evaluate_model("Voxtral-Mini-3B", archive, tmp_path / "results")
+    assert [r["status"] for r in records(result.run_dir)] == ["answered"] * 600
+    lane = concurrency_of(result.run_dir)["endpoints"][0]
+    assert lane["peak"] > 32  # it did try more than its start
+    assert lane["final"] <= 64 < 128  # more in flight bought no more answers, so it came back down from its ceiling
+
+
+def test_a_sweep_runs_its_models_at_once_and_a_dead_server_stops_only_its_model(tmp_path):
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 60)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}"  # closed below: nothing answers there
+    with openai_server.serve(delay_s=0.05) as first, openai_server.serve(delay_s=0.05) as second:
+        env = harness_env(**{VOXTRAL: first.url, "ACOUSTICBENCH_QWEN2_AUDIO_7B_INSTRUCT_ENDPOINT": second.url,
+                             "ACOUSTICBENCH_QWEN2_5_OMNI_7B_ENDPOINT": dead})
+        out = run_cli("--model", "Voxtral-Mini-3B,Qwen2.5-Omni-7B,Qwen2-Audio-7B-Instruct", "--task", "rad",
+                      "--judge", "rules", "--concurrency", "auto", "--archive", str(archive),
+                      "--results-dir", str(tmp_path / "results"), cwd=tmp_path, env=env)
+    arrivals = [sorted(t for times in s.state.arrivals.values() for t in times) for s in (first, second)]
+    assert arrivals[1][0] < arrivals[0][-1] and arrivals[0][0] < arrivals[1][-1]  # both were asked at once
+    assert out.returncode == 1, out.stderr
+    assert "Sweep: 3 runs, 2 finished, 1 failed" in out.stdout
+    assert "Qwen2.5-Omni-7B" in out.stderr and "no server at" in out.stderr
+    sustained = [line for line in out.stdout.splitlines() if "sustained" in line]
+    assert [line.split(" at ")[0] for line in sustained] == ["Voxtral-Mini-3B", "Qwen2-Audio-7B-Instruct"]
+    assert all("requests in flight (auto, 32 ->" in line for line in sustained)
