@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from acousticbench.errors import AcousticBenchError
-from acousticbench.benchmarks.acoustic.metrics import wilson_interval
+from acousticbench.stats import wilson_interval
 from acousticbench.models.base import Backend
 from acousticbench.records import Prompt, Reply
 from acousticbench.retry import RetryPolicy, with_retries

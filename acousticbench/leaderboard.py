@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acousticbench.benchmarks.acoustic.metrics import wilson_interval
+from acousticbench.stats import wilson_interval
 from acousticbench.results import CONFIG, METRICS, RESPONSES
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 

@@ -10,9 +10,16 @@ from pydantic import BaseModel, ConfigDict, Field
 Choice = Literal["A", "B"]
 Split = Literal["train", "eval"]
 Kind = Literal["scored", "diagnostic"]
-Status = Literal["answered", "unparsed", "refused", "error"]
+Status = Literal["answered", "unparsed", "refused", "truncated", "error"]
 JudgeMethod = Literal["rules", "llm", "none"]
 JUDGE_FAILED = "judge failed"  # how a record's error starts when the LLM judge gave no verdict (its cause: 'judge')
+# finish reasons that mean the token limit cut the reply: OpenAI and vLLM "length", Gemini MAX_TOKENS
+CUT_FINISH = frozenset({"length", "max_tokens", "MAX_TOKENS"})
+
+
+def was_cut(finish_reason: str | None) -> bool:
+    """Did the backend stop the reply at its token limit (so whatever it said last may not be its answer)?"""
+    return finish_reason in CUT_FINISH
 
 
 def canonical_json(data: Any) -> bytes:
@@ -77,6 +84,8 @@ class Reply(_Frozen):
     refused: bool = Field(default=False, description="The provider or model declined to answer (refusal, safety block).")
     usage: dict[str, int] = Field(default_factory=dict, description="Token counts as the provider reported them.")
     model_id: str | None = Field(default=None, description="The model id the server says it used.")
+    finish_reason: str | None = Field(default=None, description="Why generation stopped, as the backend says it "
+                                      "('stop', 'length', Gemini's 'MAX_TOKENS'); null where a backend gives none.")
     notes: list[str] = Field(default_factory=list, description="What the backend changed about the input, e.g. merged clips.")
 
 
@@ -84,7 +93,7 @@ class Judgement(_Frozen):
     """How a response was turned into an option."""
 
     chosen: Choice | None
-    status: Literal["answered", "unparsed", "refused"]
+    status: Literal["answered", "unparsed", "refused", "truncated"]
     method: JudgeMethod = Field(description="rules: the strict extractor committed; llm: the judge model did; none: nobody did.")
     model: str | None = Field(default=None, description="The judge model, when method is 'llm'.")
 
@@ -102,8 +111,11 @@ class RecordBase(_Frozen):
     model: str
     task: str
     seed: int
-    status: str = Field(description="answered, unparsed, refused or error; a failure is never scored as an answer.")
+    status: str = Field(description="answered, unparsed, refused, truncated (cut by the token limit) or error; a "
+                        "failure is never scored as an answer.")
     response: str | None = Field(description="Raw response text, or null when the request failed.")
+    finish_reason: str | None = Field(default=None, description="Why the backend stopped the reply ('stop', 'length'); "
+                                      "null where it gives none, the request failed, or the run predates the field.")
     error: str | None = None
     attempts: int = 1
     latency_s: float | None = None
@@ -135,16 +147,23 @@ class Interval(_Frozen):
 
 
 class SliceMetrics(_Frozen):
-    """Accuracy and outcome rates over one set of scored records."""
+    """Accuracy and outcome rates over one set of scored records (of one run: n counts questions, one answer each)."""
 
-    n: int
+    n: int = Field(description="Scored questions (one run: one answer each).")
+    n_counts: Literal["questions"] = "questions"
     correct: int
-    accuracy: float | None = Field(description="Correct / n; a null answer counts as wrong, as in the paper.")
+    accuracy: float | None = Field(description="Correct / n; a null answer (unparsed, refused, truncated, error) "
+                                   "counts as wrong, as in the paper.")
     accuracy_answered: float | None = Field(description="Correct / answered.")
-    wilson95: Interval | None
+    accuracy_without_errors: float | None = Field(default=None, description="Correct / (n - errors): the accuracy "
+                                                  "with infrastructure failures (server, judge) left out.")
+    wilson95: Interval | None = Field(description="Wilson 95% interval of `accuracy` over the n questions.")
     answered: int
+    truncated: int = Field(default=0, description="Replies cut by the token limit (status truncated, never scored).")
+    errors: int = Field(default=0, description="Questions with no answer or no verdict (status error).")
     parse_failure_rate: float | None
     refusal_rate: float | None
+    truncation_rate: float | None = None
     error_rate: float | None
 
 

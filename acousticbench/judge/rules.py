@@ -62,7 +62,7 @@ class _Hit:
     line: bool = False
 
 
-def extract_choice(prompt: str, response: str) -> Judgement:
+def extract_choice(prompt: str, response: str, cut: bool = False) -> Judgement:
     """Read `response` to the question `prompt`: answered by rules, refused, or unparsed (left to the LLM judge).
 
     Precision over coverage. After reasoning is removed and a tagged final answer preferred (answer_text), these
@@ -78,10 +78,12 @@ def extract_choice(prompt: str, response: str) -> Judgement:
     when it is hedged or conditional ("if", "maybe", "whether"), negated, followed by the other letter in its
     sentence ("A or B"), followed by second thoughts ("wait", "actually"), when letter-only lines disagree, when
     the words next to the letter name the other option, or when a long answer is cut off or states a letter only
-    in its middle (reasoning). A clear refusal with no letter anywhere is `refused`.
+    in its middle (reasoning). A clear refusal with no letter anywhere is `refused`. With `cut` (the backend says
+    the token limit stopped the reply) the unfinished last sentence is dropped first: only what was said in full
+    before the cut is read ('A' alone, cut, may be the start of 'A piano ...').
     """
-    text = answer_text(response)
-    if _cut_off(text):
+    text = before_cut(answer_text(response)) if cut else answer_text(response)
+    if not cut and _cut_off(text):
         return Judgement(chosen=None, status="unparsed", method="none")
     terms = option_terms(prompt)
     letter = _whole_answer(text, terms) or _final_commitment(text, prompt, terms)
@@ -163,6 +165,12 @@ def _fits_lead_in(before: str, letter: str, terms: Terms | None) -> bool:
         return True
     last = pieces[-1]
     return not mentions_letter(last, other_than=letter) and words_fit(letter, last, terms, short=len(words(last)) <= 8)
+
+
+def before_cut(text: str) -> str:
+    """A cut reply up to the end of its last finished sentence (a line break or final punctuation)."""
+    ends = [m.end() for m in BOUNDARY.finditer(text.rstrip())]
+    return text[:ends[-1]].strip() if ends else ""
 
 
 def _cut_off(text: str) -> bool:

@@ -59,8 +59,9 @@ def reply_from(completion: object, notes: list[str] | None = None) -> Reply:
     choice = completion["choices"][0]
     message = choice.get("message") or {}
     usage = flat_usage(completion.get("usage") or {})
-    common = {"usage": usage, "model_id": completion.get("model"), "notes": notes or []}
     content, finish = message.get("content"), choice.get("finish_reason")
+    common = {"usage": usage, "model_id": completion.get("model"), "notes": notes or [],
+              "finish_reason": finish if isinstance(finish, str) else None}
     if message.get("refusal") or finish == "content_filter":
         return Reply(text=message.get("refusal") or content, refused=True, **common)
     if not isinstance(content, str) or not content.strip():

@@ -5,7 +5,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from acousticbench.benchmarks.acoustic.metrics import level_counts, wilson_interval
+from acousticbench.benchmarks.acoustic.metrics import level_counts
+from acousticbench.stats import wilson_interval
 from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric
 from acousticbench.records import Interval, PsychometricFit
 from acousticbench.report.gather import Run

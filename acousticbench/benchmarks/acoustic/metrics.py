@@ -1,24 +1,11 @@
 """Metrics: pure functions over Records (accuracy, Wilson interval, rates, diagnostics)."""
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from acousticbench.records import JUDGE_FAILED, Diagnostics, Interval, Metrics, Record, SliceMetrics
-
-Z95 = 1.959963984540054
-
-
-def wilson_interval(successes: int, n: int, z: float = Z95) -> Interval | None:
-    """Wilson score interval for a binomial proportion; None for n == 0."""
-    if n == 0:
-        return None
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return Interval(low=max(0.0, centre - half), high=min(1.0, centre + half))
+from acousticbench.records import JUDGE_FAILED, Diagnostics, Metrics, Record, SliceMetrics
+from acousticbench.stats import wilson_interval
 
 
 def _rate(count: int, n: int) -> float | None:
@@ -29,17 +16,21 @@ def slice_metrics(records: list[Record]) -> SliceMetrics:
     n = len(records)
     correct = sum(1 for r in records if r.correct)
     statuses = Counter(r.status for r in records)
-    answered = statuses["answered"]
+    answered, errors = statuses["answered"], statuses["error"]
     return SliceMetrics(
         n=n,
         correct=correct,
         accuracy=_rate(correct, n),
         accuracy_answered=_rate(correct, answered),
+        accuracy_without_errors=_rate(correct, n - errors),
         wilson95=wilson_interval(correct, n),
         answered=answered,
+        truncated=statuses["truncated"],
+        errors=errors,
         parse_failure_rate=_rate(statuses["unparsed"], n),
         refusal_rate=_rate(statuses["refused"], n),
-        error_rate=_rate(statuses["error"], n),
+        truncation_rate=_rate(statuses["truncated"], n),
+        error_rate=_rate(errors, n),
     )
 
 

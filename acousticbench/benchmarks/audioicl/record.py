@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from acousticbench.benchmarks.audioicl.episodes import Episode
 from acousticbench.benchmarks.audioicl.scoring import Scoring, score
-from acousticbench.benchmarks.acoustic.metrics import wilson_interval
+from acousticbench.stats import wilson_interval
 from acousticbench.records import Interval, Prompt, RecordBase
 
 EpisodeStatus = Literal["answered", "refused", "error"]
