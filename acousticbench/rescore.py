@@ -102,15 +102,16 @@ def relabel(record, judgement):
 
 async def rejudge(records: list, judge) -> list:
     """AcousticBench: the judge's reading (an LLM judge: Judge.create("llm", ...)) of every null answer that has
-    text; the model is not asked again."""
+    text; the model is not asked again. A truncated record stays truncated: a cut reply is never scored."""
     from acousticbench.judge import JudgeFailed
 
     judge.check_retirement()  # a retired judge model says so once, before any answer is judged
     out = []
     for record in records:
-        if record.chosen is None and record.response and record.response.strip():
+        if record.chosen is None and record.status != "truncated" and record.response and record.response.strip():
             try:
-                judgement = await judge.judge(record.prompt, Reply(text=record.response))
+                judgement = await judge.judge(record.prompt, Reply(text=record.response,
+                                                                   finish_reason=record.finish_reason))
             except JudgeFailed:
                 judgement = None  # no verdict: the record stays as it was
             out.append(relabel(record, judgement) if judgement else record)
@@ -121,15 +122,18 @@ async def rejudge(records: list, judge) -> list:
 
 def rescore_episodes(records: list, scoring: str | None = None) -> list:
     """AudioICL: every answered episode scored again from its response (with `scoring`, or the one it was run with)."""
-    from acousticbench.benchmarks.audioicl.scoring import score
+    from acousticbench.benchmarks.audioicl.scoring import score, strict_correct
 
     out = []
     for record in records:
         mode = scoring or record.scoring
         if record.status == "answered":
-            prediction, correct = score(record.task, record.response, record.gt, mode)
-            if (prediction, correct, mode) != (record.prediction, record.correct, record.scoring):
-                record = noted(record.model_copy(update={"prediction": prediction, "correct": correct, "scoring": mode}),
+            prediction, public = score(record.task, record.response, record.gt, mode)
+            correct = strict_correct(record.task, record.response, record.gt, mode)
+            if (prediction, correct, public, mode) != (record.prediction, record.correct, record.correct_public,
+                                                       record.scoring):
+                update = {"prediction": prediction, "correct": correct, "correct_public": public, "scoring": mode}
+                record = noted(record.model_copy(update=update),
                                f"re-scored by rejudge.py ({mode} scoring): was {record.prediction!r}")
         out.append(record)
     return out
