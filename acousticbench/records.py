@@ -168,6 +168,9 @@ class SliceMetrics(_Frozen):
 
 
 class Diagnostics(_Frozen):
+    """The diagnostic probes of one run: every n counts questions (one answer each)."""
+
+    n_counts: Literal["questions"] = "questions"
     n_catch: int
     catch_accuracy: float | None = Field(description="Accuracy on the largest-difference trials: the task's practical ceiling.")
     n_identical: int
@@ -203,6 +206,16 @@ class PsychometricFit(_Frozen):
     threshold_ci95_beyond: list[bool] = Field(default_factory=lambda: [False, False], description="Whether each end "
                                               "of the interval lies beyond the tested levels (it is then the edge).")
     bootstrap: int = Field(description="Parametric bootstrap resamples (seeded, so the numbers are reproducible).")
+    unit: str | None = Field(default=None, description="The physical unit of the levels' differences (the questions' "
+                             "meta `unit`: semitones, dB, percent, degrees azimuth, count ratio).")
+    steps: list[float | None] | None = Field(default=None, description="The difference between the clips at each level in "
+                                      "`levels` (the questions' meta `step`), in `unit`.")
+    threshold_physical: float | None = Field(default=None, description="The threshold as a difference in `unit`: "
+                                             "the steps interpolated geometrically between the levels around it.")
+    threshold_physical_ci95: list[float] | None = Field(default=None, description="The interval's ends in `unit`, "
+                                                        "smaller difference first (the harder end).")
+    n_counts: str = Field(default="questions", description="What `n` counts: questions (one run) or answers (seeds "
+                          "pooled).")
 
 
 class Metrics(_Frozen):

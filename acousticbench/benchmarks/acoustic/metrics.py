@@ -79,7 +79,7 @@ def compute_metrics(records: list[Record], model: str, task: str, seed: int) -> 
         judge_methods=dict(sorted(Counter(r.judge.method for r in records).items())),
         statuses=dict(sorted(Counter(r.status for r in records).items())),
         error_causes=dict(sorted(Counter(error_cause(r) for r in records if r.status == "error").items())),
-        psychometric=_fit(level_counts(by_level)),
+        psychometric=_fit(level_counts(by_level), [r.meta for r in scored]),
     )
 
 
@@ -101,8 +101,8 @@ def error_cause(record: Record) -> str:
     return "judge" if (record.error or "").startswith(JUDGE_FAILED) else "request"
 
 
-def _fit(counts):
+def _fit(counts, metas):
     # imported here: numpy and scipy load in the worker thread that computes a finished run's metrics, not at start
-    from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric
+    from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units, level_steps
 
-    return fit_psychometric(counts)
+    return in_units(fit_psychometric(counts), *level_steps(metas))
