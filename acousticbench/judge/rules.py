@@ -14,7 +14,7 @@ from acousticbench.judge.refusal import is_refusal
 from acousticbench.judge.restated import restated_choice
 from acousticbench.records import Judgement
 
-RULES_VERSION = "rules-4"
+RULES_VERSION = "rules-5"  # rules-5: "I would classify it as B", "应该回答'B'", "<answer B</answer>"
 
 _LETTER = (rf"(?P<open>(?:{OPEN}[ \t]*)*)(?<![A-Za-z0-9])(?P<letter>[AaBb])"
            rf"(?![A-Za-z0-9]|['’]s\b|-[A-Za-z])(?P<close>(?:[ \t]*{CLOSE})*)")
@@ -23,8 +23,9 @@ _NOUN = r"(?:(?:option|choice|letter|clip|segment)\s+)?"
 _EXPLICIT = [re.compile(lead + _LETTER, re.IGNORECASE) for lead in (
     rf"\b(?:answer|choice|option|selection|response|output|verdict|classification|conclusion|pick)\s*(?:[:：=]|-\s"
     rf"|\bis\b\s*:?|\b(?:would|should|will|must)\s+be\b\s*:?)\s*{_ADVERB}{_NOUN}",
-    rf"\bI\s+(?:(?:would|will|'ll|’ll)\s+)?(?:choose|select|pick|go\s+with|opt\s+for)\s+{_NOUN}",
-    r"(?:答案\s*(?:是|为|：|:)|选择?)\s*",
+    rf"\bI\s+(?:(?:would|will|'ll|’ll)\s+)?(?:choose|select|pick|go\s+with|opt\s+for|"
+    rf"(?:classify|label|categori[sz]e)\s+(?:it|this|the\s+\w+)\s+as)\s+{_NOUN}",
+    r"(?:答案\s*(?:是|为|：|:)|选择?|(?:应该|应当|应)?回答)\s*",
     r"\\boxed\{\s*(?:\\text\{)?\s*",
     r"\b(?:is|are|be)\s*[:：]\s*",  # '... the clip with more echo is: **A**'
 )] + [re.compile(rf"(?:\boption\s+)?{_LETTER}\s+is\s+(?:the\s+)?(?:(?:correct|right|best|final)\b|answer\b)",
