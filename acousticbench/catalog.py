@@ -81,7 +81,7 @@ def _served(model: OpenWeight, reference_split: str | None = None) -> ModelEntry
 MODELS: dict[str, ModelEntry] = {
     m.name: m
     for m in (
-        ModelEntry("Oracle", "acousticbench.benchmarks.acoustic.oracle:Oracle", "local", "nothing",
+        ModelEntry("Oracle", "acousticbench.benchmarks.oracle:Oracle", "local", "nothing",
                    "ideal observer that measures the signal: the task's ceiling"),
         ModelEntry("Random", "acousticbench.models.baselines:RandomChoice", "local", "nothing",
                    "uniform A/B, seeded by the run seed and question id: chance level"),

@@ -14,7 +14,7 @@ from acousticbench.errors import UserError
 from acousticbench.models.limits import Limits, seconds_sent
 from acousticbench.models.prices import Price, audio_tokens, price_table, split_usage, text_tokens, usd
 from acousticbench.catalog import get_model
-from acousticbench.benchmarks.acoustic.spec import safe_name
+from acousticbench.settings import safe_name
 
 TRANSCRIPT_TOKENS = 25  # a cascade's text step reads one transcript line per clip: a guess, short for these clips
 # seconds per request when no earlier run of the model measured it: rough figures to replace by a first small run

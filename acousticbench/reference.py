@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.errors import UserError
-from acousticbench.records import Record
+from acousticbench.benchmarks.acoustic.records import Record
 from acousticbench.results import CONFIG, RESPONSES, read_config, read_records, write_json
-from acousticbench.benchmarks.acoustic.spec import safe_name
+from acousticbench.settings import safe_name
 
 SUMMARY = "summary.json"
 COMPARISON = "comparison.json"

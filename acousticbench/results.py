@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from acousticbench.errors import UserError
-from acousticbench.records import Record
+from acousticbench.benchmarks.acoustic.records import Record
 
 RESPONSES, CONFIG, METRICS = "responses.jsonl", "config.json", "metrics.json"
 FINAL_STATUSES = frozenset({"answered", "unparsed", "refused", "truncated"})

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 from acousticbench.errors import UserError
 
@@ -36,3 +37,8 @@ def cache_dir():
 
     root = os.environ.get(CACHE_DIR)
     return Path(root).expanduser() if root else Path.home() / ".cache" / "acousticbench"
+
+
+def safe_name(name: str) -> str:
+    """A display name made safe for a folder name (slashes and spaces become '_')."""
+    return re.sub(r"[^A-Za-z0-9._+-]", "_", name)

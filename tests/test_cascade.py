@@ -20,7 +20,7 @@ SENTENCES = ("The red apples are on the table.", "Yellow bananas grow in warm co
 def spoken_pack(root: Path) -> Path:
     """A one-question pack whose two clips are sentences spoken by espeak-ng."""
     from acousticbench.benchmarks.acoustic.pack import write_manifest, write_questions
-    from acousticbench.records import Question
+    from acousticbench.benchmarks.acoustic.records import Question
     from acousticbench.benchmarks.acoustic.tasks import TASKS
 
     (root / "rad" / "audio").mkdir(parents=True)

@@ -14,7 +14,7 @@ from acousticbench.packs.extract import safe_extract, write_zip
 from acousticbench.benchmarks.acoustic.verify import verify_checksums
 from acousticbench.audio import write_wav
 from acousticbench.errors import ArchiveError, UnsafeArchiveError, UserError
-from acousticbench.records import Question
+from acousticbench.benchmarks.acoustic.records import Question
 
 
 @pytest.fixture

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from acousticbench.benchmarks.acoustic.metrics import compute_metrics, wilson_interval
-from acousticbench.records import JudgeInfo, Record
+from acousticbench.benchmarks.acoustic.metrics import compute_metrics
+from acousticbench.stats import wilson_interval
+from acousticbench.records import JudgeInfo
+from acousticbench.benchmarks.acoustic.records import Record
 
 
 def record(i: int, chosen, answer="A", status="answered", kind="scored", split="train", **meta) -> Record:

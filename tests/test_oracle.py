@@ -16,8 +16,9 @@ from acousticbench.benchmarks.acoustic import build
 from acousticbench.benchmarks.acoustic.pack import MANIFEST, load_questions, manifest_sha256
 from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_MANIFEST_SHA256
 from acousticbench.errors import BackendError, UserError
-from acousticbench.benchmarks.acoustic.oracle import Oracle
-from acousticbench.records import Prompt, Question
+from acousticbench.benchmarks.oracle import Oracle
+from acousticbench.records import Prompt
+from acousticbench.benchmarks.acoustic.records import Question
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 from conftest import REPO
 
@@ -27,7 +28,7 @@ ORACLE = Oracle("Oracle")
 
 def ask(root: Path, question: Question, seed: int = 42, audio: list[str] | None = None) -> str:
     paths = audio or [str(root / rel) for rel in question.audio]
-    return ORACLE.respond(Prompt(question_id=question.id, task=question.task, text=question.prompt, audio=paths, seed=seed))
+    return ORACLE.respond(Prompt(benchmark="AcousticBench", question_id=question.id, task=question.task, text=question.prompt, audio=paths, seed=seed))
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +79,7 @@ def test_oracle_needs_only_the_audio(answers, open_pack, tmp_path):
 
 
 def test_oracle_refuses_a_task_it_cannot_measure(open_pack):
-    prompt = Prompt(question_id="x_0001", task="AudioCount", text="?", audio=[], seed=1)
+    prompt = Prompt(benchmark="AudioICL", question_id="x_0001", task="AudioCount", text="?", audio=[], seed=1)
     with pytest.raises(BackendError) as err:
         ORACLE.respond(prompt)
     assert not err.value.retryable
@@ -92,7 +93,7 @@ def test_oracle_refuses_merged_or_missing_clips(answers, open_pack):
 
 def test_oracle_answers_through_the_backend_interface(answers, open_pack):
     question, chosen = answers["rad"][0]
-    prompt = Prompt(question_id=question.id, task="rad", text=question.prompt, audio=[str(open_pack / r) for r in question.audio], seed=42)
+    prompt = Prompt(benchmark="AcousticBench", question_id=question.id, task="rad", text=question.prompt, audio=[str(open_pack / r) for r in question.audio], seed=42)
     reply = asyncio.run(ORACLE.answer(prompt))
     assert reply.text == chosen and reply.model_id == "Oracle"
 

@@ -7,7 +7,8 @@ import pytest
 
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
 from acousticbench.benchmarks.acoustic.psychometric import curve, fit_psychometric, threshold_of
-from acousticbench.records import JudgeInfo, Record
+from acousticbench.records import JudgeInfo
+from acousticbench.benchmarks.acoustic.records import Record
 
 TRUE = {"midpoint": 3.2, "spread": 0.6, "lapse": 0.03}  # the 75% threshold lies at level ~3.12
 

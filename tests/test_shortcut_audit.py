@@ -13,7 +13,7 @@ import soundfile as sf
 
 from acousticbench.benchmarks.acoustic.pack import load_questions
 from acousticbench.audio import read_audio
-from acousticbench.records import Question
+from acousticbench.benchmarks.acoustic.records import Question
 from acousticbench.benchmarks.acoustic.shortcuts.audit import Finding, audit_pack, audit_task, offenders, question_row
 from acousticbench.benchmarks.acoustic.shortcuts.features import FEATURES, LEVEL, clip_features
 from acousticbench.benchmarks.acoustic.stimuli import counting

@@ -12,7 +12,7 @@ from acousticbench.benchmarks.acoustic import pack
 from acousticbench.benchmarks.acoustic.verify import pinned_pack_note, verify_checksums
 from acousticbench.audio import write_wav
 from acousticbench.errors import ArchiveError
-from acousticbench.records import Question
+from acousticbench.benchmarks.acoustic.records import Question
 
 
 def make_pack(root: Path, tasks: tuple[str, ...] = ("pit", "rad"), n: int = 4) -> Path:

@@ -11,7 +11,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from acousticbench.benchmarks.acoustic.pack import MANIFEST, load_manifest
+from acousticbench.packs.lines import MANIFEST
 from acousticbench.packs.staging import staged_folder
 from acousticbench.errors import ArchiveError, UnsafeArchiveError, UserError
 
@@ -28,7 +28,9 @@ _UNIX = 3
 
 def write_zip(root: Path, zip_path: Path) -> None:
     """Zip the pack at `root` (members relative to it, e.g. `MANIFEST.json`); the same pack gives the same bytes."""
-    load_manifest(root)  # refuse early, with the usual hint, if root is not a pack
+    if not (Path(root) / MANIFEST).is_file():  # refuse early if root is not a pack
+        raise ArchiveError(f"no benchmark pack at {root} ({MANIFEST} not found): build one with `python run.py "
+                           "--build-archive` or pass --archive DIR.")
     files = _pack_files(root, skip=zip_path)
     zip_path.parent.mkdir(parents=True, exist_ok=True)
     partial = zip_path.with_name(f".{zip_path.name}.partial-{secrets.token_hex(4)}")

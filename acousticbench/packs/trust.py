@@ -1,5 +1,6 @@
-"""The check before a run trusts a pack: what the run will use must be what MANIFEST.json and the questions pin,
-and every audio path must stay inside the pack. A mismatch refuses the run with one line naming the question."""
+"""The check before a run trusts a pack, for every benchmark: every audio path stays inside the pack, and every file
+the run will use is what the pack pins (hashing only what changed since it last matched). A mismatch refuses the run
+with one line naming the item."""
 from __future__ import annotations
 
 import os
@@ -7,9 +8,7 @@ from pathlib import Path
 
 from acousticbench.packs import verified
 from acousticbench.packs.files import Containment, Unreadable, file_sha256, sha256_many
-from acousticbench.benchmarks.acoustic.pack import BUILD_HINT, listed_sha256, load_manifest, questions_relpath
 from acousticbench.errors import ArchiveError
-from acousticbench.records import Question
 
 
 def contained(where: Containment, rel: str, who: str) -> str:
@@ -21,18 +20,7 @@ def contained(where: Containment, rel: str, who: str) -> str:
     return where.path(rel)
 
 
-def _questions_file(root: Path, task: str, questions: list[Question]) -> None:
-    rel = questions_relpath(task)
-    expected = listed_sha256(load_manifest(root), task)
-    if expected is not None and file_sha256(str(root / rel)) == expected:
-        return
-    bad = next((q for q in questions if q.compute_checksum() != q.checksum), None)
-    where = f"question {bad.id} in {root / rel} was changed after the pack was built" if bad else (
-        f"{root / rel} does not match {'MANIFEST.json' if expected else 'any sha256 in MANIFEST.json'}")
-    raise ArchiveError(f"the pack is not what it claims: {where}; check it with --verify-checksums and {BUILD_HINT}.")
-
-
-def _verified_digests(root: Path, paths: list[str], expected: dict[str, str | None]) -> dict[str, str | None]:
+def verified_digests(root: Path, paths: list[str], expected: dict[str, str | None]) -> dict[str, str | None]:
     """sha256 of every file, hashing only those changed since they last matched their pins (archive/verified.py);
     the ones found matching now are remembered. None: missing or unreadable."""
     digests: dict[str, str | None] = verified.known(str(root), paths)
@@ -42,29 +30,7 @@ def _verified_digests(root: Path, paths: list[str], expected: dict[str, str | No
     return digests
 
 
-def check_questions(root: Path, task: str, all_questions: list[Question], selected: list[Question]) -> int:
-    """Refuse a pack whose questions file or selected questions' audio differ from what is pinned; returns the
-    number of audio files checked. A questions file that matches MANIFEST.json holds every line as built, so each
-    question's own checksum is recomputed only to name the one that changed when it does not."""
-    _questions_file(root, task, all_questions)
-    where = Containment(str(root))
-    files: dict[str, tuple[str, str | None]] = {}
-    for q in selected:
-        for rel in q.audio:
-            files[contained(where, rel, f"question {q.id}")] = (q.id, q.sha256.get(rel))
-    digests = _verified_digests(root, list(files), {p: expected for p, (_, expected) in files.items()})
-    for path, (qid, expected) in files.items():
-        got = digests[path]
-        if got is None:
-            raise ArchiveError(f"question {qid}: audio file {path} is missing or unreadable; {BUILD_HINT}.")
-        if got != expected:
-            what = "has no sha256 in the question" if expected is None else "differs from the one the pack was built with"
-            raise ArchiveError(f"question {qid}: audio file {path} {what} (damaged or replaced); check the pack with "
-                               f"--verify-checksums and {BUILD_HINT}.")
-    return len(files)
-
-
-def check_episode_audio(paths_by_episode: dict[str, list[str]], base: Path, where: str,
+def check_item_audio(paths_by_episode: dict[str, list[str]], base: Path, where: str,
                         pinned: dict[str, str] | None, hint: str) -> int:
     """AudioICL: every clip an episode names lies inside `base` and exists; where the pack's MANIFEST.json pins the
     clips (`pinned`: path -> sha256), each matches. Returns the number of files checked."""
@@ -76,7 +42,7 @@ def check_episode_audio(paths_by_episode: dict[str, list[str]], base: Path, wher
     if pinned is None:  # episodes from elsewhere: nothing pins their clips, so only that they are there
         digests = {path: "" if os.path.isfile(path) else None for path in files}
     else:
-        digests = _verified_digests(base, list(files), {p: pinned.get(rel) for p, (_, rel) in files.items()})
+        digests = verified_digests(base, list(files), {p: pinned.get(rel) for p, (_, rel) in files.items()})
     for path, (episode_id, rel) in files.items():
         got = digests[path]
         if got is None:

@@ -6,7 +6,7 @@ from html import escape
 import numpy as np
 
 from acousticbench.benchmarks.acoustic.psychometric import curve
-from acousticbench.records import PsychometricFit
+from acousticbench.benchmarks.acoustic.records import PsychometricFit
 from acousticbench.report.summaries import Psychometric
 
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")

@@ -66,7 +66,7 @@ def _audio_root(config: dict, spec, run_dir: Path) -> str:
 def _reference(root: Path | None, spec, label: str, pack: str) -> tuple[dict[str, Any] | None, str | None]:
     """The reference run of the same model, cell and seed, made on the same pack (same ids, same questions)."""
     from acousticbench.reference import default_root, load_summary
-    from acousticbench.benchmarks.acoustic.spec import safe_name
+    from acousticbench.settings import safe_name
 
     folder = (root or default_root()) / safe_name(spec.model) / spec.cell
     try:

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from acousticbench.benchmarks.acoustic.metrics import level_counts
 from acousticbench.stats import wilson_interval
 from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric
-from acousticbench.records import Interval, PsychometricFit
+from acousticbench.records import Interval
+from acousticbench.benchmarks.acoustic.records import PsychometricFit
 from acousticbench.report.gather import Run
 
 

@@ -9,10 +9,11 @@ from typing import Any
 from acousticbench import provenance
 from acousticbench.benchmarks.acoustic.pack import load_manifest, load_questions, manifest_sha256
 from acousticbench.benchmarks import Prepared
-from acousticbench.packs.trust import check_questions
+from acousticbench.benchmarks.acoustic.trust import check_questions
 from acousticbench.judge import JudgeFailed, judge_reply
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
-from acousticbench.records import JUDGE_FAILED, Judgement, JudgeInfo, Metrics, Prompt, Question, Record, was_cut
+from acousticbench.records import JUDGE_FAILED, Judgement, JudgeInfo, Prompt, was_cut
+from acousticbench.benchmarks.acoustic.records import Metrics, Question, Record
 from acousticbench.benchmarks.acoustic.spec import GenerationConfig, RunSpec
 
 
@@ -31,7 +32,7 @@ def make_prompt(spec: RunSpec, question: Question, root: str | None = None) -> P
     # string paths, not pathlib or resolve(): no filesystem calls, a tenth of the cost over 3,800 questions
     root = root or os.path.abspath(spec.archive)
     audio = [os.path.normpath(os.path.join(root, rel)) for rel in question.audio]
-    return Prompt(question_id=question.id, task=question.task, text=question.prompt, audio=audio, seed=spec.seed)
+    return Prompt(benchmark=AcousticBenchmark.name, question_id=question.id, task=question.task, text=question.prompt, audio=audio, seed=spec.seed)
 
 
 async def judge_outcome(judge, question: Question, outcome) -> tuple[Judgement | None, str | None]:
@@ -110,6 +111,12 @@ class AcousticBenchmark:
         """The psychometric fit's scipy and numpy, imported in a worker thread while questions are out, so a run's end
         does not wait 0.3 s for them."""
         importlib.import_module("scipy.optimize")
+
+    def ideal_observer(self, prompt: Prompt) -> str:
+        """The Oracle's answer: the attribute measured from the waveforms (oracle.py)."""
+        from acousticbench.benchmarks.acoustic.oracle import observe
+
+        return observe(prompt)
 
     def metrics(self, spec: RunSpec, records: list[Record]) -> Metrics:
         return compute_metrics(records, spec.model, spec.task, spec.seed)

@@ -13,10 +13,11 @@ import numpy as np
 
 from acousticbench.benchmarks.acoustic.pack import MANIFEST, questions_relpath, write_manifest, write_questions
 from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_BENCHMARK, OPEN_PACK_VERSION
-from acousticbench.packs.staging import staged_folder
+from acousticbench.packs.staging import default_workers, staged_folder
 from acousticbench.audio import SAMPLE_RATE, write_wav
 from acousticbench.errors import UserError
-from acousticbench.records import Choice, Question, Split
+from acousticbench.records import Choice
+from acousticbench.benchmarks.acoustic.records import Question, Split
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 
@@ -182,13 +183,6 @@ def original_of(root: Path, code: str, twin: Spec, built: list[Question]) -> Que
     """The scored question a swap twin mirrors; built here if a partial build (a test) left it out."""
     found = next((q for q in built if q.id == question_id(code, twin.twin_of or 0)), None)
     return found or build_question(root, code, next(s for s in plan(code) if s.number == twin.twin_of))
-
-
-def default_workers() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def refuse_existing(root: Path) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from acousticbench.records import JUDGE_FAILED, Diagnostics, Metrics, Record, SliceMetrics
+from acousticbench.records import JUDGE_FAILED
 from acousticbench.stats import wilson_interval
-
+from acousticbench.benchmarks.acoustic.records import Diagnostics, Metrics, Record, SliceMetrics
 
 def _rate(count: int, n: int) -> float | None:
     return count / n if n else None

@@ -1,43 +1,36 @@
-"""The Oracle: an ideal observer that measures the asked attribute from the waveforms; the task's ceiling."""
+"""AcousticBench's ideal observer: it measures the asked attribute from the waveforms; the task's ceiling (the Oracle
+model, benchmarks/oracle.py, asks it for AcousticBench prompts)."""
 from __future__ import annotations
 
 import hashlib
 
 from acousticbench.audio import SAMPLE_RATE, read_audio
-from acousticbench.benchmarks.audioicl import is_icl_task
 from acousticbench.errors import BackendError
-from acousticbench.models.base import LocalBackend
 from acousticbench.records import Prompt
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 
 
-class Oracle(LocalBackend):
+def observe(prompt: Prompt) -> str:
     """Answers "A" or "B" from the audio alone: it never sees a question's answer or meta, only the Prompt.
 
     Two clips: "A" when the first measures more of the attribute. One stereo clip (direction): "A" when
     the sound is lateralised to the left. With no measurable difference (identical pairs) it guesses,
     evenly and reproducibly, from the question id and the seed.
     """
-
-    def respond(self, prompt: Prompt) -> str:
-        if is_icl_task(prompt.task):  # AudioICL: the rule is induced from the prompt's demos (audioicl/oracle.py)
-            from acousticbench.benchmarks.audioicl.oracle import solve
-
-            return solve(prompt)
-        module = ATTRIBUTES.get(prompt.task)
-        if module is None:
-            raise BackendError(f"the Oracle answers only AcousticBench tasks ({', '.join(ATTRIBUTES)}), not {prompt.task!r}.", retryable=False)
-        expected = TASKS[prompt.task].clips
-        if len(prompt.audio) != expected:
-            raise BackendError(f"the Oracle needs the {expected} clip(s) of a {prompt.task} question unmerged, got {len(prompt.audio)}.", retryable=False)
-        values = [module.measure(read_audio(path, sr=SAMPLE_RATE)[0], SAMPLE_RATE) for path in prompt.audio]
-        difference = values[0] if len(values) == 1 else values[0] - values[1]
-        if difference > 0:
-            return "A"
-        if difference < 0:
-            return "B"
-        return tie_break(prompt)
+    module = ATTRIBUTES.get(prompt.task)
+    if module is None:
+        raise BackendError(f"the Oracle answers only AcousticBench tasks ({', '.join(ATTRIBUTES)}), not {prompt.task!r}.", retryable=False)
+    expected = TASKS[prompt.task].clips
+    if len(prompt.audio) != expected:
+        raise BackendError(f"the Oracle needs the {expected} clip(s) of a {prompt.task} question unmerged, got {len(prompt.audio)}.", retryable=False)
+    values = [module.measure(read_audio(path, sr=SAMPLE_RATE)[0], SAMPLE_RATE) for path in prompt.audio]
+    difference = values[0] if len(values) == 1 else values[0] - values[1]
+    if difference > 0:
+        return "A"
+    if difference < 0:
+        return "B"
+    return tie_break(prompt)
 
 
 def tie_break(prompt: Prompt) -> str:

@@ -7,7 +7,7 @@ from typing import Literal
 
 import numpy as np
 
-from acousticbench.records import PsychometricFit
+from acousticbench.benchmarks.acoustic.records import PsychometricFit
 
 GUESS = 0.5  # two options
 LAPSE_MAX = 0.2

@@ -1,23 +1,16 @@
 """RunSpec: everything that defines one run (model, task, seed, ...), frozen, plus the paths derived from it."""
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+from acousticbench.records import DEFAULT_SEED, GenerationConfig
+from acousticbench.settings import safe_name
+
 SplitChoice = Literal["all", "train", "eval"]
 JudgeMode = Literal["auto", "llm", "rules"]
-DEFAULT_SEED = 42
 DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
-
-
-@dataclass(frozen=True)
-class GenerationConfig:
-    """Decoding settings sent to backends that accept them; None means the backend's default."""
-
-    temperature: float | None = None
-    max_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -70,8 +63,3 @@ class RunSpec:
         data["archive"] = str(self.archive)
         data["results_dir"] = str(self.results_dir)
         return data
-
-
-def safe_name(name: str) -> str:
-    """A display name made safe for a folder name (slashes and spaces become '_')."""
-    return re.sub(r"[^A-Za-z0-9._+-]", "_", name)

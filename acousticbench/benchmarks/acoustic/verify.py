@@ -10,7 +10,7 @@ from acousticbench.benchmarks.acoustic.pack import (
     BUILD_HINT, MANIFEST, UndecodableLine, listed_sha256, load_manifest, load_questions, manifest_sha256,
     questions_relpath,
 )
-from acousticbench.records import Question
+from acousticbench.benchmarks.acoustic.records import Question
 
 
 @dataclass(frozen=True)

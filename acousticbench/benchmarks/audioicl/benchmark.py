@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from acousticbench.packs.trust import check_episode_audio, checked_sha256
+from acousticbench.packs.trust import check_item_audio, checked_sha256
 from acousticbench.benchmarks.audioicl.episodes import BUILD_HINT, load_episodes, meta_path
 from acousticbench.benchmarks.audioicl.pack import MANIFEST, load_manifest, manifest_sha256, pack_root
 from acousticbench.benchmarks.audioicl.padding import PAD_NOTE
@@ -13,7 +13,8 @@ from acousticbench.benchmarks.audioicl.record import FINAL_STATUSES, EpisodeReco
 from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
 from acousticbench.benchmarks import Prepared
 from acousticbench.errors import UserError
-from acousticbench.benchmarks.acoustic.spec import GenerationConfig
+from acousticbench.records import Prompt
+from acousticbench.records import GenerationConfig
 
 
 def _pinned(spec: ICLRunSpec, cache: dict) -> dict[str, str] | None:
@@ -46,7 +47,7 @@ class AudioICLBenchmark:
         if ("sha", meta) not in cache:  # hashed (and checked against the pack's manifest) once per command
             expected = pinned.get(f"meta/{meta.name}") if pinned is not None else None
             cache[("sha", meta)] = checked_sha256(meta, expected, "meta file", BUILD_HINT)
-        n_audio = check_episode_audio({e.id: e.audio_paths() for e in episodes}, spec.base, str(meta), pinned,
+        n_audio = check_item_audio({e.id: e.audio_paths() for e in episodes}, spec.base, str(meta), pinned,
                                       BUILD_HINT)
         alphabet = load_alphabet(spec.morse_alphabet) if spec.morse_alphabet and spec.task == "MorseCode" else None
         pad_dir = spec.results_dir / ".audioicl-padded" if spec.pad else None
@@ -66,6 +67,12 @@ class AudioICLBenchmark:
                                        base=spec.base, notes=prepared.notes)
 
         return to_record
+
+    def ideal_observer(self, prompt: Prompt) -> str:
+        """The Oracle's answer: the rule induced from the prompt's demos and applied to the query (oracle.py)."""
+        from acousticbench.benchmarks.audioicl.oracle import solve
+
+        return solve(prompt)
 
     def metrics(self, spec: ICLRunSpec, records: list[EpisodeRecord]) -> ICLMetrics:
         return icl_metrics(records, model=spec.model, task=spec.task, shots=spec.shots, seed=spec.seed,

@@ -48,7 +48,7 @@ def build(archive: Path, after_acousticbench: bool = False) -> int:
 def verify_targets(archive: Path, task_spec: str) -> tuple[bool, str]:
     """(whether to verify the AudioICL pack, the --task left for AcousticBench). 'all' covers both packs, each
     where it exists; 'audioicl' or an AudioICL task name, the AudioICL pack."""
-    from acousticbench.benchmarks.acoustic.pack import MANIFEST
+    from acousticbench.packs.lines import MANIFEST
     from acousticbench.benchmarks.audioicl.pack import MANIFEST as ICL_MANIFEST, pack_root
 
     if task_spec == "all":

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from acousticbench.benchmarks.audioicl import TASKS
-from acousticbench.benchmarks.acoustic.pack import text_lines
+from acousticbench.packs.lines import text_lines
 from acousticbench.errors import ArchiveError
 
 BUILD_HINT = "build the open pack with `python run.py --build-audioicl`, or pass --icl-meta DIR and --icl-base DIR"

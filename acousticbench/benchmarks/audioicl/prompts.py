@@ -117,7 +117,7 @@ def build_prompt(episode: Episode, base: Path, *, style: Style, seed: int, alpha
         parts += [PromptPart(kind="text", text=pending + f"[{ln.tag}] "), PromptPart(kind="audio", audio=path)]
         pending = after + ("\n" if n < len(lines) else "")
     parts.append(PromptPart(kind="text", text=pending))
-    return Prompt(question_id=episode.id, task=episode.task, text="\n".join(flat), audio=paths, seed=seed, parts=parts)
+    return Prompt(benchmark="AudioICL", question_id=episode.id, task=episode.task, text="\n".join(flat), audio=paths, seed=seed, parts=parts)
 
 
 def template_sha256(style: Style) -> str:

@@ -8,7 +8,8 @@ from typing import Any, ClassVar
 from acousticbench.benchmarks.audioicl.pack import default_base, default_meta
 from acousticbench.benchmarks.audioicl.prompts import Style
 from acousticbench.benchmarks.audioicl.scoring import Scoring
-from acousticbench.benchmarks.acoustic.spec import DEFAULT_SEED, GenerationConfig, safe_name
+from acousticbench.records import DEFAULT_SEED, GenerationConfig
+from acousticbench.settings import safe_name
 
 
 @dataclass(frozen=True)

@@ -97,7 +97,7 @@ def build_audioicl(archive: Path, *, episodes_per_task: int = EPISODES_PER_TASK,
     Written to a temporary sibling folder renamed into place only when complete, so an interrupted build never
     leaves half a pack where one is expected.
     """
-    from acousticbench.benchmarks.acoustic.build import default_workers
+    from acousticbench.packs.staging import default_workers
     from acousticbench.benchmarks.audioicl.build.speech import all_digits
 
     root = Path(archive) / FOLDER

@@ -1,0 +1,146 @@
+"""AcousticBench's objects on disk: a pack's Question, a responses.jsonl Record, and metrics.json."""
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Literal
+
+from pydantic import Field
+
+from acousticbench.records import Choice, Frozen, Interval, JudgeInfo, RecordBase, canonical_json
+
+Split = Literal["train", "eval"]
+Kind = Literal["scored", "diagnostic"]
+Status = Literal["answered", "unparsed", "refused", "truncated", "error"]
+
+
+class Question(Frozen):
+    """One benchmark question as stored in `<task>/questions.jsonl`."""
+
+    id: str = Field(description="Stable id, task code and number: 'rad_0001'.")
+    task: str = Field(description="Task code, e.g. 'rad'.")
+    split: Split = Field(description="Which half of the task the question belongs to.")
+    kind: Kind = Field(description="'scored' counts in accuracy; 'diagnostic' measures bias and ceiling.")
+    prompt: str = Field(description="The question text the model sees, options included.")
+    audio: list[str] = Field(description="Audio files, relative to the archive root, in the order the model hears them.")
+    answer: Choice | None = Field(description="The correct option; null where no option is correct (identical pairs).")
+    meta: dict[str, Any] = Field(default_factory=dict, description="Attribute, level, probe type and physical parameters.")
+    sha256: dict[str, str] = Field(default_factory=dict, description="SHA-256 hex of each audio file, keyed by its path.")
+    checksum: str = Field(default="", description="SHA-256 of the canonical JSON of this question without this field.")
+
+    def compute_checksum(self) -> str:
+        return hashlib.sha256(canonical_json(self.model_dump(exclude={"checksum"}))).hexdigest()
+
+    def sealed(self) -> "Question":
+        """This question with its checksum filled in."""
+        return self.model_copy(update={"checksum": self.compute_checksum()})
+
+
+class Record(RecordBase):
+    """One line of an AcousticBench responses.jsonl: a question, what the model said, and how it was judged."""
+
+    benchmark: Literal["AcousticBench"] = "AcousticBench"
+    status: Status
+    split: Split
+    kind: Kind
+    prompt: str
+    audio: list[str]
+    chosen: Choice | None = Field(description="The option the model committed to, or null.")
+    answer: Choice | None
+    correct: bool | None = Field(description="null when the question has no correct option.")
+    judge: JudgeInfo
+
+
+class SliceMetrics(Frozen):
+    """Accuracy and outcome rates over one set of scored records (of one run: n counts questions, one answer each)."""
+
+    n: int = Field(description="Scored questions (one run: one answer each).")
+    n_counts: Literal["questions"] = "questions"
+    correct: int
+    accuracy: float | None = Field(description="Correct / n; a null answer (unparsed, refused, truncated, error) "
+                                   "counts as wrong, as in the paper.")
+    accuracy_answered: float | None = Field(description="Correct / answered.")
+    accuracy_without_errors: float | None = Field(default=None, description="Correct / (n - errors): the accuracy "
+                                                  "with infrastructure failures (server, judge) left out.")
+    wilson95: Interval | None = Field(description="Wilson 95% interval of `accuracy` over the n questions.")
+    answered: int
+    truncated: int = Field(default=0, description="Replies cut by the token limit (status truncated, never scored).")
+    errors: int = Field(default=0, description="Questions with no answer or no verdict (status error).")
+    parse_failure_rate: float | None
+    refusal_rate: float | None
+    truncation_rate: float | None = None
+    error_rate: float | None
+
+
+class Diagnostics(Frozen):
+    """The diagnostic probes of one run: every n counts questions (one answer each)."""
+
+    n_counts: Literal["questions"] = "questions"
+    n_catch: int
+    catch_accuracy: float | None = Field(description="Accuracy on the largest-difference trials: the task's practical ceiling.")
+    n_identical: int
+    identical_p_a: float | None = Field(description="P(chose A) on identical pairs among answered: 0.5 means no response bias.")
+    n_swap_pairs: int
+    swap_consistency: float | None = Field(description="Share of order-swapped twins where the answer followed the swap.")
+
+
+class PsychometricFit(Frozen):
+    """Accuracy against difficulty level fitted by a two-alternative logistic, P(level) = guess + (1 - guess - lapse)
+    / (1 + exp((level - midpoint) / spread)), guess 0.5, by maximum likelihood (scipy's L-BFGS-B); intervals from a
+    parametric bootstrap. Level 1 is the easiest, so the curve falls with level and a higher threshold is better."""
+
+    levels: list[int] = Field(description="The difficulty levels with scored questions, easiest first.")
+    n: list[int] = Field(description="Scored questions at each level.")
+    correct: list[int] = Field(description="Correct answers at each level (a null answer counts as wrong).")
+    guess: float = Field(description="The fixed guess rate: 0.5 for two options.")
+    midpoint: float = Field(description="The level at which the curve is halfway from its top (1 - lapse) to guessing.")
+    spread: float = Field(description="How many levels the curve takes to fall by a logistic unit; small is steep.")
+    lapse: float = Field(description="The fitted rate of misses at no difficulty, between 0 and the bound `lapse_max`.")
+    lapse_max: float
+    criterion: float = Field(description="The accuracy the threshold is defined by: 0.75.")
+    threshold: float | None = Field(description="The level at which the fitted curve falls to `criterion`; null when it "
+                                    "does not cross it within the tested levels (see `threshold_note`).")
+    threshold_side: Literal["above", "below"] | None = Field(default=None, description="When there is no threshold: "
+                                                             "the curve stays above or below the criterion at every "
+                                                             "tested level; null when it crosses it.")
+    threshold_note: str | None = Field(description="Why there is no threshold: above or below the criterion at every "
+                                       "tested level.")
+    threshold_ci95: list[float] | None = Field(description="[low, high]: the 2.5 and 97.5 percentiles of the threshold "
+                                              "over the bootstrap fits, clamped to the tested levels; null when the "
+                                              "curve stays below the criterion (nothing to bootstrap).")
+    threshold_ci95_beyond: list[bool] = Field(default_factory=lambda: [False, False], description="Whether each end "
+                                              "of the interval lies beyond the tested levels (it is then the edge).")
+    bootstrap: int = Field(description="Parametric bootstrap resamples (seeded, so the numbers are reproducible).")
+    unit: str | None = Field(default=None, description="The physical unit of the levels' differences (the questions' "
+                             "meta `unit`: semitones, dB, percent, degrees azimuth, count ratio).")
+    steps: list[float | None] | None = Field(default=None, description="The difference between the clips at each level in "
+                                      "`levels` (the questions' meta `step`), in `unit`.")
+    threshold_physical: float | None = Field(default=None, description="The threshold as a difference in `unit`: "
+                                             "the steps interpolated geometrically between the levels around it.")
+    threshold_physical_ci95: list[float] | None = Field(default=None, description="The interval's ends in `unit`, "
+                                                        "smaller difference first (the harder end).")
+    n_counts: str = Field(default="questions", description="What `n` counts: questions (one run) or answers (seeds "
+                          "pooled).")
+
+
+class Metrics(Frozen):
+    """metrics.json of an AcousticBench run."""
+
+    benchmark: Literal["AcousticBench"] = "AcousticBench"
+    model: str
+    task: str
+    seed: int
+    scored: SliceMetrics
+    by_split: dict[str, SliceMetrics]
+    by_level: dict[str, SliceMetrics]
+    diagnostics: Diagnostics
+    judge_methods: dict[str, int] = Field(description="How many labels came from each judge method.")
+    statuses: dict[str, int]
+    error_causes: dict[str, int] = Field(default_factory=dict, description="Errors by cause: request (the model "
+                                         "gave no answer) or judge (the LLM judge gave no verdict).")
+    psychometric: PsychometricFit | None = Field(default=None, description="Accuracy by level fitted by a psychometric "
+                                                 "function, with the 75%-correct threshold; null with under 3 levels.")
+    tokens: dict[str, int] = Field(default_factory=dict, description="The provider's token counts summed over the "
+                                   "records (what the run used), e.g. prompt_tokens, completion_tokens.")
+    price_usd: float | None = Field(default=None, description="What those tokens cost at models/prices.py's table; "
+                                    "null for models without a price.")
+    price_basis: str | None = Field(default=None, description="The price used and when it was read, or why none.")

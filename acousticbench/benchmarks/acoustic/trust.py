@@ -1,0 +1,44 @@
+"""AcousticBench's check before a run trusts a pack: the questions file and the selected questions' audio must be
+what MANIFEST.json and the questions pin (the generic checks are packs/trust.py's)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from acousticbench.benchmarks.acoustic.pack import BUILD_HINT, listed_sha256, load_manifest, questions_relpath
+from acousticbench.benchmarks.acoustic.records import Question
+from acousticbench.errors import ArchiveError
+from acousticbench.packs.files import Containment, file_sha256
+from acousticbench.packs.trust import contained, verified_digests
+
+
+def _questions_file(root: Path, task: str, questions: list[Question]) -> None:
+    rel = questions_relpath(task)
+    expected = listed_sha256(load_manifest(root), task)
+    if expected is not None and file_sha256(str(root / rel)) == expected:
+        return
+    bad = next((q for q in questions if q.compute_checksum() != q.checksum), None)
+    where = f"question {bad.id} in {root / rel} was changed after the pack was built" if bad else (
+        f"{root / rel} does not match {'MANIFEST.json' if expected else 'any sha256 in MANIFEST.json'}")
+    raise ArchiveError(f"the pack is not what it claims: {where}; check it with --verify-checksums and {BUILD_HINT}.")
+
+
+def check_questions(root: Path, task: str, all_questions: list[Question], selected: list[Question]) -> int:
+    """Refuse a pack whose questions file or selected questions' audio differ from what is pinned; returns the
+    number of audio files checked. A questions file that matches MANIFEST.json holds every line as built, so each
+    question's own checksum is recomputed only to name the one that changed when it does not."""
+    _questions_file(root, task, all_questions)
+    where = Containment(str(root))
+    files: dict[str, tuple[str, str | None]] = {}
+    for q in selected:
+        for rel in q.audio:
+            files[contained(where, rel, f"question {q.id}")] = (q.id, q.sha256.get(rel))
+    digests = verified_digests(root, list(files), {p: expected for p, (_, expected) in files.items()})
+    for path, (qid, expected) in files.items():
+        got = digests[path]
+        if got is None:
+            raise ArchiveError(f"question {qid}: audio file {path} is missing or unreadable; {BUILD_HINT}.")
+        if got != expected:
+            what = "has no sha256 in the question" if expected is None else "differs from the one the pack was built with"
+            raise ArchiveError(f"question {qid}: audio file {path} {what} (damaged or replaced); check the pack with "
+                               f"--verify-checksums and {BUILD_HINT}.")
+    return len(files)
