@@ -1,5 +1,7 @@
 """The leaderboard: finished runs and references of both benchmarks, mean +- std over seeds; a section per benchmark.
-AcousticBench: a row per (model, split, archive) with a cell per task. AudioICL: a row per (model, task, k)."""
+AcousticBench: a row per (model, identity, split, archive) with a cell per task. AudioICL: a row per (model,
+identity, task, k). A run's identity (identity.py: judge, rules, API and served model ids, prompt style) keeps unlike
+runs apart; each cell's interval is clustered by question across seeds (seeds.py)."""
 from __future__ import annotations
 
 import csv
@@ -11,8 +13,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acousticbench.stats import wilson_interval
+from acousticbench.identity import Identity, differences, run_identity
 from acousticbench.results import CONFIG, METRICS, RESPONSES
+from acousticbench.seeds import across_seeds
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 
 
@@ -35,6 +38,10 @@ class Entry:
     run_dir: Path | None = field(default=None, compare=False)  # where it came from (None for references); the report reads it
     config: dict | None = field(default=None, compare=False, repr=False)  # the run's config.json, parsed (None for references)
     metrics: dict | None = field(default=None, compare=False, repr=False)  # its metrics.json, parsed, so the report reads neither again
+    identity: Identity = ()  # what else must match for runs to share a cell (identity.py)
+    accuracy_without_errors: float | None = None  # errors (server, judge) left out; the paper's accuracy counts them
+    finished_at: str | None = field(default=None, compare=False)  # config.json's finished_at: which run is latest
+    responses: Path | None = field(default=None, compare=False)  # a reference's records (a run's are in run_dir)
 
 
 def _warn(message: str) -> None:
@@ -69,11 +76,21 @@ def run_entry(run_dir: Path) -> Entry | None:
         icl = config["audioicl"]
         return Entry(spec["model"], spec["task"], "all", icl.get("pack_manifest_sha256") or icl["meta_sha256"], spec["seed"],
                      spec.get("max_samples"), n, metrics["accuracy"], metrics["no_answer_rate"],
-                     statuses.get("error", 0) / n if n else None, "AudioICL", spec["shots"], run_dir, config, metrics)
+                     statuses.get("error", 0) / n if n else None, "AudioICL", spec["shots"], run_dir, config, metrics,
+                     identity=run_identity(config),
+                     accuracy_without_errors=_without_errors(metrics["correct"], n, statuses.get("error", 0)),
+                     finished_at=config.get("finished_at"))
     scored = metrics["scored"]
+    errors = scored.get("errors", round((scored["error_rate"] or 0) * scored["n"]))
     return Entry(spec["model"], spec["task"], spec["split"], config["archive"]["manifest_sha256"], spec["seed"],
                  spec.get("max_samples"), scored["n"], scored["accuracy"], scored["parse_failure_rate"], scored["error_rate"],
-                 run_dir=run_dir, config=config, metrics=metrics)
+                 run_dir=run_dir, config=config, metrics=metrics, identity=run_identity(config),
+                 accuracy_without_errors=_without_errors(scored["correct"], scored["n"], errors),
+                 finished_at=config.get("finished_at"))
+
+
+def _without_errors(correct: int, n: int, errors: int) -> float | None:
+    return correct / (n - errors) if n > errors else None
 
 
 def reference_entries(root: Path) -> list[Entry]:
@@ -90,51 +107,84 @@ def reference_entries(root: Path) -> list[Entry]:
             entries.append(Entry(summary["model"], summary["task"], summary["split"], summary["archive_manifest_sha256"],
                                  run["seed"], summary.get("max_samples"), n, run["accuracy"], unreadable / n if n else None,
                                  status["error"] / n if n else None, summary.get("benchmark", "AcousticBench"),
-                                 summary.get("shots")))
+                                 summary.get("shots"), responses=summary_path.parent / run["file"]))
     return entries
 
 
 def collect(results_dirs: list[Path]) -> list[Entry]:
-    """Finished runs; of several runs of the same (model, task, split, archive, questions, seed) the latest counts."""
+    """Finished runs; of several runs of the same (model, identity, task, split, archive, questions, seed) the one
+    that finished last counts (config.json's finished_at; the folder name where a run has none)."""
     latest: dict[tuple, Entry] = {}
     for results in results_dirs:
         for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and (p / CONFIG).is_file()):
             entry = run_entry(run_dir)
             if entry:
-                latest[(entry.benchmark, entry.model, entry.task, entry.shots, entry.split, entry.manifest,
-                        entry.max_samples, entry.seed)] = entry
+                key = (entry.benchmark, entry.model, entry.identity, entry.task, entry.shots, entry.split,
+                       entry.manifest, entry.max_samples, entry.seed)
+                if key not in latest or _finish_order(entry) >= _finish_order(latest[key]):
+                    latest[key] = entry
     return list(latest.values())
+
+
+def _finish_order(entry: Entry) -> tuple[str, str]:
+    return entry.finished_at or "", entry.run_dir.name if entry.run_dir else ""
+
+
+def _responses(entry: Entry) -> Path | None:
+    return entry.responses or (entry.run_dir / RESPONSES if entry.run_dir else None)
+
+
+def interval_of(group: list[Entry]):
+    """The cell's 95% interval over its seeds, clustered by question (seeds.py), and the questions it is worth."""
+    return across_seeds([(e.accuracy, e.n, _responses(e)) for e in group])
 
 
 def _mean_std(values: list[float]) -> tuple[float, float]:
     return statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0
 
 
+def _labels(entries: list[Entry]) -> dict[tuple[str, Identity], str]:
+    """(model, identity) -> the row name: the model, and how its identity differs where it ran in several ways."""
+    by_model: dict[str, list[Identity]] = {}
+    for e in entries:
+        by_model.setdefault(e.model, []).append(e.identity)
+    return {(model, i): model + (f" [{d}]" if d else "") for model, ids in by_model.items()
+            for i, d in differences(ids).items()}
+
+
 def table_rows(entries: list[Entry]) -> tuple[list[str], list[dict]]:
-    """Rows (one per model, split, archive) with a cell per task; runs from different archives never share a cell."""
+    """Rows (one per model, identity, split, archive) with a cell per task; runs that differ in any of these never
+    share a cell. The average is over the tasks every row ran; a row missing some of the tasks is marked partial."""
     tasks = [t for t in TASKS if any(e.task == t for e in entries)] + sorted({e.task for e in entries} - set(TASKS))
     manifests: dict[tuple[str, str], set[str]] = {}
     for e in entries:
         manifests.setdefault((e.model, e.split), set()).add(e.manifest)
-    groups: dict[tuple[str, str, int, str], list[Entry]] = {}
+    groups: dict[tuple, list[Entry]] = {}
     for e in entries:  # a run on the first N questions never shares a cell with full runs
-        groups.setdefault((e.model, e.split, e.max_samples or 0, e.manifest), []).append(e)
+        groups.setdefault((e.model, e.identity, e.split, e.max_samples or 0, e.manifest), []).append(e)
+    labels = _labels(entries)
+    common = [t for t in tasks if all(any(e.task == t and e.accuracy is not None for e in g) for g in groups.values())]
     rows = []
-    for (model, split, max_samples, manifest), group in sorted(groups.items(), key=_row_order):
-        label = model + (f" [first {max_samples}]" if max_samples else "")
+    for (model, identity, split, max_samples, manifest), group in sorted(groups.items(), key=_row_order):
+        label = labels[(model, identity)] + (f" [first {max_samples}]" if max_samples else "")
         if len(manifests[(model, split)]) > 1:
             label += f" [archive {manifest[:8]}]"
             print(f"note: {model} ({split}) has runs on {len(manifests[(model, split)])} different archives; "
                   "they are listed as separate rows", file=sys.stderr)
-        cells = {}
+        cells, intervals, without = {}, {}, {}
         for task in tasks:
-            accs = [e.accuracy for e in group if e.task == task and e.accuracy is not None]
-            cells[task] = (_mean_std(accs), len(accs), sum(e.n for e in group if e.task == task)) if accs else None
-        means = [c[0][0] for c in cells.values() if c]
-        wilson = {t: wilson_interval(sum(round(e.accuracy * e.n) for e in group if e.task == t and e.accuracy is not None),
-                                     sum(e.n for e in group if e.task == t and e.accuracy is not None)) for t in tasks}
-        rows.append({"model": label, "split": split, "cells": cells, "wilson": wilson, "entries": group,
-                     "key": (model, split, max_samples, manifest), "average": statistics.fmean(means) if means else None,
+            runs = [e for e in group if e.task == task and e.accuracy is not None]
+            accs = [e.accuracy for e in runs]
+            cells[task] = (_mean_std(accs), len(accs), sum(e.n for e in runs)) if accs else None
+            intervals[task] = interval_of(runs)[0] if runs else None
+            errored = any(e.error_rate for e in runs)
+            without[task] = mean_known([e.accuracy_without_errors for e in runs]) if errored else None
+        ran = [t for t in tasks if cells[t]]
+        means = [cells[t][0][0] for t in common]
+        rows.append({"model": label, "split": split, "cells": cells, "interval": intervals, "without_errors": without,
+                     "entries": group, "key": (model, split, max_samples, manifest), "identity": identity,
+                     "average": statistics.fmean(means) if means else None, "partial": len(ran) < len(tasks),
+                     "average_over": common,
                      "seeds": max(len({e.seed for e in group if e.task == t}) for t in tasks),
                      "parse": mean_known([e.parse_failure_rate for e in group]), "error": mean_known([e.error_rate for e in group])})
     return tasks, rows
@@ -149,8 +199,8 @@ def _model_index(model: str) -> int:
 
 
 def _row_order(item) -> tuple:
-    (model, split, max_samples, manifest), _ = item
-    return (_model_index(model), model, split, max_samples, manifest)
+    (model, identity, split, max_samples, manifest), _ = item
+    return (_model_index(model), model, identity, split, max_samples, manifest)
 
 
 def mean_known(values: list[float | None]) -> float | None:
@@ -186,10 +236,24 @@ def _acoustic_markdown(entries: list[Entry]) -> str:
     header = ["Model", "Split", *tasks, "Avg", "Seeds", "Parse fail %", "Error %"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        cells = [f"{pct(c[0][0])} ± {pct(c[0][1])}" if c else "-" for c in row["cells"].values()]
-        lines.append("| " + " | ".join([row["model"], row["split"], *cells, pct(row["average"]), str(row["seeds"]),
+        cells = [cell_text(row["cells"][t], row["interval"][t], row["without_errors"][t]) for t in tasks]
+        average = pct(row["average"]) + (" (partial)" if row["partial"] else "")
+        lines.append("| " + " | ".join([row["model"], row["split"], *cells, average, str(row["seeds"]),
                                          pct(row["parse"]), pct(row["error"])]) + " |")
-    return "\n".join(lines) + "\n"
+    over = rows[0]["average_over"] if rows else []
+    note = (f"\nAccuracy %: mean ± std over seeds, [95% interval clustered by question across seeds]; "
+            f"'w/o errors': with server and judge errors left out. Avg over the tasks every row ran "
+            f"({', '.join(over) or 'none'}); (partial): the row lacks some tasks.\n")
+    return "\n".join(lines) + "\n" + note
+
+
+def cell_text(cell, interval, without_errors) -> str:
+    """'50.0 ± 1.2 [45.1, 54.9]', with '(w/o errors 52.0)' where the runs had errors; '-' for no run."""
+    if not cell:
+        return "-"
+    (mean, std), _, _ = cell
+    text = f"{pct(mean)} ± {pct(std)}" + (f" [{pct(interval.low)}, {pct(interval.high)}]" if interval else "")
+    return text + (f" (w/o errors {pct(without_errors)})" if without_errors is not None else "")
 
 
 def icl_rows(entries: list[Entry]) -> list[dict]:
@@ -198,25 +262,30 @@ def icl_rows(entries: list[Entry]) -> list[dict]:
 
     groups: dict[tuple, list[Entry]] = {}
     for e in entries:
-        groups.setdefault((e.model, e.task, e.shots, e.max_samples or 0, e.manifest), []).append(e)
+        groups.setdefault((e.model, e.identity, e.task, e.shots, e.max_samples or 0, e.manifest), []).append(e)
     order = list(ICL_TASKS)
+    labels = _labels(entries)
     rows = []
-    for (model, task, shots, max_samples, manifest), group in groups.items():
+    for (model, identity, task, shots, max_samples, manifest), group in groups.items():
         accs = [e.accuracy for e in group if e.accuracy is not None]
-        rows.append({"model": model + (f" [first {max_samples}]" if max_samples else ""), "task": task, "shots": shots,
+        errored = any(e.error_rate for e in group)
+        rows.append({"model": labels[(model, identity)] + (f" [first {max_samples}]" if max_samples else ""),
+                     "task": task, "shots": shots, "identity": identity, "interval": interval_of(group)[0],
+                     "without_errors": mean_known([e.accuracy_without_errors for e in group]) if errored else None,
                      "mean_std": _mean_std(accs) if accs else None, "seeds": len({e.seed for e in group}),
                      "n": sum(e.n for e in group), "entries": group, "no_answer": mean_known([e.parse_failure_rate for e in group]),
                      "error": mean_known([e.error_rate for e in group]),
-                     "order": (_model_index(model), model, order.index(task) if task in order else len(order), task,
-                               shots, max_samples, manifest)})
+                     "order": (_model_index(model), model, identity, order.index(task) if task in order else
+                               len(order), task, shots, max_samples, manifest)})
     return sorted(rows, key=lambda r: r["order"])
 
 
 def _icl_markdown(entries: list[Entry]) -> str:
-    header = ["Model", "Task", "k", "Accuracy", "Seeds", "Episodes", "No answer %", "Error %"]
+    header = ["Model", "Task", "k", "Accuracy", "Seeds", "Answers (episodes x seeds)", "No answer %", "Error %"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in icl_rows(entries):
-        acc = f"{pct(row['mean_std'][0])} ± {pct(row['mean_std'][1])}" if row["mean_std"] else "-"
+        cell = (row["mean_std"], row["seeds"], row["n"]) if row["mean_std"] else None
+        acc = cell_text(cell, row["interval"], row["without_errors"])
         lines.append("| " + " | ".join([row["model"], row["task"], str(row["shots"]), acc, str(row["seeds"]),
                                          str(row["n"]), pct(row["no_answer"]), pct(row["error"])]) + " |")
     return "\n".join(lines) + "\n"

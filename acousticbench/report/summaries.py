@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from acousticbench.benchmarks.acoustic.metrics import level_counts
 from acousticbench.stats import wilson_interval
-from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric
+from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units
 from acousticbench.records import Interval
 from acousticbench.benchmarks.acoustic.records import PsychometricFit
 from acousticbench.report.gather import Run
@@ -15,12 +15,14 @@ from acousticbench.report.gather import Run
 
 @dataclass(frozen=True)
 class Psychometric:
-    """One model (leaderboard row) on one attribute, its seeds pooled."""
+    """One model (leaderboard row) on one attribute over its seeds: counts averaged over seeds (n counts questions,
+    so neither the bars nor the fit's interval treat a seed as new questions), and each seed's own threshold."""
 
     row: str
     task: str
-    points: list[tuple[int, int, int, Interval | None]]  # level, n, correct, Wilson 95%
+    points: list[tuple[int, int, float, Interval | None]]  # level, questions, correct (mean over seeds), Wilson 95%
     fit: PsychometricFit | None
+    seed_thresholds: tuple[float | None, ...] = ()  # each seed's fitted threshold (metrics.json), level units
 
 
 def _runs_of(row: dict, by_dir: dict) -> list[Run]:
@@ -33,20 +35,36 @@ def psychometric_cells(tasks: list[str], rows: list[dict], by_dir: dict) -> list
     for row in rows:
         runs = _runs_of(row, by_dir)
         for task in tasks:
+            fits = [run.metrics.get("psychometric") or {} for run in runs if run.entry.task == task]
             counts = level_counts(*(run.metrics.get("by_level") or {} for run in runs if run.entry.task == task))
             if counts:
-                jobs.append((row["model"] + ("" if row["split"] == "all" else f" ({row['split']})"), task, counts))
+                seeds = len(fits)
+                mean = {lv: (round(n / seeds), k / seeds) for lv, (n, k) in counts.items()}
+                jobs.append((row["model"] + ("" if row["split"] == "all" else f" ({row['split']})"), task, mean,
+                             fits))
     # one after another: a process pool was 5x slower here (each worker's BLAS threads fought over the 2 cores)
-    fits = [fit_psychometric(counts) for _, _, counts in jobs]
-    return [Psychometric(label, task, [(lv, n, k, wilson_interval(k, n)) for lv, (n, k) in counts.items()], fit)
-            for (label, task, counts), fit in zip(jobs, fits)]
+    out = []
+    for label, task, counts, fits in jobs:
+        fit = in_units(fit_psychometric(counts), *_steps(fits))
+        points = [(lv, n, k, wilson_interval(k, n)) for lv, (n, k) in counts.items()]
+        out.append(Psychometric(label, task, points, fit, tuple(f.get("threshold") for f in fits)))
+    return out
+
+
+def _steps(fits: list[dict]) -> tuple[dict[int, float], str | None]:
+    """level -> step and the unit, from the runs' own fits (metrics.json), when they carry them."""
+    for f in fits:
+        if f.get("steps") and f.get("unit"):
+            return {lv: st for lv, st in zip(f["levels"], f["steps"]) if st}, f["unit"]
+    return {}, None
 
 
 DIAGNOSTICS = (("catch_accuracy", "n_catch"), ("identical_p_a", "n_identical"), ("swap_consistency", "n_swap_pairs"))
 
 
 def diagnostics_rows(tasks: list[str], rows: list[dict], by_dir: dict) -> list[dict]:
-    """Per (row, task): each diagnostic's mean over seeds (metrics.json) and the items behind it."""
+    """Per (row, task): each diagnostic's mean over seeds (metrics.json) and the questions behind it (one seed's
+    count: the same 25 catch trials asked under three seeds are still 25 questions)."""
     out = []
     for row in rows:
         for task in tasks:
@@ -57,7 +75,7 @@ def diagnostics_rows(tasks: list[str], rows: list[dict], by_dir: dict) -> list[d
             for value, count in DIAGNOSTICS:
                 known = [d[value] for d in diags if d.get(value) is not None]
                 cell[value] = statistics.fmean(known) if known else None
-                cell[count] = sum(d.get(count, 0) for d in diags)
+                cell[count] = max(d.get(count, 0) for d in diags)
             if any(cell[count] for _, count in DIAGNOSTICS):  # runs of the first N questions may have no probes
                 out.append(cell)
     return out

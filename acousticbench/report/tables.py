@@ -16,23 +16,29 @@ def _table(table_id: str, header: list[str], rows: list[list[str]], caption: str
 
 
 def leaderboard(tasks: list[str], rows: list[dict]) -> str:
-    """Model x task: mean ± std over seeds, the Wilson 95% interval of the pooled answers, unparsed and error rates."""
+    """Model x task: mean ± std over seeds, the 95% interval clustered by question across seeds, the accuracy without
+    errors where a run had any, unparsed and error rates; the average over the tasks every row ran."""
     out = []
     for row in rows:
         cells = []
         for task in tasks:
-            cell, ci = row["cells"].get(task), row["wilson"].get(task)
+            cell, ci, without = row["cells"].get(task), row["interval"].get(task), row["without_errors"].get(task)
             if not cell:
                 cells.append("-")
                 continue
             (mean, std), seeds, n = cell
             interval = f'<small>[{pct(ci.low)}, {pct(ci.high)}]</small>' if ci else ""
+            clean = f'<small class="werr">w/o errors {pct(without)}</small>' if without is not None else ""
             cells.append(f'<span class="num" title="{seeds} seeds, {n} answers">{pct(mean)} ± {pct(std)}</span>'
-                         f"{interval}")
-        out.append([escape(row["model"]), row["split"], *cells, pct(row["average"]), str(row["seeds"]),
+                         f"{interval}{clean}")
+        average = pct(row["average"]) + (' <small class="partial">partial</small>' if row["partial"] else "")
+        out.append([escape(row["model"]), row["split"], *cells, average, str(row["seeds"]),
                     pct(row["parse"]), pct(row["error"])])
+    over = ", ".join(rows[0]["average_over"]) if rows else ""
     return _table("leaderboard", ["Model", "Split", *tasks, "Avg", "Seeds", "Unparsed %", "Error %"], out,
-                  "Accuracy % (mean ± std over seeds; below: Wilson 95% interval of all answers pooled)")
+                  "Accuracy % (mean ± std over seeds; below: 95% interval clustered by question across seeds; "
+                  "'w/o errors': server and judge errors left out). Avg over the tasks every row ran "
+                  f"({over or 'none'}); 'partial': the row lacks some tasks")
 
 
 def lora(tasks: list[str], rows: list[dict]) -> str:
@@ -47,14 +53,17 @@ def lora(tasks: list[str], rows: list[dict]) -> str:
 
 
 def thresholds(tasks: list[str], cells: list[Psychometric]) -> str:
-    """Model x task: the level at which accuracy falls to 75% (interval: parametric bootstrap, 95%)."""
+    """Model x task: the difference (in the task's unit) at which accuracy falls to 75%, with its level and the
+    spread of the seeds' own thresholds (interval: parametric bootstrap, 95%, over questions)."""
     by_row: dict[str, dict[str, str]] = {}
     for cell in cells:
-        by_row.setdefault(cell.row, {})[cell.task] = threshold_text(cell.fit)
+        known = [t for t in cell.seed_thresholds if t is not None]
+        spread = (f' <small>seeds {min(known):.2f}–{max(known):.2f}</small>' if len(known) > 1 else "")
+        by_row.setdefault(cell.row, {})[cell.task] = threshold_text(cell.fit) + spread
     out = [[escape(row), *(values.get(t, "-") for t in tasks)] for row, values in by_row.items()]
-    return _table("thresholds", ["Model", *tasks], out, "Threshold level at 75% correct [95% interval]; "
-                  "higher is better (level 5 is the hardest); >5: still above 75% at the hardest level; <1: below 75% even at "
-                  "the easiest")
+    return _table("thresholds", ["Model", *tasks], out, "Threshold at 75% correct in the task's unit [95% interval] "
+                  "(level; seeds: the range of each seed's own threshold); a smaller difference is better; &lt;: "
+                  "still above 75% at the smallest difference tested; &gt;: below 75% even at the largest")
 
 
 DIAGNOSTIC_TABLES = (
@@ -67,13 +76,13 @@ DIAGNOSTIC_TABLES = (
 
 
 def diagnostics(tasks: list[str], rows: list[dict]) -> str:
-    """A model x task table per diagnostic: the mean over seeds, and (small) the items over all seeds."""
+    """A model x task table per diagnostic: the mean over seeds, and (small) the questions behind it."""
     by_row: dict[tuple[str, str], dict[str, dict]] = {}
     for r in rows:
         by_row.setdefault((r["model"], r["split"]), {})[r["task"]] = r
     html = []
     for table_id, value, count, caption in DIAGNOSTIC_TABLES:
-        out = [[escape(model), split, *(f'{pct(cells[t][value])}<small>{cells[t][count]} items</small>'
+        out = [[escape(model), split, *(f'{pct(cells[t][value])}<small>{cells[t][count]} questions</small>'
                                         if t in cells else "-" for t in tasks)]
                for (model, split), cells in by_row.items()]
         html.append(_table(table_id, ["Model", "Split", *tasks], out, caption + "; mean over seeds"))

@@ -105,7 +105,7 @@ def fit_psychometric(counts: dict[int, tuple[int, int]], bootstrap: int = BOOTST
     threshold = None if side else float(threshold_of(*params))
     interval, beyond = _bootstrap(x, n, best, params, bootstrap, seed) if side != "below" else (None, [])
     return PsychometricFit(
-        levels=levels, n=n.astype(int).tolist(), correct=k.astype(int).tolist(), guess=GUESS,
+        levels=levels, n=n.astype(int).tolist(), correct=np.rint(k).astype(int).tolist(), guess=GUESS,
         midpoint=float(params[0]), spread=float(params[1]), lapse=float(params[2]), lapse_max=LAPSE_MAX,
         criterion=CRITERION, threshold=threshold, threshold_side=side,
         threshold_note=f"{side} {CRITERION:.0%} at every tested level" if side else None, threshold_ci95=interval,
