@@ -30,4 +30,4 @@ def differences(identities: list[Identity]) -> dict[Identity, str]:
         return {i: "" for i in unique}
     as_dicts = [dict(i) for i in unique]
     varying = [k for k in FIELDS if len({d.get(k) for d in as_dicts}) > 1]
-    return {i: ", ".join(f"{_NAMES[k]} {d.get(k, 'unknown')}" for k in varying) for i, d in zip(unique, as_dicts)}
+    return {i: ", ".join(f"{_NAMES[k]} {d[k]}" for k in varying if k in d) for i, d in zip(unique, as_dicts)}

@@ -42,6 +42,7 @@ class Entry:
     accuracy_without_errors: float | None = None  # errors (server, judge) left out; the paper's accuracy counts them
     finished_at: str | None = field(default=None, compare=False)  # config.json's finished_at: which run is latest
     responses: Path | None = field(default=None, compare=False)  # a reference's records (a run's are in run_dir)
+    truncation_rate: float | None = None  # replies cut by the token limit (status truncated), never scored
 
 
 def _warn(message: str) -> None:
@@ -79,14 +80,14 @@ def run_entry(run_dir: Path) -> Entry | None:
                      statuses.get("error", 0) / n if n else None, "AudioICL", spec["shots"], run_dir, config, metrics,
                      identity=run_identity(config),
                      accuracy_without_errors=_without_errors(metrics["correct"], n, statuses.get("error", 0)),
-                     finished_at=config.get("finished_at"))
+                     finished_at=config.get("finished_at"), truncation_rate=statuses.get("truncated", 0) / n if n else None)
     scored = metrics["scored"]
     errors = scored.get("errors", round((scored["error_rate"] or 0) * scored["n"]))
     return Entry(spec["model"], spec["task"], spec["split"], config["archive"]["manifest_sha256"], spec["seed"],
                  spec.get("max_samples"), scored["n"], scored["accuracy"], scored["parse_failure_rate"], scored["error_rate"],
                  run_dir=run_dir, config=config, metrics=metrics, identity=run_identity(config),
                  accuracy_without_errors=_without_errors(scored["correct"], scored["n"], errors),
-                 finished_at=config.get("finished_at"))
+                 finished_at=config.get("finished_at"), truncation_rate=scored.get("truncation_rate") or 0.0)
 
 
 def _without_errors(correct: int, n: int, errors: int) -> float | None:
@@ -107,7 +108,8 @@ def reference_entries(root: Path) -> list[Entry]:
             entries.append(Entry(summary["model"], summary["task"], summary["split"], summary["archive_manifest_sha256"],
                                  run["seed"], summary.get("max_samples"), n, run["accuracy"], unreadable / n if n else None,
                                  status["error"] / n if n else None, summary.get("benchmark", "AcousticBench"),
-                                 summary.get("shots"), responses=summary_path.parent / run["file"]))
+                                 summary.get("shots"), responses=summary_path.parent / run["file"],
+                                 truncation_rate=status["truncated"] / n if n else None))
     return entries
 
 
@@ -186,7 +188,8 @@ def table_rows(entries: list[Entry]) -> tuple[list[str], list[dict]]:
                      "average": statistics.fmean(means) if means else None, "partial": len(ran) < len(tasks),
                      "average_over": common,
                      "seeds": max(len({e.seed for e in group if e.task == t}) for t in tasks),
-                     "parse": mean_known([e.parse_failure_rate for e in group]), "error": mean_known([e.error_rate for e in group])})
+                     "parse": mean_known([e.parse_failure_rate for e in group]), "error": mean_known([e.error_rate for e in group]),
+                     "truncated": mean_known([e.truncation_rate for e in group])})
     return tasks, rows
 
 
@@ -233,18 +236,38 @@ def markdown(entries: list[Entry]) -> str:
 
 def _acoustic_markdown(entries: list[Entry]) -> str:
     tasks, rows = table_rows(entries)
-    header = ["Model", "Split", *tasks, "Avg", "Seeds", "Parse fail %", "Error %"]
+    header = ["Model", "Split", *tasks, "Avg", "Seeds", "Parse fail %", "Truncated %", "Error %"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         cells = [cell_text(row["cells"][t], row["interval"][t], row["without_errors"][t]) for t in tasks]
         average = pct(row["average"]) + (" (partial)" if row["partial"] else "")
         lines.append("| " + " | ".join([row["model"], row["split"], *cells, average, str(row["seeds"]),
-                                         pct(row["parse"]), pct(row["error"])]) + " |")
+                                         pct(row["parse"]), pct(row["truncated"]), pct(row["error"])]) + " |")
     over = rows[0]["average_over"] if rows else []
     note = (f"\nAccuracy %: mean ± std over seeds, [95% interval clustered by question across seeds]; "
             f"'w/o errors': with server and judge errors left out. Avg over the tasks every row ran "
             f"({', '.join(over) or 'none'}); (partial): the row lacks some tasks.\n")
-    return "\n".join(lines) + "\n" + note
+    return "\n".join(lines) + "\n" + note + _threshold_markdown(tasks, rows)
+
+
+def _threshold_markdown(tasks: list[str], rows: list[dict]) -> str:
+    """The 75%-correct threshold in each task's unit, mean over the seeds' own fits (metrics.json); '' when no run
+    has one (references, runs before units were recorded)."""
+    lines = []
+    for row in rows:
+        cells = []
+        for task in tasks:
+            fits = [(e.metrics or {}).get("psychometric") or {} for e in row["entries"] if e.task == task]
+            known = [f["threshold_physical"] for f in fits if f.get("threshold_physical") is not None]
+            unit = next((f["unit"] for f in fits if f.get("unit")), "")
+            cells.append(f"{statistics.fmean(known):.3g} {unit}" if known else "-")
+        if any(c != "-" for c in cells):
+            lines.append("| " + " | ".join([row["model"], row["split"], *cells]) + " |")
+    if not lines:
+        return ""
+    header = ["Model", "Split", *tasks]
+    return ("\nThreshold at 75% correct, in each task's unit (mean over seeds):\n\n| " + " | ".join(header) + " |\n|"
+            + "---|" * len(header) + "\n" + "\n".join(lines) + "\n")
 
 
 def cell_text(cell, interval, without_errors) -> str:
@@ -275,19 +298,22 @@ def icl_rows(entries: list[Entry]) -> list[dict]:
                      "mean_std": _mean_std(accs) if accs else None, "seeds": len({e.seed for e in group}),
                      "n": sum(e.n for e in group), "entries": group, "no_answer": mean_known([e.parse_failure_rate for e in group]),
                      "error": mean_known([e.error_rate for e in group]),
+                     "truncated": mean_known([e.truncation_rate for e in group]),
                      "order": (_model_index(model), model, identity, order.index(task) if task in order else
                                len(order), task, shots, max_samples, manifest)})
     return sorted(rows, key=lambda r: r["order"])
 
 
 def _icl_markdown(entries: list[Entry]) -> str:
-    header = ["Model", "Task", "k", "Accuracy", "Seeds", "Answers (episodes x seeds)", "No answer %", "Error %"]
+    header = ["Model", "Task", "k", "Accuracy", "Seeds", "Answers (episodes x seeds)", "No answer %", "Truncated %",
+              "Error %"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in icl_rows(entries):
         cell = (row["mean_std"], row["seeds"], row["n"]) if row["mean_std"] else None
         acc = cell_text(cell, row["interval"], row["without_errors"])
         lines.append("| " + " | ".join([row["model"], row["task"], str(row["shots"]), acc, str(row["seeds"]),
-                                         str(row["n"]), pct(row["no_answer"]), pct(row["error"])]) + " |")
+                                         str(row["n"]), pct(row["no_answer"]), pct(row["truncated"]),
+                                         pct(row["error"])]) + " |")
     return "\n".join(lines) + "\n"
 
 
