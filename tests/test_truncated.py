@@ -56,3 +56,16 @@ def test_a_rules_judge_reads_the_cut_from_the_reply():
     judge = Judge("rules")
     assert asyncio.run(judge.judge(QUESTION, Reply(text="B", finish_reason="length"))).status == "unparsed"
     assert asyncio.run(judge.judge(QUESTION, Reply(text="B", finish_reason="stop"))).chosen == "B"
+
+
+def test_gemini_max_tokens_is_a_cut_reply():
+    from google.genai import types
+
+    from acousticbench.models.gemini import reply_from
+    from acousticbench.records import was_cut
+
+    response = types.GenerateContentResponse.model_validate(
+        {"candidates": [{"content": {"parts": [{"text": "The answer is"}], "role": "model"},
+                         "finishReason": "MAX_TOKENS"}], "modelVersion": "gemini-x"})
+    reply = reply_from(response, [])
+    assert reply.finish_reason == "MAX_TOKENS" and was_cut(reply.finish_reason)
