@@ -80,7 +80,8 @@ def run_entry(run_dir: Path) -> Entry | None:
                      statuses.get("error", 0) / n if n else None, "AudioICL", spec["shots"], run_dir, config, metrics,
                      identity=run_identity(config),
                      accuracy_without_errors=_without_errors(metrics["correct"], n, statuses.get("error", 0)),
-                     finished_at=config.get("finished_at"), truncation_rate=statuses.get("truncated", 0) / n if n else None)
+                     finished_at=config.get("finished_at"),
+                     truncation_rate=statuses.get("truncated", 0) / n if n else None)
     scored = metrics["scored"]
     errors = scored.get("errors", round((scored["error_rate"] or 0) * scored["n"]))
     return Entry(spec["model"], spec["task"], spec["split"], config["archive"]["manifest_sha256"], spec["seed"],
@@ -188,7 +189,8 @@ def table_rows(entries: list[Entry]) -> tuple[list[str], list[dict]]:
                      "average": statistics.fmean(means) if means else None, "partial": len(ran) < len(tasks),
                      "average_over": common,
                      "seeds": max(len({e.seed for e in group if e.task == t}) for t in tasks),
-                     "parse": mean_known([e.parse_failure_rate for e in group]), "error": mean_known([e.error_rate for e in group]),
+                     "parse": mean_known([e.parse_failure_rate for e in group]),
+                     "error": mean_known([e.error_rate for e in group]),
                      "truncated": mean_known([e.truncation_rate for e in group])})
     return tasks, rows
 

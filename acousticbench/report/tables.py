@@ -35,7 +35,8 @@ def leaderboard(tasks: list[str], rows: list[dict]) -> str:
         out.append([escape(row["model"]), row["split"], *cells, average, str(row["seeds"]),
                     pct(row["parse"]), pct(row["truncated"]), pct(row["error"])])
     over = ", ".join(rows[0]["average_over"]) if rows else ""
-    return _table("leaderboard", ["Model", "Split", *tasks, "Avg", "Seeds", "Unparsed %", "Truncated %", "Error %"], out,
+    header = ["Model", "Split", *tasks, "Avg", "Seeds", "Unparsed %", "Truncated %", "Error %"]
+    return _table("leaderboard", header, out,
                   "Accuracy % (mean ± std over seeds; below: 95% interval clustered by question across seeds; "
                   "'w/o errors': server and judge errors left out). Avg over the tasks every row ran "
                   f"({over or 'none'}); 'partial': the row lacks some tasks")

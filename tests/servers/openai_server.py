@@ -86,7 +86,8 @@ def completion(model: str, content: str | None, finish: str = "stop", refusal: s
 
 class OpenAIHandler(Handler):
     """Routes of an OpenAI-compatible server; options: model_ids, missing_models, answer_text, finish (the
-    finish_reason of every answer, default stop), loading_until, echo_key (error messages repeat the API key), lean (answer 'A' without reading the request: benchmarks)."""
+    finish_reason of every answer, default stop), loading_until,
+    echo_key (error messages repeat the API key), lean (answer 'A' without reading the request: benchmarks)."""
 
     def _models(self) -> list[str]:
         return self.state.options.get("model_ids", ["local/served-model"])

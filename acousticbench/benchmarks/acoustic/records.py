@@ -112,8 +112,8 @@ class PsychometricFit(Frozen):
     bootstrap: int = Field(description="Parametric bootstrap resamples (seeded, so the numbers are reproducible).")
     unit: str | None = Field(default=None, description="The physical unit of the levels' differences (the questions' "
                              "meta `unit`: semitones, dB, percent, degrees azimuth, count ratio).")
-    steps: list[float | None] | None = Field(default=None, description="The difference between the clips at each level in "
-                                      "`levels` (the questions' meta `step`), in `unit`.")
+    steps: list[float | None] | None = Field(default=None, description="The difference between the clips at each "
+                                             "level in `levels` (the questions' meta `step`), in `unit`.")
     threshold_physical: float | None = Field(default=None, description="The threshold as a difference in `unit`: "
                                              "the steps interpolated geometrically between the levels around it.")
     threshold_physical_ci95: list[float] | None = Field(default=None, description="The interval's ends in `unit`, "

@@ -87,7 +87,8 @@ class AudioICLBenchmark:
         public = f" (public scorer {m.accuracy_public:.3f})" if m.accuracy_public not in (None, m.accuracy) else ""
         cut = f"{st['truncated']} truncated, " if st.get("truncated") else ""
         return (f"{result.spec.label()}: accuracy {acc}{ci}{public} over {m.n} episodes; {st.get('answered', 0)} "
-                f"answered, {st.get('refused', 0)} refused, {cut}{st.get('error', 0)} errors{resumed} -> {result.run_dir}")
+                f"answered, {st.get('refused', 0)} refused, {cut}{st.get('error', 0)} errors{resumed} "
+                f"-> {result.run_dir}")
 
     def headline(self, metrics: Any) -> tuple[float | None, int]:
         """Accuracy and the number of items it is over, for tables."""
