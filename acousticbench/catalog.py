@@ -22,6 +22,11 @@ class ModelEntry:
     settings: dict[str, Any] = field(default_factory=dict)  # passed to the backend's constructor
     extra: str = ""  # the pip extra whose packages the backend imports
     reference_split: str | None = None  # the split its reference trajectories were made on; None: any
+    channels: int | None = None  # audio channels the model hears: 1 (mono), 2, or None (unknown, or it does not listen)
+
+    @property
+    def hears(self) -> str:
+        return {1: "mono (1 channel)", 2: "stereo (2 channels)"}.get(self.channels, "unknown")
 
     def backend_class(self) -> type:
         """The backend's class, imported now; a package it needs but cannot import is one line naming the extra
@@ -60,8 +65,10 @@ def _openai(name: str, api_model: str, description: str, **settings: Any) -> Mod
 
 
 def _gemini(name: str, api_model: str, description: str) -> ModelEntry:
+    # Gemini API docs, "Audio understanding": "If the audio source contains multiple channels, Gemini combines those
+    # channels into a single channel."
     return ModelEntry(name, _GEMINI, "api", "GEMINI_API_KEY or GOOGLE_API_KEY", description, {"api_model": api_model},
-                      extra="api")
+                      extra="api", channels=1)
 
 
 def _served(model: OpenWeight, reference_split: str | None = None) -> ModelEntry:
@@ -70,24 +77,26 @@ def _served(model: OpenWeight, reference_split: str | None = None) -> ModelEntry
         return ModelEntry(model.name, "acousticbench.models.local_server:LocalServer", "local",
                           'torch and the [hf-server] extra: pip install torch==2.13.0 -e ".[hf-server]"',
                           model.description, {"serve_name": model.serve_name, "temperature": 0.0, "max_tokens": 32,
-                                              "limits": model.limits}, extra="hf-server")
+                                              "limits": model.limits}, extra="hf-server", channels=model.channels)
     needs = f"{endpoint_variable(model.serve_name)}, printed by ./scripts/docker_serve.sh {model.serve_name} ({model.gpu})"
     settings = {"serve_name": model.serve_name, "temperature": 0.0, "concurrency": model.concurrency,
                 "limits": model.limits}
     return ModelEntry(model.name, _SERVED, "open-weight", needs, model.description,
-                      {k: v for k, v in settings.items() if v is not None}, extra="api", reference_split=reference_split)
+                      {k: v for k, v in settings.items() if v is not None}, extra="api", reference_split=reference_split,
+                      channels=model.channels)
 
 
 MODELS: dict[str, ModelEntry] = {
     m.name: m
     for m in (
         ModelEntry("Oracle", "acousticbench.benchmarks.oracle:Oracle", "local", "nothing",
-                   "ideal observer that measures the signal: the task's ceiling"),
+                   "ideal observer that measures the signal: the task's ceiling", channels=2),  # reads both channels
         ModelEntry("Random", "acousticbench.models.baselines:RandomChoice", "local", "nothing",
                    "uniform A/B, seeded by the run seed and question id: chance level"),
         ModelEntry("Always-A", "acousticbench.models.baselines:AlwaysA", "local", "nothing",
                    "always answers A: exactly 0.5 on the balanced scored questions"),
-        # API models; the paper's ids may be retired: --api-model picks a current one
+        # API models; the paper's ids may be retired: --api-model picks a current one. OpenAI's audio chat models do not
+        # document how they take a stereo clip: unknown (channels None)
         _openai("GPT-4o", "gpt-4o-audio-preview", "the paper's GPT-4o (gpt-4o-audio-preview, retired 2026-05-07)",
                 retired="2026-05-07"),
         _openai("GPT-Audio-Mini", "gpt-audio-mini", "OpenAI gpt-audio-mini (scheduled to retire 2027-01-20)"),
@@ -95,7 +104,7 @@ MODELS: dict[str, ModelEntry] = {
         _gemini("Gemini-3-Flash", "gemini-3-flash-preview", "Gemini 3 Flash (gemini-3-flash-preview)"),
         ModelEntry("Cascade-Whisper-GPT-4o-mini", _CASCADE, "api", "OPENAI_API_KEY; pip install -e '.[stt]'",
                    "local faster-whisper tiny.en transcribes (greedy), gpt-4o-mini answers from the transcripts",
-                   {"stt": "local", "text_model": "gpt-4o-mini"}),
+                   {"stt": "local", "text_model": "gpt-4o-mini"}, channels=1),  # cascade.py mixes to mono for Whisper
         ModelEntry("Cascade-Transcribe-GPT-4o-mini", _CASCADE, "api", "OPENAI_API_KEY",
                    "gpt-4o-mini-transcribe (API) transcribes, gpt-4o-mini answers from the transcripts",
                    {"stt": "openai", "stt_model": "gpt-4o-mini-transcribe", "text_model": "gpt-4o-mini"}),
@@ -137,6 +146,8 @@ def models_table(archive: Path | None = None) -> str:
     for m in entries:
         lines.append(f"{m.name.ljust(width)}  {m.family.ljust(11)}  {m.description}")
         lines.append(f"{'':{width}}  needs: {m.needs}")
+        if m.family != "local" or m.channels:  # Random and Always-A do not listen
+            lines.append(f"{'':{width}}  hears: {m.hears}")
     for folder in lora.unusable_folders(archive) if archive is not None else []:
         lines.append(f"skipped {Path(archive) / 'lora' / folder}: rename it to letters, digits and _ to use it")
     return "\n".join(lines)

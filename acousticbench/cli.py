@@ -34,7 +34,6 @@ def build_parser() -> argparse.ArgumentParser:
     run = p.add_argument_group("run")
     run.add_argument("--model", help="model display name, or a comma list for a sweep (see --list-models)")
     run.add_argument("--task", default="all", help="task code, comma list, or 'all' (default; see --list-tasks)")
-    run.add_argument("--split", choices=["all", "train", "eval"], default="all")
     run.add_argument("--seed", type=int, action="append", help="run seed (default 42); repeat for several")
     run.add_argument("--seeds", type=_seed_list, help="comma list of seeds, e.g. 42,43,44")
     run.add_argument("--max-samples", type=_positive_int, help="only the first N questions in id order")
@@ -48,12 +47,6 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--endpoint", help="server URL(s) for an open-weight model, comma-separated; overrides "
                      "ACOUSTICBENCH_<NAME>_ENDPOINT")
     run.add_argument("--api-model", help="the provider's model id, overriding the registry's")
-    run.add_argument("--judge", choices=["auto", "llm", "rules"], default="auto",
-                     help="auto: strict rules first, the LLM judge for the rest (rules alone when no judge key is "
-                     "set); llm: the LLM judge for every answer (the paper's setting); rules: no LLM")
-    run.add_argument("--judge-model", default="gpt-4o-mini", help="the LLM judge's model (default gpt-4o-mini)")
-    run.add_argument("--judge-endpoint", help="OpenAI-compatible URL for the judge (default "
-                     "$ACOUSTICBENCH_JUDGE_ENDPOINT, else the OpenAI API)")
     ref = p.add_argument_group("reference trajectories")
     ref.add_argument("--compare-reference", action="store_true",
                      help="after each run, compare it question by question with the reference run of the same seed")
@@ -70,16 +63,17 @@ def build_parser() -> argparse.ArgumentParser:
                       "under <--archive>/lora/)")
     cmds.add_argument("--list-tasks", action="store_true", help="print the tasks")
     cmds.add_argument("--verify-checksums", action="store_true", help="check every question and audio file of --task")
-    cmds.add_argument("--build-archive", action="store_true", help="build the open AcousticBench pack into --archive")
+    cmds.add_argument("--build-archive", action="store_true", help="build every benchmark's open pack into --archive")
     cmds.add_argument("--zip", type=Path, metavar="FILE", help="with --build-archive: also write a Zip64 zip of the pack")
     cmds.add_argument("--extract", type=Path, metavar="FILE", help="safely extract a pack zip into --archive")
     cmds.add_argument("--report", type=Path, nargs="*", metavar="RESULTS_DIR",
                       help="write one offline HTML report of the finished runs in these folders (default --results-dir)")
     cmds.add_argument("--out", type=Path, default=Path("report.html"), help="with --report: the file (default report.html)")
     cmds.add_argument("--embed-audio", action="store_true", help="with --report: put the clips inside the file")
-    from acousticbench.benchmarks.audioicl.cli import add_arguments
+    from acousticbench.benchmarks import faces
 
-    add_arguments(p)  # AudioICL: --shots, --prompt-style, --icl-meta, ..., --build-audioicl
+    for face in faces().values():  # each benchmark's own flags (AcousticBench: --split, --judge; AudioICL: --shots, ...)
+        face.add_arguments(p)
     return p
 
 
@@ -92,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         load_dotenv(override=False)  # real environment variables win
         return _dispatch(args)
 
-    building = args.build_archive or args.build_audioicl or args.extract
+    building = args.build_archive or args.extract or _own_command(args) is not None
     interrupted = ("nothing half-built is left in place; run the same command again." if building else
                    "finished answers are saved; run the same command with --resume to continue.")
     return run_command(command, interrupted=interrupted)
@@ -107,10 +101,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return commands.list_tasks()
     if args.build_archive:
         return commands.build_archive(args.archive, args.zip)
-    if args.build_audioicl:
-        from acousticbench.benchmarks.audioicl import commands as audioicl
-
-        return audioicl.build(args.archive)
+    own = _own_command(args)
+    if own is not None:  # a benchmark's own command flag (AudioICL: --build-audioicl)
+        own()
+        return 0
     if args.extract:
         return commands.extract(args.extract, args.archive)
     if args.verify_checksums:
@@ -124,21 +118,37 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.reference_tolerance is not None and not 0 <= args.reference_tolerance <= 100:
         raise UserError(f"--reference-tolerance is a percentage from 0 to 100, got {args.reference_tolerance}.")
     check = commands.ReferenceCheck(args.references, args.reference_tolerance) if args.compare_reference else None
-    if args.plot and not args.dry_run:
-        import importlib.util
+    return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check, args=args)
 
-        if importlib.util.find_spec("matplotlib") is None:  # known now, not after every run has been paid for
-            raise UserError("--plot needs matplotlib: pip install -e '.[plot]', or drop --plot.")
-    return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check, plot=args.plot)
+
+def _own_command(args: argparse.Namespace):
+    from acousticbench.benchmarks import faces
+
+    return next((c for c in (face.command(args) for face in faces().values()) if c is not None), None)
+
+
+def split_tasks(args: argparse.Namespace) -> dict[str, list[str]]:
+    """--task -> each benchmark's tasks in it (canonical order); a benchmark's own flag without one of its tasks is
+    refused."""
+    from acousticbench.benchmarks import claim_tasks, faces
+
+    claimed = claim_tasks(args.task)
+    parser = build_parser()
+    for bench, face in faces().items():
+        used = [f"--{flag.replace('_', '-')}" for flag in face.OWN_FLAGS
+                if getattr(args, flag) != parser.get_default(flag)]
+        if used and not claimed[bench]:
+            raise UserError(f"{', '.join(used)} appl{'y' if len(used) > 1 else 'ies'} to {bench} tasks: "
+                            f"{face.FLAGS_HINT}.")
+    return claimed
 
 
 def specs_from_args(args: argparse.Namespace) -> list:
-    """Every run of the command: for each model, its AcousticBench runs (task x seed), then its AudioICL runs
-    (task x k x seed). A sweep of one model or of several is the same list."""
-    from acousticbench.benchmarks.audioicl.cli import icl_specs, split_runs
+    """Every run of the command: for each model, each benchmark's runs in registration order (AcousticBench: task x
+    seed; AudioICL: task x k x seed). A sweep of one model or of several is the same list."""
+    from acousticbench.benchmarks import faces
     from acousticbench.catalog import get_model
-    from acousticbench.benchmarks.acoustic.spec import DEFAULT_SEED, RunSpec
-    from acousticbench.benchmarks.acoustic.tasks import resolve_tasks
+    from acousticbench.records import DEFAULT_SEED
 
     models = list(dict.fromkeys(m.strip() for m in args.model.split(",") if m.strip()))
     if not models:
@@ -147,18 +157,8 @@ def specs_from_args(args: argparse.Namespace) -> list:
         get_model(model, args.archive)  # unknown model (or LoRA adapter missing): fail before anything else
     if not 0.0 <= args.max_error_rate <= 1.0:
         raise UserError(f"--max-error-rate must be between 0 and 1, got {args.max_error_rate}.")
-    icl_tasks, rest = split_runs(args)  # AudioICL task names leave --task and become their own runs
-    if not icl_tasks and not rest.strip(","):
-        raise UserError(f"--task {args.task!r} names no task (see --list-tasks).")
+    tasks = split_tasks(args)
     seeds = list(dict.fromkeys((args.seed or []) + (args.seeds or []))) or [DEFAULT_SEED]
-    tasks = resolve_tasks(rest) if rest else []
-    specs: list = []
-    for model in models:
-        specs += [RunSpec(model=model, task=task, seed=seed, split=args.split, max_samples=args.max_samples,
-                          concurrency=args.concurrency, archive=args.archive, results_dir=args.results_dir,
-                          judge=args.judge, judge_model=args.judge_model, judge_endpoint=args.judge_endpoint,
-                          resume=args.resume, max_error_rate=args.max_error_rate,
-                          endpoint=args.endpoint, api_model=args.api_model)
-                  for task in tasks for seed in seeds]
-        specs += icl_specs(args, model, icl_tasks, seeds)
-    return specs
+    every = faces()
+    return [spec for model in models for bench, face in every.items() if tasks[bench]
+            for spec in face.specs(args, model, tasks[bench], seeds)]

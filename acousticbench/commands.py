@@ -16,29 +16,20 @@ def list_models(archive: Path | None = None) -> int:
 
 
 def list_tasks() -> int:
-    from acousticbench.benchmarks.acoustic.tasks import TASKS
+    from acousticbench.benchmarks import faces
 
-    for t in TASKS.values():
-        print(f"{t.code}  {t.title:<14} {t.clips} clip{'s' if t.clips > 1 else ' '}  {t.question}  (A: {t.option_a})")
-    from acousticbench.benchmarks.audioicl.commands import list_tasks as list_audioicl_tasks
-
-    list_audioicl_tasks()
+    for face in faces().values():
+        for line in face.task_lines():
+            print(line)
     return 0
 
 
 def build_archive(root: Path, zip_path: Path | None) -> int:
-    from acousticbench.benchmarks.acoustic.build import build_open_pack
-    from acousticbench.benchmarks.acoustic.pack import load_manifest
-    from acousticbench.benchmarks.audioicl.commands import build as build_audioicl
+    """Every benchmark's open pack into --archive (each in its own place there), then the zip of them all."""
+    from acousticbench.benchmarks import faces
 
-    writable_folder(Path(root).absolute().parent, "the folder of --archive", "--archive")
-    if zip_path:
-        writable_folder(Path(zip_path).absolute().parent, "the folder of --zip", "--zip")
-
-    digest = build_open_pack(root)
-    n = load_manifest(root)["counts"]["questions"]
-    print(f"Built the open AcousticBench pack: {n} questions in {root} (manifest sha256 {digest[:16]}).")
-    build_audioicl(root, after_acousticbench=True)  # <archive>/audioicl, so the zip below holds both packs
+    for i, face in enumerate(faces().values()):
+        face.build_pack(root, zip_path, after_another=i > 0)
     if zip_path:
         from acousticbench.packs.extract import write_zip
 
@@ -57,27 +48,18 @@ def extract(zip_path: Path, root: Path) -> int:
 
 
 def verify(root: Path, task_spec: str) -> int:
-    from acousticbench.benchmarks.audioicl import commands as audioicl
+    """--verify-checksums: 'all' checks every benchmark's pack where it exists (the first benchmark's is required when
+    none does); task names check the packs of the benchmarks they belong to."""
+    from acousticbench.benchmarks import claim_tasks, faces
 
-    check_audioicl, task_spec = audioicl.verify_targets(root, task_spec)  # 'all' or AudioICL names: <archive>/audioicl
-    status = _verify_acousticbench(root, task_spec) if task_spec else 0
-    return max(status, audioicl.verify(root) if check_audioicl else 0)
-
-
-def _verify_acousticbench(root: Path, task_spec: str) -> int:
-    from acousticbench.benchmarks.acoustic.pack import load_manifest
-    from acousticbench.benchmarks.acoustic.verify import pinned_pack_note, verify_checksums
-    from acousticbench.benchmarks.acoustic.tasks import resolve_tasks
-
-    in_pack = list(load_manifest(root).get("tasks", {}))
-    tasks = in_pack if task_spec == "all" else resolve_tasks(task_spec)
-    report = verify_checksums(root, tasks)
-    for line in report.lines():
-        print(line)
-    note = pinned_pack_note(root)
-    if note:
-        print(note)
-    return 1 if report.failures else 0
+    every = faces()
+    if task_spec.strip() == "all":
+        statuses = [face.verify_pack(root, None, required=False) for face in every.values()]
+        if all(s is None for s in statuses):
+            statuses = [next(iter(every.values())).verify_pack(root, None, required=True)]
+        return max(s for s in statuses if s is not None)
+    claimed = claim_tasks(task_spec)  # an unknown name: the same one line as a run's
+    return max(every[name].verify_pack(root, tasks, required=True) for name, tasks in claimed.items() if tasks)
 
 
 @dataclass(frozen=True)
@@ -100,7 +82,7 @@ class ReferenceCheck:
         return 100.0 if get_model(model).family in ("local", "open-weight") else None
 
 
-def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, plot: Path | None = None) -> int:
+def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, args=None) -> int:
     """Every run of the command as one sweep: a line per finished run, a closing table when there are several."""
     if dry_run:
         return _dry_run(specs)
@@ -125,19 +107,18 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, plo
             print(f"error: {result.spec.label()} finished with {result.over_budget}; its failures are error records "
                   f"in {result.run_dir / 'responses.jsonl'}: fix the cause, then rerun with --resume.", file=sys.stderr)
             status = 1
-        if result.judge_note and result.metrics.statuses.get("unparsed"):
-            print(f"note: {result.judge_note}.", file=sys.stderr)
+        if result.grader_note and result.metrics.statuses.get("unparsed"):
+            print(f"note: {result.grader_note}.", file=sys.stderr)
         if reference:
             status = max(status, _compare(result, ref_files[result.spec], reference.threshold(result.spec.model)))
 
     results = run_sweep(specs, on_result)
     if len(results) > 1:
         print(closing_table(results))
-    icl = [r.spec for r in results if r.spec.benchmark == "AudioICL"]
-    if icl:
-        from acousticbench.benchmarks.audioicl.commands import write_summary
+    from acousticbench.benchmarks import faces
 
-        write_summary(icl[0].results_dir, icl[0].prompt_style, icl[0].scoring, plot)
+    for face in faces().values():  # what a benchmark writes over the whole sweep (AudioICL: its summary CSV)
+        face.after_sweep(results, args)
     return status
 
 
@@ -146,7 +127,7 @@ def split_warnings(specs: list) -> None:
     half they were not trained on), run on another: say so before anything is asked."""
     from acousticbench.catalog import get_model
 
-    for model, split in dict.fromkeys((s.model, s.split) for s in specs if hasattr(s, "split")):
+    for model, split in dict.fromkeys((s.model, s.split) for s in specs):
         wanted = get_model(model).reference_split
         if wanted and split != wanted:
             print(f"warning: the references of {model} were made with --split {wanted}; this run uses --split {split}, "
@@ -175,7 +156,7 @@ def closing_table(results: list) -> str:
 def _compare(result, path: Path, threshold: float | None) -> int:
     from acousticbench.reference import compare_to_reference, write_comparison
 
-    comparison = compare_to_reference(result.records, path, getattr(result.spec, "split", "all"),
+    comparison = compare_to_reference(result.records, path, result.spec.split,
                                       result.benchmark.label_field)
     write_comparison(result.run_dir, comparison)
     print(comparison.line())
@@ -211,8 +192,7 @@ def promote_references(run_dirs: list[Path], root: Path | None) -> int:
 
 
 def _dry_run(specs: list) -> int:
-    from acousticbench.benchmarks import get_benchmark
-
+    from acousticbench.benchmarks import faces, get_benchmark
     from acousticbench.plan import format_plan, plan_run
 
     caches: dict[str, dict] = {}
@@ -220,10 +200,10 @@ def _dry_run(specs: list) -> int:
     for spec in specs:
         bench = get_benchmark(spec.benchmark)
         items = bench.prepare(spec, caches.setdefault(bench.name, {})).items
-        print(f"# {spec.label()}: {len(items)} {'questions' if bench.uses_judge else 'episodes'}, nothing sent")
+        face = faces()[bench.name]
+        print(f"# {spec.label()}: {len(items)} {bench.item_noun}, nothing sent")
         for item, prompt in items:
-            audio = f" [audio: {', '.join(item.audio)}]" if bench.uses_judge else ""
-            print(f"{item.id}: {' | '.join(prompt.text.splitlines())}{audio}")
+            print(f"{item.id}: {' | '.join(prompt.text.splitlines())}{face.describe_item(item)}")
         plans.append(plan_run(spec, items))
     if not specs:
         raise UserError("no runs to render.")

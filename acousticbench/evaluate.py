@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench import provenance
-from acousticbench.benchmarks import Benchmark, get_benchmark
+from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
 from acousticbench.engine import RetryPolicy, RunAborted, progress_bar, run_items
 from acousticbench.errors import UserError, writable_folder
 from acousticbench.catalog import get_model
-from acousticbench.plan import spent
+from acousticbench.plan import listening, spent
 from acousticbench.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
 from acousticbench.runfolder import Cell, now, open_run_dir, resume_target
 
@@ -29,7 +29,7 @@ class RunResult:
     metrics: Any  # None when the cell failed
     records: list = field(repr=False)  # repr()s of results happen (asyncio formats its task at exit): keep them cheap
     resumed: int  # records kept from an earlier, interrupted run
-    judge_note: str | None = None  # why labels may be missing (no LLM judge available)
+    grader_note: str | None = None  # why labels may be missing (AcousticBench: no LLM judge available)
     error: str | None = None  # why the cell did not finish
     over_budget: str | None = None  # the run finished with more errors than --max-error-rate allows
 
@@ -38,52 +38,39 @@ class RunResult:
         return get_benchmark(self.spec.benchmark)
 
 
-def make_judge(spec) -> tuple[Any, str | None]:
-    """The run's judge. --judge auto with no judge key or endpoint falls back to the rules and says so: what they
-    cannot read stays unparsed (scripts/rejudge.py can judge it later); --judge llm without one is an error."""
-    from acousticbench.judge import Judge
-
-    try:
-        return Judge.create(spec.judge, spec.judge_model, base_url=spec.judge_endpoint), None
-    except UserError:
-        if spec.judge != "auto":
-            raise
-    return Judge("rules"), ("no LLM judge (set OPENAI_API_KEY or pass --judge-endpoint): answers the rules cannot "
-                            "read stay unparsed; judge them later with scripts/rejudge.py")
-
-
 @dataclass(frozen=True)
 class Session:
-    """What the cells of one model share: its open backend, one queue, the judge, the progress bar."""
+    """What the cells of one model share: its open backend, one queue, each benchmark's grader, the progress bar."""
 
     backend: Any
     semaphore: asyncio.Semaphore
     policy: RetryPolicy
-    judge: Any
-    judge_note: str | None
+    graders: dict[str, Grader | None]  # benchmark name -> the grader its runs share (None: it needs none)
     bar: Any
 
 
 async def _run_cell(cell: Cell, session: Session) -> RunResult:
     spec, bench = cell.spec, cell.bench
+    grader = session.graders.get(bench.name)
+    note = getattr(grader, "note", None)
     started = time.monotonic()
-    run_dir, kept = open_run_dir(cell, session.backend, session.judge, session.judge_note)
+    run_dir, kept = open_run_dir(cell, session.backend, grader)
     done = {r.id for r in kept}
     writer = ResponsesWriter(run_dir / RESPONSES)
     try:
         new = await run_items([item for item in cell.prepared.items if item[0].id not in done], session.backend,
                               semaphore=session.semaphore, policy=session.policy,
-                              to_record=bench.record_maker(spec, cell.prepared, session.judge),
+                              to_record=bench.record_maker(spec, cell.prepared, grader),
                               on_record=writer.append, max_error_rate=spec.max_error_rate, bar=session.bar)
     except RunAborted as err:
-        return RunResult(spec, run_dir, None, [], len(kept), session.judge_note, error=str(err))
+        return RunResult(spec, run_dir, None, [], len(kept), note, error=str(err))
     finally:
         writer.close()
     records = sorted(kept + new, key=lambda r: r.id)
     rewrite_sorted(run_dir / RESPONSES, records, writer.lines)
     # in a worker thread: the psychometric fit (and scipy's first import) must not stall the queue of other runs
     metrics = await asyncio.to_thread(bench.metrics, spec, records)
-    metrics = metrics.model_copy(update=spent(spec, records))  # tokens used, and their price
+    metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec)})  # tokens used, their price
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
     write_json(run_dir / CONFIG, {**cell.config, "harness": harness, "finished_at": now(),
@@ -91,18 +78,17 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
     errors = sum(1 for r in records if r.status == "error")
     over = (f"{errors} of {len(records)} failed ({errors / len(records):.1%}), over --max-error-rate "
             f"{spec.max_error_rate:.0%}" if records and errors / len(records) > spec.max_error_rate else None)
-    return RunResult(spec, run_dir, metrics, records, resumed=len(kept), judge_note=session.judge_note,
-                     over_budget=over)
+    return RunResult(spec, run_dir, metrics, records, resumed=len(kept), grader_note=note, over_budget=over)
 
 
-async def _model_session(cells: list[Cell], backend, judge, judge_note, progress, on_result) -> list[RunResult]:
+async def _model_session(cells: list[Cell], backend, graders, progress, on_result) -> list[RunResult]:
     """Open the model's backend once (before any run folder exists: a missing key or a dead server leaves nothing
     behind), run all its cells through one queue, close it once."""
     try:
         await backend.open()
         concurrency = cells[0].spec.concurrency or backend.default_concurrency
         bar = progress_bar(sum(len(c.prepared.items) for c in cells), progress)
-        session = Session(backend, asyncio.Semaphore(concurrency), RetryPolicy(), judge, judge_note, bar)
+        session = Session(backend, asyncio.Semaphore(concurrency), RetryPolicy(), graders, bar)
         warming = _warm_up(cells)
 
         async def reported(index: int, cell: Cell) -> RunResult:
@@ -128,7 +114,7 @@ def _warm_up(cells: list[Cell]) -> asyncio.TimerHandle:
     """Slow imports a run's metrics need (Benchmark.warm_up), made in a worker thread once requests flow, when the
     run's end is the session's end. In a sweep the first finished run's metrics import them mid-sweep anyway, and an
     extra import then cost 0.2 s (bench/bench_command.py)."""
-    hooks = [c.bench.warm_up for c in cells if hasattr(c.bench, "warm_up")] if len(cells) == 1 else []
+    hooks = [c.bench.warm_up for c in cells] if len(cells) == 1 else []
     loop = asyncio.get_running_loop()
     return loop.call_later(WARM_UP_AFTER_S, lambda: [loop.run_in_executor(None, _quietly, hook) for hook in hooks])
 
@@ -164,8 +150,7 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
               progress: bool | None = None) -> list[RunResult]:
     """Run every spec; a model whose backend cannot open fails its cells (alone, it is the command's error)."""
     cells = prepare_cells(specs)
-    judged = [c.spec for c in cells if c.bench.uses_judge]
-    judge, judge_note = make_judge(judged[0]) if judged else (None, None)
+    graders = make_graders(cells)
     groups = _groups(cells)
     backends = {key: get_model(key[0], group[0].spec.archive).create(**dict(key[1]))
                 for key, group in groups.items()}  # keys and extras checked first
@@ -181,7 +166,7 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
                 resume_target(cell, backends[key].backend_name)
         results: list[RunResult] = []
         # the coroutine returns nothing: asyncio.run formats its main task (result included) once it is done
-        asyncio.run(_sweep(groups, backends, judge, judge_note, progress, on_result, results))
+        asyncio.run(_sweep(groups, backends, graders, progress, on_result, results))
         return results
     finally:
         for cell in cells:
@@ -189,13 +174,22 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
                 cell.lock.release()
 
 
-async def _sweep(groups, backends, judge, judge_note, progress, on_result, results: list[RunResult]) -> None:
+def make_graders(cells: list[Cell]) -> dict[str, Grader | None]:
+    """One grader per benchmark of the command (AcousticBench: the A/B judge), from its runs' specs."""
+    specs: dict[str, list] = {}
+    for cell in cells:
+        specs.setdefault(cell.bench.name, []).append(cell.spec)
+    return {name: get_benchmark(name).grader(group) for name, group in specs.items()}
+
+
+async def _sweep(groups, backends, graders, progress, on_result, results: list[RunResult]) -> None:
     try:
-        if judge is not None:
-            await judge.probe()  # a dead judge stops the command before any model call is paid for
+        for grader in graders.values():
+            if grader is not None:
+                await grader.probe()  # a dead judge stops the command before any model call is paid for
         for key, group in groups.items():
             try:
-                results += await _model_session(group, backends[key], judge, judge_note, progress, on_result)
+                results += await _model_session(group, backends[key], graders, progress, on_result)
             except UserError as err:
                 if len(groups) == 1:
                     raise
@@ -203,8 +197,9 @@ async def _sweep(groups, backends, judge, judge_note, progress, on_result, resul
                     results.append(RunResult(cell.spec, None, None, [], 0, error=str(err)))
                     on_result(results[-1])
     finally:
-        if judge is not None:
-            await judge.aclose()
+        for grader in graders.values():
+            if grader is not None:
+                await grader.aclose()
 
 
 def evaluate(spec, progress: bool | None = None) -> RunResult:

@@ -31,3 +31,12 @@ def differences(identities: list[Identity]) -> dict[Identity, str]:
     as_dicts = [dict(i) for i in unique]
     varying = [k for k in FIELDS if len({d.get(k) for d in as_dicts}) > 1]
     return {i: ", ".join(f"{_NAMES[k]} {d[k]}" for k in varying if k in d) for i, d in zip(unique, as_dicts)}
+
+
+def row_labels(entries) -> dict[tuple[str, Identity], str]:
+    """(model, identity) -> a row's name: the model, and how its identity differs where it ran in several ways."""
+    by_model: dict[str, list[Identity]] = {}
+    for e in entries:
+        by_model.setdefault(e.model, []).append(e.identity)
+    return {(model, i): model + (f" [{d}]" if d else "") for model, ids in by_model.items()
+            for i, d in differences(ids).items()}

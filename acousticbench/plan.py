@@ -137,6 +137,18 @@ def format_plan(plans: list[RunPlan]) -> str:
     return "\n".join(lines + ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows])
 
 
+def listening(spec) -> dict:
+    """metrics.json's note on what the model could hear of the task (AcousticBench: a mono listener on dir), from the
+    channels the catalog says it hears; {} when nothing needs saying or the model is not in the catalog."""
+    from acousticbench.benchmarks import get_benchmark
+
+    try:
+        channels = get_model(spec.model).channels
+    except UserError:  # not in the registry: what it hears is unknown
+        return {}
+    return get_benchmark(spec.benchmark).listener_note(spec, channels)
+
+
 def spent(spec, records: list) -> dict:
     """metrics.json's record of what the run used: its records' token counts summed, and the price they come to."""
     tokens = Counter()

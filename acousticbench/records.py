@@ -105,6 +105,10 @@ class RecordBase(Frozen):
     meta: dict[str, Any] = Field(default_factory=dict, description="The item's meta (level, probe type), so metrics "
                                  "need only this file.")
 
+    def with_note(self, note: str):
+        """This record with a note of what was done to it later (re-asked, re-judged, re-scored)."""
+        return self.model_copy(update={"notes": [*self.notes, note]})
+
 
 class Interval(Frozen):
     low: float

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.errors import UserError
-from acousticbench.benchmarks.acoustic.records import Record
+from acousticbench.records import RecordBase
 from acousticbench.results import CONFIG, RESPONSES, read_config, read_records, write_json
 from acousticbench.settings import safe_name
 
@@ -73,12 +73,12 @@ def reference_file(root: Path, model: str, task: str, seed: int) -> Path:
                     f"{', '.join(str(r['seed']) for r in runs)}.")
 
 
-def _accuracy(records: list[Record | dict]) -> float | None:
+def _accuracy(records: list[RecordBase | dict]) -> float | None:
     scored = [r for r in records if _get(r, "kind") == "scored"]  # AudioICL records have no kind: all are scored
     return sum(1 for r in scored if _get(r, "correct")) / len(scored) if scored else None
 
 
-def _get(record: Record | dict, key: str):
+def _get(record: RecordBase | dict, key: str):
     default = "scored" if key == "kind" else None
     return record.get(key, default) if isinstance(record, dict) else getattr(record, key, default)
 
@@ -161,7 +161,7 @@ def _write_summary(folder: Path, spec, config: dict, runs: list[dict]) -> None:
     split, max_samples, pack = _identity(config)
     write_json(folder / SUMMARY, {
         "benchmark": spec.benchmark, "model": spec.model, "task": spec.task,
-        **({"shots": spec.shots} if hasattr(spec, "shots") else {}),
+        **spec.reference_fields(),
         "split": split, "max_samples": max_samples,
         "harness_version": config["harness"]["version"],
         "archive_manifest_sha256": pack,

@@ -1,5 +1,6 @@
-"""Second chances for finished runs of either benchmark: judge or score the null answers again (rejudge.py), or ask
-the model again (rerun_nones.py). Both go through the run's benchmark, named in its config.json."""
+"""Second chances for finished runs of any benchmark: label the null answers again (rejudge.py, through the
+benchmark's relabeller), or ask the model again (rerun_nones.py). Both go through the run's benchmark, named in its
+config.json."""
 from __future__ import annotations
 
 import asyncio
@@ -12,7 +13,6 @@ from typing import Any
 from acousticbench.benchmarks import Benchmark, benchmark_of_config
 from acousticbench.engine import RetryPolicy, progress_bar, run_items
 from acousticbench.errors import UserError
-from acousticbench.records import JudgeInfo, Reply
 from acousticbench.results import CONFIG, METRICS, RESPONSES, read_config, read_records, rewrite_sorted, write_json
 from acousticbench.runfolder import command_line, now
 
@@ -74,69 +74,16 @@ def save(run: RunFile, records: list, what: str) -> None:
     was done (`what`), when, by which command, and what changed."""
     run.backup()
     rewrite_sorted(run.path, records)
-    from acousticbench.plan import spent
+    from acousticbench.plan import listening, spent
 
     metrics = run.bench.metrics(run.spec(), sorted(records, key=lambda r: r.id))
-    metrics = metrics.model_copy(update=spent(run.spec(), records))  # reruns add tokens
+    metrics = metrics.model_copy(update={**spent(run.spec(), records), **listening(run.spec())})  # reruns add tokens
     write_json(run.path.parent / METRICS, metrics.model_dump(mode="json"))
     before = {r.id: r for r in run.records}
     changed = [r for r in records if r != before.get(r.id)]
     entry = {"what": what, "command": command_line(), "time": now(),
              "changed": len(changed), "statuses": change_line("", run, records).lstrip(": ")}
     write_json(run.path.parent / CONFIG, {**run.config, "history": [*run.config.get("history", []), entry]})
-
-
-def noted(record, note: str):
-    """The record with a note of the second chance it was given."""
-    return record.model_copy(update={"notes": [*record.notes, note]})
-
-
-def relabel(record, judgement):
-    note = f"re-judged by rejudge.py ({judgement.model or judgement.method}): was {record.status}"
-    return noted(record.model_copy(update={
-        "chosen": judgement.chosen, "status": judgement.status, "error": None,
-        "correct": None if record.answer is None else judgement.chosen == record.answer,
-        "judge": JudgeInfo(method=judgement.method, model=judgement.model),
-    }), note)
-
-
-async def rejudge(records: list, judge) -> list:
-    """AcousticBench: the judge's reading (an LLM judge: Judge.create("llm", ...)) of every null answer that has
-    text; the model is not asked again. A truncated record stays truncated: a cut reply is never scored."""
-    from acousticbench.judge import JudgeFailed
-
-    judge.check_retirement()  # a retired judge model says so once, before any answer is judged
-    out = []
-    for record in records:
-        if record.chosen is None and record.status != "truncated" and record.response and record.response.strip():
-            try:
-                judgement = await judge.judge(record.prompt, Reply(text=record.response,
-                                                                   finish_reason=record.finish_reason))
-            except JudgeFailed:
-                judgement = None  # no verdict: the record stays as it was
-            out.append(relabel(record, judgement) if judgement else record)
-        else:
-            out.append(record)
-    return out
-
-
-def rescore_episodes(records: list, scoring: str | None = None) -> list:
-    """AudioICL: every answered episode scored again from its response (with `scoring`, or the one it was run with)."""
-    from acousticbench.benchmarks.audioicl.scoring import score, strict_correct
-
-    out = []
-    for record in records:
-        mode = scoring or record.scoring
-        if record.status == "answered":
-            prediction, public = score(record.task, record.response, record.gt, mode)
-            correct = strict_correct(record.task, record.response, record.gt, mode)
-            if (prediction, correct, public, mode) != (record.prediction, record.correct, record.correct_public,
-                                                       record.scoring):
-                update = {"prediction": prediction, "correct": correct, "correct_public": public, "scoring": mode}
-                record = noted(record.model_copy(update=update),
-                               f"re-scored by rejudge.py ({mode} scoring): was {record.prediction!r}")
-        out.append(record)
-    return out
 
 
 def to_ask_again(run: RunFile, records: list, include: frozenset[str]) -> list:
@@ -150,7 +97,7 @@ def to_ask_again(run: RunFile, records: list, include: frozenset[str]) -> list:
             or ("unparsed" in include and unreadable(r))]
 
 
-async def ask_again(run: RunFile, records: list, backend, judge, archive: Path | None, concurrency: int,
+async def ask_again(run: RunFile, records: list, backend, grader, archive: Path | None, concurrency: int,
                     include: frozenset[str] = frozenset()) -> list:
     """One more request for each record to_ask_again picks, through the run's benchmark; attempts add up, the
     record notes what it was, everything else is the new answer's."""
@@ -161,13 +108,13 @@ async def ask_again(run: RunFile, records: list, backend, judge, archive: Path |
     bar = progress_bar(len(items), None)
     try:
         fresh = await run_items(items, backend, semaphore=asyncio.Semaphore(concurrency), policy=RetryPolicy(),
-                                to_record=run.bench.record_maker(spec, prepared, judge), on_record=lambda r: None,
+                                to_record=run.bench.record_maker(spec, prepared, grader), on_record=lambda r: None,
                                 bar=bar)
     finally:
         bar.close()
     by_id = {r.id: r for r in records}
     for record in fresh:
         old = todo[record.id]
-        by_id[record.id] = noted(record.model_copy(update={"attempts": old.attempts + record.attempts}),
-                                 f"re-asked by rerun_nones.py: was {old.status}")
+        by_id[record.id] = record.model_copy(update={"attempts": old.attempts + record.attempts}).with_note(
+            f"re-asked by rerun_nones.py: was {old.status}")
     return list(by_id.values())

@@ -1,4 +1,4 @@
-"""Run folders: responses.jsonl (streamed, one Record per line), config.json and metrics.json."""
+"""Run folders: responses.jsonl (streamed, one record per line), config.json and metrics.json."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from acousticbench.errors import UserError
-from acousticbench.benchmarks.acoustic.records import Record
+from acousticbench.records import RecordBase
 
 RESPONSES, CONFIG, METRICS = "responses.jsonl", "config.json", "metrics.json"
 FINAL_STATUSES = frozenset({"answered", "unparsed", "refused", "truncated"})
@@ -74,7 +74,7 @@ class ResponsesWriter:
         self._fh = path.open("a", encoding="utf-8")
         self.lines: dict[str, str] = {}  # id -> the line written, so the final sorted rewrite serialises nothing again
 
-    def append(self, record: Record) -> None:
+    def append(self, record: RecordBase) -> None:
         line = record.model_dump_json() + "\n"
         self.lines[record.id] = line
         try:
@@ -87,10 +87,10 @@ class ResponsesWriter:
         self._fh.close()
 
 
-def read_records(path: Path, record_type: type = Record) -> list:
+def read_records(path: Path, record_type: type[RecordBase]) -> list:
     """Read responses.jsonl; a half-written last line (from a killed run) is dropped, later duplicates win.
-    `record_type`: the pydantic model of a line (AudioICL runs store EpisodeRecords)."""
-    by_id: dict[str, Record] = {}
+    `record_type`: the pydantic model of a line (its benchmark's record_type)."""
+    by_id: dict[str, RecordBase] = {}
     if not path.exists():
         return []
     try:
@@ -117,7 +117,7 @@ def _first_problem(err: ValidationError) -> str:
     return f"{where}: {first['msg']}" if where else first["msg"]
 
 
-def rewrite_sorted(path: Path, records: list[Record], lines: dict[str, str] | None = None) -> None:
+def rewrite_sorted(path: Path, records: list[RecordBase], lines: dict[str, str] | None = None) -> None:
     """Replace responses.jsonl with one line per question, sorted by id (atomic); `lines` are records' lines
     already serialised (by the writer)."""
     lines = lines or {}

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench import provenance
-from acousticbench.benchmarks import Benchmark, Prepared
+from acousticbench.benchmarks import Benchmark, Grader, Prepared
 from acousticbench.errors import UserError, writable_folder
 from acousticbench.results import (
     CONFIG, RESPONSES, RunLock, latest_run_dir, new_run_dir, read_config, read_records, rewrite_sorted, write_json,
@@ -63,20 +63,21 @@ def command_line() -> str:
     return " ".join(provenance.redacted_argv())
 
 
-def _config(cell: Cell, backend, judge, judge_note: str | None, started: str) -> dict:
+def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
     spec, bench = cell.spec, cell.bench
     config = {"benchmark": bench.name, "spec": spec.to_json(), "settings": spec.settings(),
+              "n_items": len(cell.prepared.items),
               "command": command_line(),
               "backend": backend.provenance(), "harness": provenance.harness(), **cell.prepared.config,
               "started_at": cell.earlier_config.get("started_at", started),
               "resumed_at": [*cell.earlier_config.get("resumed_at", []), *([started] if cell.previous else [])],
               "history": cell.earlier_config.get("history", [])}
-    if bench.uses_judge:
-        config["judge"] = {"requested": spec.judge, **judge.provenance(), "note": judge_note}
+    if grader is not None:  # how the run's labels were obtained (AcousticBench: the judge)
+        config.update(grader.provenance(spec))
     return config
 
 
-def open_run_dir(cell: Cell, backend, judge, judge_note: str | None) -> tuple[Path, list]:
+def open_run_dir(cell: Cell, backend, grader: Grader | None) -> tuple[Path, list]:
     """The run folder (the resumed one with its finished records, or a new one) with config.json written."""
     spec, bench = cell.spec, cell.bench
     if cell.previous is None:
@@ -88,6 +89,6 @@ def open_run_dir(cell: Cell, backend, judge, judge_note: str | None) -> tuple[Pa
         kept = [r for r in read_records(run_dir / RESPONSES, bench.record_type)
                 if r.status in bench.final_statuses and r.id in wanted]
         rewrite_sorted(run_dir / RESPONSES, kept)  # drops a torn last line and the records that are asked again
-    cell.config = _config(cell, backend, judge, judge_note, now())
+    cell.config = _config(cell, backend, grader, now())
     write_json(run_dir / CONFIG, cell.config)
     return run_dir, kept

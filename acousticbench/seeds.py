@@ -41,3 +41,15 @@ def across_seeds(runs: list[tuple[float | None, int, Path | None]]) -> tuple[Int
 def per_seed(runs: list[tuple[int, float | None, int]]) -> list[tuple[int, Interval | None]]:
     """Each seed's own Wilson interval: (seed, interval) in seed order."""
     return [(seed, wilson_interval(round(acc * n), n) if acc is not None else None) for seed, acc, n in sorted(runs)]
+
+
+def interval_of(entries) -> Interval | None:
+    """The 95% interval of a cell's entries (benchmarks/entry.py) over their seeds, clustered by question."""
+    runs = [(e.accuracy, e.n, e.responses or (e.run_dir / "responses.jsonl" if e.run_dir else None)) for e in entries]
+    return across_seeds(runs)[0]
+
+
+def without_errors(entries) -> float | None:
+    """The mean accuracy with errors left out, where any of the runs had errors; None where none had."""
+    known = [e.accuracy_without_errors for e in entries if e.error_rate and e.accuracy_without_errors is not None]
+    return sum(known) / len(known) if known else None

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Label the null answers of finished runs again without asking the model: AcousticBench answers through the LLM
-judge, AudioICL answers scored again (with --scoring, or the scoring they were run with)."""
+"""Label the null answers of finished runs again without asking the model, each through its benchmark's relabeller:
+AcousticBench answers through the LLM judge, AudioICL answers scored again (with --scoring, or the scoring they were
+run with)."""
 from __future__ import annotations
 
 import argparse
@@ -9,33 +10,28 @@ import sys
 from pathlib import Path
 
 from acousticbench.errors import run_command
-from acousticbench.rescore import RunFile, change_line, rejudge, rescore_episodes, save
-from acousticbench.benchmarks.acoustic.spec import DEFAULT_JUDGE_MODEL
+from acousticbench.rescore import RunFile, change_line, save
+from acousticbench.judge.modes import DEFAULT_JUDGE_MODEL
 
 
 async def _rejudge_all(files: list[Path], model: str, endpoint: str | None, scoring: str | None) -> None:
-    from acousticbench.judge import Judge
-
     runs = [RunFile.load(path) for path in files]
-    judge = Judge.create("llm", model, base_url=endpoint) if any(r.bench.uses_judge for r in runs) else None
+    options = {"judge_model": model, "judge_endpoint": endpoint, "scoring": scoring}
+    relabellers = {}  # one per benchmark of the files; made first, so a missing judge key is known before any backup
     try:
+        for run in runs:
+            if run.bench.name not in relabellers:
+                relabellers[run.bench.name] = run.bench.relabeller(options)
         for run in runs:  # every backup written before any judge call
             run.backup()
         for run in runs:
-            await _one(run, judge, model, scoring)
+            relabeller = relabellers[run.bench.name]
+            records = await relabeller.relabel(run.records)
+            save(run, records, relabeller.what)  # judge calls are cached: an interrupted run repeats none it finished
+            print(change_line(str(run.path), run, records))
     finally:
-        if judge is not None:
-            await judge.aclose()
-
-
-async def _one(run: RunFile, judge, model: str, scoring: str | None) -> None:
-    if run.bench.uses_judge:
-        records = await rejudge(run.records, judge)
-    else:
-        records = rescore_episodes(run.records, scoring)
-    what = f"rejudge.py: judged again by {model}" if run.bench.uses_judge else "rejudge.py: scored again"
-    save(run, records, what)  # judge calls are cached: an interrupted run repeats none it finished
-    print(change_line(str(run.path), run, records))
+        for relabeller in relabellers.values():
+            await relabeller.aclose()
 
 
 def main(argv: list[str] | None = None) -> int:

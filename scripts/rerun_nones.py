@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 from acousticbench.errors import UserError, run_command
-from acousticbench.evaluate import make_judge
 from acousticbench.catalog import get_model
 from acousticbench.rescore import RunFile, ask_again, change_line, save, to_ask_again
 
@@ -23,15 +22,15 @@ async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None,
         if not to_ask_again(run, records, include):
             break
         backend = get_model(model).create(endpoint=endpoint)
-        judge = make_judge(run.spec(judge=judge_mode))[0] if run.bench.uses_judge else None
+        grader = run.bench.grader([run.spec(judge=judge_mode)])  # AcousticBench: the A/B judge
         try:
             await backend.open()
-            records = await ask_again(run, records, backend, judge, archive, concurrency or backend.default_concurrency,
+            records = await ask_again(run, records, backend, grader, archive, concurrency or backend.default_concurrency,
                                       include)
         finally:
             await backend.close()
-            if judge is not None:
-                await judge.aclose()
+            if grader is not None:
+                await grader.aclose()
         save(run, records, "rerun_nones.py: asked again")  # after every round: an interrupted rerun keeps the rounds it finished
     print(change_line(str(run.path), run, records))
 

@@ -1,8 +1,10 @@
-"""The package's shape as DESIGN.md fixes it: models/ is a leaf, no import cycles, a backend needs only its own SDK."""
+"""The package's shape as DESIGN.md fixes it: models/ is a leaf, no import cycles, a backend needs only its own SDK,
+and outside acousticbench/benchmarks/ nothing names a benchmark: the face and every tool go through the seam."""
 from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -38,10 +40,104 @@ def imports_of(path: Path, modules: set[str]) -> set[str]:
     return {m for m in found if m in modules}
 
 
+LOADED_BY_NAME = re.compile(r"^(acousticbench(?:\.\w+)+):\w+$")  # "module:Class", imported when first used
+
+
+def loaded_by_name(path: Path, modules: set[str]) -> set[str]:
+    """The harness modules a file loads through "module:Class" strings (the catalog's backends)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            match = LOADED_BY_NAME.match(node.value)
+            if match:
+                assert match.group(1) in modules, f"{path}: {node.value!r} names no module of the harness"
+                found.add(match.group(1))
+    return found
+
+
 @pytest.fixture(scope="module")
 def graph() -> dict[str, set[str]]:
+    """module -> the harness modules it imports, by import statement (at any depth) or by a "module:Class" string."""
     files = {module_name(p): p for p in PACKAGE.rglob("*.py")}
-    return {name: imports_of(path, set(files)) - {name} for name, path in files.items()}
+    # a package that loads its own plugins by name (serve/adapters) is a registry, not an upward import
+    return {name: (imports_of(path, set(files))
+                   | {m for m in loaded_by_name(path, set(files)) if not m.startswith(name + ".")}) - {name}
+            for name, path in files.items()}
+
+
+def test_the_graph_sees_modules_loaded_by_name(graph):
+    assert "acousticbench.benchmarks.oracle" in graph["acousticbench.catalog"]  # the Oracle, loaded when first used
+    assert "acousticbench.models.openai_compat" in graph["acousticbench.catalog"]
+
+
+def outside_benchmarks() -> dict[str, Path]:
+    return {module_name(p): p for p in PACKAGE.rglob("*.py") if "benchmarks" not in p.relative_to(PACKAGE).parts}
+
+
+def benchmark_names() -> set[str]:
+    from acousticbench.benchmarks import BENCHMARKS
+
+    return set(BENCHMARKS)
+
+
+def own_fields() -> set[str]:
+    """The fields of each benchmark's spec and record that the other benchmark's lack: its own."""
+    from dataclasses import fields
+
+    from acousticbench.benchmarks import get_benchmark
+
+    specs, records = [], []
+    for name in benchmark_names():
+        bench = get_benchmark(name)
+        records.append(set(bench.record_type.model_fields))
+        specs.append({f.name for f in fields(type(bench.spec_from_config(_config_of(name))))})
+    shared = set.intersection(*records) | set.intersection(*specs)
+    return (set.union(*records) | set.union(*specs)) - shared
+
+
+def _config_of(name: str) -> dict:
+    spec = {"AcousticBench": {"model": "m", "task": "rad"}, "AudioICL": {"model": "m", "task": "AudioCount", "shots": 1}}
+    return {"spec": {"archive": "archive", "results_dir": "results", **spec[name]}}
+
+
+def test_outside_the_benchmarks_nothing_imports_a_benchmarks_own_module(graph):
+    bad = sorted(f"{m} imports {dep}" for m in outside_benchmarks() for dep in graph[m]
+                 if dep.startswith("acousticbench.benchmarks.") and dep.count(".") > 2)
+    assert not bad, bad
+
+
+def test_outside_the_benchmarks_nothing_compares_with_a_benchmarks_name():
+    names = benchmark_names()
+    bad = []
+    for module, path in outside_benchmarks().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                operands = [node.left, *node.comparators]
+                if any(isinstance(o, ast.Constant) and o.value in names for o in operands):
+                    bad.append(f"{module}:{node.lineno}")
+            elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value in names:
+                bad.append(f"{module}:{node.lineno}")
+    assert not bad, bad
+
+
+def test_outside_the_benchmarks_nothing_probes_for_a_benchmarks_fields():
+    fields = own_fields()
+    assert {"shots", "split", "judge", "gt", "prediction", "chosen"} <= fields  # the finder knows them
+    bad = []
+    for module, path in outside_benchmarks().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("hasattr", "getattr")
+                    and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value in fields):
+                bad.append(f"{module}:{node.lineno} {node.func.id}(..., {node.args[1].value!r})")
+    assert not bad, bad
+
+
+def test_a_string_loaded_backend_is_never_above_the_catalog(graph):
+    """The catalog loads backends by name; each must be a model backend or a seam-level module, never a tool."""
+    for dep in graph["acousticbench.catalog"]:
+        if dep in loaded_by_name(PACKAGE / "catalog.py", set(graph)):
+            assert dep.startswith("acousticbench.models.") or dep.count(".") == 2 and dep.startswith(
+                "acousticbench.benchmarks."), dep
 
 
 def test_models_is_a_leaf(graph):
@@ -139,3 +235,57 @@ def test_a_sweep_starts_the_local_server_once(open_pack, tmp_path):
     assert sorted((c["spec"]["task"], c["spec"]["seed"]) for c in configs) == [("pit", 42), ("pit", 43), ("rad", 42), ("rad", 43)]
     assert len({c["backend"]["server_pid"] for c in configs}) == 1  # one server for the four runs
     assert "Sweep: 4 runs, 4 finished, 0 failed" in out.stdout
+
+
+# the modules that must loop over the registered benchmarks and never name one (the integrator widens this)
+BENCHMARK_FREE = ("acousticbench.leaderboard", "acousticbench.report")
+SEAM = "acousticbench.benchmarks"
+
+
+def _benchmark_free_files() -> dict[str, Path]:
+    return {module_name(p): p for p in PACKAGE.rglob("*.py") if module_name(p).startswith(BENCHMARK_FREE)}
+
+
+def _what_a_benchmark_owns() -> tuple[set[str], set[str]]:
+    """The registered benchmarks' names, and the record fields one benchmark has that the seam does not declare."""
+    from dataclasses import fields
+
+    from acousticbench.benchmarks import BENCHMARKS, AnswerFacts, Entry, get_benchmark
+    from acousticbench.records import RecordBase
+
+    declared = set(RecordBase.model_fields) | {f.name for f in fields(Entry)} | {f.name for f in fields(AnswerFacts)}
+    owned = set().union(*(get_benchmark(name).record_type.model_fields for name in BENCHMARKS)) - declared
+    return set(BENCHMARKS), owned
+
+
+def test_the_leaderboard_and_report_import_only_the_seam(graph):
+    files = _benchmark_free_files()
+    assert {"acousticbench.leaderboard", "acousticbench.report.answers"} <= set(files)
+    bad = sorted(f"{m} imports {dep}" for m in files for dep in graph[m] if dep.startswith(SEAM + "."))
+    loaded = sorted(f"{m} names {node.value}" for m, path in files.items() for node in ast.walk(ast.parse(path.read_text()))
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(SEAM + "."))
+    assert not bad and not loaded, bad + loaded
+
+
+def test_the_leaderboard_and_report_name_no_benchmark_and_probe_none_of_its_fields():
+    names, owned = _what_a_benchmark_owns()
+    assert {"gt", "answer", "shots", "judge"} <= owned  # the check knows what to look for
+    bad = []
+    for module, path in _benchmark_free_files().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in names | owned:
+                bad.append(f"{module}:{node.lineno} says {node.value!r}")
+            elif isinstance(node, ast.Attribute) and node.attr in owned:
+                bad.append(f"{module}:{node.lineno} reads .{node.attr}")
+            elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "hasattr":
+                bad.append(f"{module}:{node.lineno} probes with hasattr")
+    for asset in (PACKAGE / "report" / "assets").iterdir():  # the page's script and styles too
+        bad += [f"{asset.name} says {name!r}" for name in names if name in asset.read_text(encoding="utf-8")]
+    assert not bad, bad
+
+
+def test_the_shared_view_kit_is_ground_floor_and_benchmarks_draw_without_the_report(graph):
+    assert graph["acousticbench.views"] == set()
+    bad = sorted(f"{m} imports {dep}" for m, deps in graph.items() if m.startswith(SEAM)
+                 for dep in deps if dep.startswith(BENCHMARK_FREE))
+    assert not bad, bad

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from acousticbench.leaderboard import collect, reference_entries, table_rows
+from acousticbench.benchmarks.acoustic.leaderboard import table_rows as acoustic_rows
+from acousticbench.leaderboard import collect, model_index, reference_entries
 from acousticbench.stats import wilson_interval
 from report_runs import write_run
 from test_run import run_cli
@@ -35,6 +36,10 @@ def results(tmp_path_factory) -> Path:
         judged_run(root, seed, "rules")
     judged_run(root, 42, "llm")
     return root
+
+
+def table_rows(entries):
+    return acoustic_rows(entries, model_index)
 
 
 def test_rules_and_llm_judged_runs_are_two_named_rows(results):

@@ -57,7 +57,7 @@ def test_ceiling_and_chance_say_why_there_is_no_threshold():
     chance = fit_psychometric({level: (48, 24) for level in range(1, 6)})
     assert chance.threshold is None and "below" in chance.threshold_note and chance.threshold_ci95 is None
     assert chance.threshold_side == "below"
-    from acousticbench.report.figures import threshold_text
+    from acousticbench.benchmarks.acoustic.figures import threshold_text
 
     assert (threshold_text(ceiling), threshold_text(chance)) == ("&gt;5", "&lt;1")  # the table reads the side, not the note
     assert fit_psychometric({1: (10, 9), 2: (10, 7)}) is None  # two levels cannot fix three parameters

@@ -45,7 +45,9 @@ def test_pair_has_equal_length_and_onset_and_never_clips(code):
         trial = make(code, 100 + seed, step, "AB"[seed % 2])
         one, two = trial.clips
         assert one.shape == two.shape and one.ndim == 1
-        assert abs(onset_s(one) - onset_s(two)) < 0.003  # same design onset; the measured one wobbles with the phases
+        if code != "tem":  # tem roves each clip's onset and span apart from the rate (issue 20)
+            # same design onset; the measured one wobbles with the phases (and with cnt's stretched ramps, issue 20)
+            assert abs(onset_s(one) - onset_s(two)) < (0.006 if code == "cnt" else 0.003)
         assert max(np.abs(one).max(), np.abs(two).max()) < 0.95  # no clipping at PCM16 quantisation
 
 
@@ -107,7 +109,8 @@ def test_same_seed_same_samples_and_nuisance_is_roved(code):
     a, b, c = make(code, 7, step), make(code, 7, step), make(code, 8, step)
     assert all(np.array_equal(x, y) for x, y in zip(a.clips, b.clips)) and a.shared == b.shared
     assert not np.array_equal(a.clips[0], c.clips[0]) and a.shared != c.shared
-    onsets = {make(code, seed, step).shared["onset_s"] for seed in range(8)}
+    onsets = {make(code, seed, step).shared.get("onset_s") or make(code, seed, step).clip_params[0]["onset_s"]
+              for seed in range(8)}  # tem draws the onset per clip
     assert len(onsets) >= 6  # onset roved (to the millisecond): no fixed template to learn
 
 

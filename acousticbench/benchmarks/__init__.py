@@ -1,57 +1,149 @@
-"""The Benchmark seam: what a benchmark tells the one run path (acousticbench/evaluate.py) and every tool.
+"""The Benchmark seam: what a benchmark tells the one run path (acousticbench/evaluate.py), the face (cli.py,
+commands.py) and every tool, so that none of them names a benchmark.
 
-A benchmark says what the items of a run are and how each becomes a Prompt (`prepare`), how an item and what came
-back become the record on disk (`record_maker`: the A/B judge for AcousticBench, string scoring for AudioICL), how
-records become metrics, and which settings identify a run (the spec's `settings()`). Everything else (backend
-sessions, run folders, resume, writers, leaderboard, comparison, rerun/rejudge, references) is written once and
-dispatches on the benchmark named in config.json and in every record. A third benchmark is one module here, its
-pack builder, and a line in BENCHMARKS."""
+A benchmark is one package under acousticbench/benchmarks/ with two modules the seam loads: `face` (its flags, its
+--task names, how flags become its run specs, building and verifying its pack; light, read at --help time) and
+`benchmark` (BENCHMARK: what a run's items are and how each becomes a Prompt, how an item and what came back become
+the record on disk, how records become metrics, its grader, its ideal observer, which settings identify a run, and
+how its runs read in the leaderboard and the report: an Entry per run, its tables, its Sections; BenchmarkBase has
+defaults).
+Registering one is a line in BENCHMARKS. Everything else (backend sessions, run folders, resume, writers,
+leaderboard, comparison, rerun/rejudge, references, report) is written once and dispatches on the benchmark named in
+config.json, in every record and in every Prompt."""
 from __future__ import annotations
 
+import argparse
 import importlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Generic, Protocol, TypeVar
 
+from pydantic import BaseModel
+
+from acousticbench.benchmarks.base import BenchmarkBase
+from acousticbench.benchmarks.entry import CSV_HEADER, AnswerFacts, Entry, ModelOrder, Section
 from acousticbench.errors import UserError
-from acousticbench.records import Prompt
+from acousticbench.records import Prompt, RecordBase
 
-# name (as config.json and every record write it) -> module holding BENCHMARK; imported when first used
-BENCHMARKS = {"AcousticBench": "acousticbench.benchmarks.acoustic.benchmark", "AudioICL": "acousticbench.benchmarks.audioicl.benchmark"}
+__all__ = ["BENCHMARKS", "CSV_HEADER", "DEFAULT", "AnswerFacts", "Benchmark", "BenchmarkBase", "Entry", "ModelOrder", "Prepared",
+           "Section", "benchmark_of_config", "benchmark_of_line", "claim_tasks", "faces", "get_benchmark"]
+
+# name (as config.json, every record and every Prompt write it) -> its package; in the order runs and tables list them
+BENCHMARKS = {"AcousticBench": "acousticbench.benchmarks.acoustic", "AudioICL": "acousticbench.benchmarks.audioicl"}
 DEFAULT = "AcousticBench"  # runs written before records named their benchmark
+
+Item = TypeVar("Item")  # a question, an episode: what one request asks (it has an `id`, unique in its run)
+Spec = TypeVar("Spec")  # the frozen settings of one run (RunSpec, ICLRunSpec)
+Rec = TypeVar("Rec", bound=RecordBase)  # one line of responses.jsonl
+Met = TypeVar("Met")  # metrics.json (a pydantic model)
 
 
 @dataclass(frozen=True)
-class Prepared:
+class Prepared(Generic[Item]):
     """A run ready to send: its items with their prompts, checked before any backend starts."""
 
-    items: list[tuple[Any, Prompt]]
+    items: list[tuple[Item, Prompt]]
     notes: tuple[str, ...] = ()  # what the harness changed about every input (padded clips), on each record
     config: dict[str, Any] = field(default_factory=dict)  # the benchmark's part of config.json
 
 
-class Benchmark(Protocol):
+class Grader(Protocol):
+    """What a benchmark's runs of one command share to label answers (AcousticBench: the A/B judge), probed before
+    the first model call and closed after the last."""
+
+    note: str | None  # why labels may be missing (shown after a run with unlabelled answers)
+
+    async def probe(self) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+    def provenance(self, spec: Any) -> dict[str, Any]: ...  # config.json sections, e.g. {"judge": {...}}
+
+
+class Benchmark(Protocol[Item, Spec, Rec, Met]):
     name: str
-    record_type: type  # the pydantic model of a responses.jsonl line (a records.RecordBase)
+    record_type: type[Rec]
     final_statuses: frozenset[str]  # kept by --resume; the rest are asked again
     label_field: str  # what reference comparison and compare_runs match on: "chosen" or "prediction"
-    uses_judge: bool  # whether its records need the A/B judge
+    item_noun: str  # what its items are called in counts: "questions", "episodes"
 
-    def prepare(self, spec: Any, cache: dict) -> Prepared: ...
+    def prepare(self, spec: Spec, cache: dict) -> Prepared[Item]: ...
 
-    def record_maker(self, spec: Any, prepared: Prepared, judge: Any) -> Callable[[Any, Prompt, Any], Awaitable[Any]]: ...
+    def grader(self, specs: list[Spec]) -> Grader | None: ...
 
-    def metrics(self, spec: Any, records: list) -> Any: ...
+    def record_maker(self, spec: Spec, prepared: Prepared[Item],
+                     grader: Grader | None) -> Callable[[Item, Prompt, Any], Awaitable[Rec]]: ...
+
+    def ideal_observer(self, prompt: Prompt) -> str: ...  # the Oracle's answer to one of its prompts
+
+    def warm_up(self) -> None: ...  # slow imports its metrics need, made in a worker thread while requests are out
+
+    def metrics(self, spec: Spec, records: list[Rec]) -> Met: ...
 
     def summary_line(self, result: Any) -> str: ...
 
-    def headline(self, metrics: Any) -> tuple[float | None, int]: ...
+    def headline(self, metrics: Met) -> tuple[float | None, int]: ...
 
-    def scored(self, record: Any) -> bool: ...
+    def scored(self, record: Rec) -> bool: ...
 
-    def spec_from_config(self, config: dict, **overrides: Any) -> Any: ...
+    def spec_from_config(self, config: dict, **overrides: Any) -> Spec: ...
 
     def reference_keys(self) -> tuple[str, ...]: ...
+
+    def relabeller(self, options: dict[str, Any]) -> Any: ...  # rejudge.py: Relabeller (relabel.py of each package)
+
+    def listener_note(self, spec: Spec, channels: int | None) -> dict[str, Any]: ...  # what a listener cannot hear
+
+    # what the leaderboard and the report read (BenchmarkBase has a plain default for each)
+    metrics_type: type[BaseModel]  # the pydantic model of metrics.json
+
+    def n_records(self, config: dict[str, Any]) -> int: ...
+
+    def entry(self, run_dir: Path, config: dict[str, Any], metrics: dict[str, Any]) -> Entry: ...
+
+    def reference_entry(self, summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry: ...
+
+    def variant_label(self, variant: int | None) -> str | None: ...
+
+    def leaderboard_markdown(self, entries: list[Entry], order: ModelOrder) -> str: ...
+
+    def leaderboard_csv(self, entries: list[Entry], order: ModelOrder) -> list[list[str | int]]: ...
+
+    def report_sections(self, entries: list[Entry], records: Mapping[Path, Sequence[RecordBase]],
+                        order: ModelOrder) -> list[Section]: ...
+
+    def answer_facts(self, record: RecordBase) -> AnswerFacts: ...
+
+    def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str: ...
+
+
+class Face(Protocol):
+    """A benchmark's module `face`: its part of run.py, read without importing anything heavy."""
+
+    OWN_FLAGS: tuple[str, ...]  # argparse dests that apply to its runs only (refused when --task names none)
+    FLAGS_HINT: str  # how to add one of its tasks, for that refusal
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def claim_tasks(self, names: list[str]) -> list[str]: ...  # its tasks among --task's names, canonical order
+
+    def task_names(self) -> list[str]: ...  # every name it answers to in --task (for suggestions)
+
+    def task_lines(self) -> list[str]: ...  # --list-tasks
+
+    def specs(self, args: argparse.Namespace, model: str, tasks: list[str], seeds: list[int]) -> list: ...
+
+    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> None: ...  # --build-archive
+
+    def verify_pack(self, root: Path, tasks: list[str] | None, required: bool) -> int | None: ...
+
+    def after_sweep(self, results: list, args: argparse.Namespace) -> None: ...
+
+    def describe_item(self, item: Any) -> str: ...  # a dry run's line tail
+
+    def command(self, args: argparse.Namespace) -> Callable[[], Any] | None: ...  # its own command flag, if given
 
 
 def get_benchmark(name: str | None) -> Benchmark:
@@ -59,11 +151,31 @@ def get_benchmark(name: str | None) -> Benchmark:
     if name not in BENCHMARKS:
         raise UserError(f"unknown benchmark {name!r} (known: {', '.join(BENCHMARKS)}): was this run written by a newer "
                         "harness? Update acousticbench.")
-    return importlib.import_module(BENCHMARKS[name]).BENCHMARK
+    return importlib.import_module(f"{BENCHMARKS[name]}.benchmark").BENCHMARK
+
+
+def faces() -> dict[str, ModuleType]:
+    """name -> the benchmark's face module, in registration order."""
+    return {name: importlib.import_module(f"{package}.face") for name, package in BENCHMARKS.items()}
+
+
+def claim_tasks(task_spec: str) -> dict[str, list[str]]:
+    """--task -> each benchmark's tasks in it (canonical order; a benchmark with none gets []); an empty list or a
+    name no benchmark claims is one line suggesting the closest of every benchmark's names."""
+    from acousticbench.errors import unknown_name
+
+    names = [n.strip() for n in task_spec.split(",") if n.strip()]
+    if not names:
+        raise UserError(f"--task {task_spec!r} names no task (see --list-tasks).")
+    every = faces()
+    for name in names:
+        if not any(face.claim_tasks([name]) for face in every.values()):
+            raise unknown_name("task", name, [n for face in every.values() for n in face.task_names()])
+    return {bench: face.claim_tasks(names) for bench, face in every.items()}
 
 
 def benchmark_of_config(config: dict) -> Benchmark:
-    """The benchmark a run folder's config.json names (runs written before it did are AcousticBench's)."""
+    """The benchmark a run folder's config.json names (runs written before it did are the default benchmark's)."""
     return get_benchmark(config.get("benchmark") or config.get("spec", {}).get("benchmark"))
 
 

@@ -10,7 +10,7 @@ from acousticbench.judge.retirement import retirement_notice
 from acousticbench.judge.rules import RULES_VERSION, extract_choice
 from acousticbench.records import Judgement, Reply, was_cut
 from acousticbench.settings import JUDGE_ENDPOINT
-from acousticbench.benchmarks.acoustic.spec import DEFAULT_JUDGE_MODEL, JudgeMode
+from acousticbench.judge.modes import DEFAULT_JUDGE_MODEL, JudgeMode
 
 __all__ = ["JUDGE_PROMPT_SHA256", "JUDGE_PROMPT_VERSION", "RULES_VERSION", "Judge", "JudgeFailed", "LLMJudge",
            "extract_choice", "judge_reply"]

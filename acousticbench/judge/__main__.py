@@ -12,7 +12,7 @@ from typing import Any
 from acousticbench.errors import AcousticBenchError, UserError
 from acousticbench.judge.jsonl import jsonl_rows
 from acousticbench.records import Reply
-from acousticbench.benchmarks.acoustic.spec import DEFAULT_JUDGE_MODEL
+from acousticbench.judge.modes import DEFAULT_JUDGE_MODEL
 
 # where the raw answer may be: our responses.jsonl, then the public corpora (the unedited text first)
 TEXT_FIELDS = ("response", "full_prediction", "prediction")

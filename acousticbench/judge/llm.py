@@ -16,7 +16,7 @@ from acousticbench.models.chat_wire import retry_after_s, retryable_status
 from acousticbench.records import Judgement
 from acousticbench.retry import RetryPolicy, with_retries
 from acousticbench.settings import JUDGE_ENDPOINT
-from acousticbench.benchmarks.acoustic.spec import DEFAULT_JUDGE_MODEL
+from acousticbench.judge.modes import DEFAULT_JUDGE_MODEL
 
 JUDGE_PROMPT_VERSION = "judge-2"  # judge-2: told when the token limit cut the answer (cache keys changed)
 SYSTEM_PROMPT = """\

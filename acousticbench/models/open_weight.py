@@ -1,5 +1,5 @@
 """The one table of open-weight models: what run.py needs to ask one and what docker_serve.sh needs to serve it.
-models/registry.py makes the run.py models of it; serve/specs.py the container settings."""
+catalog.py makes the run.py models of it; serve/specs.py the container settings."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -23,6 +23,7 @@ class OpenWeight:
     serve_args: tuple[str, ...] = ()  # vLLM: arguments after the repo id
     start_timeout_s: int = 1800  # the first start downloads the weights
     concurrency: int | None = None  # requests in flight by default; None: the backend's (32)
+    channels: int | None = None  # how many audio channels the model hears: 1 (mono), 2, or None (unknown)
 
     @property
     def gpu(self) -> str:
@@ -36,6 +37,10 @@ _ONE_AT_A_TIME = 4
 # memory profile much (it reserves room for that many clips per prompt).
 _VLLM_AUDIO = Limits(audio_items=48, why="the --limit-mm-per-prompt docker_serve.sh starts vLLM with")
 # Qwen2-Audio's Whisper feature extractor takes 30 s windows (chunk_length 30): a longer clip would be cut
+# vLLM 0.32 decodes every audio item with vllm/multimodal/media/audio.py load_audio(..., mono=True): channels averaged
+_VLLM_MONO = 1
+# our transformers server mixes every clip to mono (serve/chat_request.py: samples.mean(axis=1)) before the model
+_SERVER_MONO = 1
 _WHISPER_30S = Limits(audio_items=48, clip_s=30.0, why="Whisper-style 30 s input window; vLLM started for 48 clips")
 
 OPEN_WEIGHT: tuple[OpenWeight, ...] = (
@@ -45,29 +50,30 @@ OPEN_WEIGHT: tuple[OpenWeight, ...] = (
     OpenWeight("Voxtral-Mini-3B", "voxtral_mini_3b", "vllm", "mistralai/Voxtral-Mini-3B-2507", 8009, 16,
                "Mistral Voxtral Mini 3B (mistralai/Voxtral-Mini-3B-2507), vLLM", IMAGES["vllm"],
                Limits(audio_items=5, clip_s=2400.0, over="refuse", why="vLLM issue #22109; 40 min of audio per the model card"),
-               ("--tokenizer_mode", "mistral", "--config_format", "mistral", "--load_format", "mistral")),
+               ("--tokenizer_mode", "mistral", "--config_format", "mistral", "--load_format", "mistral"),
+               channels=_VLLM_MONO),
     OpenWeight("Qwen2-Audio-7B-Instruct", "qwen2_audio_7b_instruct", "vllm", "Qwen/Qwen2-Audio-7B-Instruct", 8010, 24,
-               "Qwen/Qwen2-Audio-7B-Instruct, vLLM", IMAGES["vllm"], _WHISPER_30S),
+               "Qwen/Qwen2-Audio-7B-Instruct, vLLM", IMAGES["vllm"], _WHISPER_30S, channels=_VLLM_MONO),
     OpenWeight("Qwen2.5-Omni-7B", "qwen2_5_omni_7b", "vllm", "Qwen/Qwen2.5-Omni-7B", 8011, 24,
-               "Qwen/Qwen2.5-Omni-7B (thinker, text out), vLLM", IMAGES["vllm"], _VLLM_AUDIO),
+               "Qwen/Qwen2.5-Omni-7B (thinker, text out), vLLM", IMAGES["vllm"], _VLLM_AUDIO, channels=_VLLM_MONO),
     # our prompts stay far under 32k tokens; a shorter context leaves more of the GPU to the KV cache
     OpenWeight("Qwen3-Omni-30B-A3B-Instruct", "qwen3_omni_30b_a3b_instruct", "vllm", "Qwen/Qwen3-Omni-30B-A3B-Instruct",
                8012, 80, "Qwen/Qwen3-Omni-30B-A3B-Instruct (thinker, text out), vLLM", IMAGES["vllm"], _VLLM_AUDIO,
-               ("--max-model-len", "32768"), start_timeout_s=3600),
+               ("--max-model-len", "32768"), start_timeout_s=3600, channels=_VLLM_MONO),
     # kimia_infer takes any number of audio messages; no clip limit is stated, none is assumed
     OpenWeight("Kimi-Audio-7B-Instruct", "kimi_audio_7b_instruct", "transformers", "moonshotai/Kimi-Audio-7B-Instruct",
                8013, 40, "moonshotai/Kimi-Audio-7B-Instruct, our transformers server", IMAGES["kimi"],
-               concurrency=_ONE_AT_A_TIME),
+               concurrency=_ONE_AT_A_TIME, channels=_SERVER_MONO),
     # merged, as the paper did: one audio input, so every prompt's clips become one with 1 s of silence between
     OpenWeight("MiniCPM-o-4.5", "minicpm_o_4_5", "transformers", "openbmb/MiniCPM-o-4_5", 8014, 24,
                "openbmb/MiniCPM-o-4_5, one audio input: clips merged with 1 s of silence", IMAGES["minicpm"],
                Limits(audio_items=1, over="merge", why="one audio input per request, as the paper ran it"),
-               concurrency=_ONE_AT_A_TIME),
+               concurrency=_ONE_AT_A_TIME, channels=_SERVER_MONO),
     # local: runs on this CPU with no GPU, key or container; run.py starts and stops its server itself
     OpenWeight("Tiny-Qwen2-Audio", "tiny_qwen2_audio", "transformers", "(built in code, no download)", 8015, 0,
                "real Qwen2-Audio architecture, small random weights, on our transformers server: "
                "exercises the open-weight path; its answers mean nothing", IMAGES["server"],
                Limits(clip_s=10.0, why="its feature extractor takes 10 s windows (serve/adapters/tiny_qwen2_audio.py)"),
-               start_timeout_s=300),
+               start_timeout_s=300, channels=_SERVER_MONO),
 )
 BY_SERVE_NAME = {m.serve_name: m for m in OPEN_WEIGHT}

@@ -1,5 +1,5 @@
-"""`run.py --report`: one self-contained HTML file of a results folder: the leaderboards, psychometric curves and
-thresholds, AudioICL k-shot curves, diagnostics, and a browser of every answer with its clips and reference."""
+"""`run.py --report`: one self-contained HTML file of a results folder: each benchmark's sections (its leaderboard,
+curves, diagnostics: Benchmark.report_sections), and a browser of every answer with its clips and reference."""
 from __future__ import annotations
 
 import html
@@ -23,8 +23,9 @@ class Built:
 
 def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
                  references: Path | None = None) -> Built:
-    from acousticbench.leaderboard import icl_rows, table_rows
-    from acousticbench.report import figures, page, summaries, tables
+    from acousticbench.benchmarks import get_benchmark
+    from acousticbench.leaderboard import by_benchmark, model_index
+    from acousticbench.report import page
     from acousticbench.report.answers import ClipSources, browser_data
     from acousticbench.report.gather import gather
 
@@ -33,29 +34,9 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
     if not runs:
         raise UserError(f"no finished runs under {', '.join(map(str, results_dirs))}: run a model first "
                         "(python run.py --model Oracle --task rad), or pass the folder that holds the run folders.")
-    by_dir = {run.entry.run_dir: run for run in runs}
-    acoustic = [r.entry for r in runs if r.benchmark != "AudioICL"]
-    icl = [r.entry for r in runs if r.benchmark == "AudioICL"]
-    parts: dict[str, str] = {}
-    if acoustic:
-        tasks, rows = table_rows(acoustic)
-        parts["leaderboard"] = tables.leaderboard(tasks, rows)
-        lora = summaries.lora_rows(tasks, rows)
-        if lora:
-            parts["lora"] = tables.lora(tasks, lora)
-        cells = summaries.psychometric_cells(tasks, rows, by_dir)
-        if cells:
-            parts["psychometric"] = tables.thresholds(tasks, cells) + page.psychometric_grid(cells)
-        diagnostics = summaries.diagnostics_rows(tasks, rows, by_dir)
-        if diagnostics:
-            parts["diagnostics"] = tables.diagnostics(tasks, diagnostics)
-    if icl:
-        rows = icl_rows(icl)
-        series = summaries.kshot_series(rows)
-        models = list(dict.fromkeys(r["model"] for r in rows))
-        parts["audioicl"] = (figures.legend(models) + '<div class="grid">'
-                             + "".join(figures.kshot_panel(t, m, models) for t, m in series.items()) + "</div>"
-                             + tables.audioicl(rows))
+    records = {run.entry.run_dir: run.records for run in runs}
+    sections = [section for name, entries in by_benchmark([r.entry for r in runs])
+                for section in get_benchmark(name).report_sections(entries, records, model_index)]
     clips = ClipSources(out, embed_audio)
     data = browser_data(runs, clips)
     n_records = len(data["records"]["run"])
@@ -63,7 +44,7 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
                 f"written {time.strftime('%Y-%m-%d %H:%M')}. Clips "
                 + ("embedded." if embed_audio else "linked by relative path: keep the archive where it is, or "
                    "rebuild with --embed-audio for a portable file."))
-    text = page.render(parts, data, "AcousticBench report", subtitle)
+    text = page.render(sections, data, "AcousticBench report", subtitle)
     out = Path(out)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)

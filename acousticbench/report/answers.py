@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 from acousticbench.benchmarks import get_benchmark
+from acousticbench.records import RecordBase
 from acousticbench.report.gather import Run
 
 NONE = -1  # a column's "nothing here"
@@ -31,22 +32,18 @@ class _Table:
         return self._index[value]
 
 
-def _label(record: Any) -> str | None:
+def _label(record: RecordBase) -> str | None:
     """The record's answer label, in the field its benchmark names (chosen, prediction)."""
     return getattr(record, get_benchmark(record.benchmark).label_field)
 
 
-def _expected(record: Any) -> str | None:
-    return record.answer if record.benchmark == "AcousticBench" else record.gt
-
-
 def _flips(runs: list[Run]) -> set[tuple]:
-    """(model, task, k, first-N, id) whose label differs between seeds."""
+    """(model, task, variant, first-N, id) whose label differs between seeds."""
     labels: dict[tuple, set] = defaultdict(set)
     for run in runs:
         e = run.entry
         for r in run.records:
-            labels[(e.model, e.task, e.shots, e.split, e.max_samples, e.manifest, r.id)].add(_label(r))
+            labels[(e.model, e.task, e.variant, e.split, e.max_samples, e.manifest, r.id)].add(_label(r))
     return {key for key, seen in labels.items() if len(seen) > 1}
 
 
@@ -83,26 +80,23 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
     texts, clip_table, questions = _Table(), _Table(), _Table()
     flips = _flips(runs)
     columns: dict[str, list] = {name: [] for name in
-                                ("run", "q", "status", "response", "label", "correct", "method", "judge", "error",
+                                ("run", "q", "status", "response", "label", "correct", "method", "by", "error",
                                  "notes", "ref", "flip", "latency")}
     run_rows = []
     for index, run in enumerate(runs):
-        e = run.entry
+        e, bench = run.entry, get_benchmark(run.entry.benchmark)
         run_rows.append({"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "split": e.split,
-                         "shots": e.shots, "dir": str(e.run_dir), "ref": run.reference_file,
-                         "scoring": run.config.get("spec", {}).get("scoring")})
+                         "variant": bench.variant_label(e.variant), "dir": str(e.run_dir), "ref": run.reference_file})
         for r in run.records:
-            clip_ids = tuple(clip_table.add(clips.source(run.audio_root, a)) for a in r.audio)
-            level = r.meta.get("level") if e.benchmark == "AcousticBench" else None
-            q = questions.add((r.id, texts.add(r.prompt), clip_ids, texts.add(_expected(r)), level,
-                               getattr(r, "kind", "scored"), getattr(r, "split", None)))
+            facts = bench.answer_facts(r)
+            clip_ids = tuple(clip_table.add(clips.source(run.audio_root, a)) for a in facts.audio)
+            q = questions.add((r.id, texts.add(facts.prompt), clip_ids, texts.add(facts.truth), facts.level, facts.kind,
+                               facts.split))
             ref = NONE if run.reference is None or r.id not in run.reference else texts.add(run.reference[r.id] or "")
-            judge = getattr(r, "judge", None)
             row = (index, q, texts.add(r.status), texts.add(r.response), texts.add(_label(r)),
-                   NONE if r.correct is None else int(r.correct), texts.add(judge.method if judge else "scorer"),
-                   texts.add(judge.model if judge else getattr(r, "scoring", None)), texts.add(r.error),
-                   texts.add("; ".join(r.notes) or None), ref,
-                   int((e.model, e.task, e.shots, e.split, e.max_samples, e.manifest, r.id) in flips),
+                   NONE if facts.correct is None else int(facts.correct), texts.add(facts.method), texts.add(facts.by),
+                   texts.add(r.error), texts.add("; ".join(r.notes) or None), ref,
+                   int((e.model, e.task, e.variant, e.split, e.max_samples, e.manifest, r.id) in flips),
                    None if r.latency_s is None else round(r.latency_s, 3))
             for name, value in zip(columns, row):
                 columns[name].append(value)

@@ -3,14 +3,13 @@ with its config, metrics and records, and the reference run of the same seed whe
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acousticbench.benchmarks import benchmark_of_config
+from acousticbench.benchmarks import Entry, benchmark_of_config
 from acousticbench.errors import UserError
-from acousticbench.leaderboard import Entry, collect
+from acousticbench.leaderboard import collect
 from acousticbench.results import RESPONSES, read_records
 
 
@@ -37,7 +36,7 @@ def gather(results_dirs: list[Path], references: Path | None) -> list[Run]:
         if not Path(folder).is_dir():
             raise UserError(f"{folder} is not a folder of run folders: pass the results folder (default ./results).")
     entries = sorted(collect([Path(d) for d in results_dirs]),
-                     key=lambda e: (e.benchmark, e.model, e.task, e.shots or 0, e.split, e.seed, str(e.run_dir)))
+                     key=lambda e: (e.benchmark, e.model, e.task, e.variant or 0, e.split, e.seed, str(e.run_dir)))
     return [_read(entry, references) for entry in entries]
 
 
@@ -47,20 +46,7 @@ def _read(entry: Entry, references: Path | None) -> Run:
     records = sorted(read_records(run_dir / RESPONSES, bench.record_type), key=lambda r: r.id)
     spec = bench.spec_from_config(config)
     reference, ref_file = _reference(references, spec, bench.label_field, entry.manifest)
-    return Run(entry, config, metrics, records, _audio_root(config, spec, run_dir), reference, ref_file)
-
-
-def _audio_root(config: dict, spec, run_dir: Path) -> str:
-    """AcousticBench audio is relative to the archive (its absolute path is in config.json); AudioICL's to the
-    episodes' base folder, written relative to where the run was started: tried from here, then beside results/."""
-    absolute = (config.get("archive") or {}).get("absolute_path")
-    if absolute:
-        return absolute
-    base = Path(spec.base)
-    if base.is_absolute() or base.is_dir():
-        return os.path.abspath(base)
-    beside = run_dir.parent.parent / base
-    return os.path.abspath(beside if beside.is_dir() else base)
+    return Run(entry, config, metrics, records, bench.audio_root(config, spec, run_dir), reference, ref_file)
 
 
 def _reference(root: Path | None, spec, label: str, pack: str) -> tuple[dict[str, Any] | None, str | None]:

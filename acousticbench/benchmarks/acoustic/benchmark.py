@@ -3,14 +3,17 @@ from __future__ import annotations
 
 import importlib
 import os
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from acousticbench import provenance
 from acousticbench.benchmarks.acoustic.pack import load_manifest, load_questions, manifest_sha256
 from acousticbench.benchmarks import Prepared
+from acousticbench.benchmarks.acoustic.views import AcousticViews
 from acousticbench.benchmarks.acoustic.trust import check_questions
-from acousticbench.judge import JudgeFailed, judge_reply
+from acousticbench.benchmarks.acoustic.grading import JudgeGrader
+from acousticbench.judge import Judge, JudgeFailed, judge_reply
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
 from acousticbench.records import JUDGE_FAILED, Judgement, JudgeInfo, Prompt, was_cut
 from acousticbench.benchmarks.acoustic.records import Metrics, Question, Record
@@ -78,12 +81,13 @@ def make_record(question: Question, prompt: Prompt, model: str, outcome,
     )
 
 
-class AcousticBenchmark:
+class AcousticBenchmark(AcousticViews):
     name = "AcousticBench"
     record_type = Record
     final_statuses = frozenset({"answered", "unparsed", "refused", "truncated"})  # the same settings cut it again
+    metrics_type = Metrics
     label_field = "chosen"
-    uses_judge = True
+    item_noun = "questions"
 
     def prepare(self, spec: RunSpec, cache: dict) -> Prepared:
         key = (spec.archive, spec.task, spec.split, spec.max_samples)
@@ -101,11 +105,23 @@ class AcousticBenchmark:
         root = os.path.abspath(spec.archive)
         return Prepared([(q, make_prompt(spec, q, root)) for q in questions], (), config)
 
-    def record_maker(self, spec: RunSpec, prepared: Prepared, judge):
+    def grader(self, specs: list[RunSpec]) -> JudgeGrader:
+        """The A/B judge every AcousticBench run of the command shares (made from the first run's judge settings)."""
+        return JudgeGrader.for_specs(specs)
+
+    def record_maker(self, spec: RunSpec, prepared: Prepared[Question], grader: JudgeGrader | None):
+        judge = grader.judge if grader is not None else Judge("rules")
+
         async def to_record(question: Question, prompt: Prompt, outcome) -> Record:
             return make_record(question, prompt, spec.model, outcome, *await judge_outcome(judge, question, outcome))
 
         return to_record
+
+    def relabeller(self, options: dict[str, Any]):
+        """rejudge.py: the LLM judge's reading of every null answer that has text."""
+        from acousticbench.benchmarks.acoustic.relabel import JudgeRelabeller
+
+        return JudgeRelabeller(options)
 
     def warm_up(self) -> None:
         """The psychometric fit's scipy and numpy, imported in a worker thread while questions are out, so a run's end
@@ -117,6 +133,13 @@ class AcousticBenchmark:
         from acousticbench.benchmarks.acoustic.oracle import observe
 
         return observe(prompt)
+
+    def listener_note(self, spec: RunSpec, channels: int | None) -> dict[str, Any]:
+        """{"listener": "mono listener: chance by construction"} for a one-channel listener on a stereo task (dir)."""
+        from acousticbench.benchmarks.acoustic.metrics import listener_note
+
+        note = listener_note(spec.task, channels)
+        return {"listener": note} if note else {}
 
     def metrics(self, spec: RunSpec, records: list[Record]) -> Metrics:
         return compute_metrics(records, spec.model, spec.task, spec.seed)
@@ -145,7 +168,8 @@ class AcousticBenchmark:
         data = {k: v for k, v in config["spec"].items() if k != "benchmark"}
         data["generation"] = GenerationConfig(**data.get("generation") or {})
         data["archive"], data["results_dir"] = Path(data["archive"]), Path(data["results_dir"])
-        return RunSpec(**{**data, **{k: v for k, v in overrides.items() if v is not None}})
+        known = {f.name for f in fields(RunSpec)}  # an override another benchmark's spec has does not apply
+        return RunSpec(**{**data, **{k: v for k, v in overrides.items() if v is not None and k in known}})
 
     def reference_keys(self) -> tuple[str, ...]:
         return ("id", "benchmark", "task", "split", "kind", "model", "seed", "response", "chosen", "answer", "correct",

@@ -8,6 +8,17 @@ from acousticbench.records import JUDGE_FAILED
 from acousticbench.stats import wilson_interval
 from acousticbench.benchmarks.acoustic.records import Diagnostics, Metrics, Record, SliceMetrics
 
+MONO_LISTENER = "mono listener: chance by construction"
+
+
+def listener_note(task: str, channels: int | None) -> str | None:
+    """MONO_LISTENER for a one-clip stereo task (dir: B is the channel mirror of A) asked of a model that hears one
+    channel, where left + right is the same for both answers; None otherwise."""
+    from acousticbench.benchmarks.acoustic.tasks import TASKS
+
+    return MONO_LISTENER if task in TASKS and TASKS[task].clips == 1 and channels == 1 else None
+
+
 def _rate(count: int, n: int) -> float | None:
     return count / n if n else None
 

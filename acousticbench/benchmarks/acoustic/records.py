@@ -144,3 +144,6 @@ class Metrics(Frozen):
     price_usd: float | None = Field(default=None, description="What those tokens cost at models/prices.py's table; "
                                     "null for models without a price.")
     price_basis: str | None = Field(default=None, description="The price used and when it was read, or why none.")
+    listener: str | None = Field(default=None, description="'mono listener: chance by construction' when the task "
+                                 "needs a stereo listener (dir) and the model hears one channel; such a run is left "
+                                 "out of the average across tasks.")

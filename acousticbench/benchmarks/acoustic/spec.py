@@ -5,12 +5,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+from acousticbench.judge.modes import DEFAULT_JUDGE_MODEL, JudgeMode
 from acousticbench.records import DEFAULT_SEED, GenerationConfig
 from acousticbench.settings import safe_name
 
 SplitChoice = Literal["all", "train", "eval"]
-JudgeMode = Literal["auto", "llm", "rules"]
-DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
 
 
 @dataclass(frozen=True)
@@ -48,6 +47,10 @@ class RunSpec:
     def cell(self) -> str:
         """The run's place under a model in reference_trajectories/ and in sweep tables: the task."""
         return self.task
+
+    def reference_fields(self) -> dict[str, Any]:
+        """What a reference summary.json records about the run beyond model and task: nothing more."""
+        return {}
 
     def label(self) -> str:
         return f"{self.model} on {self.task} (seed {self.seed})"

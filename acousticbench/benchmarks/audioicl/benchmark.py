@@ -1,6 +1,7 @@
 """AudioICL-Bench as a Benchmark: k-shot episodes of meta_k{k}.jsonl, scored by string match into EpisodeRecords."""
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from acousticbench.benchmarks.audioicl.prompts import build_prompt, load_alphabe
 from acousticbench.benchmarks.audioicl.record import FINAL_STATUSES, EpisodeRecord, ICLMetrics, icl_metrics, make_episode_record
 from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
 from acousticbench.benchmarks import Prepared
+from acousticbench.benchmarks.audioicl.views import AudioICLViews
 from acousticbench.errors import UserError
 from acousticbench.records import Prompt
 from acousticbench.records import GenerationConfig
@@ -27,12 +29,13 @@ def _pinned(spec: ICLRunSpec, cache: dict) -> dict[str, str] | None:
     return cache[("pinned", root)]
 
 
-class AudioICLBenchmark:
+class AudioICLBenchmark(AudioICLViews):
     name = "AudioICL"
     record_type = EpisodeRecord
     final_statuses = FINAL_STATUSES
+    metrics_type = ICLMetrics
     label_field = "prediction"
-    uses_judge = False
+    item_noun = "episodes"
 
     def prepare(self, spec: ICLRunSpec, cache: dict) -> Prepared:
         """The task's episodes of meta_k{k}.jsonl (first --max-samples), their audio checked, prompts rendered."""
@@ -61,7 +64,21 @@ class AudioICLBenchmark:
                   "prompt_template_sha256": template_sha256(spec.prompt_style), "n_episodes": len(items)}
         return Prepared(items, (PAD_NOTE,) if spec.pad else (), config)
 
-    def record_maker(self, spec: ICLRunSpec, prepared: Prepared, judge):
+    def warm_up(self) -> None:
+        """Nothing slow to import before a run's metrics."""
+        return None
+
+    def grader(self, specs: list[ICLRunSpec]) -> None:
+        """Episodes are scored by string match: no grader to share."""
+        return None
+
+    def relabeller(self, options: dict[str, Any]):
+        """rejudge.py: every answered episode scored again (with options["scoring"], or the one it was run with)."""
+        from acousticbench.benchmarks.audioicl.relabel import ScoreRelabeller
+
+        return ScoreRelabeller(options)
+
+    def record_maker(self, spec: ICLRunSpec, prepared: Prepared, grader):
         async def to_record(episode, prompt, outcome) -> EpisodeRecord:
             return make_episode_record(episode, prompt, spec.model, outcome, shots=spec.shots, scoring=spec.scoring,
                                        base=spec.base, notes=prepared.notes)
@@ -102,7 +119,8 @@ class AudioICLBenchmark:
         data["generation"] = GenerationConfig(**data.get("generation") or {})
         for key in ("archive", "results_dir", "meta_dir", "base_dir", "morse_alphabet"):
             data[key] = None if data.get(key) is None else Path(data[key])
-        return ICLRunSpec(**{**data, **{k: v for k, v in overrides.items() if v is not None}})
+        known = {f.name for f in fields(ICLRunSpec)}  # an override another benchmark's spec has does not apply
+        return ICLRunSpec(**{**data, **{k: v for k, v in overrides.items() if v is not None and k in known}})
 
     def reference_keys(self) -> tuple[str, ...]:
         return ("id", "benchmark", "task", "shots", "model", "seed", "response", "prediction", "gt", "correct", "status",

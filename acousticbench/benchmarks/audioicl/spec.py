@@ -17,6 +17,7 @@ class ICLRunSpec:
     """One (model, task, k, seed) run of AudioICL; the CLI turns flags into a list of these."""
 
     benchmark: ClassVar[str] = "AudioICL"
+    split: ClassVar[str] = "all"  # episodes have no train/eval halves: a run covers the whole task
     model: str
     task: str
     shots: int
@@ -36,6 +37,10 @@ class ICLRunSpec:
     generation: GenerationConfig = field(default_factory=GenerationConfig)
     endpoint: str | None = None
     api_model: str | None = None
+
+    def reference_fields(self) -> dict[str, Any]:
+        """What a reference summary.json records about the run beyond model and task: the k."""
+        return {"shots": self.shots}
 
     @property
     def meta(self) -> Path:

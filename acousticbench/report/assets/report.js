@@ -21,7 +21,7 @@
       .forEach((v) => select.appendChild(el("option", { value: String(v) }, v)));
   }
   options("f-model", RUNS.map((r) => r.model));
-  options("f-task", RUNS.map((r) => r.task + (r.shots ? " k=" + r.shots : "")));
+  options("f-task", RUNS.map((r) => r.task + (r.variant ? " " + r.variant : "")));
   options("f-seed", RUNS.map((r) => r.seed));
   options("f-status", R.status.map((s) => T[s]));
 
@@ -34,7 +34,7 @@
     const correct = $("f-correct").value, flips = $("f-flips").checked, ref = $("f-ref").checked;
     const id = $("f-id").value.trim().toLowerCase();
     const runOk = RUNS.map((r) => (!model || r.model === model) && (!seed || String(r.seed) === seed) &&
-      (!task || r.task + (r.shots ? " k=" + r.shots : "") === task));
+      (!task || r.task + (r.variant ? " " + r.variant : "") === task));
     const statusIndex = status ? T.indexOf(status) : -2;
     const want = correct === "right" ? 1 : correct === "wrong" ? 0 : correct === "none" ? -1 : null;
     const out = new Int32Array(N);
@@ -67,7 +67,7 @@
       const tr = el("tr", { "data-index": String(i) });
       const [word, cls] = cellCorrect(i);
       const ref = R.ref[i] === -1 ? "" : text(R.ref[i]) || "(none)";
-      [q[0], run.model, run.task + (run.shots ? " k=" + run.shots : ""), run.seed, q[4] === null ? "" : q[4],
+      [q[0], run.model, run.task + (run.variant ? " " + run.variant : ""), run.seed, q[4] === null ? "" : q[4],
         text(R.status[i])].forEach((v) => tr.appendChild(el("td", {}, v)));
       tr.appendChild(el("td", { class: "resp", title: text(R.response[i]) || "" }, text(R.response[i]) || "—"));
       tr.appendChild(el("td", {}, text(R.label[i]) || "—"));
@@ -86,7 +86,7 @@
   }
 
   function why(i) {
-    const method = text(R.method[i]), judge = text(R.judge[i]), status = text(R.status[i]);
+    const method = text(R.method[i]), judge = text(R.by[i]), status = text(R.status[i]);
     if (method === "scorer") return `string match of the response against the gold label (${judge || "strict"} scoring)`;
     if (method === "rules") return "the strict rules extractor found one unambiguous commitment in the response";
     if (method === "llm") return `the LLM judge (${judge || "judge model"}) read it; the rules extractor did not commit`;
@@ -99,7 +99,7 @@
     const run = runOf(i), id = question(i)[0], found = [];
     for (let j = 0; j < N; j++) {
       const other = RUNS[R.run[j]];
-      if (other.model === run.model && other.task === run.task && other.shots === run.shots &&
+      if (other.model === run.model && other.task === run.task && other.variant === run.variant &&
           other.split === run.split && Q[R.q[j]][0] === id) found.push(`${other.seed}: ${text(R.label[j]) || "—"}`);
     }
     return found.join(", ");
@@ -109,7 +109,7 @@
     selected = i;
     const run = runOf(i), q = question(i), box = $("detail");
     box.replaceChildren();
-    box.appendChild(el("h3", {}, `${q[0]} · ${run.model} · ${run.task}${run.shots ? " k=" + run.shots : ""} · seed ${run.seed}`));
+    box.appendChild(el("h3", {}, `${q[0]} · ${run.model} · ${run.task}${run.variant ? " " + run.variant : ""} · seed ${run.seed}`));
     box.appendChild(el("div", { class: "note" }, "Prompt"));
     box.appendChild(el("pre", { class: "prompt" }, text(q[1])));
     const clips = el("div", { class: "clips" });

@@ -1,7 +1,8 @@
 """Cheap features an outside auditor reads off one clip without listening for the attribute: level, spectrum, timing, noise floor."""
 # Everything is measured on 5 ms frames; a frame "sounds" when it is within SOUNDING_DB of the loudest frame, and
 # runs of sounding frames, bridged over dips shorter than 25 ms, are the clip's events (scipy.ndimage). The spectrum
-# is Welch's (scipy.signal) over the whole clip. A stereo clip gives one feature dict per channel.
+# is Welch's (scipy.signal) over the whole clip. A stereo clip gives one feature dict per channel, so the
+# left-minus-right of a level feature is the interaural level difference and of onset_s the interaural time cue.
 
 from __future__ import annotations
 
@@ -27,7 +28,15 @@ FEATURES = (
     "floor_db",
     "floor_to_peak_db",
     "silent_fraction",
+    "onset_count",
+    "decay_db_per_s",
 )
+# Level features share a clip's level rove, so the difference of two of them cancels it (overall minus sounding level
+# measures how much of the clip sounds): every such pair is a feature of its own. crest_db and floor_to_peak_db are two
+# of them already.
+ROVED = (*LEVEL, "floor_db")
+PAIRS = tuple(f"{a}-{b}" for i, a in enumerate(ROVED) for b in ROVED[i + 1:]
+              if {a, b} not in ({"peak_db", "rms_db"}, {"peak_db", "floor_db"}))
 
 
 def db_power(power: np.ndarray | float) -> np.ndarray | float:
@@ -60,6 +69,7 @@ def level_features(x: np.ndarray, power: np.ndarray, sounding: np.ndarray) -> di
         "event_mean_db": float(np.mean(event_db)),
         "event_max_db": float(np.max(event_db)),
         "crest_db": peak_db - rms_db,
+        "onset_count": float(count),
     }
 
 
@@ -75,6 +85,15 @@ def spectral_features(x: np.ndarray, sounding_samples: np.ndarray, sr: int) -> d
     }
 
 
+def decay_slope(level: np.ndarray, sounding: np.ndarray) -> float:
+    """dB per second from the loudest frame to the last sounding one (least squares; 0 when under 3 frames)."""
+    start, end = int(np.argmax(level)), int(np.flatnonzero(sounding)[-1])
+    if end - start < 2:
+        return 0.0
+    t = np.arange(start, end + 1) * FRAME_S
+    return float(np.polyfit(t, level[start : end + 1], 1)[0])
+
+
 def timing_features(power: np.ndarray, sounding: np.ndarray, peak_db: float) -> dict[str, float]:
     on = np.flatnonzero(sounding)
     quietest = np.sort(power)[: max(1, int(power.size * FLOOR_SHARE))]
@@ -86,11 +105,12 @@ def timing_features(power: np.ndarray, sounding: np.ndarray, peak_db: float) -> 
         "floor_db": floor_db,
         "floor_to_peak_db": peak_db - floor_db,
         "silent_fraction": 1.0 - on.size / sounding.size,
+        "decay_db_per_s": decay_slope(db_power(power), sounding),
     }
 
 
 def channel_features(x: np.ndarray, sr: int) -> dict[str, float]:
-    """Every feature of FEATURES for one channel of float samples."""
+    """Every feature of FEATURES and PAIRS for one channel of float samples."""
     x = np.asarray(x, dtype=np.float64)
     power = frame_power(x, sr)
     level = db_power(power)
@@ -100,7 +120,8 @@ def channel_features(x: np.ndarray, sr: int) -> dict[str, float]:
     features = level_features(x, power, sounding)
     features |= spectral_features(x, per_sample, sr)
     features |= timing_features(power, sounding, features["peak_db"])
-    return {name: float(features[name]) for name in FEATURES}
+    out = {name: float(features[name]) for name in FEATURES}
+    return out | {pair: out[pair.split("-")[0]] - out[pair.split("-")[1]] for pair in PAIRS}
 
 
 def clip_features(samples: np.ndarray, sr: int) -> list[dict[str, float]]:

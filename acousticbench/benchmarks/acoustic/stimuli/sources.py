@@ -8,6 +8,8 @@ import numpy as np
 from acousticbench.benchmarks.acoustic.stimuli.signal import SR, frames
 
 TOP_HZ = 7000.0  # highest partial; keeps every component well below the 8 kHz Nyquist limit
+BURST_RAMP_S = 0.005  # on/off ramps of a burst: no click, and short enough for a 20 ms burst
+NOISE_PEAK = 3.0  # a noise burst is clipped at 3 sigma (0.3 % of its samples): its peak does not grow with its length
 
 
 def spectral_bump(freqs: np.ndarray, centre_hz: float, width_oct: float) -> np.ndarray:
@@ -65,24 +67,23 @@ def render(timbre: dict[str, Any], n: int, rng: np.random.Generator) -> np.ndarr
 
 
 def roved_event(rng: np.random.Generator) -> dict[str, Any]:
-    """Nuisance parameters of a short percussive event (a struck tone or a noise hit)."""
+    """Nuisance parameters of the short sounds of a train (a tone or a noise band), shared by the clips of a question."""
     return {
         "event": "tone" if rng.random() < 0.5 else "noise",
         "event_hz": round(float(np.exp(rng.uniform(np.log(300), np.log(2500)))), 3),
-        "event_decay_s": round(float(rng.uniform(0.012, 0.03)), 4),
-        "event_s": 0.05,
     }
 
 
-def render_event(params: dict[str, Any], rng: np.random.Generator) -> np.ndarray:
-    """One event: 1 ms attack, exponential decay, a short fade so it ends in silence."""
-    n = frames(params["event_s"])
-    t = np.arange(n) / SR
+def render_burst(params: dict[str, Any], n: int, rng: np.random.Generator, ramp_s: float = BURST_RAMP_S) -> np.ndarray:
+    """One steady burst of `n` samples (a tone or a noise band at params' frequency, peaks clipped), RMS about 1 inside its
+    raised-cosine ramps: how long it lasts is up to the caller, not fixed by a decay."""
     if params["event"] == "tone":
-        carrier = np.sin(2 * np.pi * params["event_hz"] * t + rng.uniform(0, 2 * np.pi))
+        carrier = np.sqrt(2) * np.sin(2 * np.pi * params["event_hz"] * np.arange(n) / SR + rng.uniform(0, 2 * np.pi))
     else:
         carrier = shaped_noise(n, rng, params["event_hz"], 1.0)
-        carrier /= np.sqrt(np.mean(carrier**2)) * np.sqrt(2)
-    attack = np.minimum(1.0, (np.arange(n) + 0.5) / frames(0.001))
-    fade = np.minimum(1.0, (n - np.arange(n) - 0.5) / frames(0.005))
-    return carrier * attack * fade * np.exp(-t / params["event_decay_s"])
+        carrier = np.clip(carrier / np.sqrt(np.mean(carrier**2)), -NOISE_PEAK, NOISE_PEAK)
+    ramp = min(frames(ramp_s), n // 2)
+    rise = 0.5 - 0.5 * np.cos(np.pi * (np.arange(ramp) + 0.5) / ramp)
+    carrier[:ramp] *= rise
+    carrier[n - ramp :] *= rise[::-1]
+    return carrier

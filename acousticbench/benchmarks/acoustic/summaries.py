@@ -1,5 +1,6 @@
-"""The numbers behind the report's tables and figures, from the leaderboard's rows and the runs' records: pooled
-psychometric fits per model and attribute, diagnostics over seeds, the LoRA lift, AudioICL accuracy by k."""
+"""The numbers behind AcousticBench's report tables and figures, from the leaderboard's rows and the runs' metrics:
+psychometric fits per model and attribute over seeds, diagnostics over seeds, the LoRA lift. Seeds are not new
+questions: counts are averaged over seeds, and diagnostics count questions."""
 from __future__ import annotations
 
 import statistics
@@ -8,9 +9,9 @@ from dataclasses import dataclass
 from acousticbench.benchmarks.acoustic.metrics import level_counts
 from acousticbench.stats import wilson_interval
 from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units
+from acousticbench.benchmarks.entry import Entry
 from acousticbench.records import Interval
 from acousticbench.benchmarks.acoustic.records import PsychometricFit
-from acousticbench.report.gather import Run
 
 
 @dataclass(frozen=True)
@@ -25,23 +26,22 @@ class Psychometric:
     seed_thresholds: tuple[float | None, ...] = ()  # each seed's fitted threshold (metrics.json), level units
 
 
-def _runs_of(row: dict, by_dir: dict) -> list[Run]:
-    return [by_dir[e.run_dir] for e in row["entries"] if e.run_dir in by_dir]
+def _runs_of(row: dict, task: str) -> list[Entry]:
+    """The row's finished runs of the task (references have no metrics)."""
+    return [e for e in row["entries"] if e.metrics is not None and e.task == task]
 
 
-def psychometric_cells(tasks: list[str], rows: list[dict], by_dir: dict) -> list[Psychometric]:
-    """A pooled fit per (row, task) with levels (each takes ~0.02-0.1 s)."""
+def psychometric_cells(tasks: list[str], rows: list[dict]) -> list[Psychometric]:
+    """A fit per (row, task) with levels on the counts averaged over seeds (each takes ~0.02-0.1 s)."""
     jobs = []
     for row in rows:
-        runs = _runs_of(row, by_dir)
         for task in tasks:
-            fits = [run.metrics.get("psychometric") or {} for run in runs if run.entry.task == task]
-            counts = level_counts(*(run.metrics.get("by_level") or {} for run in runs if run.entry.task == task))
+            runs = _runs_of(row, task)
+            counts = level_counts(*(e.metrics.get("by_level") or {} for e in runs))
             if counts:
-                seeds = len(fits)
-                mean = {lv: (round(n / seeds), k / seeds) for lv, (n, k) in counts.items()}
-                jobs.append((row["model"] + ("" if row["split"] == "all" else f" ({row['split']})"), task, mean,
-                             fits))
+                fits = [e.metrics.get("psychometric") or {} for e in runs]
+                mean = {lv: (round(n / len(runs)), k / len(runs)) for lv, (n, k) in counts.items()}
+                jobs.append((row["model"] + ("" if row["split"] == "all" else f" ({row['split']})"), task, mean, fits))
     # one after another: a process pool was 5x slower here (each worker's BLAS threads fought over the 2 cores)
     out = []
     for label, task, counts, fits in jobs:
@@ -62,13 +62,13 @@ def _steps(fits: list[dict]) -> tuple[dict[int, float], str | None]:
 DIAGNOSTICS = (("catch_accuracy", "n_catch"), ("identical_p_a", "n_identical"), ("swap_consistency", "n_swap_pairs"))
 
 
-def diagnostics_rows(tasks: list[str], rows: list[dict], by_dir: dict) -> list[dict]:
+def diagnostics_rows(tasks: list[str], rows: list[dict]) -> list[dict]:
     """Per (row, task): each diagnostic's mean over seeds (metrics.json) and the questions behind it (one seed's
     count: the same 25 catch trials asked under three seeds are still 25 questions)."""
     out = []
     for row in rows:
         for task in tasks:
-            diags = [run.metrics.get("diagnostics") or {} for run in _runs_of(row, by_dir) if run.entry.task == task]
+            diags = [e.metrics.get("diagnostics") or {} for e in _runs_of(row, task)]
             if not diags:
                 continue
             cell = {"model": row["model"], "split": row["split"], "task": task, "seeds": len(diags)}
@@ -83,10 +83,10 @@ def diagnostics_rows(tasks: list[str], rows: list[dict], by_dir: dict) -> list[d
 
 def lora_rows(tasks: list[str], rows: list[dict]) -> list[dict]:
     """A finetune '<base>+<adapter>' against its base, both on --split eval with the same questions and pack."""
-    eval_rows = {row["key"]: row for row in rows if row["split"] == "eval"}
+    eval_rows = {(*row["key"], row["identity"]): row for row in rows if row["split"] == "eval"}
     out = []
-    for (model, split, max_samples, manifest), row in eval_rows.items():
-        base = eval_rows.get((model.split("+", 1)[0], split, max_samples, manifest)) if "+" in model else None
+    for (model, split, max_samples, manifest, identity), row in eval_rows.items():
+        base = eval_rows.get((model.split("+", 1)[0], split, max_samples, manifest, identity)) if "+" in model else None
         if base is None:
             continue
         cells = {}
@@ -97,16 +97,3 @@ def lora_rows(tasks: list[str], rows: list[dict]) -> list[dict]:
         out.append({"model": row["model"], "base": base["model"], "cells": cells,
                     "lift": statistics.fmean(lifts) if lifts else None})
     return out
-
-
-def kshot_series(icl_rows: list[dict]) -> dict[str, dict[str, list[tuple[int, float, float, int]]]]:
-    """task -> model -> [(k, mean, std, seeds)] sorted by k: the points of the k-shot curves."""
-    series: dict[str, dict[str, list]] = {}
-    for row in icl_rows:
-        if row["mean_std"]:
-            mean, std = row["mean_std"]
-            series.setdefault(row["task"], {}).setdefault(row["model"], []).append((row["shots"], mean, std, row["seeds"]))
-    for models in series.values():
-        for points in models.values():
-            points.sort()
-    return series

@@ -1,0 +1,107 @@
+"""AcousticBench's part of run.py: its flags, its tasks in --task and --list-tasks, its runs (task x seed), building
+and verifying its pack, and how a dry run shows a question. Imports nothing heavy, so --help stays fast."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from acousticbench.errors import writable_folder
+
+ALL = "all"  # --task all: every AcousticBench task (the default benchmark's)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("AcousticBench (--task pit, rad, ..., or all)")
+    group.add_argument("--split", choices=["all", "train", "eval"], default="all")
+    group.add_argument("--judge", choices=["auto", "llm", "rules"], default="auto",
+                       help="auto: strict rules first, the LLM judge for the rest (rules alone when no judge key is "
+                       "set); llm: the LLM judge for every answer (the paper's setting); rules: no LLM")
+    group.add_argument("--judge-model", default="gpt-4o-mini", help="the LLM judge's model (default gpt-4o-mini)")
+    group.add_argument("--judge-endpoint", help="OpenAI-compatible URL for the judge (default "
+                       "$ACOUSTICBENCH_JUDGE_ENDPOINT, else the OpenAI API)")
+
+
+def claim_tasks(names: list[str]) -> list[str]:
+    """The names of --task that are AcousticBench's, as task codes in canonical order ('all': every task)."""
+    from acousticbench.benchmarks.acoustic.tasks import TASKS
+
+    if ALL in names:
+        return list(TASKS)
+    return list(dict.fromkeys(n for n in names if n in TASKS))
+
+
+def task_names() -> list[str]:
+    from acousticbench.benchmarks.acoustic.tasks import TASKS
+
+    return [*TASKS, ALL]
+
+
+def task_lines() -> list[str]:
+    from acousticbench.benchmarks.acoustic.tasks import TASKS
+
+    lines = []
+    for t in TASKS.values():
+        lines.append(f"{t.code}  {t.title:<14} {t.clips} clip{'s' if t.clips > 1 else ' '}  {t.question}  (A: {t.option_a})")
+        if t.clips == 1:  # B is the channel mirror of A: left + right is the same for both answers
+            lines.append(f"{'':<4}needs a stereo listener: a model that hears mono (--list-models: hears) is at chance "
+                         "by construction, marked so and left out of averages")
+    return lines
+
+
+def specs(args: argparse.Namespace, model: str, tasks: list[str], seeds: list[int]) -> list:
+    from acousticbench.benchmarks.acoustic.spec import RunSpec
+
+    return [RunSpec(model=model, task=task, seed=seed, split=args.split, max_samples=args.max_samples,
+                    concurrency=args.concurrency, archive=args.archive, results_dir=args.results_dir,
+                    judge=args.judge, judge_model=args.judge_model, judge_endpoint=args.judge_endpoint,
+                    resume=args.resume, max_error_rate=args.max_error_rate, endpoint=args.endpoint,
+                    api_model=args.api_model)
+            for task in tasks for seed in seeds]
+
+
+def build_pack(root: Path, zip_path: Path | None, after_another: bool = False) -> None:
+    from acousticbench.benchmarks.acoustic.build import build_open_pack
+    from acousticbench.benchmarks.acoustic.pack import load_manifest
+
+    writable_folder(Path(root).absolute().parent, "the folder of --archive", "--archive")
+    if zip_path:
+        writable_folder(Path(zip_path).absolute().parent, "the folder of --zip", "--zip")
+    digest = build_open_pack(root)
+    n = load_manifest(root)["counts"]["questions"]
+    print(f"Built the open AcousticBench pack: {n} questions in {root} (manifest sha256 {digest[:16]}).")
+
+
+def verify_pack(root: Path, tasks: list[str] | None, required: bool) -> int | None:
+    """--verify-checksums of the given tasks (None: every task in the pack); None when the pack has no AcousticBench
+    part and none was required."""
+    from acousticbench.benchmarks.acoustic.pack import load_manifest
+    from acousticbench.benchmarks.acoustic.verify import pinned_pack_note, verify_checksums
+    from acousticbench.packs.lines import MANIFEST
+
+    if tasks is None and not required and not (Path(root) / MANIFEST).is_file():
+        return None
+    report = verify_checksums(root, list(load_manifest(root).get("tasks", {})) if tasks is None else tasks)
+    for line in report.lines():
+        print(line)
+    note = pinned_pack_note(root)
+    if note:
+        print(note)
+    return 1 if report.failures else 0
+
+
+def describe_item(item) -> str:
+    """A dry run's line for one question: its clips."""
+    return f" [audio: {', '.join(item.audio)}]"
+
+
+# flags that apply to AcousticBench runs only: refused (one line) when --task names none of its tasks
+OWN_FLAGS = ("split",)
+FLAGS_HINT = "add one of its tasks to --task (e.g. --task rad); AudioICL episodes have no splits"
+
+
+def after_sweep(results: list, args) -> None:
+    return None
+
+
+def command(args):
+    return None

@@ -1,0 +1,53 @@
+"""rejudge.py for AcousticBench: the LLM judge reads every null answer that has text again; the model is not asked."""
+from __future__ import annotations
+
+from typing import Any
+
+from acousticbench.benchmarks.acoustic.records import Record
+from acousticbench.judge.modes import DEFAULT_JUDGE_MODEL
+from acousticbench.records import JudgeInfo, Judgement, Reply
+
+
+def relabel(record: Record, judgement: Judgement) -> Record:
+    note = f"re-judged by rejudge.py ({judgement.model or judgement.method}): was {record.status}"
+    return record.model_copy(update={
+        "chosen": judgement.chosen, "status": judgement.status, "error": None,
+        "correct": None if record.answer is None else judgement.chosen == record.answer,
+        "judge": JudgeInfo(method=judgement.method, model=judgement.model),
+    }).with_note(note)
+
+
+class JudgeRelabeller:
+    """One LLM judge (Judge.create("llm", ...)) for every AcousticBench run of the command."""
+
+    def __init__(self, options: dict[str, Any]):
+        """Raises UserError (no key, no endpoint) before any file is touched."""
+        from acousticbench.judge import Judge
+
+        self.model = options.get("judge_model") or DEFAULT_JUDGE_MODEL
+        self.judge = Judge.create("llm", self.model, base_url=options.get("judge_endpoint"))
+        self.judge.check_retirement()  # a retired judge model says so once, before any answer is judged
+
+    @property
+    def what(self) -> str:
+        return f"rejudge.py: judged again by {self.model}"
+
+    async def relabel(self, records: list[Record]) -> list[Record]:
+        from acousticbench.judge import JudgeFailed
+
+        out = []
+        for record in records:
+            # a truncated record stays truncated: a cut reply is never scored, whatever a judge reads in it
+            if record.chosen is None and record.status != "truncated" and record.response and record.response.strip():
+                try:
+                    judgement = await self.judge.judge(record.prompt, Reply(text=record.response,
+                                                                            finish_reason=record.finish_reason))
+                except JudgeFailed:
+                    judgement = None  # no verdict: the record stays as it was
+                out.append(relabel(record, judgement) if judgement else record)
+            else:
+                out.append(record)
+        return out
+
+    async def aclose(self) -> None:
+        await self.judge.aclose()

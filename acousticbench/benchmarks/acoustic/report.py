@@ -1,0 +1,113 @@
+"""AcousticBench's sections of the HTML report: the leaderboard, the LoRA lift, psychometric curves and thresholds,
+and the diagnostics, as tables and figures."""
+from __future__ import annotations
+
+from html import escape
+
+from acousticbench.benchmarks.acoustic import summaries
+from acousticbench.benchmarks.acoustic.figures import psychometric_grid, threshold_text
+from acousticbench.benchmarks.acoustic.leaderboard import table_rows
+from acousticbench.benchmarks.acoustic.summaries import Psychometric
+from acousticbench.benchmarks.entry import Entry, ModelOrder, Section
+from acousticbench.views import html_table, pct
+
+
+def sections(entries: list[Entry], order: ModelOrder) -> list[Section]:
+    """The leaderboard always; the LoRA lift, curves and diagnostics where the runs have them."""
+    tasks, rows = table_rows(entries, order)
+    out = [Section("s-leaderboard", "AcousticBench leaderboard", "The paper's main table: accuracy over scored "
+                   "questions, a null answer counted wrong, mean ± std over seeds (paper: seeds 42-44, "
+                   "<code>--split all</code>).", leaderboard(tasks, rows))]
+    lora_rows = summaries.lora_rows(tasks, rows)
+    if lora_rows:
+        out.append(Section("s-lora", "LoRA lift", "Each finetune <code>&lt;base&gt;+&lt;adapter&gt;</code> against its "
+                           "base, both run with <code>--split eval</code> (the half the adapters were not trained on).",
+                           lora(tasks, lora_rows)))
+    cells = summaries.psychometric_cells(tasks, rows)
+    if cells:
+        out.append(Section("s-psychometric", "Psychometric curves", "Accuracy by difficulty level (Wilson 95% bars), "
+                           "the fitted two-alternative psychometric function (guess rate 0.5, a lapse rate; maximum "
+                           "likelihood), and the difference where it falls to 75% correct, in the task's unit (red dot; "
+                           "bar: parametric-bootstrap 95% interval over questions). Counts averaged over seeds.", thresholds(tasks, cells) + psychometric_grid(cells)))
+    diagnostics_rows = summaries.diagnostics_rows(tasks, rows)
+    if diagnostics_rows:
+        out.append(Section("s-diagnostics", "Diagnostics", "What the accuracy does not show: the ceiling, response "
+                           "bias and position bias.", diagnostics(tasks, diagnostics_rows)))
+    return out
+
+
+def leaderboard(tasks: list[str], rows: list[dict]) -> str:
+    """Model x task: mean ± std over seeds, the 95% interval clustered by question across seeds, the accuracy without
+    errors where a run had any, unparsed, truncated and error rates; the average over the tasks every row ran."""
+    out = []
+    for row in rows:
+        cells = []
+        for task in tasks:
+            cell, ci, clean = row["cells"].get(task), row["interval"].get(task), row["without_errors"].get(task)
+            if not cell:
+                cells.append("-")
+                continue
+            (mean, std), seeds, n = cell
+            interval = f'<small>[{pct(ci.low)}, {pct(ci.high)}]</small>' if ci else ""
+            mark = row["marked"].get(task)
+            note = f' <b class="mono" title="{escape(mark)}: left out of Avg">{escape(mark)}</b>' if mark else ""
+            werr = f'<small class="werr">w/o errors {pct(clean)}</small>' if clean is not None else ""
+            cells.append(f'<span class="num" title="{seeds} seeds, {n} answers">{pct(mean)} ± {pct(std)}</span>'
+                         f"{interval}{werr}{note}")
+        average = pct(row["average"]) + (' <small class="partial">partial</small>' if row["partial"] else "")
+        out.append([escape(row["model"]), row["split"], *cells, average, str(row["seeds"]),
+                    pct(row["parse"]), pct(row["truncated"]), pct(row["error"])])
+    over = ", ".join(rows[0]["average_over"]) if rows else ""
+    header = ["Model", "Split", *tasks, "Avg", "Seeds", "Unparsed %", "Truncated %", "Error %"]
+    return html_table("leaderboard", header, out,
+                      "Accuracy % (mean ± std over seeds; below: 95% interval clustered by question across seeds; "
+                      "'w/o errors': server and judge errors left out). Avg over the tasks every row ran "
+                      f"({over or 'none'}); 'partial': the row lacks some tasks")
+
+
+def lora(tasks: list[str], rows: list[dict]) -> str:
+    out = []
+    for row in rows:
+        cells = [f'{pct(c[0])} <small>vs {pct(c[1])}</small> <b class="{"up" if c[2] >= 0 else "down"}">'
+                 f'{"+" if c[2] >= 0 else ""}{pct(c[2])}</b>' if c else "-" for c in row["cells"].values()]
+        out.append([escape(row["model"]), escape(row["base"]), *cells,
+                    "-" if row["lift"] is None else f'{"+" if row["lift"] >= 0 else ""}{pct(row["lift"])}'])
+    return html_table("lora", ["Finetune", "Base", *tasks, "Avg lift"], out,
+                      "LoRA lift on --split eval: finetune accuracy % vs its base, and the difference in points")
+
+
+def thresholds(tasks: list[str], cells: list[Psychometric]) -> str:
+    """Model x task: the difference (in the task's unit) at which accuracy falls to 75%, with its level and the
+    range of the seeds' own thresholds (interval: parametric bootstrap, 95%, over questions)."""
+    by_row: dict[str, dict[str, str]] = {}
+    for cell in cells:
+        known = [t for t in cell.seed_thresholds if t is not None]
+        spread = f' <small>seeds {min(known):.2f}–{max(known):.2f}</small>' if len(known) > 1 else ""
+        by_row.setdefault(cell.row, {})[cell.task] = threshold_text(cell.fit) + spread
+    out = [[escape(row), *(values.get(t, "-") for t in tasks)] for row, values in by_row.items()]
+    return html_table("thresholds", ["Model", *tasks], out, "Threshold at 75% correct in the task's unit [95% "
+                      "interval] (level; seeds: the range of each seed's own threshold); a smaller difference is "
+                      "better; <: still above 75% at the smallest difference tested; >: below 75% even at the largest")
+
+
+DIAGNOSTIC_TABLES = (
+    ("diag-catch", "catch_accuracy", "n_catch", "Catch-trial accuracy % (the largest differences: the task's practical "
+     "ceiling)"),
+    ("diag-identical", "identical_p_a", "n_identical", "P(chose A) % on identical pairs (50: no response bias)"),
+    ("diag-swap", "swap_consistency", "n_swap_pairs", "Swap consistency % (order-swapped twins whose answer followed "
+     "the swap; 100: no position bias)"),
+)
+
+
+def diagnostics(tasks: list[str], rows: list[dict]) -> str:
+    """A model x task table per diagnostic: the mean over seeds, and (small) the questions behind it."""
+    by_row: dict[tuple[str, str], dict[str, dict]] = {}
+    for r in rows:
+        by_row.setdefault((r["model"], r["split"]), {})[r["task"]] = r
+    html = []
+    for table_id, value, count, caption in DIAGNOSTIC_TABLES:
+        out = [[escape(model), split, *(f'{pct(cells[t][value])}<small>{cells[t][count]} questions</small>'
+                                        if t in cells else "-" for t in tasks)]
+               for (model, split), cells in by_row.items()]
+        html.append(html_table(table_id, ["Model", "Split", *tasks], out, caption + "; mean over seeds"))
+    return "".join(html)

@@ -1,0 +1,46 @@
+"""How AcousticBench's runs are shown: the Benchmark seam's view methods (leaderboard, report sections, the answer
+browser's facts), each handing over to the module that owns it."""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from acousticbench.benchmarks.acoustic import leaderboard
+from acousticbench.benchmarks.base import BenchmarkBase
+from acousticbench.benchmarks.entry import AnswerFacts, Entry, ModelOrder, Section
+from acousticbench.benchmarks.acoustic.records import Record
+from acousticbench.records import RecordBase
+
+
+class AcousticViews(BenchmarkBase):
+    def n_records(self, config: dict[str, Any]) -> int:
+        return config.get("n_questions", 0)
+
+    def entry(self, run_dir: Path, config: dict[str, Any], metrics: dict[str, Any]) -> Entry:
+        return leaderboard.entry(run_dir, config, metrics)
+
+    def reference_entry(self, summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry:
+        return leaderboard.reference_entry(summary, run, records)
+
+    def leaderboard_markdown(self, entries: list[Entry], order: ModelOrder) -> str:
+        return leaderboard.markdown(entries, order)
+
+    def leaderboard_csv(self, entries: list[Entry], order: ModelOrder) -> list[list[str | int]]:
+        return leaderboard.csv_rows(entries, order)
+
+    def report_sections(self, entries: list[Entry], records: Mapping[Path, Sequence[RecordBase]],
+                        order: ModelOrder) -> list[Section]:
+        from acousticbench.benchmarks.acoustic.report import sections  # numpy and the fit: only a report needs them
+
+        return sections(entries, order)
+
+    def answer_facts(self, record: Record) -> AnswerFacts:
+        return AnswerFacts(prompt=record.prompt, audio=record.audio, truth=record.answer, correct=record.correct,
+                           level=record.meta.get("level"), kind=record.kind, split=record.split,
+                           method=record.judge.method, by=record.judge.model)
+
+    def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str:
+        """The archive's absolute path, as config.json recorded it where the run was made."""
+        return (config.get("archive") or {}).get("absolute_path") or os.path.abspath(spec.archive)

@@ -1,0 +1,53 @@
+"""How AudioICL's runs are shown: the Benchmark seam's view methods (leaderboard, report section, the answer
+browser's facts), each handing over to the module that owns it."""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from acousticbench.benchmarks.audioicl import leaderboard
+from acousticbench.benchmarks.audioicl.record import EpisodeRecord
+from acousticbench.benchmarks.base import BenchmarkBase
+from acousticbench.benchmarks.entry import AnswerFacts, Entry, ModelOrder, Section
+from acousticbench.records import RecordBase
+
+
+class AudioICLViews(BenchmarkBase):
+    def n_records(self, config: dict[str, Any]) -> int:
+        return config.get("n_episodes", 0)
+
+    def entry(self, run_dir: Path, config: dict[str, Any], metrics: dict[str, Any]) -> Entry:
+        return leaderboard.entry(run_dir, config, metrics)
+
+    def reference_entry(self, summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry:
+        return leaderboard.reference_entry(summary, run, records)
+
+    def variant_label(self, variant: int | None) -> str | None:
+        return None if variant is None else f"k={variant}"
+
+    def leaderboard_markdown(self, entries: list[Entry], order: ModelOrder) -> str:
+        return leaderboard.markdown(entries, order)
+
+    def leaderboard_csv(self, entries: list[Entry], order: ModelOrder) -> list[list[str | int]]:
+        return leaderboard.csv_rows(entries, order)
+
+    def report_sections(self, entries: list[Entry], records: Mapping[Path, Sequence[RecordBase]],
+                        order: ModelOrder) -> list[Section]:
+        from acousticbench.benchmarks.audioicl.report import sections
+
+        return sections(entries, order)
+
+    def answer_facts(self, record: EpisodeRecord) -> AnswerFacts:
+        return AnswerFacts(prompt=record.prompt, audio=record.audio, truth=record.gt, correct=record.correct,
+                           by=record.scoring)
+
+    def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str:
+        """The episodes' base folder, written relative to where the run was started: tried from here, then beside
+        results/."""
+        base = Path(spec.base)
+        if base.is_absolute() or base.is_dir():
+            return os.path.abspath(base)
+        beside = run_dir.parent.parent / base
+        return os.path.abspath(beside if beside.is_dir() else base)

@@ -1,0 +1,68 @@
+"""What the tools read of a finished run, whatever its benchmark: an Entry per run (the leaderboard's unit), the
+report's Sections, and the facts about one answer the report's answer browser shows."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ModelOrder = Callable[[str], int]  # a model name's place in the registry (as a paper table lists models)
+# the leaderboard CSV's columns: what each row of Benchmark.leaderboard_csv holds, in order ("shots": the variant)
+CSV_HEADER = ("benchmark", "model", "split", "task", "shots", "mean_accuracy", "std_accuracy", "n_seeds", "n_items")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One finished run of one (model, task, variant, seed), or one run of a reference."""
+
+    benchmark: str
+    model: str
+    task: str
+    split: str
+    manifest: str  # the pack the run read: runs of different packs never share a cell
+    seed: int
+    max_samples: int | None
+    n: int  # the items the accuracy is over
+    accuracy: float | None
+    parse_failure_rate: float | None  # answers nobody could read a label from (None: not measured)
+    error_rate: float | None
+    variant: int | None = None  # a setting inside a task that gets its own row or column (a number of shots)
+    run_dir: Path | None = field(default=None, compare=False)  # where it came from (None for references); the report reads it
+    config: dict | None = field(default=None, compare=False, repr=False)  # the run's config.json, parsed (None for references)
+    metrics: dict | None = field(default=None, compare=False, repr=False)  # its metrics.json, parsed, so the report reads neither again
+    identity: tuple[tuple[str, str], ...] = ()  # what else must match for runs to share a cell (identity.py)
+    accuracy_without_errors: float | None = None  # errors (server, judge) left out; the paper's accuracy counts them
+    truncation_rate: float | None = None  # replies cut by the token limit (status truncated), never scored
+    finished_at: str | None = field(default=None, compare=False)  # config.json's finished_at: which run is latest
+    responses: Path | None = field(default=None, compare=False)  # a reference's records (a run's are in run_dir)
+
+    @property
+    def listener(self) -> str | None:
+        """metrics.json's note on what the model could not hear of the task (a mono listener on dir), or None."""
+        return (self.metrics or {}).get("listener")
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of the HTML report; `blurb` and `html` are HTML already, `title` is text."""
+
+    id: str
+    title: str
+    blurb: str
+    html: str
+
+
+@dataclass(frozen=True)
+class AnswerFacts:
+    """One record as the answer browser shows it, in the browser's words rather than the benchmark's fields."""
+
+    prompt: str
+    audio: list[str]  # clip paths as the record has them (relative to the run's audio root, or absolute)
+    truth: str | None  # the correct label; None where no option is correct
+    correct: bool | None
+    level: int | None = None  # the item's difficulty level, where the benchmark has levels
+    kind: str = "scored"
+    split: str | None = None
+    method: str = "scorer"  # how the label was read: a scorer, or the judge's method (rules, llm, none)
+    by: str | None = None  # the judge model, or the scorer's mode
+
