@@ -23,6 +23,12 @@ class ModelEntry:
     extra: str = ""  # the pip extra whose packages the backend imports
     reference_split: str | None = None  # the split its reference trajectories were made on; None: any
     channels: int | None = None  # audio channels the model hears: 1 (mono), 2, or None (unknown, or it does not listen)
+    logprobs: bool = False  # its server returns token logprobs, so --judge logprobs can label its answers
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What its server can give beyond text, for runs that need it (RunSpec.requirements)."""
+        return frozenset({"logprobs"} if self.logprobs else set())
 
     @property
     def hears(self) -> str:
@@ -72,18 +78,23 @@ def _gemini(name: str, api_model: str, description: str) -> ModelEntry:
 
 
 def _served(model: OpenWeight, reference_split: str | None = None) -> ModelEntry:
-    """An open-weight model behind `./scripts/docker_serve.sh SERVE_NAME`; greedy decoding, the run seed passed."""
+    """An open-weight model behind `./scripts/docker_serve.sh SERVE_NAME`; greedy decoding as its server means it,
+    the vendor's turn order and system prompt, the run seed passed."""
+    settings = {"serve_name": model.serve_name, "temperature": 0.0, "limits": model.limits, "system": model.system,
+                "text_first": model.text_first or None, "server": model.server}
     if model.gpu_memory_gb == 0:  # ours, on this CPU: run.py starts and stops its server itself
-        return ModelEntry(model.name, "acousticbench.models.local_server:LocalServer", "local",
-                          'torch and the [hf-server] extra: pip install torch==2.13.0 -e ".[hf-server]"',
-                          model.description, {"serve_name": model.serve_name, "temperature": 0.0, "max_tokens": 32,
-                                              "limits": model.limits}, extra="hf-server", channels=model.channels)
+        needs = ('torch and the [hf-server] extra: pip install torch==2.13.0 -e ".[hf-server]"'
+                 if model.server == "transformers" else
+                 'real vLLM in .venv-vllm (scripts/setup_vllm.sh) and the [hf-server] extra (builds the checkpoint)')
+        settings |= {"max_tokens": 32, "start_wait_s": float(model.start_timeout_s)}
+        return ModelEntry(model.name, "acousticbench.models.local_server:LocalServer", "local", needs,
+                          model.description, {k: v for k, v in settings.items() if v is not None}, extra="hf-server",
+                          logprobs=model.logprobs, channels=model.channels)
     needs = f"{endpoint_variable(model.serve_name)}, printed by ./scripts/docker_serve.sh {model.serve_name} ({model.gpu})"
-    settings = {"serve_name": model.serve_name, "temperature": 0.0, "concurrency": model.concurrency,
-                "limits": model.limits}
+    settings["concurrency"] = model.concurrency
     return ModelEntry(model.name, _SERVED, "open-weight", needs, model.description,
                       {k: v for k, v in settings.items() if v is not None}, extra="api", reference_split=reference_split,
-                      channels=model.channels)
+                      logprobs=model.logprobs, channels=model.channels)
 
 
 MODELS: dict[str, ModelEntry] = {

@@ -81,12 +81,18 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
 
     def command() -> int:
-        from dotenv import load_dotenv
+        from acousticbench.checks import load_env_file
 
-        load_dotenv(override=False)  # real environment variables win
+        load_env_file()  # real environment variables win; a line that cannot be read is named
         return _dispatch(args)
 
     building = args.build_archive or args.extract or _own_command(args) is not None
+    if building:  # a SIGTERM unwinds like Ctrl-C: the staging folder is removed and the workers ended
+        import signal
+
+        from acousticbench.errors import raise_terminated
+
+        signal.signal(signal.SIGTERM, raise_terminated)
     interrupted = ("nothing half-built is left in place; run the same command again." if building else
                    "finished answers are saved; run the same command with --resume to continue.")
     return run_command(command, interrupted=interrupted)
@@ -117,6 +123,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         raise UserError("nothing to do: pass --model NAME to run (see --list-models), or a command such as --verify-checksums.")
     if args.reference_tolerance is not None and not 0 <= args.reference_tolerance <= 100:
         raise UserError(f"--reference-tolerance is a percentage from 0 to 100, got {args.reference_tolerance}.")
+    _check_settings(args)
     check = commands.ReferenceCheck(args.references, args.reference_tolerance) if args.compare_reference else None
     return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check, args=args)
 
@@ -143,6 +150,19 @@ def split_tasks(args: argparse.Namespace) -> dict[str, list[str]]:
     return claimed
 
 
+def _check_settings(args: argparse.Namespace) -> None:
+    """Seeds, URLs and keys that no backend could use are one line now, before any server is asked."""
+    from acousticbench import checks
+
+    for seed in (args.seed or []) + (args.seeds or []):
+        checks.check_seed(seed)
+    for flag, value in (("--endpoint", args.endpoint), ("--judge-endpoint", args.judge_endpoint)):
+        for url in (value or "").split(","):
+            if url.strip():
+                checks.check_url(url.strip(), flag)
+    checks.check_environment()
+
+
 def specs_from_args(args: argparse.Namespace) -> list:
     """Every run of the command: for each model, each benchmark's runs in registration order (AcousticBench: task x
     seed; AudioICL: task x k x seed). A sweep of one model or of several is the same list."""
@@ -160,5 +180,11 @@ def specs_from_args(args: argparse.Namespace) -> list:
     tasks = split_tasks(args)
     seeds = list(dict.fromkeys((args.seed or []) + (args.seeds or []))) or [DEFAULT_SEED]
     every = faces()
-    return [spec for model in models for bench, face in every.items() if tasks[bench]
-            for spec in face.specs(args, model, tasks[bench], seeds)]
+    specs = [spec for model in models for bench, face in every.items() if tasks[bench]
+             for spec in face.specs(args, model, tasks[bench], seeds)]
+    for spec in specs:  # what a run needs of its model's server (AcousticBench's --judge logprobs: token logprobs)
+        entry = get_model(spec.model, args.archive)
+        for capability, why in getattr(spec, "requirements", dict)().items():
+            if capability not in entry.capabilities:
+                raise UserError(why.format(model=spec.model))
+    return specs

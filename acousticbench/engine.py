@@ -49,14 +49,17 @@ class ErrorBudget:
 
     def __init__(self, max_rate: float):
         self.max_rate, self.done, self.errors = max_rate, 0, 0
+        self.last_error: str | None = None  # the check may fire on a record that succeeded: name the last failure
 
     def count(self, record: Any) -> None:
         self.done += 1
-        self.errors += record.status == "error"
+        if record.status == "error":
+            self.errors += 1
+            self.last_error = record.error or self.last_error
         if self.max_rate < 1.0 and self.done >= self.MIN_RECORDS and self.errors and wilson_interval(self.errors, self.done, self.Z).low > self.max_rate:
             raise RunAborted(
                 f"{self.errors} of {self.done} questions failed, so the error rate is over --max-error-rate "
-                f"{self.max_rate:.0%} (99.9% confident); last error: {record.error}"
+                f"{self.max_rate:.0%} (99.9% confident); last error: {self.last_error}"
             )
 
 

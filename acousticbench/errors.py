@@ -43,6 +43,14 @@ def unknown_name(kind: str, name: str, known: list[str]) -> UserError:
     return UserError(f"unknown {kind} {name!r}.{hint} Known: {', '.join(known)}.")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where a build must clean up (its staging folder, its workers) before it exits."""
+
+
+def raise_terminated(signum, frame) -> None:
+    raise Terminated()
+
+
 def run_command(command, *, interrupted: str) -> int:
     """Run a command-line entry point: a harness error prints its one line (exit 2 for user errors), Ctrl-C
     prints `interrupted` (what was kept, how to go on) and gives 130."""
@@ -56,9 +64,9 @@ def run_command(command, *, interrupted: str) -> int:
     except OSError as err:  # a full disk, a read-only folder: one line naming the file, never a chained traceback
         print(f"error: {os_error_line(err)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         print(f"\ninterrupted: {interrupted}", file=sys.stderr)
-        return 130
+        return 143 if isinstance(err, Terminated) else 130  # 128 + the signal, as a shell reports it
 
 
 def os_error_line(err: OSError) -> str:

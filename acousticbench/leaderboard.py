@@ -47,16 +47,30 @@ def run_entry(run_dir: Path) -> Entry | None:
 
 
 def reference_entries(root: Path) -> list[Entry]:
-    """An entry per run of every reference folder (summary.json and its run files) under `root`."""
+    """An entry per run of every reference folder (summary.json and its run files) under `root`; a damaged one is one
+    line naming it."""
+    from acousticbench.reference import load_summary, read_reference
+
     entries = []
     for summary_path in sorted(root.rglob("summary.json")):
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        summary = load_summary(summary_path.parent)
         bench = get_benchmark(summary.get("benchmark"))
         for run in summary["runs"]:
-            records = [json.loads(line) for line in (summary_path.parent / run["file"]).read_text().splitlines() if line]
+            records = list(read_reference(summary_path.parent / run["file"]).values())
             entries.append(dataclasses.replace(bench.reference_entry(summary, run, records),
                                                responses=summary_path.parent / run["file"]))
     return entries
+
+
+def _identity(e: Entry) -> tuple:
+    return e.benchmark, e.model, e.task, e.variant, e.split, e.manifest, e.max_samples, e.seed
+
+
+def with_references(entries: list[Entry], references: list[Entry]) -> list[Entry]:
+    """The runs and the references, each run once: a run promoted into the references (the same model, task, split,
+    pack, questions and seed) is the run folder's entry, not a second one."""
+    seen = {_identity(e) for e in entries}
+    return entries + [r for r in references if _identity(r) not in seen]
 
 
 def collect(results_dirs: list[Path]) -> list[Entry]:
@@ -67,8 +81,7 @@ def collect(results_dirs: list[Path]) -> list[Entry]:
         for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and (p / CONFIG).is_file()):
             entry = run_entry(run_dir)
             if entry:
-                key = (entry.benchmark, entry.model, entry.identity, entry.task, entry.variant, entry.split,
-                       entry.manifest, entry.max_samples, entry.seed)
+                key = (*_identity(entry), entry.identity)  # runs judged or served differently stay apart
                 if key not in latest or _finish_order(entry) >= _finish_order(latest[key]):
                     latest[key] = entry
     return list(latest.values())

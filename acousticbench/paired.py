@@ -57,21 +57,22 @@ def _label(chosen: str | None) -> str:
     return "null" if chosen is None else chosen
 
 
-def load_run(path: Path) -> tuple[list, Benchmark]:
-    """A run folder or its responses.jsonl, with its benchmark (from config.json beside it, else its records)."""
+def load_run(path: Path, torn: list | None = None) -> tuple[list, Benchmark]:
+    """A run folder or its responses.jsonl, with its benchmark (from config.json beside it, else its records); a last
+    line a crash cut is collected in `torn` (readers.TornLine) for the caller to name."""
     file = path / RESPONSES if path.is_dir() else path
     if not file.is_file():
         raise UserError(f"{path} is not a run folder or a responses.jsonl file.")
     if (file.parent / CONFIG).is_file():
         bench = benchmark_of_config(read_config(file.parent))
-        return read_records(file, bench.record_type), bench
+        return read_records(file, bench.record_type, torn), bench
     try:  # a responses.jsonl on its own: its first record names its benchmark
         first = json.loads(next((line for line in file.read_bytes().splitlines() if line.strip()), b"{}"))
         bench = benchmark_of_line(first)
     except (ValueError, AttributeError) as err:
         raise UserError(f"{file} is not a run's responses.jsonl ({type(err).__name__}): pass a run folder or its "
                         "responses.jsonl.") from None
-    return read_records(file, bench.record_type), bench
+    return read_records(file, bench.record_type, torn), bench
 
 
 def compare_runs(a: list, b: list, bench: Benchmark | None = None) -> PairedComparison:

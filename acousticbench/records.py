@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 DEFAULT_SEED = 42  # the run seed when none is given
 
 Choice = Literal["A", "B"]
-JudgeMethod = Literal["rules", "llm", "none"]
+JudgeMethod = Literal["rules", "llm", "logprobs", "none"]
 JUDGE_FAILED = "judge failed"  # how a record's error starts when the LLM judge gave no verdict (its cause: 'judge')
 # finish reasons that mean the token limit cut the reply: OpenAI and vLLM "length", Gemini MAX_TOKENS
 CUT_FINISH = frozenset({"length", "max_tokens", "MAX_TOKENS"})
@@ -67,6 +67,9 @@ class Reply(Frozen):
     finish_reason: str | None = Field(default=None, description="Why generation stopped, as the backend says it "
                                       "('stop', 'length', Gemini's 'MAX_TOKENS'); null where a backend gives none.")
     notes: list[str] = Field(default_factory=list, description="What the backend changed about the input, e.g. merged clips.")
+    first_token_logprobs: dict[str, float] | None = Field(default=None, description="The first generated token's "
+                                                          "most likely alternatives, {token text: logprob}, where the "
+                                                          "server was asked for them (--judge logprobs).")
 
 
 class Judgement(Frozen):
@@ -74,8 +77,12 @@ class Judgement(Frozen):
 
     chosen: Choice | None
     status: Literal["answered", "unparsed", "refused", "truncated"]
-    method: JudgeMethod = Field(description="rules: the strict extractor committed; llm: the judge model did; none: nobody did.")
+    method: JudgeMethod = Field(description="rules: the strict extractor committed; llm: the judge model did; "
+                                "logprobs: P(A) against P(B) as the first token; none: nobody did.")
     model: str | None = Field(default=None, description="The judge model, when method is 'llm'.")
+    logprobs: dict[str, float | None] | None = Field(default=None, description="method logprobs: the log probability "
+                                                     "of 'A' and of 'B' as the first token (null: not among the "
+                                                     "server's top alternatives).")
 
 
 class JudgeInfo(Frozen):

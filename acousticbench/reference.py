@@ -7,7 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from acousticbench.errors import UserError
+from acousticbench.readers import read_json, read_jsonl
 from acousticbench.records import RecordBase
 from acousticbench.results import CONFIG, RESPONSES, read_config, read_records, write_json
 from acousticbench.settings import safe_name
@@ -46,12 +49,31 @@ class Comparison:
                 "accuracy_reference": self.accuracy_reference, "accuracy_difference": diff, "note": self.note}
 
 
+class _SummaryRun(BaseModel):
+    seed: int
+    file: str = Field(pattern=r"^[^/\\]+\.jsonl$")  # a file beside summary.json, never a path elsewhere
+
+
+class _Summary(BaseModel):
+    runs: list[_SummaryRun]
+    split: str
+    archive_manifest_sha256: str
+
+
+class _ReferenceLine(BaseModel):
+    id: str
+
+
+_FIX = "restore it (git checkout reference_trajectories/) or promote the runs again with --promote-reference"
+
+
 def load_summary(folder: Path) -> dict[str, Any]:
-    path = folder / SUMMARY
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
-        raise UserError(f"cannot read {path} ({err}): restore it or promote the runs again.") from None
+    return read_json(folder / SUMMARY, "the reference summary", _FIX, _Summary)
+
+
+def read_reference(path: Path) -> dict[str, dict]:
+    """A reference run's records by id; a damaged or cut line is one line naming it (known before the run starts)."""
+    return {r["id"]: r for r in read_jsonl(path, "the reference run", _FIX, _ReferenceLine)}
 
 
 def reference_file(root: Path, model: str, task: str, seed: int) -> Path:
@@ -68,6 +90,7 @@ def reference_file(root: Path, model: str, task: str, seed: int) -> Path:
     runs = load_summary(folder)["runs"]
     for run in runs:
         if run["seed"] == seed:
+            read_reference(folder / run["file"])  # a damaged reference is found now, not after the run was paid for
             return folder / run["file"]
     raise UserError(f"no reference for {model} on {task} with seed {seed}: references exist for seeds "
                     f"{', '.join(str(r['seed']) for r in runs)}.")
@@ -86,7 +109,7 @@ def _get(record: RecordBase | dict, key: str):
 def compare_to_reference(records: list, path: Path, run_split: str, label: str = "chosen") -> Comparison:
     """Match item by item on `label` (the chosen option; an AudioICL episode's prediction), over the items the run
     covered."""
-    reference = {r["id"]: r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line)}
+    reference = read_reference(path)
     shared = [r for r in records if r.id in reference]
     ref_splits = {r.get("split", "all") for r in reference.values()}
     note = None

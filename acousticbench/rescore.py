@@ -27,6 +27,7 @@ class RunFile:
     config: dict
     bench: Benchmark
     records: list
+    torn: tuple = ()  # readers.TornLine: a last line a crash cut, whose question must be asked again, never dropped
 
     @classmethod
     def load(cls, path: Path) -> "RunFile":
@@ -36,7 +37,13 @@ class RunFile:
             raise UserError(f"{path} is not the responses.jsonl of a run folder (with its config.json beside it).")
         config = read_config(path.parent)
         bench = benchmark_of_config(config)
-        return cls(path, config, bench, read_records(path, bench.record_type))
+        torn: list = []
+        records = read_records(path, bench.record_type, torn)
+        for line in torn:
+            if line.item_id is None:
+                raise UserError(f"{line.describe()} and names no question: run `python run.py ... --resume` on that "
+                                "run to ask it again; nothing was changed.")
+        return cls(path, config, bench, records, tuple(torn))
 
     def backup(self) -> Path:
         """Keep the first original beside the file, before any model or judge call (a folder that cannot take it
@@ -103,8 +110,10 @@ async def ask_again(run: RunFile, records: list, backend, grader, archive: Path 
     record notes what it was, everything else is the new answer's."""
     spec = run.spec(archive=archive)
     todo = {r.id: r for r in to_ask_again(run, records, include)}
+    have = {r.id for r in records}
+    cut = {line.item_id for line in run.torn} - have  # a line a crash cut: its question is asked again, not dropped
     prepared = run.bench.prepare(spec, {})
-    items = [item for item in prepared.items if item[0].id in todo]
+    items = [item for item in prepared.items if item[0].id in todo or item[0].id in cut]
     bar = progress_bar(len(items), None)
     try:
         fresh = await run_items(items, backend, semaphore=asyncio.Semaphore(concurrency), policy=RetryPolicy(),
@@ -114,7 +123,8 @@ async def ask_again(run: RunFile, records: list, backend, grader, archive: Path 
         bar.close()
     by_id = {r.id: r for r in records}
     for record in fresh:
-        old = todo[record.id]
-        by_id[record.id] = record.model_copy(update={"attempts": old.attempts + record.attempts}).with_note(
-            f"re-asked by rerun_nones.py: was {old.status}")
+        old = todo.get(record.id)
+        was = old.status if old else "a line cut short by a crash"
+        by_id[record.id] = record.model_copy(update={"attempts": (old.attempts if old else 0) + record.attempts}).with_note(
+            f"re-asked by rerun_nones.py: was {was}")
     return list(by_id.values())

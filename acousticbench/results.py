@@ -87,8 +87,9 @@ class ResponsesWriter:
         self._fh.close()
 
 
-def read_records(path: Path, record_type: type[RecordBase]) -> list:
-    """Read responses.jsonl; a half-written last line (from a killed run) is dropped, later duplicates win.
+def read_records(path: Path, record_type: type[RecordBase], torn: list | None = None) -> list:
+    """Read responses.jsonl; a half-written last line (from a killed run) is dropped (--resume asks it again), or
+    collected in `torn` as a readers.TornLine for a caller that must not lose it; later duplicates win.
     `record_type`: the pydantic model of a line (its benchmark's record_type)."""
     by_id: dict[str, RecordBase] = {}
     if not path.exists():
@@ -104,6 +105,10 @@ def read_records(path: Path, record_type: type[RecordBase]) -> list:
             record = record_type.model_validate_json(line)
         except ValidationError as err:
             if lineno >= len(lines) - 1:  # only the last line may be torn by a kill
+                if torn is not None:
+                    from acousticbench.readers import TornLine, item_id_of
+
+                    torn.append(TornLine(path, lineno, item_id_of(line)))
                 continue
             raise UserError(f"{path}:{lineno}: not a valid {record_type.__name__} ({_first_problem(err)}); restore "
                             f"the file from {path.name}.orig if there is one, or rerun that run.") from None

@@ -42,3 +42,15 @@ def cache_dir():
 def safe_name(name: str) -> str:
     """A display name made safe for a folder name (slashes and spaces become '_')."""
     return re.sub(r"[^A-Za-z0-9._+-]", "_", name)
+
+
+VLLM_VENV = "ACOUSTICBENCH_VLLM_VENV"
+
+
+def vllm_venv():
+    """The virtual environment with real vLLM that scripts/setup_vllm.sh makes: $ACOUSTICBENCH_VLLM_VENV, else
+    .venv-vllm in the repository root."""
+    from pathlib import Path
+
+    root = os.environ.get(VLLM_VENV)
+    return Path(root).expanduser() if root else Path(__file__).resolve().parents[1] / ".venv-vllm"

@@ -16,7 +16,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("run_b", type=Path, help="run folder or responses.jsonl")
     args = parser.parse_args(argv)
     try:
-        (a, bench_a), (b, bench_b) = load_run(args.run_a), load_run(args.run_b)
+        torn: list = []
+        (a, bench_a), (b, bench_b) = load_run(args.run_a, torn), load_run(args.run_b, torn)
         if bench_a.name != bench_b.name:
             raise UserError(f"{args.run_a} is a {bench_a.name} run and {args.run_b} a {bench_b.name} run: compare runs "
                             "of the same benchmark and task.")
@@ -24,6 +25,9 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    for line in torn:  # said, never skipped silently
+        print(f"note: {line.describe()}; compared without it (run.py --resume on that run asks it again).",
+              file=sys.stderr)
     print("\n".join(result.lines(str(args.run_a), str(args.run_b))))
     return 0
 

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from acousticbench.leaderboard import collect, markdown, reference_entries, to_csv
+from acousticbench.errors import UserError
+from acousticbench.leaderboard import collect, markdown, reference_entries, to_csv, with_references
 from acousticbench.reference import default_root
 
 
@@ -24,7 +25,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     entries = collect(dirs)
     if args.references:
-        entries += reference_entries(default_root() if args.references is True else Path(args.references))
+        try:
+            refs = reference_entries(default_root() if args.references is True else Path(args.references))
+        except UserError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        entries = with_references(entries, refs)  # a run that is also a reference counts once
     if not entries:
         print("error: no finished runs found.", file=sys.stderr)
         return 2

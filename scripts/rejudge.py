@@ -9,13 +9,21 @@ import asyncio
 import sys
 from pathlib import Path
 
-from acousticbench.errors import run_command
+from acousticbench.errors import UserError, run_command
 from acousticbench.rescore import RunFile, change_line, save
 from acousticbench.judge.modes import DEFAULT_JUDGE_MODEL
 
 
 async def _rejudge_all(files: list[Path], model: str, endpoint: str | None, scoring: str | None) -> None:
+    from acousticbench import checks
+
+    checks.check_environment()  # a key or URL the judge could not use: one line before any file is touched
+    if endpoint:
+        checks.check_url(endpoint, "--judge-endpoint")
     runs = [RunFile.load(path) for path in files]
+    for line in (line for run in runs for line in run.torn):  # judging the rest would drop that question
+        raise UserError(f"{line.describe()}: ask it again first with scripts/rerun_nones.py (or run.py --resume), "
+                        "then rejudge; nothing was changed.")
     options = {"judge_model": model, "judge_endpoint": endpoint, "scoring": scoring}
     relabellers = {}  # one per benchmark of the files; made first, so a missing judge key is known before any backup
     try:

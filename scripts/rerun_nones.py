@@ -18,9 +18,11 @@ from acousticbench.rescore import RunFile, ask_again, change_line, save, to_ask_
 async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None, archive: Path | None,
                  judge_mode: str, endpoint: str | None, include: frozenset[str]) -> None:
     records = run.records
+    cut = bool(run.torn)  # asked in the first round with the rest
     for _ in range(rounds):
-        if not to_ask_again(run, records, include):
+        if not to_ask_again(run, records, include) and not cut:
             break
+        cut = False
         backend = get_model(model).create(endpoint=endpoint)
         grader = run.bench.grader([run.spec(judge=judge_mode)])  # AcousticBench: the A/B judge
         try:
@@ -63,6 +65,12 @@ def main(argv: list[str] | None = None) -> int:
 def _rerun_all(args: argparse.Namespace) -> int:
     if args.max_retries < 1 or (args.concurrency is not None and args.concurrency < 1):
         raise UserError("--max-retries and --concurrency must be 1 or more.")
+    from acousticbench import checks
+
+    checks.check_environment()  # a key or URL no backend could use: one line before any file is touched
+    for url in (args.endpoint or "").split(","):
+        if url.strip():
+            checks.check_url(url.strip(), "--endpoint")
     include = frozenset(s.strip() for s in args.include.split(",") if s.strip())
     if include - {"refused", "unparsed"}:
         raise UserError(f"--include takes refused and/or unparsed, got {args.include!r}.")
@@ -73,6 +81,8 @@ def _rerun_all(args: argparse.Namespace) -> int:
             raise UserError(f"{run.path} holds answers of {run.config['spec']['model']}, not {args.model}.")
         _archive(run, args.archive)
         run.backup()
+    for line in (line for run in runs for line in run.torn):
+        print(f"note: {line.describe()}: it is asked again (the backup keeps the file as it was).", file=sys.stderr)
     for run in runs:
         asyncio.run(_rerun(run, args.model, args.max_retries, args.concurrency, _archive(run, args.archive),
                            args.judge, args.endpoint, include))

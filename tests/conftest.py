@@ -43,3 +43,20 @@ def home(tmp_path, monkeypatch):
     (tmp_path / ".cache" / "huggingface" / "token").write_text(HF_TOKEN + "\n")
     monkeypatch.setenv("HOME", str(tmp_path))
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def vllm_server():
+    """Real vLLM (from .venv-vllm) serving the tiny checkpoint, started once per test session by the harness's own
+    LocalServer (start-up takes 25-40 s, more on a loaded machine); the backend object, its server up at roots[0]."""
+    import asyncio
+
+    from acousticbench.catalog import get_model
+    from acousticbench.settings import vllm_venv
+
+    if not (vllm_venv() / "bin" / "python").is_file():
+        pytest.skip(f"no real vLLM in {vllm_venv()}: scripts/setup_vllm.sh installs it")
+    backend = get_model("Tiny-Qwen2-Audio-vLLM").create()
+    backend.roots = [asyncio.run(backend._start())]  # what open() does first, without a session bound to this loop
+    yield backend
+    backend._stop_process()

@@ -125,6 +125,8 @@ def test_outside_the_benchmarks_nothing_probes_for_a_benchmarks_fields():
     assert {"shots", "split", "judge", "gt", "prediction", "chosen"} <= fields  # the finder knows them
     bad = []
     for module, path in outside_benchmarks().items():
+        if module.startswith(("acousticbench.models", "acousticbench.serve")):
+            continue  # below the benchmarks: they never hold a spec or a record (an adapter's own `logprobs` is not one)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("hasattr", "getattr")
                     and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value in fields):

@@ -27,7 +27,7 @@ def archive() -> Path:
 def summary_rows(results: Path) -> list[dict]:
     with (results / "audioicl_summary.csv").open() as fh:
         reader = csv.DictReader(fh)
-        assert reader.fieldnames == ["model", "shots", "task", "accuracy", "n"]
+        assert reader.fieldnames == ["model", "shots", "task", "accuracy", "n", "prompt_style", "scoring"]
         return list(reader)
 
 

@@ -33,7 +33,8 @@ def spoken_pack(root: Path) -> Path:
                         audio=[f for f, _ in files], answer="A", meta={"level": 1}, sha256=dict(files)).sealed()
     digest = write_questions(root, "rad", [question])
     write_manifest(root, "spoken-test-pack", "0", {"rad": {"title": "Reverberation", "clips": 2, "n_scored": 1,
-                                                           "n_diagnostic": 0}}, {"rad/questions.jsonl": digest})
+                                                           "n_diagnostic": 0}}, {"rad/questions.jsonl": digest},
+                   audio={"sample_rate": 22_050, "sample_format": "PCM_16", "channels": 1})  # espeak-ng's own rate
     return root
 
 

@@ -35,8 +35,9 @@ def pack_root(tmp_path) -> Path:
             for i, order, answer in ((1, audio, "A"), (2, audio[::-1], "B"))
         ]
         hashes[pack.questions_relpath(task)] = pack.write_questions(root, task, questions)
-        meta[task] = {"title": task, "clips": 2, "n_scored": 1, "n_diagnostic": 1}
-    pack.write_manifest(root, "AcousticBench-test", "0", meta, hashes)
+        meta[task] = {"title": task, "clips": 2, "n_scored": 2, "n_diagnostic": 0}
+    mono = {"sample_rate": 16_000, "sample_format": "PCM_16", "channels": 1}  # dir too: two mono clips here
+    pack.write_manifest(root, "AcousticBench-test", "0", meta, hashes, audio=mono)
     return root
 
 

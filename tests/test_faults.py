@@ -285,3 +285,14 @@ def test_damage_after_a_checked_run_is_still_caught(tmp_path):
     wav.write_bytes(bytes(data))
     out = run_cli(*RUN, "--archive", str(archive), "--results-dir", "again", cwd=tmp_path, env=harness_env())
     assert_one_line(out, 2, "question rad_0004", "differs from the one the pack was built with")
+
+
+def test_a_run_stopped_on_a_question_that_succeeded_names_the_last_error(tmp_path):
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 20)
+    keys = question_keys(archive)
+    first_nine = sorted(keys)[:9]  # asked in id order one at a time: the 10th, which succeeds, trips the budget
+    with openai_server.serve(FaultPlan(by_key={keys[qid]: ["400"] for qid in first_nine})) as server:
+        out = run_cli("--model", "Voxtral-Mini-3B", "--task", "rad", "--concurrency", "1", "--judge", "rules",
+                      "--archive", str(archive), cwd=tmp_path, env=harness_env(**{VARIABLE: server.url}))
+    assert_one_line(out, 1, "stopped: 9 of 10 questions failed", "last error: Voxtral-Mini-3B at", "HTTP 400")
+    assert "last error: None" not in out.stderr

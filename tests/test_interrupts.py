@@ -2,10 +2,17 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
+import subprocess
+import sys
 import time
+import uuid
+from pathlib import Path
 
-from conftest import write_tiny_pack
+import pytest
+
+from conftest import REPO, write_tiny_pack
 from servers import openai_server
 from servers.fixtures import evaluate_model, fast_retries, harness_env, question_keys, records, run_cli, run_dirs, start_cli  # noqa: F401,E501
 from servers.local import FaultPlan
@@ -91,3 +98,62 @@ def test_too_many_errors_stop_the_run_and_say_why(tmp_path):
     assert "HTTP 503" in message and "--resume" in message
     assert len(records(run_dirs(tmp_path / "results")[0])) == 10
     assert 20 <= len(server.received) <= 22  # two attempts each, then the run stopped (one more may be in flight)
+
+
+def _survivors(mark: str) -> list[int]:
+    """Processes still running that inherited this test's marker variable (a build's pool workers)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and f"ACOUSTICBENCH_TEST_MARK={mark}".encode() in (proc / "environ").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def _interrupted_build(tmp_path: Path, sig: int, delay_s: float, group: bool) -> subprocess.CompletedProcess:
+    """--build-archive interrupted `delay_s` after its staging folder appears (while the pool starts, or working)."""
+    mark = uuid.uuid4().hex
+    proc = subprocess.Popen([sys.executable, str(REPO / "run.py"), "--build-archive", "--archive", "archive"],
+                            cwd=tmp_path, env=harness_env(ACOUSTICBENCH_TEST_MARK=mark), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not any(p.name.startswith(f".archive.building-{proc.pid}-") for p in tmp_path.iterdir()) \
+            and time.monotonic() < deadline:
+        time.sleep(0.002)
+    time.sleep(delay_s)
+    os.killpg(proc.pid, sig) if group else proc.send_signal(sig)  # a terminal's Ctrl-C reaches the whole group
+    stdout, stderr = proc.communicate(timeout=60)
+    time.sleep(0.3)  # a worker the pool had not reaped would still show here
+    assert _survivors(mark) == [], "pool workers outlived the build"
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+
+
+@pytest.mark.parametrize("delay_s", [0.0, 0.2, 1.0])
+def test_ctrl_c_while_the_build_pool_starts_is_130_and_leaves_nothing(delay_s, tmp_path):
+    out = _interrupted_build(tmp_path, signal.SIGINT, delay_s, group=True)
+    assert out.returncode == 130, out.stderr
+    assert out.stderr.strip().splitlines() == ["interrupted: nothing half-built is left in place; run the same "
+                                               "command again."], out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("delay_s", [0.1, 1.0])
+def test_sigterm_during_the_build_is_143_and_leaves_nothing(delay_s, tmp_path):
+    out = _interrupted_build(tmp_path, signal.SIGTERM, delay_s, group=False)
+    assert out.returncode == 143 and "Traceback" not in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "interrupted" in out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_build_killed_outright_leaves_a_folder_the_next_build_removes(tmp_path):
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its pid names a process that no longer runs, as a SIGKILLed build's would
+    stale = tmp_path / f".archive.building-{dead.pid}-x1y2z3"
+    (stale / "rad" / "audio").mkdir(parents=True)
+    (stale / "rad" / "audio" / "rad_0001_1.wav").write_bytes(b"RIFF" + b"\0" * 4096)
+    mine = tmp_path / f".archive.building-{os.getpid()}-live"  # a build still running (this process): kept
+    mine.mkdir()
+    _interrupted_build(tmp_path, signal.SIGINT, 0.2, group=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [mine.name]

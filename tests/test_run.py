@@ -10,8 +10,8 @@ from pathlib import Path
 from conftest import REPO
 
 RECORD_FIELDS = {"id", "benchmark", "task", "split", "kind", "model", "seed", "prompt", "audio", "response", "chosen",
-                 "answer", "correct", "status", "error", "attempts", "latency_s", "usage", "judge", "meta", "notes",
-                 "finish_reason"}
+                 "answer", "correct", "status", "error", "attempts", "latency_s", "usage", "judge", "logprobs", "meta",
+                 "notes", "finish_reason"}
 
 
 def run_cli(*args: str, cwd: Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:

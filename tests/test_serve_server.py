@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 import subprocess
 import sys
 import time
@@ -92,6 +93,20 @@ def test_two_clips_give_an_openai_completion_and_the_same_answer_twice(server):
     assert other.status_code == 200
 
 
+def test_logprobs_come_back_in_openai_s_shape_and_agree_with_the_answer(server):
+    body = {**chat(audio_part(wav_b64(seed=1)), audio_part(wav_b64(seed=2))), "logprobs": True, "top_logprobs": 5}
+    choice = server.post("/v1/chat/completions", json=body).json()["choices"][0]
+    content = choice["logprobs"]["content"]
+    said = [c["token"] for c in content if c["token"] != "<|im_end|>"]  # the end token is generated, not said
+    assert said == choice["message"]["content"].split()
+    first = content[0]
+    assert len(first["top_logprobs"]) == 5 and first["top_logprobs"][0]["token"] == first["token"]  # greedy: the top
+    assert sum(math.exp(t["logprob"]) for t in first["top_logprobs"]) <= 1.0 + 1e-6
+    assert server.post("/v1/chat/completions", json=chat(audio_part(wav_b64()))).json()["choices"][0]["logprobs"] is None
+    wrong = server.post("/v1/chat/completions", json={**chat(audio_part(wav_b64())), "top_logprobs": 3})
+    assert wrong.status_code == 400 and wrong.json()["error"]["message"] == "top_logprobs needs logprobs: true"
+
+
 def test_stereo_and_other_rates_are_accepted(server):
     body = chat(audio_part(wav_b64(sr=44_100, channels=2)), audio_part(wav_b64(sr=8_000)))
     assert server.post("/v1/chat/completions", json=body).status_code == 200
@@ -166,6 +181,9 @@ def test_bad_audio_is_a_400_with_a_reason_and_the_server_keeps_serving(server, c
     (b'{"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}', "unsupported part"),
     (b'{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 0}', "max_tokens"),
     (b'{"messages": [{"role": "user", "content": "hi"}], "seed": "x"}', "seed"),
+    (b'{"messages": [{"role": "user", "content": "hi"}], "seed": 18446744073709551616}', "seed must fit in 64 bits"),
+    (b'{"messages": [{"role": "user", "content": "hi"}], "seed": -9223372036854775809}', "seed must fit in 64 bits"),
+    (b'{"messages": [{"role": "user", "content": "\xff\xfe"}]}', "not UTF-8"),
 ])
 def test_malformed_requests_are_400s(server, body, reason):
     reply = server.post("/v1/chat/completions", content=body, headers={"content-type": "application/json"})

@@ -27,18 +27,19 @@ def make_pack(root: Path, tasks: tuple[str, ...] = ("pit", "rad"), n: int = 4) -
             for path in audio:
                 write_wav(root / path, rng.uniform(-0.5, 0.5, 160).astype(np.float32))
             questions.append(_question(root, f"{task}_{i:04d}", task, audio, "A"))
-        questions.append(_question(root, f"{task}_{n + 1:04d}", task, [questions[1].audio[0]] * 2, None))
-        questions.append(_question(root, f"{task}_{n + 2:04d}", task, questions[0].audio[::-1], "B"))
+        questions.append(_question(root, f"{task}_{n + 1:04d}", task, [questions[1].audio[0]] * 2, None, "diagnostic"))
+        questions.append(_question(root, f"{task}_{n + 2:04d}", task, questions[0].audio[::-1], "B", "diagnostic"))
         hashes[pack.questions_relpath(task)] = pack.write_questions(root, task, questions)
         meta[task] = {"title": task, "clips": 2, "n_scored": n, "n_diagnostic": 2}
     pack.write_manifest(root, "AcousticBench-test", "0", meta, hashes)
     return root
 
 
-def _question(root: Path, qid: str, task: str, audio: list[str], answer: str | None) -> Question:
+def _question(root: Path, qid: str, task: str, audio: list[str], answer: str | None,
+              kind: str = "scored") -> Question:
     sums = {p: hashlib.sha256((root / p).read_bytes()).hexdigest() for p in audio}
     return Question(
-        id=qid, task=task, split="eval", kind="scored", prompt="Which clip is higher?\nA. first\nB. second",
+        id=qid, task=task, split="eval", kind=kind, prompt="Which clip is higher?\nA. first\nB. second",
         audio=audio, answer=answer, meta={"level": 1}, sha256=sums,
     ).sealed()
 
@@ -107,7 +108,8 @@ def test_deleted_question_is_caught_only_by_the_manifest(pack_root):
     path.write_text("".join(path.read_text().splitlines(keepends=True)[1:]))
     lines = verify_checksums(pack_root, ["pit"]).lines()
     assert lines[0].startswith("pit/questions.jsonl: sha256 does not match MANIFEST.json")
-    assert lines[1].startswith("0 of 5 questions failed checksum verification. 1 questions file")
+    assert lines[1] == "pit/questions.jsonl: holds 3 scored questions, MANIFEST.json says 4 (tasks.pit.n_scored)"
+    assert lines[2].startswith("0 of 5 questions failed checksum verification. 1 questions file")
 
 
 def test_missing_file_is_named(pack_root):

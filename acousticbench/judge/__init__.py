@@ -6,6 +6,7 @@ import sys
 from typing import Any
 
 from acousticbench.judge.llm import JUDGE_PROMPT_SHA256, JUDGE_PROMPT_VERSION, JudgeFailed, LLMJudge
+from acousticbench.judge.logprobs import judge_logprobs
 from acousticbench.judge.retirement import retirement_notice
 from acousticbench.judge.rules import RULES_VERSION, extract_choice
 from acousticbench.records import Judgement, Reply, was_cut
@@ -18,12 +19,13 @@ __all__ = ["JUDGE_PROMPT_SHA256", "JUDGE_PROMPT_VERSION", "RULES_VERSION", "Judg
 
 class Judge:
     """Rules and the LLM judge together. mode auto: the rules first, the LLM for what they leave unparsed;
-    llm: the LLM for every response (the paper's setting); rules: no LLM, offline."""
+    llm: the LLM for every response (the paper's setting); rules: no LLM, offline; logprobs: P(A) against P(B) as the
+    first token, from the logprobs the server returned (no LLM)."""
 
     def __init__(self, mode: JudgeMode = "auto", llm: LLMJudge | None = None):
-        if mode not in ("auto", "llm", "rules"):
+        if mode not in ("auto", "llm", "rules", "logprobs"):
             raise ValueError(f"unknown judge mode {mode!r}")
-        if mode != "rules" and llm is None:
+        if mode in ("auto", "llm") and llm is None:
             raise ValueError(f"judge mode {mode!r} needs an LLMJudge")
         self.mode, self.llm = mode, llm
 
@@ -32,8 +34,8 @@ class Judge:
                **llm_options: Any) -> "Judge":
         """A judge with the disk cache; the endpoint defaults to $ACOUSTICBENCH_JUDGE_ENDPOINT, else OpenAI.
         Raises UserError when an LLM is needed and no key is set."""
-        if mode == "rules":
-            return cls("rules")
+        if mode in ("rules", "logprobs"):
+            return cls(mode)
         from acousticbench.judge.cache import JudgeCache
 
         llm_options.setdefault("cache", JudgeCache())
@@ -47,6 +49,8 @@ class Judge:
         `check_retirement`), not here on every answer."""
         if reply.refused:
             return Judgement(chosen=None, status="refused", method="none")
+        if self.mode == "logprobs":
+            return judge_logprobs(reply)
         if reply.text is None:
             raise ValueError("a reply without text is an error record; it is not judged")
         if not reply.text.strip():

@@ -44,12 +44,22 @@ class JudgeCache:
         if self.path.is_file():
             data = self.path.read_bytes()
             self._needs_newline = bool(data) and not data.endswith(b"\n")
-            for line in data.decode("utf-8", errors="replace").splitlines():
+            lines = data.decode("utf-8", errors="replace").splitlines()
+            damaged = 0
+            for lineno, line in enumerate(lines, 1):
                 try:
                     entry = json.loads(line)
+                    if not isinstance(entry["key"], str) or not isinstance(entry["verdict"], dict):
+                        raise TypeError("not a verdict")
                     index[entry["key"]] = entry["verdict"]
                 except (ValueError, KeyError, TypeError):
-                    continue  # a torn or foreign line: skip it, never fail a run over the cache
+                    # a torn or foreign line: never fail a run over the cache; a torn last line is a crash's mark
+                    damaged += lineno < len(lines) or not self._needs_newline
+            if damaged:
+                from acousticbench.readers import note_damaged_cache
+
+                note_damaged_cache(self.path, f"{damaged} damaged line{'s' if damaged > 1 else ''}",
+                                   "their answers are judged again")
         self._index = index
         return index
 

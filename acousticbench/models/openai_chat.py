@@ -92,4 +92,4 @@ class ChatCompletionsBackend:
                                retry_after=error.retry_after) from None
         finally:
             self._release(slot)
-        return reply_from(completion, notes)
+        return reply_from(completion, notes, self.api_model)

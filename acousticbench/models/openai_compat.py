@@ -18,6 +18,19 @@ from acousticbench.records import Prompt, Reply
 from acousticbench.models.health import health_status
 from acousticbench.models.limits import Limits, check_prompts
 
+# Every sampling parameter vLLM would otherwise take from a checkpoint's generation_config.json, at its greedy value:
+# vLLM fills what a request leaves unset from the server's defaults (ChatCompletionRequest.to_sampling_params in
+# vllm/entrypoints/openai/chat_completion/protocol.py, v0.32.0), so temperature 0 alone is not greedy there
+TOP_LOGPROBS = 20  # OpenAI's maximum and vLLM's default --max-logprobs: the widest look at the first token
+VLLM_GREEDY = {"top_p": 1.0, "top_k": 0, "min_p": 0.0, "repetition_penalty": 1.0, "presence_penalty": 0.0,
+               "frequency_penalty": 0.0}
+
+
+def stall_s() -> float:
+    """Seconds an answer's body may take after its headers (a server that computes first and then sends, as vLLM
+    does, sends the body at once; the request timeout still caps the wait for the headers)."""
+    return env_number("ACOUSTICBENCH_STALL_TIMEOUT", 30.0, minimum=0.001)
+
 
 def server_root(url: str) -> str:
     """'http://host:8000/v1/' -> 'http://host:8000': the export line may carry /v1 or not."""
@@ -85,7 +98,8 @@ class ServedModel:
 
     def __init__(self, name: str, *, serve_name: str, endpoint: str | None = None, api_model: str | None = None,
                  temperature: float | None = 0.0, max_tokens: int | None = 256, limits: Limits | None = None,
-                 concurrency: int | None = None, **_ignored: Any):
+                 concurrency: int | None = None, server: str = "vllm", system: str | None = None,
+                 text_first: bool = False, logprobs: bool = False, **_ignored: Any):
         self.name, self.serve_name, self.variable = name, serve_name, endpoint_variable(serve_name)
         raw = endpoint or os.environ.get(self.variable, "")
         roots = [server_root(u) for u in raw.split(",") if u.strip()]
@@ -100,8 +114,11 @@ class ServedModel:
         self.default_concurrency = concurrency or self.default_concurrency  # a server that batches takes more
         self._key = os.environ.get(f"ACOUSTICBENCH_{serve_name.upper()}_API_KEY") or "EMPTY"  # vLLM's --api-key
         self._endpoints: Endpoints | None = None
+        self.server, self.system, self.text_first, self.logprobs = server, system, text_first, logprobs
+        self.sampling = VLLM_GREEDY if server == "vllm" and temperature == 0.0 else {}
         self.served_ids: list[str] = []
-        self.server_decoding: dict | None = None  # what our server says it applies; vLLM reports none
+        self.server_decoding: dict | None = None  # what our server says it applies; vLLM reports none over HTTP
+        self.server_version: str | None = None  # vLLM's GET /version
 
     def _where(self, i: int) -> str:
         return f"{self.name} at {public_url(self.roots[i])}"
@@ -113,7 +130,13 @@ class ServedModel:
         try:
             async with self._endpoints.sessions[i].request(method, self.roots[i] + path, data=body,
                                                            headers=headers) as response:
-                status, response_headers, raw = response.status, response.headers, await response.read()
+                status, response_headers = response.status, response.headers
+                try:  # headers and then nothing: a stalled body ends here, not after the whole request timeout
+                    async with asyncio.timeout(stall_s()):
+                        raw = await response.read()
+                except TimeoutError:
+                    raise BackendError(f"{where} sent headers and then not the whole answer within {stall_s():g} s "
+                                       "(ACOUSTICBENCH_STALL_TIMEOUT)", retryable=True) from None
         except aiohttp.ClientError as err:
             message = redact(f"lost the connection to {where} ({type(err).__name__}: {err})", [self._key])
             raise BackendError(message, retryable=True) from None
@@ -144,6 +167,11 @@ class ServedModel:
         if not served:
             raise UserError(f"{public_url(self.roots[i])} serves no model (empty /v1/models); check the server's logs.")
         self.server_decoding = decoding.get(self.api_model or served[0])
+        if self.server == "vllm":
+            try:
+                self.server_version = (await self._call(i, "GET", "/version")).get("version")
+            except (BackendError, AttributeError):
+                self.server_version = None  # not every vLLM-compatible server has it
         return self.api_model or served[0]
 
     async def open(self) -> None:
@@ -164,13 +192,14 @@ class ServedModel:
         check_prompts(self.name, self.limits, prompts)
 
     async def answer(self, prompt: Prompt) -> Reply:
-        body, notes = audio_request_json(self._request(prompt), prompt, self.limits.merge_over)
+        body, notes = audio_request_json(self._request(prompt), prompt, self.limits.merge_over, system=self.system,
+                                         text_first=self.text_first)
         i = self._endpoints.take()
         try:
             completion = await self._call(i, "POST", "/v1/chat/completions", body)
         finally:
             self._endpoints.give_back(i)
-        return reply_from(completion, notes)
+        return reply_from(completion, notes, self.api_model)
 
     def _request(self, prompt: Prompt) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.api_model, "seed": prompt.seed}
@@ -178,11 +207,22 @@ class ServedModel:
             request["temperature"] = self.temperature
         if self.max_tokens is not None:
             request["max_tokens"] = self.max_tokens
-        return request
+        if self.logprobs:  # the first token's alternatives, for --judge logprobs
+            request |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
+        return request | self.sampling
 
     def provenance(self) -> dict:
         return {"backend": self.backend_name, "serve_name": self.serve_name, "endpoint_variable": self.variable,
                 "endpoints": [public_url(r) for r in self.roots], "served_model_id": self.api_model,
+                "server": self.server, "server_version": self.server_version,
                 "temperature": self.temperature, "max_tokens": self.max_tokens, "seed": "passed per request",
-                "server_decoding": self.server_decoding or "not reported by the server (vLLM: temperature 0 is greedy)",
+                "sampling_sent": {"temperature": self.temperature, **self.sampling},
+                "server_decoding": self.server_decoding or self._unreported(),
+                "system_prompt": self.system, "text_first": self.text_first, "logprobs": self.logprobs,
                 "limits": self.limits.describe()}
+
+    def _unreported(self) -> str:
+        if self.server == "vllm":
+            return ("not readable over HTTP from vLLM; every request sent all the sampling parameters vLLM would take "
+                    "from the checkpoint (sampling_sent), so none of its defaults applied")
+        return "not reported by the server"

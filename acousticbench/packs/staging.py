@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -9,12 +10,37 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive, and not ours to judge
+        return True
+    return True
+
+
+def remove_stale(target: Path, verb: str) -> list[Path]:
+    """Remove the staging folders of `target` left by a build that was killed (its process is gone): a SIGKILL or a
+    power cut leaves one that no handler could remove. Returns what was removed."""
+    pattern = re.compile(rf"^\.{re.escape(target.name)}\.{re.escape(verb)}-(\d+)-")
+    removed = []
+    for sibling in target.parent.iterdir() if target.parent.is_dir() else ():
+        found = pattern.match(sibling.name)
+        if found and sibling.is_dir() and not sibling.is_symlink() and not _alive(int(found.group(1))):
+            shutil.rmtree(sibling, ignore_errors=True)
+            removed.append(sibling)
+    return removed
+
+
 @contextmanager
 def staged_folder(target: Path, verb: str = "building") -> Iterator[Path]:
     """Yield a hidden sibling folder of `target`; when the block finishes it replaces `target` (which may be absent
-    or an empty folder), and on any failure or interrupt it is removed, so `target` is never half written."""
+    or an empty folder), and on any failure or interrupt it is removed, so `target` is never half written. Its name
+    carries the builder's pid, so a later build removes it when that process died before it could."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.{verb}-", dir=target.parent))
+    remove_stale(target, verb)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.{verb}-{os.getpid()}-", dir=target.parent))
     umask = os.umask(0)
     os.umask(umask)
     staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; the result should be as readable as any new folder

@@ -30,23 +30,37 @@ def _file(root: str) -> Path:
 _LOADED: dict[str, dict[str, list]] = {}  # root -> its record, read once; what remember() adds is written at exit
 
 
+def _key(root: str, promise: str) -> str:
+    """A record per pack and clip format promised: a file that matched one promise is checked again for another."""
+    real = os.path.realpath(root)
+    return f"{real}\n{promise}" if promise else real
+
+
 def _entries(root: str) -> dict[str, list]:
     if root not in _LOADED:
         try:
             data = json.loads(_file(root).read_bytes())
             _LOADED[root] = data if isinstance(data, dict) else {}
+        except FileNotFoundError:
+            _LOADED[root] = {}  # no record yet: everything is hashed
+            return _LOADED[root]
         except (OSError, ValueError):
-            _LOADED[root] = {}  # no record yet, or an unreadable one: everything is hashed
+            data = None
+        if not isinstance(data, dict):  # an unreadable record: everything is hashed, and that is said
+            from acousticbench.readers import note_damaged_cache
+
+            note_damaged_cache(_file(root), "not a record of verified files", "every clip is hashed again")
+            _LOADED[root] = {}
     return _LOADED[root]
 
 
-def known(root: str, paths: list[str]) -> dict[str, str]:
+def known(root: str, paths: list[str], promise: str = "") -> dict[str, str]:
     """path -> the sha256 it matched when last hashed, for the paths unchanged since (the rest must be hashed)."""
-    entries = _entries(os.path.realpath(root))
+    entries = _entries(_key(root, promise))
     found = {}
     for path in paths:
         entry = entries.get(path)
-        if entry and tuple(entry[:3]) == _signature(path):
+        if isinstance(entry, list) and len(entry) == 4 and tuple(entry[:3]) == _signature(path):
             found[path] = entry[3]
     return found
 
@@ -54,11 +68,12 @@ def known(root: str, paths: list[str]) -> dict[str, str]:
 _DIRTY: set[str] = set()
 
 
-def remember(root: str, digests: dict[str, str]) -> None:
-    """Record files just found to match their pins; written once, when the process ends (off the run's clock)."""
+def remember(root: str, digests: dict[str, str], promise: str = "") -> None:
+    """Record files just found to match their pins (and `promise`, the clip format checked); written once, when the
+    process ends (off the run's clock)."""
     if not digests:
         return
-    real = os.path.realpath(root)
+    real = _key(root, promise)
     entries = _entries(real)
     for path, digest in digests.items():
         signature = _signature(path)

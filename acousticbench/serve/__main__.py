@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -20,6 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stop", action="store_true", help="stop and remove the model's container")
     p.add_argument("--list", action="store_true", help="every model: image, port, GPU memory, whether it is running")
     p.add_argument("--dry-run", action="store_true", help="print the exact container settings; needs no Docker engine")
+    p.add_argument("--local", action="store_true", help="the same server, arguments and port without Docker, in the "
+                   "background: vLLM models from .venv-vllm (scripts/setup_vllm.sh), ours from this environment")
     p.add_argument("--check", action="store_true", help="check this machine before serving: Docker engine, NVIDIA "
                    "runtime, GPUs and their memory against NAME's need, disk for a LoRA merge; one line per problem")
     p.add_argument("--port", type=int, help="host port on 127.0.0.1 (default: the model's fixed port)")
@@ -162,6 +165,28 @@ def start(spec: ServerSpec, args: argparse.Namespace, home: Path) -> int:
     return 0
 
 
+def local(spec: ServerSpec, args: argparse.Namespace) -> int:
+    """--local: start (or --stop, or --dry-run) the model's server without Docker; stdout gets the export line."""
+    from acousticbench.serve import local as serving
+
+    if args.tp or args.dp:
+        raise UserError("--tp and --dp apply to Docker's vLLM; with --local add vLLM's own flags to the model's table.")
+    port = args.port or spec.port
+    if args.stop:
+        print(serving.stop(spec))
+        return 0
+    if args.dry_run:
+        argv, env = serving.local_command(spec, port, args.archive)
+        print(f"# {spec.display_name} without Docker, in the background (log under ~/.cache/acousticbench/local-servers)")
+        print(" ".join([*(f"{k}={v}" for k, v in env.items()), *(shlex.quote(a) for a in argv)]))
+        print(export_line(spec, port))
+        return 0
+    port = serving.start_detached(spec, port, args.wait or spec.start_timeout_s, _log, args.archive)
+    _log(f"{spec.serve_name} is ready without Docker; run.py finds it through:")
+    print(export_line(spec, port))
+    return 0
+
+
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)  # stdout carries only the export line, for eval "$(...)"
 
@@ -180,6 +205,8 @@ def _command(args: argparse.Namespace) -> int:
     if not args.name:
         raise UserError("name a model to serve (e.g. voxtral_mini_3b), or use --list.")
     spec = get_spec(args.name, args.archive)
+    if args.local:
+        return local(spec, args)
     if args.dry_run:
         return dry_run(spec, args, Path.home())
     if args.stop:

@@ -138,4 +138,18 @@ def parse_chat(body: Any, max_audio_s: float) -> Chat:
     seed = body.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise BadRequest("seed must be a whole number", "seed")
-    return Chat(turns=turns, max_tokens=_max_tokens(body), seed=seed)
+    if seed is not None and not -(2**63) <= seed < 2**63:  # vLLM's range (int64); torch.manual_seed would raise: a 500
+        raise BadRequest("seed must fit in 64 bits (-2**63 .. 2**63 - 1)", "seed")
+    return Chat(turns=turns, max_tokens=_max_tokens(body), seed=seed, top_logprobs=_top_logprobs(body))
+
+
+def _top_logprobs(body: dict[str, Any]) -> int | None:
+    """OpenAI's logprobs (true/false) and top_logprobs (0-20): how many alternatives per token, or None."""
+    wanted, top = body.get("logprobs"), body.get("top_logprobs")
+    if wanted not in (None, True, False):
+        raise BadRequest("logprobs must be true or false", "logprobs")
+    if top is not None and (not isinstance(top, int) or isinstance(top, bool) or not 0 <= top <= 20):
+        raise BadRequest("top_logprobs must be a whole number from 0 to 20", "top_logprobs")
+    if top is not None and not wanted:
+        raise BadRequest("top_logprobs needs logprobs: true", "top_logprobs")
+    return (top or 0) if wanted else None

@@ -43,7 +43,8 @@ def completion_body(model_id: str, generation: Generation) -> dict[str, Any]:
     return {
         "id": f"chatcmpl-{digest}", "object": "chat.completion", "created": int(time.time()), "model": model_id,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": generation.text, "refusal": None},
-                     "logprobs": None, "finish_reason": generation.finish_reason}],
+                     "logprobs": None if generation.logprobs is None else {"content": generation.logprobs},
+                     "finish_reason": generation.finish_reason}],
         "usage": usage, "system_fingerprint": None,
     }
 
@@ -75,8 +76,12 @@ def create_app(adapter: Adapter, max_audio_s: float = MAX_AUDIO_S):
             chat = parse_chat(body, max_audio_s)
             if body.get("stream"):
                 raise BadRequest("stream is not supported; send stream: false", "stream")
+            if chat.top_logprobs is not None and not getattr(adapter, "logprobs", False):
+                raise BadRequest(f"logprobs are not available for {adapter.model_id} here", "logprobs")
         except json.JSONDecodeError as err:
             return JSONResponse(error_body(f"the body is not JSON ({err.msg})"), status_code=400)
+        except UnicodeDecodeError:  # json.loads of bytes that are no UTF-8: the client's fault, not a 500
+            return JSONResponse(error_body("the body is not UTF-8 JSON"), status_code=400)
         except BadRequest as err:
             return JSONResponse(error_body(str(err), err.param), status_code=400)
         async with gpu:

@@ -24,6 +24,12 @@ def limit_mm(model: OpenWeight) -> tuple[str, str]:
     return "--limit-mm-per-prompt", '{"audio": %d}' % model.limits.audio_items
 
 
+# vLLM's own neutral sampling defaults, not the checkpoint's generation_config.json (repetition penalty, top-k/p), which
+# its default `--generation-config auto` applies to every request that leaves them unset (vllm/config/model.py,
+# ModelConfig.get_diff_sampling_param, at v0.32.0): temperature 0 alone would not be greedy
+GREEDY_AS_VLLM_MEANS_IT = ("--generation-config", "vllm")
+
+
 @dataclass(frozen=True)
 class ServerSpec:
     serve_name: str  # what docker_serve.sh takes; ACOUSTICBENCH_<SERVE_NAME>_ENDPOINT
@@ -37,6 +43,7 @@ class ServerSpec:
     start_timeout_s: int = 1800  # the first start downloads the weights
     lora: str | None = None  # ours: a LoRA adapter folder name under <archive>/lora/
     recipe: Image | None = None  # the image it runs in, with its pins (models/images.py); None: its kind's usual one
+    built_in: bool = False  # the tiny checkpoint, built in code: vLLM serves it without Docker only (--local)
 
     @property
     def adapter(self) -> str:
@@ -53,9 +60,10 @@ class ServerSpec:
 
 
 def _spec(model: OpenWeight) -> ServerSpec:
-    args = (*limit_mm(model), *model.serve_args) if model.server == "vllm" else model.serve_args
+    vllm = model.server == "vllm"
+    args = (*limit_mm(model), *GREEDY_AS_VLLM_MEANS_IT, *model.serve_args) if vllm else model.serve_args
     return ServerSpec(model.serve_name, model.name, model.server, model.repo_id, model.port, model.gpu_memory_gb,
-                      args, start_timeout_s=model.start_timeout_s, recipe=model.image)
+                      args, start_timeout_s=model.start_timeout_s, recipe=model.image, built_in=model.built_in)
 
 
 # gated=True where the Hub asks for an access request before download; none is marked, as far as known (not
@@ -128,6 +136,9 @@ def command_for(spec: ServerSpec, tp: int | None, dp: int | None = None) -> list
     """The container's command: `vllm serve` arguments (--tp splits one replica over GPUs, --dp runs replicas behind
     the one endpoint, vLLM's data parallel), or our transformers server."""
     if spec.kind == "vllm":
+        if spec.built_in:
+            raise UserError(f"{spec.serve_name} is built in code and runs on this CPU from .venv-vllm: "
+                            f"./scripts/docker_serve.sh {spec.serve_name} --local (run.py starts it itself).")
         command = [spec.repo_id, "--host", "0.0.0.0", "--port", str(CONTAINER_PORT), *spec.serve_args]
         return (command + (["--tensor-parallel-size", str(tp)] if tp else [])
                 + (["--data-parallel-size", str(dp)] if dp else []))

@@ -117,6 +117,16 @@ class Handler(BaseHTTPRequestHandler):
         self.connection.close()
         self.close_connection = True
 
+    def stall(self) -> None:
+        """Headers that promise a body, then nothing for slow_s seconds, as a wedged proxy or server does."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "4096")
+        self.end_headers()
+        self.wfile.flush()
+        time.sleep(self.state.slow_s)
+        self.close_connection = True
+
     def serve_request(self, key: str, body: dict, answer) -> None:
         """Apply the plan for this (key, attempt), then answer with `answer(key, fault)` (fault None or terminal)."""
         state = self.state
@@ -130,6 +140,8 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(state.delay_s + (state.slow_s if fault == "slow" else 0.0))
             if fault == "reset":
                 return self.reset()
+            if fault == "stall":
+                return self.stall()
             if fault == "malformed":
                 return self.send_body(200, b'{"id": "broken", "choices": [ {"mess')
             answer(key, None if fault == "slow" else fault)

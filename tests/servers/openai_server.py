@@ -86,8 +86,9 @@ def completion(model: str, content: str | None, finish: str = "stop", refusal: s
 
 class OpenAIHandler(Handler):
     """Routes of an OpenAI-compatible server; options: model_ids, missing_models, answer_text, finish (the
-    finish_reason of every answer, default stop), loading_until,
-    echo_key (error messages repeat the API key), lean (answer 'A' without reading the request: benchmarks)."""
+    finish_reason of every answer, default stop), loading_until, echo_key (error messages repeat the API key), lean
+    (answer 'A' without reading the request: benchmarks), reply_model (the model id its answers name, whatever was
+    asked)."""
 
     def _models(self) -> list[str]:
         return self.state.options.get("model_ids", ["local/served-model"])
@@ -122,7 +123,7 @@ class OpenAIHandler(Handler):
         self.serve_request(key, body, lambda k, fault: self._answer(body, k, fault))
 
     def _answer(self, body: dict, key: str, fault: str | None) -> None:
-        model = body.get("model", "?")
+        model = self.state.options.get("reply_model") or body.get("model", "?")  # reply_model: a proxy's substitute
         if fault in ERRORS or fault in ("404",):
             status, code, message = ERRORS.get(fault, (404, "model_not_found", "The model does not exist."))
             if self.state.options.get("echo_key"):  # as careless proxies do: the harness must not pass it on

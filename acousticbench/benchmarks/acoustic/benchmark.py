@@ -14,6 +14,7 @@ from acousticbench.benchmarks.acoustic.views import AcousticViews
 from acousticbench.benchmarks.acoustic.trust import check_questions
 from acousticbench.benchmarks.acoustic.grading import JudgeGrader
 from acousticbench.judge import Judge, JudgeFailed, judge_reply
+from acousticbench.judge.logprobs import NoLogprobs
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
 from acousticbench.records import JUDGE_FAILED, Judgement, JudgeInfo, Prompt, was_cut
 from acousticbench.benchmarks.acoustic.records import Metrics, Question, Record
@@ -47,6 +48,8 @@ async def judge_outcome(judge, question: Question, outcome) -> tuple[Judgement |
         return await judge.judge(question.prompt, outcome.reply), None
     except JudgeFailed as err:
         return err.judgement, f"{JUDGE_FAILED}: {err}"
+    except NoLogprobs as err:  # --judge logprobs and a reply without them: nothing to label from, never a guess
+        return None, f"{JUDGE_FAILED}: {err}"
 
 
 def cut_note(finish_reason: str | None, read: str | None) -> str:
@@ -60,13 +63,16 @@ def make_record(question: Question, prompt: Prompt, model: str, outcome,
     """Join a question, what came back and how it was judged into the Record that goes to disk. A reply the token
     limit cut is `truncated`: never scored, whatever the judge read before the cut (that goes in a note)."""
     reply, notes = outcome.reply, list(outcome.reply.notes) if outcome.reply else []
+    logprobs = None
     if reply is None or judge_error:  # a judge that gave no verdict is an error, never a silent "unparsed"
         chosen, status, judge = None, "error", JudgeInfo(method="none")
     else:
         judgement = judgement or judge_reply(reply, question.prompt)
         chosen, status = judgement.chosen, judgement.status
         judge = JudgeInfo(method=judgement.method, model=judgement.model)
-        if was_cut(reply.finish_reason) and status != "refused":
+        logprobs = judgement.logprobs
+        # a logprobs label is read from the first token, which a cut after it does not touch
+        if was_cut(reply.finish_reason) and status != "refused" and judgement.method != "logprobs":
             notes.append(cut_note(reply.finish_reason, chosen))
             chosen, status = None, "truncated"
     return Record(
@@ -76,7 +82,7 @@ def make_record(question: Question, prompt: Prompt, model: str, outcome,
         chosen=chosen, answer=question.answer,
         correct=None if question.answer is None else chosen == question.answer,
         status=status, error=outcome.error or judge_error, attempts=outcome.attempts, latency_s=outcome.latency_s,
-        usage=reply.usage if reply else {}, judge=judge, meta=question.meta, notes=notes,
+        usage=reply.usage if reply else {}, judge=judge, logprobs=logprobs, meta=question.meta, notes=notes,
         finish_reason=reply.finish_reason if reply else None,
     )
 

@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,7 @@ import numpy as np
 from acousticbench.benchmarks.acoustic.pack import MANIFEST, questions_relpath, write_manifest, write_questions
 from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_BENCHMARK, OPEN_PACK_VERSION
 from acousticbench.packs.staging import default_workers, staged_folder
+from acousticbench.packs.workers import map_in_processes
 from acousticbench.audio import SAMPLE_RATE, write_wav
 from acousticbench.errors import UserError
 from acousticbench.records import Choice
@@ -157,9 +156,7 @@ def build_chunk(job: tuple[str, str, list[Spec]]) -> list[Question]:
 def run_jobs(jobs: list[tuple[str, str, list[Spec]]], workers: int) -> list[list[Question]]:
     if workers <= 1:
         return [build_chunk(job) for job in jobs]
-    # spawn, not fork: the caller may hold threads (an event loop, a progress bar) that fork would copy half-done
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return list(pool.map(build_chunk, jobs))
+    return map_in_processes(build_chunk, jobs, workers)
 
 
 def build_tasks(root: Path, codes: list[str], workers: int | None = None, numbers: set[int] | None = None) -> dict[str, list[Question]]:

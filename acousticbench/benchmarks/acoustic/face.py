@@ -13,9 +13,10 @@ ALL = "all"  # --task all: every AcousticBench task (the default benchmark's)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("AcousticBench (--task pit, rad, ..., or all)")
     group.add_argument("--split", choices=["all", "train", "eval"], default="all")
-    group.add_argument("--judge", choices=["auto", "llm", "rules"], default="auto",
+    group.add_argument("--judge", choices=["auto", "llm", "rules", "logprobs"], default="auto",
                        help="auto: strict rules first, the LLM judge for the rest (rules alone when no judge key is "
-                       "set); llm: the LLM judge for every answer (the paper's setting); rules: no LLM")
+                       "set); llm: the LLM judge for every answer (the paper's setting); rules: no LLM; logprobs: "
+                       "P(A) against P(B) as the first answer token, for servers that return logprobs (vLLM, ours)")
     group.add_argument("--judge-model", default="gpt-4o-mini", help="the LLM judge's model (default gpt-4o-mini)")
     group.add_argument("--judge-endpoint", help="OpenAI-compatible URL for the judge (default "
                        "$ACOUSTICBENCH_JUDGE_ENDPOINT, else the OpenAI API)")
@@ -78,9 +79,18 @@ def verify_pack(root: Path, tasks: list[str] | None, required: bool) -> int | No
     from acousticbench.benchmarks.acoustic.verify import pinned_pack_note, verify_checksums
     from acousticbench.packs.lines import MANIFEST
 
+    from acousticbench.errors import ArchiveError
+
     if tasks is None and not required and not (Path(root) / MANIFEST).is_file():
         return None
-    report = verify_checksums(root, list(load_manifest(root).get("tasks", {})) if tasks is None else tasks)
+    try:
+        in_pack = list(load_manifest(root)["tasks"])
+    except ArchiveError as err:
+        if not (Path(root) / MANIFEST).is_file():
+            raise  # no pack at all: a usage error (2), not a failed check
+        print(err)  # the manifest is there but is not one: what verification exists to find (1)
+        return 1
+    report = verify_checksums(root, in_pack if tasks is None else tasks)
     for line in report.lines():
         print(line)
     note = pinned_pack_note(root)

@@ -24,9 +24,17 @@ def load_manifest(root: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ArchiveError(f"no benchmark pack at {root} ({MANIFEST} not found): {BUILD_HINT}, or pass --archive DIR.")
     try:
-        return json.loads(path.read_bytes())
+        data = json.loads(path.read_bytes())
     except json.JSONDecodeError as err:
         raise ArchiveError(f"{path} is not valid JSON (line {err.lineno}): {BUILD_HINT}.") from None
+    except UnicodeDecodeError:
+        raise ArchiveError(f"{path} is not UTF-8 (the file is damaged): {BUILD_HINT}.") from None
+    from acousticbench.benchmarks.acoustic.manifest import manifest_problem
+
+    problem = manifest_problem(data)
+    if problem:  # a manifest of another shape is refused here, never a KeyError deep in a run
+        raise ArchiveError(f"{path} is not a pack manifest ({problem}): {BUILD_HINT}.")
+    return data
 
 
 def listed_sha256(manifest: dict[str, Any], task: str) -> str | None:
@@ -71,14 +79,18 @@ def write_questions(root: Path, task: str, questions: list[Question]) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def write_manifest(root: Path, benchmark: str, version: str, tasks: dict[str, dict[str, Any]], sha256: dict[str, str]) -> str:
-    """Write MANIFEST.json (tasks: code -> {title, clips, n_scored, n_diagnostic}); returns its SHA-256."""
+def write_manifest(root: Path, benchmark: str, version: str, tasks: dict[str, dict[str, Any]], sha256: dict[str, str],
+                   audio: dict[str, Any] | None = None) -> str:
+    """Write MANIFEST.json (tasks: code -> {title, clips, n_scored, n_diagnostic}; `audio`: the clips' format, when
+    it is not the open pack's, see manifest.py); returns its SHA-256."""
     counts = {
         "scored": sum(t["n_scored"] for t in tasks.values()),
         "diagnostic": sum(t["n_diagnostic"] for t in tasks.values()),
     }
     counts["questions"] = counts["scored"] + counts["diagnostic"]
     manifest = {"benchmark": benchmark, "version": version, "tasks": tasks, "counts": counts, "sha256": dict(sorted(sha256.items()))}
+    if audio is not None:
+        manifest["audio"] = audio
     data = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8")
     (root / MANIFEST).write_bytes(data)
     return hashlib.sha256(data).hexdigest()

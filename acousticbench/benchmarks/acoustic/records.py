@@ -48,6 +48,9 @@ class Record(RecordBase):
     answer: Choice | None
     correct: bool | None = Field(description="null when the question has no correct option.")
     judge: JudgeInfo
+    logprobs: dict[str, float | None] | None = Field(default=None, description="--judge logprobs: the log probability "
+                                                     "of 'A' and of 'B' as the first answer token, which the label "
+                                                     "came from (null: not among the server's top alternatives).")
 
 
 class SliceMetrics(Frozen):

@@ -37,7 +37,8 @@ class RunSpec:
     def backend_overrides(self) -> dict[str, Any]:
         """Settings from flags that the backend constructor takes; None means 'use the registry's'."""
         return {"endpoint": self.endpoint, "api_model": self.api_model,
-                "temperature": self.generation.temperature, "max_tokens": self.generation.max_tokens}
+                "temperature": self.generation.temperature, "max_tokens": self.generation.max_tokens,
+                "logprobs": True if self.judge == "logprobs" else None}
 
     def run_prefix(self, backend_name: str) -> str:
         """Folder name without the timestamp: '<Model>-<task>-<backend>-seed<N>'."""
@@ -47,6 +48,13 @@ class RunSpec:
     def cell(self) -> str:
         """The run's place under a model in reference_trajectories/ and in sweep tables: the task."""
         return self.task
+
+    def requirements(self) -> dict[str, str]:
+        """What the run needs of its model's server (a capability the catalog lists), and the line when it lacks it."""
+        if self.judge != "logprobs":
+            return {}
+        return {"logprobs": "--judge logprobs needs a server that returns token logprobs (vLLM, or ours with "
+                            "Tiny-Qwen2-Audio); {model} gives none: use --judge auto, rules or llm."}
 
     def reference_fields(self) -> dict[str, Any]:
         """What a reference summary.json records about the run beyond model and task: nothing more."""

@@ -5,7 +5,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from acousticbench.packs.audio_format import clip_problems
 from acousticbench.packs.files import BATCH, WORKERS, Containment, Unreadable, file_sha256
+from acousticbench.benchmarks.acoustic.manifest import pack_problems, promised_format
 from acousticbench.benchmarks.acoustic.pack import (
     BUILD_HINT, MANIFEST, UndecodableLine, listed_sha256, load_manifest, load_questions, manifest_sha256,
     questions_relpath,
@@ -46,7 +48,7 @@ class VerifyReport:
         if self.ok:
             return [f"All {n} questions passed checksum verification."]
         summary = f"{len(self.failed_questions)} of {n} questions failed checksum verification."
-        n_files = sum(1 for f in self.failures if f.question_id is None)
+        n_files = len({f.path for f in self.failures if f.question_id is None})
         if n_files:
             summary += f" {n_files} questions file{'s' if n_files > 1 else ''} did not match {MANIFEST}."
         return [f.line() for f in self.failures] + [summary, f"To fix: {BUILD_HINT}."]
@@ -76,11 +78,17 @@ def verify_checksums(root: Path, tasks: list[str]) -> VerifyReport:
             file_failures[task] = _questions_file_failure(root, task, manifest)
             sealed[task] = [q.compute_checksum() == q.checksum for q in questions]
         digests = {path: digest for chunk, future in batches for path, digest in zip(chunk, future.result())}
+    # each clip against the format its task's pack promises (a clip two tasks share: the first task's promise)
+    promises = {rel: promised_format(manifest, task) for task, qs in reversed(by_task.items()) for q in qs
+                for rel in q.audio if isinstance(digests.get(rel), str)}
+    found = clip_problems({where.path(rel): promise for rel, promise in promises.items()})
+    formats = {rel: found[where.path(rel)] for rel in promises if where.path(rel) in found}
     failures: list[Failure] = list(undecodable)
     for task, questions in by_task.items():
         failures.extend(file_failures[task])
+        failures.extend(Failure(qid, questions_relpath(task), why) for qid, why in pack_problems(manifest, task, questions))
         for q, sealed_ok in zip(questions, sealed[task]):
-            failures.extend(_question_failures(task, q, sealed_ok, digests))
+            failures.extend(_question_failures(task, q, sealed_ok, digests, formats))
     return VerifyReport(sum(len(qs) for qs in by_task.values()) + len(undecodable), failures)
 
 
@@ -109,7 +117,8 @@ def _questions_file_failure(root: Path, task: str, manifest: dict) -> list[Failu
     return []
 
 
-def _question_failures(task: str, q: Question, sealed_ok: bool, digests: dict[str, str | Unreadable]) -> list[Failure]:
+def _question_failures(task: str, q: Question, sealed_ok: bool, digests: dict[str, str | Unreadable],
+                       formats: dict[str, str]) -> list[Failure]:
     failures = []
     if not sealed_ok:
         failures.append(Failure(q.id, questions_relpath(task), "question checksum mismatch (the question text was changed)"))
@@ -122,6 +131,8 @@ def _question_failures(task: str, q: Question, sealed_ok: bool, digests: dict[st
             failures.append(Failure(q.id, path, "no sha256 recorded for this file in the question"))
         elif got != expected:
             failures.append(Failure(q.id, path, f"sha256 mismatch (expected {_short(expected)}, got {_short(got)})"))
+        if path in formats:
+            failures.append(Failure(q.id, path, formats[path]))
     return failures
 
 

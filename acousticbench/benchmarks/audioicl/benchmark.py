@@ -7,7 +7,7 @@ from typing import Any
 
 from acousticbench.packs.trust import check_item_audio, checked_sha256
 from acousticbench.benchmarks.audioicl.episodes import BUILD_HINT, load_episodes, meta_path
-from acousticbench.benchmarks.audioicl.pack import MANIFEST, load_manifest, manifest_sha256, pack_root
+from acousticbench.benchmarks.audioicl.pack import MANIFEST, clip_format, load_manifest, manifest_sha256, pack_root
 from acousticbench.benchmarks.audioicl.padding import PAD_NOTE
 from acousticbench.benchmarks.audioicl.prompts import build_prompt, load_alphabet, template_sha256
 from acousticbench.benchmarks.audioicl.record import FINAL_STATUSES, EpisodeRecord, ICLMetrics, icl_metrics, make_episode_record
@@ -50,8 +50,9 @@ class AudioICLBenchmark(AudioICLViews):
         if ("sha", meta) not in cache:  # hashed (and checked against the pack's manifest) once per command
             expected = pinned.get(f"meta/{meta.name}") if pinned is not None else None
             cache[("sha", meta)] = checked_sha256(meta, expected, "meta file", BUILD_HINT)
+        promised = clip_format(load_manifest(pack_root(spec.archive))) if pinned is not None else None
         n_audio = check_item_audio({e.id: e.audio_paths() for e in episodes}, spec.base, str(meta), pinned,
-                                      BUILD_HINT)
+                                   BUILD_HINT, promised)
         alphabet = load_alphabet(spec.morse_alphabet) if spec.morse_alphabet and spec.task == "MorseCode" else None
         pad_dir = spec.results_dir / ".audioicl-padded" if spec.pad else None
         items = [(e, build_prompt(e, spec.base, style=spec.prompt_style, seed=spec.seed, alphabet=alphabet,

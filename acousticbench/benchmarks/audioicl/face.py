@@ -72,15 +72,20 @@ def specs(args: argparse.Namespace, model: str, tasks: list[str], seeds: list[in
 
 
 def write_summary(results_dir: Path, prompt_style: str, scoring: str, plot: Path | None) -> Path:
+    import sys
+
     from acousticbench.benchmarks.audioicl import summary
 
-    rows = summary.summarise(summary.run_folder_answers(results_dir, prompt_style), scoring)
+    torn: list = []
+    rows = summary.summarise(summary.run_folder_answers(results_dir, torn=torn), scoring, by_run=True)  # every run folder's rows
     path = Path(results_dir) / SUMMARY
     summary.write_csv(rows, path)
-    print(f"AudioICL summary ({prompt_style} prompts, {scoring} scoring): {len(rows)} rows of model, shots, task, "
-          f"accuracy, n -> {path}")
+    for line in torn:
+        print(f"note: {line.describe()}; left out of the summary until run.py --resume asks it again.", file=sys.stderr)
+    print(f"AudioICL summary ({prompt_style} prompts, {scoring} scoring), with every earlier AudioICL run in "
+          f"{results_dir}: {len(rows)} rows of model, shots, task, accuracy, n, prompt style, scoring -> {path}")
     if plot:
-        summary.plot(rows, plot)
+        summary.plot([r for r in rows if (r["prompt_style"], r["scoring"]) == (prompt_style, scoring)], plot)
         print(f"Plot of accuracy against shots -> {plot}")
     return path
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from acousticbench.packs.audio_format import ClipFormat, clip_problems
 from acousticbench.packs.files import Unreadable, sha256_many
 from acousticbench.errors import ArchiveError
 
@@ -49,6 +50,12 @@ def manifest_sha256(root: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
+def clip_format(manifest: dict[str, Any]) -> ClipFormat:
+    """What every clip of the pack must be: its manifest's "audio", else the open pack's 16 kHz PCM16 mono."""
+    audio = manifest.get("audio") or {}
+    return ClipFormat(audio.get("sample_rate", 16_000), audio.get("sample_format", "PCM_16"), audio.get("channels", 1))
+
+
 @dataclass(frozen=True)
 class ICLVerifyReport:
     """The outcome of verify_audioicl: what was checked and one line per failing file."""
@@ -82,6 +89,9 @@ def verify_audioicl(root: Path) -> ICLVerifyReport:
             failures.append(f"{rel}: {got.reason}")
         elif got != expected:
             failures.append(f"{rel}: sha256 mismatch (expected {expected[:8]}…, got {got[:8]}…)")
+    clips = {str(root / rel): clip_format(manifest) for rel in listed if rel.endswith(".wav")
+             and isinstance(actual[str(root / rel)], str)}
+    failures += [f"{Path(path).relative_to(root)}: {why}" for path, why in sorted(clip_problems(clips).items())]
     failures += _unlisted(root, listed)
     return ICLVerifyReport(sum(manifest.get("tasks", {}).values()), len(listed), failures)
 

@@ -13,6 +13,7 @@ from acousticbench.benchmarks.audioicl.scoring import Scoring, score
 from acousticbench.errors import UserError
 
 COLUMNS = ("model", "shots", "task", "accuracy", "n")
+RUN_COLUMNS = COLUMNS + ("prompt_style", "scoring")  # run folders: a row per setting too, so commands accumulate
 PUBLIC_FILE = re.compile(r"^(?P<model>.+?)_results(?:_meta)?_k(?P<k>\d+)\.jsonl$")  # the public inference output
 
 
@@ -25,30 +26,36 @@ class Answer:
     task: str
     response: str | None
     gt: str
+    prompt_style: str | None = None  # of the run it came from (None for public result files)
+    scoring: str | None = None
 
 
-def run_folder_answers(root: Path, prompt_style: str | None = None) -> list[Answer]:
-    """Answers from AudioICL run folders under `root`: the latest folder per (model, task, k, seed, backend)."""
+def run_folder_answers(root: Path, prompt_style: str | None = None, torn: list | None = None) -> list[Answer]:
+    """Answers from AudioICL run folders under `root`: the latest folder per (model, task, k, seed, backend, prompt
+    style, scoring), each with the prompt style and scoring it was run with; a line a crash cut goes to `torn`."""
+    from acousticbench.readers import read_json, read_jsonl
+
     latest: dict[str, Path] = {}
+    fix = "restore it, or move that run folder out of the results folder"
     for config in sorted(Path(root).rglob("config.json")):
-        try:
-            data = json.loads(config.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue
-        spec = data.get("spec", {})
+        spec = read_json(config, "the run config", fix).get("spec", {})
         if spec.get("benchmark") != "AudioICL" or not (config.parent / "responses.jsonl").is_file():
             continue
         if prompt_style and spec.get("prompt_style") != prompt_style:
             continue
-        prefix = re.sub(r"-\d{8}-\d{6}(-\d+)?$", "", config.parent.name)
+        prefix = re.sub(r"-\d{8}-\d{6}(-\d+)?$", "", config.parent.name) + f"/{spec.get('prompt_style')}/{spec.get('scoring')}"
         if prefix not in latest or config.parent.name > latest[prefix].name:
             latest[prefix] = config.parent
     answers = []
     for folder in latest.values():
-        for line in (folder / "responses.jsonl").read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                r = json.loads(line)
-                answers.append(Answer(r["model"], int(r["shots"]), r["task"], r.get("response"), str(r["gt"])))
+        spec = read_json(folder / "config.json", "the run config", fix)["spec"]
+        for r in read_jsonl(folder / "responses.jsonl", "the run file", fix, torn=torn):
+            try:
+                answers.append(Answer(r["model"], int(r["shots"]), r["task"], r.get("response"), str(r["gt"]),
+                                      spec.get("prompt_style"), spec.get("scoring")))
+            except (KeyError, TypeError, ValueError):
+                raise UserError(f"{folder / 'responses.jsonl'}: record {r.get('id')!r} is not an AudioICL record; "
+                                f"{fix}.") from None
     return answers
 
 
@@ -70,24 +77,30 @@ def public_answers(root: Path) -> list[Answer]:
     return answers
 
 
-def summarise(answers: list[Answer], scoring: Scoring = "strict", only_model: str | None = None) -> list[dict]:
+def summarise(answers: list[Answer], scoring: Scoring = "strict", only_model: str | None = None,
+              by_run: bool = False) -> list[dict]:
     """Rows of COLUMNS sorted by (model, shots, task), each episode scored from its response and gold label."""
-    counts: dict[tuple[str, int, str], list[int]] = defaultdict(lambda: [0, 0])
+    counts: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
     for a in answers:
         if only_model and a.model != only_model:
             continue
-        cell = counts[(a.model, a.shots, a.task)]
-        cell[0] += score(a.task, a.response, a.gt, scoring)[1]
+        mode = (a.scoring if by_run else None) or scoring  # by_run: scored as its run was, a row per setting
+        style = a.prompt_style if by_run else None
+        cell = counts[(a.model, a.shots, a.task, style, mode if style else None)]
+        cell[0] += score(a.task, a.response, a.gt, mode)[1]
         cell[1] += 1
-    return [{"model": m, "shots": k, "task": t, "accuracy": f"{c / n:.6f}" if n else "0.000000", "n": n}
-            for (m, k, t), (c, n) in sorted(counts.items())]
+    rows = []
+    for (m, k, t, style, mode), (c, n) in sorted(counts.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
+        row = {"model": m, "shots": k, "task": t, "accuracy": f"{c / n:.6f}" if n else "0.000000", "n": n}
+        rows.append({**row, "prompt_style": style, "scoring": mode} if style else row)
+    return rows
 
 
 def write_csv(rows: list[dict], path: Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+        writer = csv.DictWriter(fh, fieldnames=RUN_COLUMNS if any("prompt_style" in r for r in rows) else COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
 

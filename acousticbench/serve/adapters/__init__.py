@@ -24,6 +24,7 @@ class Chat:
     turns: list[Turn]
     max_tokens: int
     seed: int | None = None
+    top_logprobs: int | None = None  # logprobs asked: each generated token's likeliest alternatives, this many
 
     @property
     def clips(self) -> list[np.ndarray]:
@@ -36,6 +37,7 @@ class Generation:
     prompt_tokens: int
     completion_tokens: int
     finish_reason: str = "stop"  # stop | length
+    logprobs: list[dict] | None = None  # OpenAI's logprobs.content, where the request asked for logprobs
 
 
 def finish_reason(new_tokens: int, max_tokens: int, stopped: bool = False) -> str:
@@ -55,6 +57,7 @@ class Adapter(Protocol):
 
     model_id: str  # what /v1/models and every response report
     decoding: dict  # the decoding arguments it passes, in its vendor's own names; /v1/models reports them
+    # (optional) logprobs = True: it fills Generation.logprobs when the request asks for them
 
     def generate(self, chat: Chat) -> Generation: ...
 

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from acousticbench.benchmarks.audioicl import TASKS
@@ -12,6 +10,7 @@ from acousticbench.benchmarks.audioicl.build.plan import BUILD_SEED, EPISODES_PE
 from acousticbench.benchmarks.audioicl.build.speech import digits_sha256
 from acousticbench.benchmarks.audioicl.pack import FOLDER, MANIFEST, OPEN_BENCHMARK, OPEN_VERSION
 from acousticbench.packs.staging import staged_folder
+from acousticbench.packs.workers import map_in_processes
 from acousticbench.errors import UserError
 
 CHUNK = 40  # clips per worker job
@@ -63,9 +62,7 @@ def render_all(root: Path, clips: list[ClipJob], workers: int) -> dict[str, str]
     if workers <= 1 or len(jobs) <= 1:
         results = [render_chunk(job) for job in jobs]
     else:
-        # spawn, not fork: the caller may hold threads that fork would copy half-done
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            results = list(pool.map(render_chunk, jobs))
+        results = map_in_processes(render_chunk, jobs, workers)
     return dict(pair for chunk in results for pair in chunk)
 
 
