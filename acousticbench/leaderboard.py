@@ -3,12 +3,14 @@ draws its own table (Benchmark.leaderboard_markdown / leaderboard_csv), headed b
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import sys
 from pathlib import Path
 
 from acousticbench.benchmarks import BENCHMARKS, CSV_HEADER, Entry, benchmark_of_config, get_benchmark
+from acousticbench.identity import run_identity
 from acousticbench.results import CONFIG, METRICS, RESPONSES
 
 
@@ -40,7 +42,8 @@ def run_entry(run_dir: Path) -> Entry | None:
     if torn or lines < expected:
         _warn(f"{run_dir}: {RESPONSES} is truncated ({lines} of {expected} records)")
         return None
-    return bench.entry(run_dir, config, metrics)
+    return dataclasses.replace(bench.entry(run_dir, config, metrics), identity=run_identity(config),
+                               finished_at=config.get("finished_at"))
 
 
 def reference_entries(root: Path) -> list[Entry]:
@@ -54,7 +57,8 @@ def reference_entries(root: Path) -> list[Entry]:
         bench = get_benchmark(summary.get("benchmark"))
         for run in summary["runs"]:
             records = list(read_reference(summary_path.parent / run["file"]).values())
-            entries.append(bench.reference_entry(summary, run, records))
+            entries.append(dataclasses.replace(bench.reference_entry(summary, run, records),
+                                               responses=summary_path.parent / run["file"]))
     return entries
 
 
@@ -70,14 +74,21 @@ def with_references(entries: list[Entry], references: list[Entry]) -> list[Entry
 
 
 def collect(results_dirs: list[Path]) -> list[Entry]:
-    """Finished runs; of several runs of the same (model, task, split, archive, questions, seed) the latest counts."""
+    """Finished runs; of several runs of the same (model, identity, task, split, archive, questions, seed) the one
+    that finished last counts (config.json's finished_at; the folder name where a run has none)."""
     latest: dict[tuple, Entry] = {}
     for results in results_dirs:
         for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and (p / CONFIG).is_file()):
             entry = run_entry(run_dir)
             if entry:
-                latest[_identity(entry)] = entry
+                key = (*_identity(entry), entry.identity)  # runs judged or served differently stay apart
+                if key not in latest or _finish_order(entry) >= _finish_order(latest[key]):
+                    latest[key] = entry
     return list(latest.values())
+
+
+def _finish_order(entry: Entry) -> tuple[str, str]:
+    return entry.finished_at or "", entry.run_dir.name if entry.run_dir else ""
 
 
 def model_index(model: str) -> int:

@@ -14,6 +14,13 @@ DEFAULT_SEED = 42  # the run seed when none is given
 Choice = Literal["A", "B"]
 JudgeMethod = Literal["rules", "llm", "logprobs", "none"]
 JUDGE_FAILED = "judge failed"  # how a record's error starts when the LLM judge gave no verdict (its cause: 'judge')
+# finish reasons that mean the token limit cut the reply: OpenAI and vLLM "length", Gemini MAX_TOKENS
+CUT_FINISH = frozenset({"length", "max_tokens", "MAX_TOKENS"})
+
+
+def was_cut(finish_reason: str | None) -> bool:
+    """Did the backend stop the reply at its token limit (so whatever it said last may not be its answer)?"""
+    return finish_reason in CUT_FINISH
 
 
 def canonical_json(data: Any) -> bytes:
@@ -57,6 +64,8 @@ class Reply(Frozen):
     refused: bool = Field(default=False, description="The provider or model declined to answer (refusal, safety block).")
     usage: dict[str, int] = Field(default_factory=dict, description="Token counts as the provider reported them.")
     model_id: str | None = Field(default=None, description="The model id the server says it used.")
+    finish_reason: str | None = Field(default=None, description="Why generation stopped, as the backend says it "
+                                      "('stop', 'length', Gemini's 'MAX_TOKENS'); null where a backend gives none.")
     notes: list[str] = Field(default_factory=list, description="What the backend changed about the input, e.g. merged clips.")
     first_token_logprobs: dict[str, float] | None = Field(default=None, description="The first generated token's "
                                                           "most likely alternatives, {token text: logprob}, where the "
@@ -67,7 +76,7 @@ class Judgement(Frozen):
     """How a response was turned into an option."""
 
     chosen: Choice | None
-    status: Literal["answered", "unparsed", "refused"]
+    status: Literal["answered", "unparsed", "refused", "truncated"]
     method: JudgeMethod = Field(description="rules: the strict extractor committed; llm: the judge model did; "
                                 "logprobs: P(A) against P(B) as the first token; none: nobody did.")
     model: str | None = Field(default=None, description="The judge model, when method is 'llm'.")
@@ -89,8 +98,11 @@ class RecordBase(Frozen):
     model: str
     task: str
     seed: int
-    status: str = Field(description="answered, unparsed, refused or error; a failure is never scored as an answer.")
+    status: str = Field(description="answered, unparsed, refused, truncated (cut by the token limit) or error; a "
+                        "failure is never scored as an answer.")
     response: str | None = Field(description="Raw response text, or null when the request failed.")
+    finish_reason: str | None = Field(default=None, description="Why the backend stopped the reply ('stop', 'length'); "
+                                      "null where it gives none, the request failed, or the run predates the field.")
     error: str | None = None
     attempts: int = 1
     latency_s: float | None = None

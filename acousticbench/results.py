@@ -14,7 +14,7 @@ from acousticbench.errors import UserError
 from acousticbench.records import RecordBase
 
 RESPONSES, CONFIG, METRICS = "responses.jsonl", "config.json", "metrics.json"
-FINAL_STATUSES = frozenset({"answered", "unparsed", "refused"})
+FINAL_STATUSES = frozenset({"answered", "unparsed", "refused", "truncated"})
 
 
 def new_run_dir(results_dir: Path, prefix: str) -> Path:

@@ -1,19 +1,53 @@
-"""Statistics every benchmark and tool shares: binomial intervals (pure math; no harness module below it but records)."""
+"""Interval statistics shared by both benchmarks: the Wilson interval of one run, and across seeds the interval
+clustered by question (seeds of one question are not new trials; Miller 2024, "Adding error bars to evals")."""
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Iterable
 
 from acousticbench.records import Interval
 
 Z95 = 1.959963984540054
 
 
-def wilson_interval(successes: int, n: int, z: float = Z95) -> Interval | None:
-    """Wilson score interval for a binomial proportion; None for n == 0."""
-    if n == 0:
+def wilson_interval(successes: float, n: float, z: float = Z95) -> Interval | None:
+    """Wilson score interval for a binomial proportion; None for n == 0 (n may be an effective, fractional size)."""
+    if n <= 0:
         return None
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / denom
     return Interval(low=max(0.0, centre - half), high=min(1.0, centre + half))
+
+
+def clustered_stderr(scores: Iterable[tuple[Hashable, float]]) -> tuple[float, int, int] | None:
+    """The standard error of the mean score over answers grouped by question (cluster): sqrt(sum over questions of
+    (sum of the question's residuals)^2) / answers, as lmms-eval's clustered_stderr computes Miller's eq. 4.
+    Returns (stderr, answers, questions), or None with no answers."""
+    by_question: dict[Hashable, list[float]] = {}
+    for question, score in scores:
+        by_question.setdefault(question, []).append(float(score))
+    n = sum(len(v) for v in by_question.values())
+    if n == 0:
+        return None
+    mean = sum(sum(v) for v in by_question.values()) / n
+    spread = sum((sum(v) - mean * len(v)) ** 2 for v in by_question.values())
+    return math.sqrt(spread) / n, n, len(by_question)
+
+
+def clustered_interval(scores: list[tuple[Hashable, float]], z: float = Z95) -> tuple[Interval | None, float | None]:
+    """A Wilson interval at the effective sample size the clustering leaves (answers / design effect, Kish), and
+    the effective size: seeds that agree on every question give exactly one seed's Wilson interval, independent
+    ones the pooled one; the effective size is never above the number of answers."""
+    found = clustered_stderr(scores)
+    if found is None:
+        return None, None
+    se, n, questions = found
+    p = sum(s for _, s in scores) / n
+    binomial = p * (1 - p)
+    if binomial <= 0 or se <= 0:  # every answer right (or wrong): no spread to cluster; count questions only
+        n_eff = float(questions)
+    else:
+        n_eff = min(float(n), binomial / (se * se))
+    return wilson_interval(p * n_eff, n_eff, z), n_eff

@@ -25,6 +25,16 @@ def pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}"
 
 
+def cell_text(mean_std: tuple[float, float] | None, interval, without_errors: float | None) -> str:
+    """'50.0 ± 1.2 [45.1, 54.9]' (interval: an object with low and high), with '(w/o errors 52.0)' where the runs
+    had errors; '-' for no run."""
+    if not mean_std:
+        return "-"
+    mean, std = mean_std
+    text = f"{pct(mean)} ± {pct(std)}" + (f" [{pct(interval.low)}, {pct(interval.high)}]" if interval else "")
+    return text + (f" (w/o errors {pct(without_errors)})" if without_errors is not None else "")
+
+
 def md_table(header: list[str], rows: list[list[str]]) -> str:
     """A Markdown table, one line per row."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -61,13 +71,14 @@ class Axes:
     def y(self, v: float) -> float:
         return round(self.h - self.pad + 6 - (v - self.y0) / (self.y1 - self.y0) * (self.h - self.pad - 6 - 14), 1)
 
-    def frame(self, xticks, yticks, xlabel: str) -> str:
+    def frame(self, xticks, yticks, xlabel: str, xnames: list[str] | None = None) -> str:
         parts = [f'<line class="ax" x1="{self.x(self.x0)}" y1="{self.y(self.y0)}" x2="{self.x(self.x1)}" '
                  f'y2="{self.y(self.y0)}"/>',
                  f'<line class="ax" x1="{self.x(self.x0)}" y1="{self.y(self.y0)}" x2="{self.x(self.x0)}" '
                  f'y2="{self.y(self.y1)}"/>']
-        parts += [f'<text class="tick" x="{self.x(t)}" y="{self.y(self.y0) + 11}" text-anchor="middle">{t:g}</text>'
-                  for t in xticks]
+        names = xnames or [f"{t:g}" for t in xticks]  # tick labels other than the positions (a level's step)
+        parts += [f'<text class="tick" x="{self.x(t)}" y="{self.y(self.y0) + 11}" text-anchor="middle">{name}</text>'
+                  for t, name in zip(xticks, names)]
         parts += [f'<text class="tick" x="{self.x(self.x0) - 3}" y="{self.y(t) + 3}" text-anchor="end">{t:g}</text>'
                   for t in yticks]
         parts.append(f'<text class="tick" x="{self.x((self.x0 + self.x1) / 2)}" y="{self.h - 2}" '

@@ -15,7 +15,8 @@ from audioicl_pack import reduced_pack
 from test_run import run_cli
 
 RECORD_FIELDS = {"id", "benchmark", "task", "shots", "model", "seed", "prompt", "audio", "response", "prediction", "gt",
-                 "correct", "status", "error", "attempts", "latency_s", "usage", "scoring", "notes", "meta"}
+                 "correct", "correct_public", "status", "error", "attempts", "latency_s", "usage", "scoring", "notes", "meta",
+                 "finish_reason"}
 
 
 @pytest.fixture(scope="module")
@@ -144,4 +145,6 @@ def test_tiny_qwen2_audio_runs_end_to_end(archive, tmp_path):
     assert [(r["model"], r["shots"], r["n"]) for r in rows] == [("Tiny-Qwen2-Audio", "1", "5"), ("Tiny-Qwen2-Audio", "3", "5")]
     records = [json.loads(line) for p in (tmp_path / "results").glob("Tiny-Qwen2-Audio-AudioCount-k3-*/responses.jsonl")
                for line in p.read_text().splitlines()]
-    assert len(records) == 5 and all(r["status"] == "answered" and r["response"] is not None for r in records)
+    # random weights often talk to the token limit: those replies are truncated, marked by the server's finish_reason
+    assert len(records) == 5 and all(r["response"] is not None for r in records)
+    assert all(r["status"] == ("truncated" if r["finish_reason"] == "length" else "answered") for r in records)

@@ -54,8 +54,9 @@ def test_leaderboard_has_a_section_per_benchmark(workspace):
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
     assert "## AcousticBench" in out.stdout and "## AudioICL" in out.stdout
     assert "| Oracle [first 4] | all | " in out.stdout and "| Random [first 4] | all | " in out.stdout
-    assert "| Oracle [first 4] | AudioCount | 3 | 100.0 ± 0.0 | 2 | 8 | 0.0 | 0.0 |" in out.stdout
-    assert "| Random [first 4] | AudioCount | 1 | 0.0 ± 0.0 | 2 | 8 | 100.0 | 0.0 |" in out.stdout
+    # two seeds of the same 4 episodes are worth 4 episodes: the interval is one seed's Wilson, not 8 answers'
+    assert "| Oracle [first 4] | AudioCount | 3 | 100.0 ± 0.0 [51.0, 100.0] | 2 | 8 | 0.0 | 0.0 | 0.0 |" in out.stdout
+    assert "| Random [first 4] | AudioCount | 1 | 0.0 ± 0.0 [0.0, 49.0] | 2 | 8 | 100.0 | 0.0 | 0.0 |" in out.stdout
     csv = script("leaderboard.py", "results", "--csv", cwd=workspace)
     assert csv.returncode == 0 and "AudioICL,Oracle [first 4],all,AudioCount,1,1.000000,0.000000,2,8" in csv.stdout
 

@@ -98,7 +98,7 @@ def test_the_warning_comes_once_from_the_probe_before_it_asks_and_never_for_the_
     judge = Judge.create("auto", "gpt-4o-mini")
     asked = []
 
-    async def verdict(prompt, text):
+    async def verdict(prompt, text, cut=False):
         return Judgement(chosen="B", status="answered", method="llm")
 
     async def probe():

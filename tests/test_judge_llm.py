@@ -63,7 +63,7 @@ def test_the_request_is_structured_output_at_temperature_0_with_only_question_an
     # exactly the instructions and the question with the response: nothing else, no answer key
     assert request["messages"] == [
         {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": USER_TEMPLATE.format(question=QUESTION, response=SEMANTIC)}]
+        {"role": "user", "content": USER_TEMPLATE.format(question=QUESTION, response=SEMANTIC, cut="")}]
 
 
 def test_none_and_refused_verdicts_are_recorded_as_the_judge_reading():

@@ -39,4 +39,4 @@ def test_the_leaderboard_marks_the_cell_and_leaves_it_out_of_the_average():
     _, (row,) = table_rows(entries, lambda model: 0)
     assert row["marked"] == {"dir": MONO_LISTENER} and abs(row["average"] - 0.7) < 1e-9
     text = markdown(entries, lambda model: 0)
-    assert "50.0 ± 0.0 †" in text and f"† {MONO_LISTENER}: left out of Avg." in text
+    assert "50.0 ± 0.0 [45.1, 54.9] †" in text and f"† {MONO_LISTENER}: left out of Avg." in text

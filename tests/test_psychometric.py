@@ -66,3 +66,18 @@ def test_ceiling_and_chance_say_why_there_is_no_threshold():
 def test_the_fit_is_reproducible():
     counts = {1: (40, 38), 2: (40, 35), 3: (40, 30), 4: (40, 24), 5: (40, 21)}
     assert fit_psychometric(counts) == fit_psychometric(counts)
+
+
+def test_the_threshold_is_also_given_in_the_questions_physical_unit():
+    from acousticbench.benchmarks.acoustic.psychometric import physical
+
+    steps = dict(zip(range(1, 6), (12.0, 4.0, 1.0, 0.5, 0.2)))  # the pitch task's semitones per level
+    records = [r.model_copy(update={"meta": {**r.meta, "step": steps[r.meta["level"]], "unit": "semitones"}})
+               for r in observer_records(np.random.default_rng(7), 240)]
+    fit = compute_metrics(records, "Observer", "pit", 42).psychometric
+    assert fit.unit == "semitones" and fit.steps == [12.0, 4.0, 1.0, 0.5, 0.2]
+    assert fit.threshold_physical == pytest.approx(physical(fit.threshold, steps))
+    assert 0.5 < fit.threshold_physical < 1.0  # level ~3.1 lies between 1 and 0.5 semitones
+    low, high = fit.threshold_physical_ci95
+    assert low < fit.threshold_physical < high  # the harder (smaller) end first
+    assert physical(3.5, steps) == pytest.approx(2 ** -0.5) and physical(6.0, steps) is None

@@ -11,7 +11,7 @@ from conftest import REPO
 
 RECORD_FIELDS = {"id", "benchmark", "task", "split", "kind", "model", "seed", "prompt", "audio", "response", "chosen",
                  "answer", "correct", "status", "error", "attempts", "latency_s", "usage", "judge", "logprobs", "meta",
-                 "notes"}
+                 "notes", "finish_reason"}
 
 
 def run_cli(*args: str, cwd: Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:

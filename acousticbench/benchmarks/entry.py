@@ -30,6 +30,11 @@ class Entry:
     run_dir: Path | None = field(default=None, compare=False)  # where it came from (None for references); the report reads it
     config: dict | None = field(default=None, compare=False, repr=False)  # the run's config.json, parsed (None for references)
     metrics: dict | None = field(default=None, compare=False, repr=False)  # its metrics.json, parsed, so the report reads neither again
+    identity: tuple[tuple[str, str], ...] = ()  # what else must match for runs to share a cell (identity.py)
+    accuracy_without_errors: float | None = None  # errors (server, judge) left out; the paper's accuracy counts them
+    truncation_rate: float | None = None  # replies cut by the token limit (status truncated), never scored
+    finished_at: str | None = field(default=None, compare=False)  # config.json's finished_at: which run is latest
+    responses: Path | None = field(default=None, compare=False)  # a reference's records (a run's are in run_dir)
 
     @property
     def listener(self) -> str | None:

@@ -9,7 +9,7 @@ from acousticbench.judge.llm import JUDGE_PROMPT_SHA256, JUDGE_PROMPT_VERSION, J
 from acousticbench.judge.logprobs import judge_logprobs
 from acousticbench.judge.retirement import retirement_notice
 from acousticbench.judge.rules import RULES_VERSION, extract_choice
-from acousticbench.records import Judgement, Reply
+from acousticbench.records import Judgement, Reply, was_cut
 from acousticbench.settings import JUDGE_ENDPOINT
 from acousticbench.judge.modes import DEFAULT_JUDGE_MODEL, JudgeMode
 
@@ -55,11 +55,12 @@ class Judge:
             raise ValueError("a reply without text is an error record; it is not judged")
         if not reply.text.strip():
             return Judgement(chosen=None, status="unparsed", method="none")
+        cut = was_cut(reply.finish_reason)  # both readers are told: what was said last may not be the answer
         if self.mode != "llm":
-            ruled = extract_choice(prompt, reply.text)
+            ruled = extract_choice(prompt, reply.text, cut=cut)
             if self.mode == "rules" or ruled.status != "unparsed":
                 return ruled
-        return await self.llm.judge(prompt, reply.text)
+        return await self.llm.judge(prompt, reply.text, cut=cut)
 
     def check_retirement(self) -> None:
         """Warn on stderr while the LLM judge's model is scheduled to shut down; raise RetiredJudgeModel once OpenAI
@@ -89,4 +90,4 @@ def judge_reply(reply: Reply, prompt: str = "") -> Judgement:
     """Rules only, synchronous: for callers that cannot await (the LLM judge needs `Judge.judge`)."""
     if reply.refused:
         return Judgement(chosen=None, status="refused", method="none")
-    return extract_choice(prompt, reply.text or "")
+    return extract_choice(prompt, reply.text or "", cut=was_cut(reply.finish_reason))

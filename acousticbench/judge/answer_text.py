@@ -13,6 +13,8 @@ _ANSWER_TAG = r"answer|response|final_answer|final"
 _TAGGED = re.compile(rf"<({_ANSWER_TAG})>(.*?)</\1\s*>", re.IGNORECASE | re.DOTALL)
 # a tag missing a bracket or a slash: 'answer>A</answer>', '<answer>B</answer', '<answer>B/answer>', '<answer>A<answer>'
 _LOOSE_TAGGED = re.compile(rf"(?:<|\b)({_ANSWER_TAG})>(.*?)(?:<\s*/?\s*\1\b\s*>?|/\1\s*>|$)", re.IGNORECASE | re.DOTALL)
+# an opening tag missing its '>': '<answer B</answer>'
+_OPEN_UNCLOSED = re.compile(rf"<({_ANSWER_TAG})[\s:：]+([^<>\n]{{1,40}}?)\s*</\1\s*>", re.IGNORECASE)
 _COURTESY = re.compile(r"(?:^|(?<=[.!?\n]))[^.!?\n]*\b(?:let\s+me\s+know|feel\s+free|hope\s+(?:this|that|it)\s+helps|"
                        r"happy\s+to\s+help|(?:any|other|more|further)\s+questions)\b[^.!?\n]*[.!?]*\s*$", re.IGNORECASE)
 
@@ -35,6 +37,8 @@ def answer_text(response: str) -> str:
     after it, is that letter."""
     text = strip_reasoning(response)
     tagged = [m.group(2).strip() for m in _TAGGED.finditer(text) if m.group(2).strip()]
+    if not tagged:
+        tagged = [m.group(2).strip() for m in _OPEN_UNCLOSED.finditer(text)]
     if not tagged:
         tagged = [m.group(2).strip().lstrip(":：").strip() for m in _LOOSE_TAGGED.finditer(text)]
         tagged = [t for t in tagged if t]

@@ -18,7 +18,7 @@ from acousticbench.retry import RetryPolicy, with_retries
 from acousticbench.settings import JUDGE_ENDPOINT
 from acousticbench.judge.modes import DEFAULT_JUDGE_MODEL
 
-JUDGE_PROMPT_VERSION = "judge-1"
+JUDGE_PROMPT_VERSION = "judge-2"  # judge-2: told when the token limit cut the answer (cache keys changed)
 SYSTEM_PROMPT = """\
 You read the answer that an audio-language model gave to a question with two options, A and B, and report \
 which option the answer commits to. You do not hear the audio and you are not told the correct option: do not \
@@ -30,6 +30,8 @@ unambiguously (for example "the second clip is louder" when B means the second c
 settling, only repeats the question or the options, asks for the audio, or stops before giving a choice.
 - Reasoning (for example inside <think> tags) that comes before a final answer does not count; the final answer \
 does. When the answer changes its mind, the last choice it states counts.
+- When the answer is marked as cut off by a token limit, it stops mid-way: label only a choice it states as its \
+final answer before the cut; a letter met in reasoning that the cut interrupted is "none".
 - refused: true when the answer declines, or says it cannot hear, receive or process audio, instead of choosing. \
 A refused answer has the label "none".
 - reason: one short sentence."""
@@ -39,10 +41,11 @@ Question:
 {question}
 </question>
 
-Answer to read:
+Answer to read{cut}:
 <answer>
 {response}
 </answer>"""
+CUT_MARK = " (cut off by the model's token limit: it stops mid-way)"
 JUDGE_PROMPT_SHA256 = hashlib.sha256(f"{SYSTEM_PROMPT}\n\n{USER_TEMPLATE}".encode("utf-8")).hexdigest()
 PROBE_QUESTION = "Which clip is louder?\nA. The first clip\nB. The second clip"
 PROBE_ANSWER = "A. The first clip is louder."
@@ -68,12 +71,14 @@ class JudgeFailed(AcousticBenchError):
         self.judgement = Judgement(chosen=None, status="unparsed", method="none")
 
 
-def messages_for(question: str, response: str) -> list[dict[str, str]]:
-    """The two messages the judge model sees: the instructions, then the question and the response (no answer key)."""
+def messages_for(question: str, response: str, cut: bool = False) -> list[dict[str, str]]:
+    """The two messages the judge model sees: the instructions, then the question and the response (no answer key),
+    marked when the token limit cut it."""
     if len(response) > MAX_RESPONSE_CHARS:
         response = "[... earlier text omitted ...]\n" + response[-MAX_RESPONSE_CHARS:]
     return [{"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": USER_TEMPLATE.format(question=question, response=response)}]
+            {"role": "user", "content": USER_TEMPLATE.format(question=question, response=response,
+                                                                  cut=CUT_MARK if cut else "")}]
 
 
 def _api_key(api_key: str | None, base_url: str | None) -> str:
@@ -107,9 +112,11 @@ class LLMJudge:
         return {"model": self.model, "endpoint": self.base_url,
                 "prompt_version": JUDGE_PROMPT_VERSION, "prompt_sha256": JUDGE_PROMPT_SHA256}
 
-    async def judge(self, question: str, response: str) -> Judgement:
-        """The judge model's reading of `response`; raises JudgeFailed when there is no usable verdict."""
-        key = cache_key(self.model, JUDGE_PROMPT_VERSION, question, response, self.base_url)
+    async def judge(self, question: str, response: str, cut: bool = False) -> Judgement:
+        """The judge model's reading of `response` (`cut`: the token limit stopped it); raises JudgeFailed when there
+        is no usable verdict."""
+        version = JUDGE_PROMPT_VERSION + ("+cut" if cut else "")  # a cut answer is another question to the judge
+        key = cache_key(self.model, version, question, response, self.base_url)
         cached = self.cache.get(key) if self.cache is not None else None
         if cached is not None:
             try:
@@ -117,7 +124,7 @@ class LLMJudge:
             except ValueError:
                 pass  # an entry edited by hand: ask again
         if key not in self._inflight:  # identical questions asked at once share one call
-            self._inflight[key] = asyncio.ensure_future(self._ask_and_store(key, question, response))
+            self._inflight[key] = asyncio.ensure_future(self._ask_and_store(key, question, response, cut))
         try:
             verdict = await asyncio.shield(self._inflight[key])
         finally:
@@ -146,9 +153,9 @@ class LLMJudge:
         status = "refused" if verdict.refused else "unparsed"
         return Judgement(chosen=None, status=status, method="llm", model=self.model)
 
-    async def _ask_and_store(self, key: str, question: str, response: str) -> Verdict:
+    async def _ask_and_store(self, key: str, question: str, response: str, cut: bool) -> Verdict:
         async with self._semaphore:
-            verdict = await self._ask(messages_for(question, response), key)
+            verdict = await self._ask(messages_for(question, response, cut), key)
         if self.cache is not None:
             self.cache.put(key, verdict.model_dump())
         return verdict

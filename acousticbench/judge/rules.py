@@ -14,7 +14,7 @@ from acousticbench.judge.refusal import is_refusal
 from acousticbench.judge.restated import restated_choice
 from acousticbench.records import Judgement
 
-RULES_VERSION = "rules-4"
+RULES_VERSION = "rules-5"  # rules-5: "I would classify it as B", "应该回答'B'", "<answer B</answer>"
 
 _LETTER = (rf"(?P<open>(?:{OPEN}[ \t]*)*)(?<![A-Za-z0-9])(?P<letter>[AaBb])"
            rf"(?![A-Za-z0-9]|['’]s\b|-[A-Za-z])(?P<close>(?:[ \t]*{CLOSE})*)")
@@ -23,8 +23,9 @@ _NOUN = r"(?:(?:option|choice|letter|clip|segment)\s+)?"
 _EXPLICIT = [re.compile(lead + _LETTER, re.IGNORECASE) for lead in (
     rf"\b(?:answer|choice|option|selection|response|output|verdict|classification|conclusion|pick)\s*(?:[:：=]|-\s"
     rf"|\bis\b\s*:?|\b(?:would|should|will|must)\s+be\b\s*:?)\s*{_ADVERB}{_NOUN}",
-    rf"\bI\s+(?:(?:would|will|'ll|’ll)\s+)?(?:choose|select|pick|go\s+with|opt\s+for)\s+{_NOUN}",
-    r"(?:答案\s*(?:是|为|：|:)|选择?)\s*",
+    rf"\bI\s+(?:(?:would|will|'ll|’ll)\s+)?(?:choose|select|pick|go\s+with|opt\s+for|"
+    rf"(?:classify|label|categori[sz]e)\s+(?:it|this|the\s+\w+)\s+as)\s+{_NOUN}",
+    r"(?:答案\s*(?:是|为|：|:)|选择?|(?:应该|应当|应)?回答)\s*",
     r"\\boxed\{\s*(?:\\text\{)?\s*",
     r"\b(?:is|are|be)\s*[:：]\s*",  # '... the clip with more echo is: **A**'
 )] + [re.compile(rf"(?:\boption\s+)?{_LETTER}\s+is\s+(?:the\s+)?(?:(?:correct|right|best|final)\b|answer\b)",
@@ -62,7 +63,7 @@ class _Hit:
     line: bool = False
 
 
-def extract_choice(prompt: str, response: str) -> Judgement:
+def extract_choice(prompt: str, response: str, cut: bool = False) -> Judgement:
     """Read `response` to the question `prompt`: answered by rules, refused, or unparsed (left to the LLM judge).
 
     Precision over coverage. After reasoning is removed and a tagged final answer preferred (answer_text), these
@@ -78,10 +79,12 @@ def extract_choice(prompt: str, response: str) -> Judgement:
     when it is hedged or conditional ("if", "maybe", "whether"), negated, followed by the other letter in its
     sentence ("A or B"), followed by second thoughts ("wait", "actually"), when letter-only lines disagree, when
     the words next to the letter name the other option, or when a long answer is cut off or states a letter only
-    in its middle (reasoning). A clear refusal with no letter anywhere is `refused`.
+    in its middle (reasoning). A clear refusal with no letter anywhere is `refused`. With `cut` (the backend says
+    the token limit stopped the reply) the unfinished last sentence is dropped first: only what was said in full
+    before the cut is read ('A' alone, cut, may be the start of 'A piano ...').
     """
-    text = answer_text(response)
-    if _cut_off(text):
+    text = before_cut(answer_text(response)) if cut else answer_text(response)
+    if not cut and _cut_off(text):
         return Judgement(chosen=None, status="unparsed", method="none")
     terms = option_terms(prompt)
     letter = _whole_answer(text, terms) or _final_commitment(text, prompt, terms)
@@ -163,6 +166,12 @@ def _fits_lead_in(before: str, letter: str, terms: Terms | None) -> bool:
         return True
     last = pieces[-1]
     return not mentions_letter(last, other_than=letter) and words_fit(letter, last, terms, short=len(words(last)) <= 8)
+
+
+def before_cut(text: str) -> str:
+    """A cut reply up to the end of its last finished sentence (a line break or final punctuation)."""
+    ends = [m.end() for m in BOUNDARY.finditer(text.rstrip())]
+    return text[:ends[-1]].strip() if ends else ""
 
 
 def _cut_off(text: str) -> bool:

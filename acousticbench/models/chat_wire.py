@@ -96,6 +96,7 @@ def reply_from(completion: object, notes: list[str] | None = None, asked: str | 
     common = {"usage": usage, "model_id": completion.get("model"),
               "first_token_logprobs": first_token_logprobs(choice.get("logprobs"))}
     content, finish = message.get("content"), choice.get("finish_reason")
+    common["finish_reason"] = finish if isinstance(finish, str) else None
     if message.get("refusal") or finish == "content_filter":
         text, notes = capped(message.get("refusal") or content, notes)
         return Reply(text=text, refused=True, notes=notes, **common)

@@ -73,6 +73,7 @@ def reply_from(response: types.GenerateContentResponse, notes: list[str]) -> Rep
         raise BackendError("Gemini returned no candidates and no block reason (nothing to score)", retryable=False)
     candidate = response.candidates[0]
     finish = _name(candidate.finish_reason)
+    common["finish_reason"] = finish
     parts = candidate.content.parts if candidate.content and candidate.content.parts else []
     text = "".join(p.text for p in parts if p.text and not p.thought)
     if finish in BLOCKED_FINISH:

@@ -85,9 +85,10 @@ def completion(model: str, content: str | None, finish: str = "stop", refusal: s
 
 
 class OpenAIHandler(Handler):
-    """Routes of an OpenAI-compatible server; options: model_ids, missing_models, answer_text, loading_until,
-    echo_key (error messages repeat the API key), lean (answer 'A' without reading the request: benchmarks),
-    reply_model (the model id its answers name, whatever was asked)."""
+    """Routes of an OpenAI-compatible server; options: model_ids, missing_models, answer_text, finish (the
+    finish_reason of every answer, default stop), loading_until, echo_key (error messages repeat the API key), lean
+    (answer 'A' without reading the request: benchmarks), reply_model (the model id its answers name, whatever was
+    asked)."""
 
     def _models(self) -> list[str]:
         return self.state.options.get("model_ids", ["local/served-model"])
@@ -149,7 +150,8 @@ class OpenAIHandler(Handler):
         if fault == "refusal":
             return self.send_json(200, completion(model, None, refusal="I can't help with that."))
         text = self.state.options.get("answer_text", "{letter}").format(letter=answer_for(key))
-        self.send_json(200, completion(model, text, usage=usage_of(body, text)))
+        finish = self.state.options.get("finish", "stop")
+        self.send_json(200, completion(model, text, finish=finish, usage=usage_of(body, text)))
 
     def _transcribe(self, raw: bytes) -> None:
         """multipart/form-data with `file` and `model`: a transcript naming the clip's hash."""

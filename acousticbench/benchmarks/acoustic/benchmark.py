@@ -16,7 +16,7 @@ from acousticbench.benchmarks.acoustic.grading import JudgeGrader
 from acousticbench.judge import Judge, JudgeFailed, judge_reply
 from acousticbench.judge.logprobs import NoLogprobs
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
-from acousticbench.records import JUDGE_FAILED, Judgement, JudgeInfo, Prompt
+from acousticbench.records import JUDGE_FAILED, Judgement, JudgeInfo, Prompt, was_cut
 from acousticbench.benchmarks.acoustic.records import Metrics, Question, Record
 from acousticbench.benchmarks.acoustic.spec import GenerationConfig, RunSpec
 
@@ -52,17 +52,29 @@ async def judge_outcome(judge, question: Question, outcome) -> tuple[Judgement |
         return None, f"{JUDGE_FAILED}: {err}"
 
 
+def cut_note(finish_reason: str | None, read: str | None) -> str:
+    """What a truncated record says the judge read before the cut (it is kept, never scored)."""
+    found = f"the judge read {read!r} before the cut" if read else "no answer before the cut"
+    return f"cut by the token limit (finish_reason {finish_reason!r}): {found}; not scored"
+
+
 def make_record(question: Question, prompt: Prompt, model: str, outcome,
                 judgement: Judgement | None = None, judge_error: str | None = None) -> Record:
-    """Join a question, what came back and how it was judged into the Record that goes to disk."""
+    """Join a question, what came back and how it was judged into the Record that goes to disk. A reply the token
+    limit cut is `truncated`: never scored, whatever the judge read before the cut (that goes in a note)."""
+    reply, notes = outcome.reply, list(outcome.reply.notes) if outcome.reply else []
     logprobs = None
-    if outcome.reply is None or judge_error:  # a judge that gave no verdict is an error, never a silent "unparsed"
+    if reply is None or judge_error:  # a judge that gave no verdict is an error, never a silent "unparsed"
         chosen, status, judge = None, "error", JudgeInfo(method="none")
     else:
-        judgement = judgement or judge_reply(outcome.reply, question.prompt)
+        judgement = judgement or judge_reply(reply, question.prompt)
         chosen, status = judgement.chosen, judgement.status
         judge = JudgeInfo(method=judgement.method, model=judgement.model)
         logprobs = judgement.logprobs
+        # a logprobs label is read from the first token, which a cut after it does not touch
+        if was_cut(reply.finish_reason) and status != "refused" and judgement.method != "logprobs":
+            notes.append(cut_note(reply.finish_reason, chosen))
+            chosen, status = None, "truncated"
     return Record(
         id=question.id, task=question.task, split=question.split, kind=question.kind, model=model,
         seed=prompt.seed, prompt=question.prompt, audio=question.audio,
@@ -70,15 +82,15 @@ def make_record(question: Question, prompt: Prompt, model: str, outcome,
         chosen=chosen, answer=question.answer,
         correct=None if question.answer is None else chosen == question.answer,
         status=status, error=outcome.error or judge_error, attempts=outcome.attempts, latency_s=outcome.latency_s,
-        usage=outcome.reply.usage if outcome.reply else {}, judge=judge, logprobs=logprobs, meta=question.meta,
-        notes=outcome.reply.notes if outcome.reply else [],
+        usage=reply.usage if reply else {}, judge=judge, logprobs=logprobs, meta=question.meta, notes=notes,
+        finish_reason=reply.finish_reason if reply else None,
     )
 
 
 class AcousticBenchmark(AcousticViews):
     name = "AcousticBench"
     record_type = Record
-    final_statuses = frozenset({"answered", "unparsed", "refused"})
+    final_statuses = frozenset({"answered", "unparsed", "refused", "truncated"})  # the same settings cut it again
     metrics_type = Metrics
     label_field = "chosen"
     item_noun = "questions"
@@ -146,9 +158,10 @@ class AcousticBenchmark(AcousticViews):
         resumed = f", {result.resumed} kept from the interrupted run" if result.resumed else ""
         judge_errors = m.error_causes.get("judge", 0)
         causes = f" ({judge_errors} of them the judge's)" if judge_errors else ""
+        cut = f"{st['truncated']} truncated (cut by the token limit), " if st.get("truncated") else ""
         return (f"{result.spec.label()}: accuracy {acc}{ci} over {s.n} scored questions; "
                 f"{st.get('answered', 0)} answered, {st.get('unparsed', 0)} unparsed, {st.get('refused', 0)} refused, "
-                f"{st.get('error', 0)} errors{causes}{resumed} -> {result.run_dir}")
+                f"{cut}{st.get('error', 0)} errors{causes}{resumed} -> {result.run_dir}")
 
     def headline(self, metrics: Any) -> tuple[float | None, int]:
         """Accuracy and the number of items it is over, for tables."""

@@ -20,10 +20,31 @@ def _level(value: float, beyond: bool, fit: PsychometricFit) -> str:
     return f"&gt;{max(fit.levels)}" if value >= max(fit.levels) else f"&lt;{min(fit.levels)}"
 
 
+def physical_text(fit: PsychometricFit | None) -> str | None:
+    """'0.71 semitones [0.5, 1]', '&lt;0.2 semitones' (still above 75% at the smallest difference tested), or None
+    where the questions gave no physical steps."""
+    if fit is None or not fit.unit or not fit.steps or None in fit.steps:
+        return None
+    if fit.threshold is None:
+        edge = min(fit.steps) if fit.threshold_side == "above" else max(fit.steps)
+        return f"{'&lt;' if fit.threshold_side == 'above' else '&gt;'}{edge:g} {escape(fit.unit)}"
+    if fit.threshold_physical is None:
+        return None
+    ends = fit.threshold_physical_ci95
+    interval = f" [{ends[0]:.3g}, {ends[1]:.3g}]" if ends else ""
+    return f"{fit.threshold_physical:.3g} {escape(fit.unit)}{interval}"
+
+
 def threshold_text(fit: PsychometricFit | None) -> str:
-    """'3.12 [2.71, 3.52]', '&gt;5', or why there is none: the cell text of the threshold table."""
+    """'0.71 semitones [0.5, 1] (level 3.12 [2.71, 3.52])' where the questions give physical steps, else the level
+    alone: '3.12 [2.71, 3.52]', '&gt;5', or why there is none: the cell text of the threshold table."""
     if fit is None:
         return "-"
+    physical = physical_text(fit)
+    return f"{physical} (level {_level_text(fit)})" if physical else _level_text(fit)
+
+
+def _level_text(fit: PsychometricFit) -> str:
     if fit.threshold is None:
         return f"&gt;{max(fit.levels)}" if fit.threshold_side == "above" else f"&lt;{min(fit.levels)}"
     low, high = fit.threshold_ci95 or (None, None)
@@ -37,9 +58,11 @@ def psychometric_panel(cell: Psychometric) -> str:
     levels = [p[0] for p in cell.points]
     lowest = min(k / n for _, n, k, _ in cell.points)  # below-chance points stay in view
     ax = Axes(min(levels) - 0.3, max(levels) + 0.3, min(0.4, np.floor(10 * lowest) / 10), 1.0, PANEL_W, PANEL_H)
-    parts = [ax.frame(levels, (0.5, 0.75, 1.0), "level (1 easiest)"),
-             f'<line class="crit" x1="{ax.x(ax.x0)}" y1="{ax.y(0.75)}" x2="{ax.x(ax.x1)}" y2="{ax.y(0.75)}"/>']
     fit = cell.fit
+    steps = fit.steps if fit is not None and fit.unit and fit.steps and None not in fit.steps else None
+    axis = (f"{fit.unit} (easiest first)", [f"{s:g}" for s in steps]) if steps else ("level (1 easiest)", None)
+    parts = [ax.frame(levels, (0.5, 0.75, 1.0), *axis),
+             f'<line class="crit" x1="{ax.x(ax.x0)}" y1="{ax.y(0.75)}" x2="{ax.x(ax.x1)}" y2="{ax.y(0.75)}"/>']
     if fit is not None:
         xs = np.linspace(min(levels), max(levels), 40)
         ys = np.clip(curve(xs, fit.midpoint, fit.spread, fit.lapse), ax.y0, ax.y1)
@@ -54,8 +77,8 @@ def psychometric_panel(cell: Psychometric) -> str:
             parts.append(f'<line class="bar" x1="{ax.x(level)}" y1="{ax.y(max(ci.low, ax.y0))}" x2="{ax.x(level)}" '
                          f'y2="{ax.y(ci.high)}"/>')
         parts.append(f'<circle class="pt" cx="{ax.x(level)}" cy="{ax.y(k / n)}" r="2.8">'
-                     f'<title>level {level}: {k}/{n} correct</title></circle>')
-    title = f"{escape(cell.task)}: {threshold_text(fit)}"
+                     f'<title>level {level}: {k:g}/{n} correct (mean over seeds)</title></circle>')
+    title = f"{escape(cell.task)}: {physical_text(fit) or threshold_text(fit)}"
     return (f'<svg class="panel psy" width="{PANEL_W}" height="{PANEL_H}" role="img" '
             f'data-model="{escape(cell.row)}" data-task="{escape(cell.task)}" '
             f'aria-label="{escape(cell.row)} on {escape(cell.task)}">'

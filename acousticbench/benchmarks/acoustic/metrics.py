@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from acousticbench.records import JUDGE_FAILED, Interval
+from acousticbench.records import JUDGE_FAILED
 from acousticbench.stats import wilson_interval
 from acousticbench.benchmarks.acoustic.records import Diagnostics, Metrics, Record, SliceMetrics
 
@@ -27,17 +27,21 @@ def slice_metrics(records: list[Record]) -> SliceMetrics:
     n = len(records)
     correct = sum(1 for r in records if r.correct)
     statuses = Counter(r.status for r in records)
-    answered = statuses["answered"]
+    answered, errors = statuses["answered"], statuses["error"]
     return SliceMetrics(
         n=n,
         correct=correct,
         accuracy=_rate(correct, n),
         accuracy_answered=_rate(correct, answered),
+        accuracy_without_errors=_rate(correct, n - errors),
         wilson95=wilson_interval(correct, n),
         answered=answered,
+        truncated=statuses["truncated"],
+        errors=errors,
         parse_failure_rate=_rate(statuses["unparsed"], n),
         refusal_rate=_rate(statuses["refused"], n),
-        error_rate=_rate(statuses["error"], n),
+        truncation_rate=_rate(statuses["truncated"], n),
+        error_rate=_rate(errors, n),
     )
 
 
@@ -86,7 +90,7 @@ def compute_metrics(records: list[Record], model: str, task: str, seed: int) -> 
         judge_methods=dict(sorted(Counter(r.judge.method for r in records).items())),
         statuses=dict(sorted(Counter(r.status for r in records).items())),
         error_causes=dict(sorted(Counter(error_cause(r) for r in records if r.status == "error").items())),
-        psychometric=_fit(level_counts(by_level)),
+        psychometric=_fit(level_counts(by_level), [r.meta for r in scored]),
     )
 
 
@@ -108,8 +112,8 @@ def error_cause(record: Record) -> str:
     return "judge" if (record.error or "").startswith(JUDGE_FAILED) else "request"
 
 
-def _fit(counts):
+def _fit(counts, metas):
     # imported here: numpy and scipy load in the worker thread that computes a finished run's metrics, not at start
-    from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric
+    from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units, level_steps
 
-    return fit_psychometric(counts)
+    return in_units(fit_psychometric(counts), *level_steps(metas))

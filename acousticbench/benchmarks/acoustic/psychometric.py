@@ -105,7 +105,7 @@ def fit_psychometric(counts: dict[int, tuple[int, int]], bootstrap: int = BOOTST
     threshold = None if side else float(threshold_of(*params))
     interval, beyond = _bootstrap(x, n, best, params, bootstrap, seed) if side != "below" else (None, [])
     return PsychometricFit(
-        levels=levels, n=n.astype(int).tolist(), correct=k.astype(int).tolist(), guess=GUESS,
+        levels=levels, n=n.astype(int).tolist(), correct=np.rint(k).astype(int).tolist(), guess=GUESS,
         midpoint=float(params[0]), spread=float(params[1]), lapse=float(params[2]), lapse_max=LAPSE_MAX,
         criterion=CRITERION, threshold=threshold, threshold_side=side,
         threshold_note=f"{side} {CRITERION:.0%} at every tested level" if side else None, threshold_ci95=interval,
@@ -120,3 +120,39 @@ def _bootstrap(x, n, best, params, bootstrap: int, seed: int) -> tuple[list[floa
     t = _in_range(threshold_of(boot[:, 0], np.exp(boot[:, 1]), boot[:, 2]), boot, x)
     ends = np.quantile(t, [0.025, 0.975], method="inverted_cdf")
     return [float(np.clip(e, x.min(), x.max())) for e in ends], [bool(not np.isfinite(e)) for e in ends]
+
+
+def level_steps(metas) -> tuple[dict[int, float], str | None]:
+    """level -> the difference its questions pose (meta `step`), and the unit, from scored questions' meta."""
+    steps: dict[int, float] = {}
+    units = set()
+    for meta in metas:
+        if isinstance(meta.get("level"), int) and isinstance(meta.get("step"), (int, float)) and meta["step"] > 0:
+            steps.setdefault(meta["level"], float(meta["step"]))
+            units.add(meta.get("unit"))
+    return steps, (units.pop() if len(units) == 1 else None)
+
+
+def physical(level: float | None, steps: dict[int, float]) -> float | None:
+    """The difference at a fractional level: log-linear between the two levels around it (the steps shrink
+    geometrically with level); None beyond the tested levels or without a step at both neighbours."""
+    if level is None or not steps or not min(steps) <= level <= max(steps):
+        return None
+    low, high = int(np.floor(level)), int(np.ceil(level))
+    if low not in steps or high not in steps:
+        return None
+    if low == high:
+        return steps[low]
+    w = level - low
+    return float(np.exp((1 - w) * np.log(steps[low]) + w * np.log(steps[high])))
+
+
+def in_units(fit: PsychometricFit | None, steps: dict[int, float], unit: str | None) -> PsychometricFit | None:
+    """The fit with its threshold (and interval) also as a physical difference, when the questions give steps."""
+    if fit is None or not steps or unit is None:
+        return fit
+    ends = [physical(e, steps) for e in fit.threshold_ci95 or []]
+    return fit.model_copy(update={
+        "unit": unit, "steps": [steps.get(level) for level in fit.levels],
+        "threshold_physical": physical(fit.threshold, steps),
+        "threshold_physical_ci95": sorted(ends) if ends and None not in ends else None})

@@ -10,7 +10,7 @@ from acousticbench.records import Choice, Frozen, Interval, JudgeInfo, RecordBas
 
 Split = Literal["train", "eval"]
 Kind = Literal["scored", "diagnostic"]
-Status = Literal["answered", "unparsed", "refused", "error"]
+Status = Literal["answered", "unparsed", "refused", "truncated", "error"]
 
 
 class Question(Frozen):
@@ -54,20 +54,30 @@ class Record(RecordBase):
 
 
 class SliceMetrics(Frozen):
-    """Accuracy and outcome rates over one set of scored records."""
+    """Accuracy and outcome rates over one set of scored records (of one run: n counts questions, one answer each)."""
 
-    n: int
+    n: int = Field(description="Scored questions (one run: one answer each).")
+    n_counts: Literal["questions"] = "questions"
     correct: int
-    accuracy: float | None = Field(description="Correct / n; a null answer counts as wrong, as in the paper.")
+    accuracy: float | None = Field(description="Correct / n; a null answer (unparsed, refused, truncated, error) "
+                                   "counts as wrong, as in the paper.")
     accuracy_answered: float | None = Field(description="Correct / answered.")
-    wilson95: Interval | None
+    accuracy_without_errors: float | None = Field(default=None, description="Correct / (n - errors): the accuracy "
+                                                  "with infrastructure failures (server, judge) left out.")
+    wilson95: Interval | None = Field(description="Wilson 95% interval of `accuracy` over the n questions.")
     answered: int
+    truncated: int = Field(default=0, description="Replies cut by the token limit (status truncated, never scored).")
+    errors: int = Field(default=0, description="Questions with no answer or no verdict (status error).")
     parse_failure_rate: float | None
     refusal_rate: float | None
+    truncation_rate: float | None = None
     error_rate: float | None
 
 
 class Diagnostics(Frozen):
+    """The diagnostic probes of one run: every n counts questions (one answer each)."""
+
+    n_counts: Literal["questions"] = "questions"
     n_catch: int
     catch_accuracy: float | None = Field(description="Accuracy on the largest-difference trials: the task's practical ceiling.")
     n_identical: int
@@ -103,6 +113,16 @@ class PsychometricFit(Frozen):
     threshold_ci95_beyond: list[bool] = Field(default_factory=lambda: [False, False], description="Whether each end "
                                               "of the interval lies beyond the tested levels (it is then the edge).")
     bootstrap: int = Field(description="Parametric bootstrap resamples (seeded, so the numbers are reproducible).")
+    unit: str | None = Field(default=None, description="The physical unit of the levels' differences (the questions' "
+                             "meta `unit`: semitones, dB, percent, degrees azimuth, count ratio).")
+    steps: list[float | None] | None = Field(default=None, description="The difference between the clips at each "
+                                             "level in `levels` (the questions' meta `step`), in `unit`.")
+    threshold_physical: float | None = Field(default=None, description="The threshold as a difference in `unit`: "
+                                             "the steps interpolated geometrically between the levels around it.")
+    threshold_physical_ci95: list[float] | None = Field(default=None, description="The interval's ends in `unit`, "
+                                                        "smaller difference first (the harder end).")
+    n_counts: str = Field(default="questions", description="What `n` counts: questions (one run) or answers (seeds "
+                          "pooled).")
 
 
 class Metrics(Frozen):

@@ -37,9 +37,11 @@ class JudgeRelabeller:
 
         out = []
         for record in records:
-            if record.chosen is None and record.response and record.response.strip():
+            # a truncated record stays truncated: a cut reply is never scored, whatever a judge reads in it
+            if record.chosen is None and record.status != "truncated" and record.response and record.response.strip():
                 try:
-                    judgement = await self.judge.judge(record.prompt, Reply(text=record.response))
+                    judgement = await self.judge.judge(record.prompt, Reply(text=record.response,
+                                                                            finish_reason=record.finish_reason))
                 except JudgeFailed:
                     judgement = None  # no verdict: the record stays as it was
                 out.append(relabel(record, judgement) if judgement else record)

@@ -27,8 +27,8 @@ def sections(entries: list[Entry], order: ModelOrder) -> list[Section]:
     if cells:
         out.append(Section("s-psychometric", "Psychometric curves", "Accuracy by difficulty level (Wilson 95% bars), "
                            "the fitted two-alternative psychometric function (guess rate 0.5, a lapse rate; maximum "
-                           "likelihood), and the level where it falls to 75% correct (red dot; bar: parametric-bootstrap "
-                           "95% interval). Seeds pooled.", thresholds(tasks, cells) + psychometric_grid(cells)))
+                           "likelihood), and the difference where it falls to 75% correct, in the task's unit (red dot; "
+                           "bar: parametric-bootstrap 95% interval over questions). Counts averaged over seeds.", thresholds(tasks, cells) + psychometric_grid(cells)))
     diagnostics_rows = summaries.diagnostics_rows(tasks, rows)
     if diagnostics_rows:
         out.append(Section("s-diagnostics", "Diagnostics", "What the accuracy does not show: the ceiling, response "
@@ -37,12 +37,13 @@ def sections(entries: list[Entry], order: ModelOrder) -> list[Section]:
 
 
 def leaderboard(tasks: list[str], rows: list[dict]) -> str:
-    """Model x task: mean ± std over seeds, the Wilson 95% interval of the pooled answers, unparsed and error rates."""
+    """Model x task: mean ± std over seeds, the 95% interval clustered by question across seeds, the accuracy without
+    errors where a run had any, unparsed, truncated and error rates; the average over the tasks every row ran."""
     out = []
     for row in rows:
         cells = []
         for task in tasks:
-            cell, ci = row["cells"].get(task), row["wilson"].get(task)
+            cell, ci, clean = row["cells"].get(task), row["interval"].get(task), row["without_errors"].get(task)
             if not cell:
                 cells.append("-")
                 continue
@@ -50,12 +51,18 @@ def leaderboard(tasks: list[str], rows: list[dict]) -> str:
             interval = f'<small>[{pct(ci.low)}, {pct(ci.high)}]</small>' if ci else ""
             mark = row["marked"].get(task)
             note = f' <b class="mono" title="{escape(mark)}: left out of Avg">{escape(mark)}</b>' if mark else ""
+            werr = f'<small class="werr">w/o errors {pct(clean)}</small>' if clean is not None else ""
             cells.append(f'<span class="num" title="{seeds} seeds, {n} answers">{pct(mean)} ± {pct(std)}</span>'
-                         f"{interval}{note}")
-        out.append([escape(row["model"]), row["split"], *cells, pct(row["average"]), str(row["seeds"]),
-                    pct(row["parse"]), pct(row["error"])])
-    return html_table("leaderboard", ["Model", "Split", *tasks, "Avg", "Seeds", "Unparsed %", "Error %"], out,
-                      "Accuracy % (mean ± std over seeds; below: Wilson 95% interval of all answers pooled)")
+                         f"{interval}{werr}{note}")
+        average = pct(row["average"]) + (' <small class="partial">partial</small>' if row["partial"] else "")
+        out.append([escape(row["model"]), row["split"], *cells, average, str(row["seeds"]),
+                    pct(row["parse"]), pct(row["truncated"]), pct(row["error"])])
+    over = ", ".join(rows[0]["average_over"]) if rows else ""
+    header = ["Model", "Split", *tasks, "Avg", "Seeds", "Unparsed %", "Truncated %", "Error %"]
+    return html_table("leaderboard", header, out,
+                      "Accuracy % (mean ± std over seeds; below: 95% interval clustered by question across seeds; "
+                      "'w/o errors': server and judge errors left out). Avg over the tasks every row ran "
+                      f"({over or 'none'}); 'partial': the row lacks some tasks")
 
 
 def lora(tasks: list[str], rows: list[dict]) -> str:
@@ -70,14 +77,17 @@ def lora(tasks: list[str], rows: list[dict]) -> str:
 
 
 def thresholds(tasks: list[str], cells: list[Psychometric]) -> str:
-    """Model x task: the level at which accuracy falls to 75% (interval: parametric bootstrap, 95%)."""
+    """Model x task: the difference (in the task's unit) at which accuracy falls to 75%, with its level and the
+    range of the seeds' own thresholds (interval: parametric bootstrap, 95%, over questions)."""
     by_row: dict[str, dict[str, str]] = {}
     for cell in cells:
-        by_row.setdefault(cell.row, {})[cell.task] = threshold_text(cell.fit)
+        known = [t for t in cell.seed_thresholds if t is not None]
+        spread = f' <small>seeds {min(known):.2f}–{max(known):.2f}</small>' if len(known) > 1 else ""
+        by_row.setdefault(cell.row, {})[cell.task] = threshold_text(cell.fit) + spread
     out = [[escape(row), *(values.get(t, "-") for t in tasks)] for row, values in by_row.items()]
-    return html_table("thresholds", ["Model", *tasks], out, "Threshold level at 75% correct [95% interval]; "
-                      "higher is better (level 5 is the hardest); >5: still above 75% at the hardest level; <1: below "
-                      "75% even at the easiest")
+    return html_table("thresholds", ["Model", *tasks], out, "Threshold at 75% correct in the task's unit [95% "
+                      "interval] (level; seeds: the range of each seed's own threshold); a smaller difference is "
+                      "better; <: still above 75% at the smallest difference tested; >: below 75% even at the largest")
 
 
 DIAGNOSTIC_TABLES = (
@@ -90,13 +100,13 @@ DIAGNOSTIC_TABLES = (
 
 
 def diagnostics(tasks: list[str], rows: list[dict]) -> str:
-    """A model x task table per diagnostic: the mean over seeds, and (small) the items over all seeds."""
+    """A model x task table per diagnostic: the mean over seeds, and (small) the questions behind it."""
     by_row: dict[tuple[str, str], dict[str, dict]] = {}
     for r in rows:
         by_row.setdefault((r["model"], r["split"]), {})[r["task"]] = r
     html = []
     for table_id, value, count, caption in DIAGNOSTIC_TABLES:
-        out = [[escape(model), split, *(f'{pct(cells[t][value])}<small>{cells[t][count]} items</small>'
+        out = [[escape(model), split, *(f'{pct(cells[t][value])}<small>{cells[t][count]} questions</small>'
                                         if t in cells else "-" for t in tasks)]
                for (model, split), cells in by_row.items()]
         html.append(html_table(table_id, ["Model", "Split", *tasks], out, caption + "; mean over seeds"))

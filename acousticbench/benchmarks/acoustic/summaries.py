@@ -1,5 +1,6 @@
 """The numbers behind AcousticBench's report tables and figures, from the leaderboard's rows and the runs' metrics:
-pooled psychometric fits per model and attribute, diagnostics over seeds, the LoRA lift."""
+psychometric fits per model and attribute over seeds, diagnostics over seeds, the LoRA lift. Seeds are not new
+questions: counts are averaged over seeds, and diagnostics count questions."""
 from __future__ import annotations
 
 import statistics
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 
 from acousticbench.benchmarks.acoustic.metrics import level_counts
 from acousticbench.stats import wilson_interval
-from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric
+from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units
 from acousticbench.benchmarks.entry import Entry
 from acousticbench.records import Interval
 from acousticbench.benchmarks.acoustic.records import PsychometricFit
@@ -15,12 +16,14 @@ from acousticbench.benchmarks.acoustic.records import PsychometricFit
 
 @dataclass(frozen=True)
 class Psychometric:
-    """One model (leaderboard row) on one attribute, its seeds pooled."""
+    """One model (leaderboard row) on one attribute over its seeds: counts averaged over seeds (n counts questions,
+    so neither the bars nor the fit's interval treat a seed as new questions), and each seed's own threshold."""
 
     row: str
     task: str
-    points: list[tuple[int, int, int, Interval | None]]  # level, n, correct, Wilson 95%
+    points: list[tuple[int, int, float, Interval | None]]  # level, questions, correct (mean over seeds), Wilson 95%
     fit: PsychometricFit | None
+    seed_thresholds: tuple[float | None, ...] = ()  # each seed's fitted threshold (metrics.json), level units
 
 
 def _runs_of(row: dict, task: str) -> list[Entry]:
@@ -29,24 +32,39 @@ def _runs_of(row: dict, task: str) -> list[Entry]:
 
 
 def psychometric_cells(tasks: list[str], rows: list[dict]) -> list[Psychometric]:
-    """A pooled fit per (row, task) with levels (each takes ~0.02-0.1 s)."""
+    """A fit per (row, task) with levels on the counts averaged over seeds (each takes ~0.02-0.1 s)."""
     jobs = []
     for row in rows:
         for task in tasks:
-            counts = level_counts(*(e.metrics.get("by_level") or {} for e in _runs_of(row, task)))
+            runs = _runs_of(row, task)
+            counts = level_counts(*(e.metrics.get("by_level") or {} for e in runs))
             if counts:
-                jobs.append((row["model"] + ("" if row["split"] == "all" else f" ({row['split']})"), task, counts))
+                fits = [e.metrics.get("psychometric") or {} for e in runs]
+                mean = {lv: (round(n / len(runs)), k / len(runs)) for lv, (n, k) in counts.items()}
+                jobs.append((row["model"] + ("" if row["split"] == "all" else f" ({row['split']})"), task, mean, fits))
     # one after another: a process pool was 5x slower here (each worker's BLAS threads fought over the 2 cores)
-    fits = [fit_psychometric(counts) for _, _, counts in jobs]
-    return [Psychometric(label, task, [(lv, n, k, wilson_interval(k, n)) for lv, (n, k) in counts.items()], fit)
-            for (label, task, counts), fit in zip(jobs, fits)]
+    out = []
+    for label, task, counts, fits in jobs:
+        fit = in_units(fit_psychometric(counts), *_steps(fits))
+        points = [(lv, n, k, wilson_interval(k, n)) for lv, (n, k) in counts.items()]
+        out.append(Psychometric(label, task, points, fit, tuple(f.get("threshold") for f in fits)))
+    return out
+
+
+def _steps(fits: list[dict]) -> tuple[dict[int, float], str | None]:
+    """level -> step and the unit, from the runs' own fits (metrics.json), when they carry them."""
+    for f in fits:
+        if f.get("steps") and f.get("unit"):
+            return {lv: st for lv, st in zip(f["levels"], f["steps"]) if st}, f["unit"]
+    return {}, None
 
 
 DIAGNOSTICS = (("catch_accuracy", "n_catch"), ("identical_p_a", "n_identical"), ("swap_consistency", "n_swap_pairs"))
 
 
 def diagnostics_rows(tasks: list[str], rows: list[dict]) -> list[dict]:
-    """Per (row, task): each diagnostic's mean over seeds (metrics.json) and the items behind it."""
+    """Per (row, task): each diagnostic's mean over seeds (metrics.json) and the questions behind it (one seed's
+    count: the same 25 catch trials asked under three seeds are still 25 questions)."""
     out = []
     for row in rows:
         for task in tasks:
@@ -57,7 +75,7 @@ def diagnostics_rows(tasks: list[str], rows: list[dict]) -> list[dict]:
             for value, count in DIAGNOSTICS:
                 known = [d[value] for d in diags if d.get(value) is not None]
                 cell[value] = statistics.fmean(known) if known else None
-                cell[count] = sum(d.get(count, 0) for d in diags)
+                cell[count] = max(d.get(count, 0) for d in diags)
             if any(cell[count] for _, count in DIAGNOSTICS):  # runs of the first N questions may have no probes
                 out.append(cell)
     return out
@@ -65,10 +83,10 @@ def diagnostics_rows(tasks: list[str], rows: list[dict]) -> list[dict]:
 
 def lora_rows(tasks: list[str], rows: list[dict]) -> list[dict]:
     """A finetune '<base>+<adapter>' against its base, both on --split eval with the same questions and pack."""
-    eval_rows = {row["key"]: row for row in rows if row["split"] == "eval"}
+    eval_rows = {(*row["key"], row["identity"]): row for row in rows if row["split"] == "eval"}
     out = []
-    for (model, split, max_samples, manifest), row in eval_rows.items():
-        base = eval_rows.get((model.split("+", 1)[0], split, max_samples, manifest)) if "+" in model else None
+    for (model, split, max_samples, manifest, identity), row in eval_rows.items():
+        base = eval_rows.get((model.split("+", 1)[0], split, max_samples, manifest, identity)) if "+" in model else None
         if base is None:
             continue
         cells = {}

@@ -102,8 +102,11 @@ class AudioICLBenchmark(AudioICLViews):
         ci = f" [{m.wilson95.low:.3f}, {m.wilson95.high:.3f}]" if m.wilson95 else ""
         st = m.statuses
         resumed = f", {result.resumed} kept from the interrupted run" if result.resumed else ""
-        return (f"{result.spec.label()}: accuracy {acc}{ci} over {m.n} episodes; {st.get('answered', 0)} answered, "
-                f"{st.get('refused', 0)} refused, {st.get('error', 0)} errors{resumed} -> {result.run_dir}")
+        public = f" (public scorer {m.accuracy_public:.3f})" if m.accuracy_public not in (None, m.accuracy) else ""
+        cut = f"{st['truncated']} truncated, " if st.get("truncated") else ""
+        return (f"{result.spec.label()}: accuracy {acc}{ci}{public} over {m.n} episodes; {st.get('answered', 0)} "
+                f"answered, {st.get('refused', 0)} refused, {cut}{st.get('error', 0)} errors{resumed} "
+                f"-> {result.run_dir}")
 
     def headline(self, metrics: Any) -> tuple[float | None, int]:
         """Accuracy and the number of items it is over, for tables."""

@@ -1,5 +1,5 @@
-"""AudioICL in the leaderboard: an Entry per run or reference run, and a row per (model, task, k) with the accuracy
-mean ± std over seeds."""
+"""AudioICL in the leaderboard: an Entry per run or reference run, and a row per (model, identity, task, k) with the
+accuracy mean ± std over seeds and its 95% interval clustered by episode across seeds."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,54 +7,67 @@ from typing import Any
 
 from acousticbench.benchmarks.audioicl import TASKS
 from acousticbench.benchmarks.entry import Entry, ModelOrder
-from acousticbench.views import md_table, mean_known, mean_std, pct
+from acousticbench.identity import row_labels
+from acousticbench.seeds import interval_of, without_errors
+from acousticbench.views import cell_text, md_table, mean_known, mean_std, pct
 
 NAME = "AudioICL"
 
 
 def entry(run_dir: Path, config: dict[str, Any], metrics: dict[str, Any]) -> Entry:
     spec, icl, n = config["spec"], config["audioicl"], metrics["n"]
+    errors, truncated = metrics["statuses"].get("error", 0), metrics["statuses"].get("truncated", 0)
     return Entry(benchmark=NAME, model=spec["model"], task=spec["task"], split="all",
                  manifest=icl.get("pack_manifest_sha256") or icl["meta_sha256"], seed=spec["seed"],
                  max_samples=spec.get("max_samples"), n=n, accuracy=metrics["accuracy"],
                  parse_failure_rate=metrics["no_answer_rate"],
-                 error_rate=metrics["statuses"].get("error", 0) / n if n else None, variant=spec["shots"],
-                 run_dir=run_dir, config=config, metrics=metrics)
+                 error_rate=errors / n if n else None, variant=spec["shots"],
+                 run_dir=run_dir, config=config, metrics=metrics,
+                 accuracy_without_errors=metrics["correct"] / (n - errors) if n > errors else None,
+                 truncation_rate=truncated / n if n else None)
 
 
 def reference_entry(summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry:
     n = len(records)
     unreadable = sum(1 for r in records if r["status"] == "answered" and r.get("prediction") is None)
     errors = sum(1 for r in records if r["status"] == "error")
+    truncated = sum(1 for r in records if r["status"] == "truncated")
     return Entry(benchmark=NAME, model=summary["model"], task=summary["task"], split=summary["split"],
                  manifest=summary["archive_manifest_sha256"], seed=run["seed"], max_samples=summary.get("max_samples"),
                  n=n, accuracy=run["accuracy"], parse_failure_rate=unreadable / n if n else None,
-                 error_rate=errors / n if n else None, variant=summary.get("shots"))
+                 error_rate=errors / n if n else None, variant=summary.get("shots"),
+                 truncation_rate=truncated / n if n else None)
 
 
 def icl_rows(entries: list[Entry], order: ModelOrder) -> list[dict]:
-    """One row per (model, task, k, episodes, meta file): mean ± std over seeds, in registry and task order."""
+    """One row per (model, identity, task, k, episodes, meta file): mean ± std over seeds, in registry and task
+    order; runs that differ in identity (identity.py) are never pooled, and each row is named by how it differs."""
     groups: dict[tuple, list[Entry]] = {}
     for e in entries:
-        groups.setdefault((e.model, e.task, e.variant, e.max_samples or 0, e.manifest), []).append(e)
+        groups.setdefault((e.model, e.identity, e.task, e.variant, e.max_samples or 0, e.manifest), []).append(e)
     tasks = list(TASKS)
+    labels = row_labels(entries)
     rows = []
-    for (model, task, shots, max_samples, manifest), group in groups.items():
+    for (model, identity, task, shots, max_samples, manifest), group in groups.items():
         accs = [e.accuracy for e in group if e.accuracy is not None]
-        rows.append({"model": model + (f" [first {max_samples}]" if max_samples else ""), "task": task, "shots": shots,
+        rows.append({"model": labels[(model, identity)] + (f" [first {max_samples}]" if max_samples else ""),
+                     "task": task, "shots": shots, "identity": identity, "interval": interval_of(group),
+                     "without_errors": without_errors(group),
                      "mean_std": mean_std(accs) if accs else None, "seeds": len({e.seed for e in group}),
                      "n": sum(e.n for e in group), "entries": group, "no_answer": mean_known([e.parse_failure_rate for e in group]),
+                     "truncated": mean_known([e.truncation_rate for e in group]),
                      "error": mean_known([e.error_rate for e in group]),
-                     "order": (order(model), model, tasks.index(task) if task in tasks else len(tasks), task,
+                     "order": (order(model), model, identity, tasks.index(task) if task in tasks else len(tasks), task,
                                shots, max_samples, manifest)})
     return sorted(rows, key=lambda r: r["order"])
 
 
 def markdown(entries: list[Entry], order: ModelOrder) -> str:
-    return md_table(["Model", "Task", "k", "Accuracy", "Seeds", "Episodes", "No answer %", "Error %"],
+    return md_table(["Model", "Task", "k", "Accuracy", "Seeds", "Answers (episodes x seeds)", "No answer %",
+                     "Truncated %", "Error %"],
                     [[row["model"], row["task"], str(row["shots"]),
-                      f"{pct(row['mean_std'][0])} ± {pct(row['mean_std'][1])}" if row["mean_std"] else "-",
-                      str(row["seeds"]), str(row["n"]), pct(row["no_answer"]), pct(row["error"])]
+                      cell_text(row["mean_std"], row["interval"], row["without_errors"]),
+                      str(row["seeds"]), str(row["n"]), pct(row["no_answer"]), pct(row["truncated"]), pct(row["error"])]
                      for row in icl_rows(entries, order)])
 
 

@@ -9,12 +9,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from acousticbench.benchmarks.audioicl.episodes import Episode
-from acousticbench.benchmarks.audioicl.scoring import Scoring, score
+from acousticbench.benchmarks.audioicl.scoring import Scoring, score, strict_correct
+from acousticbench.judge.refusal import is_refusal
 from acousticbench.stats import wilson_interval
-from acousticbench.records import Interval, Prompt, RecordBase
+from acousticbench.records import Interval, Prompt, RecordBase, was_cut
 
-EpisodeStatus = Literal["answered", "refused", "error"]
-FINAL_STATUSES = frozenset({"answered", "refused"})  # --resume asks errors again
+EpisodeStatus = Literal["answered", "refused", "truncated", "error"]
+FINAL_STATUSES = frozenset({"answered", "refused", "truncated"})  # --resume asks errors again
 
 
 class EpisodeRecord(RecordBase):
@@ -28,7 +29,10 @@ class EpisodeRecord(RecordBase):
     audio: list[str] = Field(description="The clips in the order sent, relative to the base folder where they lie under it.")
     prediction: str | None = Field(description="What the scorer read from the response; null when it found no answer.")
     gt: str = Field(description="The query's gold label as the metadata gives it.")
-    correct: bool = Field(description="A missing or unreadable response is wrong, as in the public scorer.")
+    correct: bool = Field(description="The harness's verdict: the public scorer's, and never for a refusal, a reply "
+                          "cut by the token limit or an answer that names more than one label.")
+    correct_public: bool | None = Field(default=None, description="The public scorer's verdict on the response "
+                                        "whatever the status (eval_str.py's); null in records written before it.")
     scoring: Scoring = Field(description="strict: the public rules; lenient: number words accepted too.")
 
 
@@ -42,15 +46,27 @@ def make_episode_record(episode: Episode, prompt: Prompt, model: str, outcome, *
     """Join an episode and what came back (an engine Outcome) into the record that goes to disk."""
     reply = outcome.reply
     response = None if reply is None else reply.text
-    prediction, correct = score(episode.task, response, episode.gt, scoring)
-    status: EpisodeStatus = "error" if reply is None else "refused" if reply.refused else "answered"
+    prediction, public = score(episode.task, response, episode.gt, scoring)
+    status = episode_status(reply)
+    correct = status == "answered" and strict_correct(episode.task, response, episode.gt, scoring)
     return EpisodeRecord(
         id=episode.id, task=episode.task, shots=shots, model=model, seed=prompt.seed, prompt=prompt.text,
         audio=relative_audio(prompt.audio, base), response=response, prediction=prediction, gt=episode.gt,
-        correct=correct, status=status, error=outcome.error, attempts=outcome.attempts, latency_s=outcome.latency_s,
-        usage={} if reply is None else dict(reply.usage), scoring=scoring,
+        correct=correct, correct_public=public, status=status, error=outcome.error, attempts=outcome.attempts,
+        latency_s=outcome.latency_s, usage={} if reply is None else dict(reply.usage), scoring=scoring,
         notes=[*notes, *([] if reply is None else reply.notes)],
+        finish_reason=None if reply is None else reply.finish_reason,
     )
+
+
+def episode_status(reply) -> EpisodeStatus:
+    """error (no reply), refused (by the provider, or a reply that declines: 'I cannot listen to <audio 3>'),
+    truncated (cut by the token limit), else answered."""
+    if reply is None:
+        return "error"
+    if reply.refused or is_refusal(reply.text or ""):
+        return "refused"
+    return "truncated" if was_cut(reply.finish_reason) else "answered"
 
 
 class ICLMetrics(BaseModel):
@@ -67,9 +83,16 @@ class ICLMetrics(BaseModel):
     scoring: Scoring
     n: int
     correct: int
-    accuracy: float | None = Field(description="Correct / n; an error, refusal or unreadable answer counts as wrong.")
+    n_counts: Literal["episodes"] = "episodes"
+    accuracy: float | None = Field(description="Correct / n (the strict verdict); an error, refusal, cut reply, hedge "
+                                   "or unreadable answer counts as wrong.")
+    accuracy_public: float | None = Field(default=None, description="The public scorer's verdicts / n: what "
+                                          "eval_str.py and the paper report (refusals naming a label count).")
     accuracy_answered: float | None
-    wilson95: Interval | None
+    accuracy_without_errors: float | None = Field(default=None, description="Correct / (n - errors): server "
+                                                  "failures left out.")
+    wilson95: Interval | None = Field(description="Wilson 95% interval of `accuracy` over the n episodes.")
+    truncated: int = Field(default=0, description="Replies cut by the token limit (never credited).")
     no_answer_rate: float | None = Field(description="Share of answered episodes where the scorer found no answer.")
     statuses: dict[str, int]
     tokens: dict[str, int] = Field(default_factory=dict, description="The provider's token counts summed over the "
@@ -84,9 +107,13 @@ def icl_metrics(records: list[EpisodeRecord], *, model: str, task: str, shots: i
     n = len(records)
     correct = sum(r.correct for r in records)
     answered = [r for r in records if r.status == "answered"]
+    public = sum(bool(r.correct if r.correct_public is None else r.correct_public) for r in records)
+    errors = sum(r.status == "error" for r in records)
     return ICLMetrics(
         model=model, task=task, shots=shots, seed=seed, prompt_style=prompt_style, scoring=scoring, n=n,
-        correct=correct, accuracy=correct / n if n else None,
+        correct=correct, accuracy=correct / n if n else None, accuracy_public=public / n if n else None,
+        accuracy_without_errors=correct / (n - errors) if n > errors else None,
+        truncated=sum(r.status == "truncated" for r in records),
         accuracy_answered=sum(r.correct for r in answered) / len(answered) if answered else None,
         wilson95=wilson_interval(correct, n),
         no_answer_rate=sum(r.prediction is None for r in answered) / len(answered) if answered else None,

@@ -4,20 +4,23 @@ from __future__ import annotations
 from typing import Any
 
 from acousticbench.benchmarks.audioicl.record import EpisodeRecord
-from acousticbench.benchmarks.audioicl.scoring import score
+from acousticbench.benchmarks.audioicl.scoring import score, strict_correct
 
 
 def rescore_episodes(records: list[EpisodeRecord], scoring: str | None = None) -> list[EpisodeRecord]:
-    """Every answered episode scored again (with `scoring`, or the one it was run with)."""
+    """Every answered episode scored again (with `scoring`, or the one it was run with): the strict verdict and
+    the public scorer's."""
     out = []
     for record in records:
         mode = scoring or record.scoring
         if record.status == "answered":
-            prediction, correct = score(record.task, record.response, record.gt, mode)
-            if (prediction, correct, mode) != (record.prediction, record.correct, record.scoring):
-                record = record.model_copy(update={"prediction": prediction, "correct": correct, "scoring": mode}
-                                           ).with_note(f"re-scored by rejudge.py ({mode} scoring): was "
-                                                       f"{record.prediction!r}")
+            prediction, public = score(record.task, record.response, record.gt, mode)
+            correct = strict_correct(record.task, record.response, record.gt, mode)
+            if (prediction, correct, public, mode) != (record.prediction, record.correct, record.correct_public,
+                                                       record.scoring):
+                update = {"prediction": prediction, "correct": correct, "correct_public": public, "scoring": mode}
+                record = record.model_copy(update=update).with_note(
+                    f"re-scored by rejudge.py ({mode} scoring): was {record.prediction!r}")
         out.append(record)
     return out
 

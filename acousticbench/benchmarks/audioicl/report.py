@@ -54,20 +54,23 @@ def kshot_panel(task: str, models: dict[str, list[tuple]], order: list[str]) -> 
 
 
 def table(rows: list[dict]) -> str:
-    """Model x task with a column per k: mean ± std over seeds."""
+    """Model x task with a column per k: mean ± std over seeds (strict: a refusal or a hedge is never right)."""
     ks = sorted({r["shots"] for r in rows})
     grouped: dict[tuple[str, str], dict] = {}
     for r in rows:
-        group = grouped.setdefault((r["model"], r["task"]), {"k": {}, "no_answer": [], "error": [], "seeds": 0})
+        group = grouped.setdefault((r["model"], r["task"]), {"k": {}, "no_answer": [], "truncated": [], "error": [],
+                                                             "seeds": 0})
         group["k"][r["shots"]] = r
         group["seeds"] = max(group["seeds"], r["seeds"])
-        group["no_answer"].append(r["no_answer"])
-        group["error"].append(r["error"])
+        for key in ("no_answer", "truncated", "error"):
+            group[key].append(r[key])
     out = []
     for (model, task), g in grouped.items():
         cells = [f'{pct(g["k"][k]["mean_std"][0])} ± {pct(g["k"][k]["mean_std"][1])}'
                  if k in g["k"] and g["k"][k]["mean_std"] else "-" for k in ks]
         out.append([escape(model), escape(task), *cells, str(g["seeds"]), pct(mean_known(g["no_answer"])),
-                    pct(mean_known(g["error"]))])
-    return html_table("audioicl", ["Model", "Task", *(f"k={k}" for k in ks), "Seeds", "No answer %", "Error %"], out,
-                      "AudioICL accuracy % by number of shots (mean ± std over seeds)")
+                    pct(mean_known(g["truncated"])), pct(mean_known(g["error"]))])
+    return html_table("audioicl", ["Model", "Task", *(f"k={k}" for k in ks), "Seeds", "No answer %", "Truncated %",
+                                   "Error %"], out,
+                      "AudioICL accuracy % by number of shots (mean ± std over seeds; strict: refusals, cut replies "
+                      "and hedges are never right)")

@@ -1,4 +1,5 @@
-"""AudioICL scoring as the public eval_str.py does it, plus a lenient mode that also reads number words."""
+"""AudioICL scoring as the public eval_str.py does it (plus a lenient mode that also reads number words), and the
+strict verdict the harness credits: never a refusal, a cut reply or an answer that names more than one label."""
 from __future__ import annotations
 
 import re
@@ -65,10 +66,47 @@ def gold(task: str, gt: str) -> str | None:
 
 
 def score(task: str, response: str | None, gt: str, scoring: Scoring = "strict") -> tuple[str | None, bool]:
-    """(prediction, correct); a missing response or an unreadable one is wrong."""
+    """(prediction, correct) as the public scorer reads it; a missing response or an unreadable one is wrong."""
     prediction = extract(task, response, scoring)
     expected = gold(task, gt)
     return prediction, prediction is not None and expected is not None and prediction == expected
+
+
+# '<audio 3>', 'clip 3', 'demo 2': numbers that name a clip or an example, not a count
+_CLIP_NUMBER = re.compile(r"<\s*audio\s*\d+\s*>|\b(?:audio|clip|example|demo(?:nstration)?|sample|shot|query|"
+                          r"episode|item)\s*#?\d+\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")  # '2.5' does not end a sentence
+_WORDS = re.compile(r"[a-z]+")
+
+
+def concluded_int(text: str, scoring: Scoring = "strict") -> str | None:
+    """The one integer the answer concludes: its last sentence that holds an integer (clip and example numbers left
+    out) must hold just one value, or end an equation ('9 - 7 = 2'); None for a hedge ('3 or 4') or no number."""
+    text = _CLIP_NUMBER.sub(" ", words_to_digits(text) if scoring == "lenient" else text)
+    sentences = [s for s in _SENTENCE_END.split(text) if _INT.search(s)]
+    if not sentences:
+        return None
+    last = sentences[-1].rsplit("=", 1)[-1] if "=" in sentences[-1] else sentences[-1]
+    values = {int(v) for v in _INT.findall(last)}
+    return str(values.pop()) if len(values) == 1 else None
+
+
+def names_one_label(task: str, response: str, scoring: Scoring = "strict") -> bool:
+    """Does the answer commit to one label? Both 'normal' and 'anomalous' named, or two counts in the concluding
+    sentence, is a hedge, whatever the public scorer's tie-break picks."""
+    prediction = extract(task, response, scoring)
+    if task in INTEGER_TASKS:
+        return prediction is not None and concluded_int(response, scoring) == prediction
+    if task == "AnomalyDetect":
+        found = {"anomalous" if w.startswith(("anomal", "abnorm")) else "normal" for w in _WORDS.findall(
+            response.lower()) if w.startswith(("anomal", "abnorm", "normal"))}
+        return len(found) <= 1
+    return True  # AudioRemap (exactly three letters) and MorseCode (the whole answer) name one label or none
+
+
+def strict_correct(task: str, response: str | None, gt: str, scoring: Scoring = "strict") -> bool:
+    """The harness's verdict on an answered episode: the public scorer's, only when the answer names one label."""
+    return response is not None and score(task, response, gt, scoring)[1] and names_one_label(task, response, scoring)
 
 
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen " \
