@@ -9,8 +9,8 @@
 # shorter dry sound and more of its span below its peak, which a fade-in of roved length (level statistics cannot
 # tell it from a decay) blurs; what the tail's own sounding frames carry (0.60-0.63: peak or sounding level minus the
 # fragments' level) is a T20, listed among rad's measures. The best other cue now scores 0.575, all together 0.545.
-# The Oracle fits the energy decay after the dry sound has ended (issue 20: it fitted from the loudest moment, which a long
-# dry sound puts far before the tail): 0.99 on scored questions, 1.0 on catch trials.
+# The Oracle fits the energy decay after the dry sound has ended (issue 20: it fitted from the loudest moment, which a
+# long dry sound puts far before the tail): 0.99 on scored questions, 1.0 on catch trials.
 
 from __future__ import annotations
 
