@@ -20,8 +20,12 @@ def involving(feature: str, why: str) -> dict[str, str]:
 ONE_SOUND = "one sound at one level: how much of the file it fills is its duration"
 ILD = "left minus right is the interaural level difference, the attribute"
 ITD = "left minus right is the interaural time difference, the attribute"
+ILD_TWICE = ("left minus right of two levels is the difference of two ILDs, each over its own part of the clip; the "
+             "diotic background dilutes the whole clip's ILD most, so the difference takes the ILD's sign")
 DIOTIC = "the background is the same in both ears: the level over it, left minus right, is the ILD"
 PARTIALS = "the partials move with f0"
+TAIL = ("with the span roved apart from RT60, the sounding frames after the dry sound are the tail's: how many, how loud "
+        "and in how many fragments they hover at the threshold is the time it takes to fall 20 dB, a T20")
 
 ATTRIBUTE_MEASURES: dict[str, dict[str, str]] = {
     "pit": {"zcr_hz": PARTIALS, "rolloff_hz": f"the rolloff lands on a partial, and {PARTIALS}"},
@@ -31,8 +35,11 @@ ATTRIBUTE_MEASURES: dict[str, dict[str, str]] = {
             "silent_fraction": ONE_SOUND, **involving("rms_db", ONE_SOUND),
             "decay_db_per_s": "one steady sound: the fall from its loudest moment to its end is flatter the longer it lasts"},
     "tem": {"onset_count": "beats per span: with the span roved, the count over the span is the rate"},
-    "rad": {"decay_db_per_s": "the decay slope is the reverberation time"},
-    "dir": {**{name: ILD for name in LEVEL}, **involving("floor_db", DIOTIC), "floor_to_peak_db": ILD, "onset_s": ITD,
+    "rad": {"decay_db_per_s": "the decay slope is the reverberation time",
+            **involving("sounding_rms_db", TAIL), **involving("event_mean_db", TAIL), **involving("event_max_db", TAIL),
+            "onset_count": TAIL},
+    "dir": {**{name: ILD for name in LEVEL}, **{p: ILD_TWICE for p in PAIRS}, **involving("floor_db", DIOTIC),
+            "crest_db": ILD_TWICE, "floor_to_peak_db": ILD, "onset_s": ITD,
             "offset_s": ITD, "decay_db_per_s": f"{ITD}: the lagging ear's sound ends later within its last frame"},
     "cnt": {"onset_count": "the number of separate events is the attribute"},
     "bri": {"centroid_hz": "brightness is the spectral centroid", "rolloff_hz": "a brighter tilt moves the rolloff up",
