@@ -107,6 +107,7 @@ def test_verify_checksums_covers_the_audioicl_pack(archive, tmp_path):
 
 def test_engine_retries_and_backend_notes_reach_the_record(archive, tmp_path, monkeypatch):
     from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
+    from acousticbench.engine import progress_bar
     from acousticbench.evaluate import _model_session, prepare_cells
     from acousticbench.errors import BackendError
     from acousticbench.records import Reply
@@ -128,7 +129,7 @@ def test_engine_retries_and_backend_notes_reach_the_record(archive, tmp_path, mo
 
     spec = ICLRunSpec(model="Fake", task="AudioCount", shots=2, max_samples=2, archive=archive, results_dir=tmp_path, pad=True)
     results = []
-    asyncio.run(_model_session(prepare_cells([spec]), Flaky(), {}, False, results.append))
+    asyncio.run(_model_session(prepare_cells([spec]), Flaky(), {}, progress_bar(2, False), results.append))
     (result,) = results
     assert sorted(r.attempts for r in result.records) == [1, 2]
     assert all(r.notes[-1] == "9 clips merged into one" and "--icl-pad" in r.notes[0] for r in result.records)

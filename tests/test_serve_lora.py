@@ -22,6 +22,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is d
 def adapter_dir(tmp_path, monkeypatch):
     """archive/lora/tiny/: a rank-4 adapter with random (not zero) B, so merging changes the weights."""
     monkeypatch.setenv("ACOUSTICBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ACOUSTICBENCH_CACHE_DIR", str(tmp_path / "harness-cache"))  # the checkpoint too: the test adds to it
     torch.manual_seed(1)
     config = peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], init_lora_weights=False)
     model = peft.get_peft_model(tiny.build_model(), config)

