@@ -6,12 +6,11 @@ import ast
 import importlib.util
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from servers.fixtures import REPO, harness_env
+from harness_cli import REPO, python
 
 PACKAGE = REPO / "acousticbench"
 # what a model backend may import from the harness: the ground floor and its own layer
@@ -196,8 +195,7 @@ BLOCK = "import sys; [sys.modules.__setitem__(m, None) for m in {blocked!r}]; fr
 def run_without(blocked: list[str], *argv: str, cwd: Path) -> subprocess.CompletedProcess:
     """run.py in a process where the named packages cannot be imported, as if their extra were not installed."""
     code = BLOCK.format(blocked=blocked, argv=list(argv))
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, env=harness_env(),
-                          timeout=300)
+    return python("-c", code, cwd=cwd, timeout=300)
 
 
 @pytest.mark.parametrize("model, blocked, extra", [

@@ -12,7 +12,7 @@ import pytest
 from acousticbench.benchmarks.audioicl import TASKS
 from acousticbench.benchmarks.audioicl.pack import pack_root
 from audioicl_pack import reduced_pack
-from test_run import run_cli
+from harness_cli import run_cli
 
 RECORD_FIELDS = {"id", "benchmark", "task", "shots", "model", "seed", "prompt", "audio", "response", "prediction", "gt",
                  "correct", "status", "error", "attempts", "latency_s", "usage", "scoring", "notes", "meta"}

@@ -18,7 +18,8 @@ from acousticbench.models import local_server  # noqa: E402
 from acousticbench.catalog import get_model  # noqa: E402
 from acousticbench.models.health import health_status  # noqa: E402
 from conftest import write_tiny_pack  # noqa: E402
-from servers.fixtures import harness_env, records, run_cli, run_dirs, start_cli  # noqa: E402
+from harness_cli import harness_env, run_cli, start_cli  # noqa: E402
+from servers.fixtures import records, run_dirs  # noqa: E402
 
 ARGS = ("--model", "Tiny-Qwen2-Audio", "--task", "rad", "--judge", "rules")
 
@@ -123,7 +124,7 @@ def test_gpu_check_fails_fast_in_one_line_without_a_gpu():
     if torch.cuda.is_available():
         pytest.skip("a GPU is here: run scripts/gpu_check.sh itself")
     out = subprocess.run(["bash", str(REPO / "scripts" / "gpu_check.sh")], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "PYTHON": sys.executable})
+                         env=harness_env(PYTHON=sys.executable))
     assert out.returncode == 1 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("gpu_check: FAILED: torch ")
     assert "sees no NVIDIA GPU" in out.stderr

@@ -4,7 +4,6 @@ from __future__ import annotations
 import base64
 import io
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -19,6 +18,7 @@ import httpx  # noqa: E402
 from acousticbench.models.local_server import free_port  # noqa: E402
 from acousticbench.models.health import health_status  # noqa: E402
 from conftest import REPO  # noqa: E402
+from harness_cli import python, start_python  # noqa: E402
 
 
 def wav_b64(seconds: float = 0.5, sr: int = 16_000, seed: int = 0, channels: int = 1) -> str:
@@ -40,9 +40,8 @@ def chat(*parts: dict, max_tokens: int = 12, seed: int = 42) -> dict:
 
 
 def start_server(port: int, log) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "acousticbench.serve.hf_server", "--model", "tiny-qwen2-audio",
-                             "--host", "127.0.0.1", "--port", str(port)], cwd=REPO, stdout=subprocess.DEVNULL,
-                            stderr=log, text=True)
+    return start_python("-m", "acousticbench.serve.hf_server", "--model", "tiny-qwen2-audio", "--host", "127.0.0.1",
+                        "--port", str(port), cwd=REPO, stdout=subprocess.DEVNULL, stderr=log, text=True)
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +176,7 @@ def test_importing_the_server_imports_no_model_code():
              "acousticbench.serve.adapters.minicpm_o")
     code = (f"import sys, acousticbench.serve.hf_server, acousticbench.serve.adapters; "
             f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    out = python("-c", code, cwd=REPO, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr
 
 
@@ -213,8 +212,7 @@ def test_an_unknown_model_is_a_404_naming_the_served_one(server):
 
 def _fails_fast(*args: str) -> subprocess.CompletedProcess:
     """The server's exit, with no "loading" line: it stopped before loading a model."""
-    out = subprocess.run([sys.executable, "-m", "acousticbench.serve.hf_server", "--model", "tiny-qwen2-audio", *args],
-                         cwd=REPO, capture_output=True, text=True, timeout=60)
+    out = python("-m", "acousticbench.serve.hf_server", "--model", "tiny-qwen2-audio", *args, cwd=REPO, timeout=60)
     assert "loading" not in out.stderr and "Traceback" not in out.stderr
     return out
 

@@ -2,8 +2,6 @@
 unless it follows from the attribute, and the pack's layout is balanced."""
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -19,7 +17,7 @@ from acousticbench.benchmarks.acoustic.shortcuts.features import FEATURES, LEVEL
 from acousticbench.benchmarks.acoustic.stimuli import counting
 from acousticbench.benchmarks.acoustic.stimuli.sources import render_event, roved_event
 from acousticbench.benchmarks.acoustic.tasks import TASKS
-from conftest import REPO
+from harness_cli import script
 
 CODES = list(TASKS)
 
@@ -83,8 +81,7 @@ def test_a_gain_moves_only_the_level_features():
 
 @pytest.mark.slow
 def test_audit_command_prints_the_table(open_pack):
-    out = subprocess.run([sys.executable, str(REPO / "bench" / "shortcut_audit.py"), "--archive", str(open_pack), "--task", "lou,cnt"],
-                         capture_output=True, text=True, timeout=300)
+    out = script("bench/shortcut_audit.py", "--archive", str(open_pack), "--task", "lou,cnt", timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.splitlines()[0].split() == ["feature", "lou", "cnt"]
     assert "cnt: silent_fraction" in out.stdout and "0 non-physical feature(s) above 0.60." in out.stdout
