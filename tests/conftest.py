@@ -22,6 +22,13 @@ def no_provider_keys(request, monkeypatch):
             monkeypatch.delenv(name)
 
 
+def pytest_collection_modifyitems(items):
+    """A test that needs the full open pack is slow: the pack's build alone is the longest step of the suite."""
+    for item in items:
+        if "open_pack" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def open_pack(tmp_path_factory) -> Path:
     """The full open AcousticBench pack (3,800 questions), built once; tests must not modify it."""

@@ -214,6 +214,7 @@ def test_a_missing_extra_is_one_line_naming_it(model, blocked, extra, tiny_pack,
 
 @pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "transformers", "fastapi", "uvicorn")),
                     reason="Tiny-Qwen2-Audio needs torch and the [hf-server] extra")
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_tiny_qwen2_audio_runs_with_neither_provider_sdk(tiny_pack, tmp_path):
     out = run_without(["openai", "google", "google.genai", "faster_whisper", "docker"], "--model", "Tiny-Qwen2-Audio",
                       "--task", "rad", "--max-samples", "3", "--judge", "rules", "--archive", str(tiny_pack), cwd=tmp_path)

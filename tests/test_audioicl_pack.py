@@ -45,6 +45,7 @@ def test_the_pack_has_the_public_layout_and_nested_demos(pack):
     assert (info.samplerate, info.channels, info.subtype) == (16000, 1, "PCM_16")
 
 
+@pytest.mark.slow  # a second build of the reduced pack, on one worker
 def test_two_builds_are_byte_identical_whatever_the_worker_count(pack, tmp_path):
     build_audioicl(tmp_path, episodes_per_task=EPISODES, workers=1)
     files = sorted(p.relative_to(pack) for p in pack.rglob("*") if p.is_file())
@@ -52,6 +53,7 @@ def test_two_builds_are_byte_identical_whatever_the_worker_count(pack, tmp_path)
     assert all((pack / f).read_bytes() == (tmp_path / "audioicl" / f).read_bytes() for f in files)
 
 
+@pytest.mark.slow  # a second build of the reduced pack, in a fresh process
 def test_a_build_in_a_fresh_process_without_espeak_is_byte_identical(pack, tmp_path):
     code = (f"from acousticbench.benchmarks.audioicl.build import build_audioicl; "
             f"print(build_audioicl({str(tmp_path / 'archive')!r}, episodes_per_task={EPISODES}, workers=2))")

@@ -53,6 +53,7 @@ def morse_prompt(shots: int = 5):
     return build_prompt(episode, base, style="specific", seed=42, alphabet=alphabet)
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_a_model_that_takes_5_clips_is_refused_before_the_run_starts(tiny_server, tmp_path):
     archive = reduced_pack()
     assert BY_SERVE_NAME["voxtral_mini_3b"].limits == Limits(5, 2400.0, "refuse", BY_SERVE_NAME[
@@ -66,6 +67,7 @@ def test_a_model_that_takes_5_clips_is_refused_before_the_run_starts(tiny_server
     assert run_dirs(tmp_path / "results") == []  # nothing started, nothing written
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_a_merge_model_gets_one_clip_and_the_record_says_so(tiny_server):
     prompt = morse_prompt()
     assert len(prompt.audio) > 5 and prompt.parts  # the alphabet bank, the demos and the query

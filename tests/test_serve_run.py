@@ -32,6 +32,7 @@ def gone(pid: int) -> bool:
     return "\nState:\tZ" in state  # a zombie has exited; only its parent's bookkeeping is left
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_run_starts_the_server_answers_and_stops_it_and_the_answers_repeat(tiny_pack, tmp_path):
     env = harness_env()
     runs = []
@@ -55,6 +56,7 @@ def test_run_starts_the_server_answers_and_stops_it_and_the_answers_repeat(tiny_
     assert health_status(endpoint) is None  # stopped at the end of the run
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_ctrl_c_stops_the_server_too(tmp_path):
     archive = write_tiny_pack(tmp_path / "archive", "rad", 60)
     proc = start_cli(*ARGS, "--archive", str(archive), "--concurrency", "1", cwd=tmp_path, env=harness_env())

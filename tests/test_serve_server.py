@@ -68,12 +68,14 @@ def server(running):
     return running[0]
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_health_and_models(server):
     assert server.get("/health").json() == {"status": "ok"}
     models = server.get("/v1/models").json()
     assert models["object"] == "list" and [m["id"] for m in models["data"]] == ["acousticbench/tiny-qwen2-audio"]
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_two_clips_give_an_openai_completion_and_the_same_answer_twice(server):
     body = chat(audio_part(wav_b64(seed=1)), audio_part(wav_b64(seed=2)))
     first, again = server.post("/v1/chat/completions", json=body), server.post("/v1/chat/completions", json=body)
@@ -91,11 +93,13 @@ def test_two_clips_give_an_openai_completion_and_the_same_answer_twice(server):
     assert other.status_code == 200
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_stereo_and_other_rates_are_accepted(server):
     body = chat(audio_part(wav_b64(sr=44_100, channels=2)), audio_part(wav_b64(sr=8_000)))
     assert server.post("/v1/chat/completions", json=body).status_code == 200
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_requests_in_parallel_are_queued_and_all_answered(server):
     bodies = [chat(audio_part(wav_b64(seed=s)), audio_part(wav_b64(seed=s + 1)), max_tokens=4) for s in range(6)]
     with ThreadPoolExecutor(6) as pool:
@@ -149,6 +153,7 @@ BAD_AUDIO = {
 
 
 @pytest.mark.parametrize("case", list(BAD_AUDIO))
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_bad_audio_is_a_400_with_a_reason_and_the_server_keeps_serving(server, case):
     make, reason = BAD_AUDIO[case]
     reply = server.post("/v1/chat/completions", json=chat(audio_part(wav_b64()), make()))
@@ -166,6 +171,7 @@ def test_bad_audio_is_a_400_with_a_reason_and_the_server_keeps_serving(server, c
     (b'{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 0}', "max_tokens"),
     (b'{"messages": [{"role": "user", "content": "hi"}], "seed": "x"}', "seed"),
 ])
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_malformed_requests_are_400s(server, body, reason):
     reply = server.post("/v1/chat/completions", content=body, headers={"content-type": "application/json"})
     assert reply.status_code == 400 and reason in reply.json()["error"]["message"]
@@ -180,6 +186,7 @@ def test_importing_the_server_imports_no_model_code():
     assert out.stdout.strip() == "[]", out.stderr
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_the_log_says_loading_first_and_serving_only_once_it_serves(running):
     client, log_path = running
     deadline = time.monotonic() + 5  # the line follows the first moment it listens
@@ -192,6 +199,7 @@ def test_the_log_says_loading_first_and_serving_only_once_it_serves(running):
 
 
 @pytest.mark.parametrize("model", [None, "", "acousticbench/tiny-qwen2-audio"])
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_the_served_model_or_no_model_name_is_answered(server, model):
     body = chat(audio_part(wav_b64()))
     if model is None:
@@ -201,6 +209,7 @@ def test_the_served_model_or_no_model_name_is_answered(server, model):
     assert server.post("/v1/chat/completions", json=body).status_code == 200
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_an_unknown_model_is_a_404_naming_the_served_one(server):
     reply = server.post("/v1/chat/completions", json={**chat(audio_part(wav_b64())), "model": "gpt-4o-audio-preview"})
     assert reply.status_code == 404
