@@ -47,8 +47,15 @@ def test_judge_auto_does_not_try_a_key_from_the_shell(tiny_pack, tmp_path, monke
 
 def test_in_process_tests_see_no_provider_variable_except_live_ones(pytester, monkeypatch):
     """The suite's own conftest in a fresh pytest: its autouse fixture clears the shell's key, live tests keep it."""
-    pytester.makeconftest((REPO / "tests" / "conftest.py").read_text())
-    pytester.makepyfile(harness_cli=(REPO / "tests" / "harness_cli.py").read_text())
+    pytester.makeconftest(f"""
+        import importlib.util, sys
+
+        sys.path.insert(0, {str(REPO / "tests")!r})
+        spec = importlib.util.spec_from_file_location("suite_conftest", {str(REPO / "tests" / "conftest.py")!r})
+        suite = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(suite)
+        no_provider_keys = suite.no_provider_keys
+        """)
     pytester.makepyfile(test_inner="""
         import os
         import pytest
