@@ -25,7 +25,7 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 def harness_env(**extra: str) -> dict[str, str]:
     """The environment for a harness subprocess: clean, no backoff waits, short connect waits, plus `extra`."""
-    return clean_env(**FAST, **extra)
+    return clean_env(**{**FAST, **extra})  # extra may set the waits itself
 
 
 def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
