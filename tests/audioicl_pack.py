@@ -25,9 +25,10 @@ def reduced_pack(episodes: int = EPISODES) -> Path:
 
 def env_without_espeak(folder: Path) -> dict[str, str]:
     """The environment with PATH holding only a link to this Python: no espeak-ng (nor any other program) to find."""
-    import os
     import sys
+
+    from harness_cli import harness_env
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "python").symlink_to(sys.executable)
-    return {**os.environ, "PATH": str(folder)}
+    return harness_env(PATH=str(folder))

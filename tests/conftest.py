@@ -6,17 +6,34 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from harness_cli import REPO, is_provider_variable
+
 SHARED_DATA = REPO.parent / "shared" / "data"
 HF_TOKEN = "hf_FAKEtoken0123456789abcdef"  # planted where docker_serve looks; must never be printed
+PREBUILT_ARCHIVE = os.environ.get("ACOUSTICBENCH_TEST_ARCHIVE")  # read before no_provider_keys clears it
+
+
+@pytest.fixture(autouse=True)
+def no_provider_keys(request, monkeypatch):
+    """No provider key, endpoint or ACOUSTICBENCH_* setting from the developer's shell reaches a test (live tests
+    excepted): a stray OPENAI_API_KEY must not turn `--judge auto` into a paid call."""
+    if request.node.get_closest_marker("live") is None:
+        for name in [name for name in os.environ if is_provider_variable(name)]:
+            monkeypatch.delenv(name)
+
+
+def pytest_collection_modifyitems(items):
+    """A test that needs the full open pack is slow: the pack's build alone is the longest step of the suite."""
+    for item in items:
+        if "open_pack" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
 def open_pack(tmp_path_factory) -> Path:
     """The full open AcousticBench pack (3,800 questions), built once; tests must not modify it."""
-    prebuilt = os.environ.get("ACOUSTICBENCH_TEST_ARCHIVE")
-    if prebuilt:
-        return Path(prebuilt)
+    if PREBUILT_ARCHIVE:
+        return Path(PREBUILT_ARCHIVE)
     from acousticbench.benchmarks.acoustic.build import build_open_pack
 
     root = tmp_path_factory.mktemp("open_pack") / "archive"

@@ -6,12 +6,11 @@ import ast
 import importlib.util
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from servers.fixtures import REPO, harness_env
+from harness_cli import REPO, python
 
 PACKAGE = REPO / "acousticbench"
 # what a model backend may import from the harness: the ground floor and its own layer
@@ -198,8 +197,7 @@ BLOCK = "import sys; [sys.modules.__setitem__(m, None) for m in {blocked!r}]; fr
 def run_without(blocked: list[str], *argv: str, cwd: Path) -> subprocess.CompletedProcess:
     """run.py in a process where the named packages cannot be imported, as if their extra were not installed."""
     code = BLOCK.format(blocked=blocked, argv=list(argv))
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, env=harness_env(),
-                          timeout=300)
+    return python("-c", code, cwd=cwd, timeout=300)
 
 
 @pytest.mark.parametrize("model, blocked, extra", [
@@ -218,6 +216,7 @@ def test_a_missing_extra_is_one_line_naming_it(model, blocked, extra, tiny_pack,
 
 @pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "transformers", "fastapi", "uvicorn")),
                     reason="Tiny-Qwen2-Audio needs torch and the [hf-server] extra")
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_tiny_qwen2_audio_runs_with_neither_provider_sdk(tiny_pack, tmp_path):
     out = run_without(["openai", "google", "google.genai", "faster_whisper", "docker"], "--model", "Tiny-Qwen2-Audio",
                       "--task", "rad", "--max-samples", "3", "--judge", "rules", "--archive", str(tiny_pack), cwd=tmp_path)

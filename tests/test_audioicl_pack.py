@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from acousticbench.benchmarks.audioicl.scoring import score
 from acousticbench.errors import UserError
 from audioicl_pack import EPISODES, env_without_espeak, reduced_pack
 from conftest import REPO
+from harness_cli import python
 
 # MANIFEST.json of the reduced pack (EPISODES per task): its bytes are the same on every machine
 REDUCED_MANIFEST_SHA256 = "f4fca2ff92b0b6ac12b94863a7b375fc8d398ae436c86806a4fb37ce7d05818b"
@@ -46,6 +45,7 @@ def test_the_pack_has_the_public_layout_and_nested_demos(pack):
     assert (info.samplerate, info.channels, info.subtype) == (16000, 1, "PCM_16")
 
 
+@pytest.mark.slow  # a second build of the reduced pack, on one worker
 def test_two_builds_are_byte_identical_whatever_the_worker_count(pack, tmp_path):
     build_audioicl(tmp_path, episodes_per_task=EPISODES, workers=1)
     files = sorted(p.relative_to(pack) for p in pack.rglob("*") if p.is_file())
@@ -53,11 +53,11 @@ def test_two_builds_are_byte_identical_whatever_the_worker_count(pack, tmp_path)
     assert all((pack / f).read_bytes() == (tmp_path / "audioicl" / f).read_bytes() for f in files)
 
 
+@pytest.mark.slow  # a second build of the reduced pack, in a fresh process
 def test_a_build_in_a_fresh_process_without_espeak_is_byte_identical(pack, tmp_path):
     code = (f"from acousticbench.benchmarks.audioicl.build import build_audioicl; "
             f"print(build_audioicl({str(tmp_path / 'archive')!r}, episodes_per_task={EPISODES}, workers=2))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env_without_espeak(tmp_path / "bin"),
-                         capture_output=True, text=True, timeout=300)
+    out = python("-c", code, cwd=REPO, env=env_without_espeak(tmp_path / "bin"), timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == manifest_sha256(pack) == REDUCED_MANIFEST_SHA256
 

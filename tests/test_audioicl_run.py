@@ -12,7 +12,7 @@ import pytest
 from acousticbench.benchmarks.audioicl import TASKS
 from acousticbench.benchmarks.audioicl.pack import pack_root
 from audioicl_pack import reduced_pack
-from test_run import run_cli
+from harness_cli import run_cli
 
 RECORD_FIELDS = {"id", "benchmark", "task", "shots", "model", "seed", "prompt", "audio", "response", "prediction", "gt",
                  "correct", "correct_public", "status", "error", "attempts", "latency_s", "usage", "scoring", "notes", "meta",
@@ -138,6 +138,7 @@ def test_engine_retries_and_backend_notes_reach_the_record(archive, tmp_path, mo
 
 @pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "transformers", "fastapi", "uvicorn")),
                     reason="Tiny-Qwen2-Audio needs torch and the [hf-server] extra")
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_tiny_qwen2_audio_runs_end_to_end(archive, tmp_path):
     out = run_cli("--model", "Tiny-Qwen2-Audio", "--task", "AudioCount", "--shots", "1,3", "--max-samples", "5",
                   "--archive", str(archive), cwd=tmp_path)

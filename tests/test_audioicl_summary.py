@@ -5,17 +5,15 @@ import csv
 import importlib.util
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from harness_cli import script
 
 
 def eval_str(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "scripts" / "eval_str.py"), *args], capture_output=True, text=True,
-                          timeout=60)
+    return script("eval_str.py", *args, timeout=60)
 
 
 def write_run(results: Path, model: str, task: str, k: int, style: str, answers: list[tuple[str | None, str]],

@@ -3,24 +3,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from audioicl_pack import reduced_pack
 from conftest import write_tiny_pack
-from servers.fixtures import REPO, harness_env
-from test_run import run_cli
+from harness_cli import harness_env, run_cli, script
 
 SWEEP = ("--model", "Oracle,Random", "--task", "rad,AudioCount,MorseCode", "--shots", "1,3", "--seeds", "42,43",
          "--max-samples", "4", "--judge", "rules")
-
-
-def script(name: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "scripts" / name), *args], cwd=cwd, capture_output=True,
-                          text=True, env=harness_env(), timeout=300)
 
 
 def run_dir(results: Path, prefix: str) -> Path:
@@ -134,7 +126,7 @@ def test_resume_with_no_earlier_run_says_so(workspace, tmp_path):
 def test_a_failed_model_is_reported_without_losing_the_others(workspace, tmp_path):
     out = run_cli("--model", "Voxtral-Mini-3B,Oracle", "--task", "rad", "--max-samples", "2", "--judge", "rules",
                   "--endpoint", "http://127.0.0.1:9", "--archive", str(workspace / "archive"), cwd=tmp_path,
-                  env_extra={"ACOUSTICBENCH_CONNECT_WAIT": "0.5"})
+                  env=harness_env(ACOUSTICBENCH_CONNECT_WAIT="0.5"))
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert "error: Voxtral-Mini-3B on rad (seed 42) stopped: no server at http://127.0.0.1:9" in out.stderr
     assert "Oracle on rad (seed 42): accuracy" in out.stdout and "Sweep: 2 runs, 1 finished, 1 failed" in out.stdout

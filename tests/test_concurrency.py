@@ -7,7 +7,8 @@ import socket
 
 from conftest import write_tiny_pack
 from servers import openai_server
-from servers.fixtures import evaluate_model, fast_retries, harness_env, records, run_cli  # noqa: F401
+from harness_cli import harness_env, run_cli
+from servers.fixtures import evaluate_model, fast_retries, records  # noqa: F401
 
 VOXTRAL = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"
 

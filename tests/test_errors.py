@@ -1,16 +1,11 @@
 """Bad input: one clear line naming the fix, exit code 2, and nothing overwritten."""
 from __future__ import annotations
 
-from test_run import run_cli
+from harness_cli import assert_one_line, run_cli
 
 
 def assert_user_error(out, *needles: str) -> None:
-    assert out.returncode == 2, (out.stdout, out.stderr)
-    message = out.stderr.strip()
-    assert len(message.splitlines()) == 1, message
-    assert "Traceback" not in message
-    for needle in needles:
-        assert needle in message, message
+    assert_one_line(out, 2, *needles)
 
 
 def test_unknown_model_and_task_suggest_close_names(tmp_path):

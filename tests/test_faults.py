@@ -5,15 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from acousticbench.benchmarks.acoustic.pack import load_questions, write_manifest, write_questions
 from conftest import REPO, write_tiny_pack
+from harness_cli import assert_one_line, harness_env, python, run_cli, script
 from servers import openai_server
-from servers.fixtures import harness_env, question_keys, run_cli
+from servers.fixtures import question_keys
 from servers.local import FaultPlan
 
 VARIABLE = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"
@@ -22,13 +22,6 @@ VARIABLE = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"
 def snapshot(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in root.rglob("*") if p.is_file() and not p.is_symlink()}
-
-
-def assert_one_line(out: subprocess.CompletedProcess, code: int, *needles: str) -> None:
-    assert out.returncode == code, (out.returncode, out.stdout[-500:], out.stderr)
-    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
-    for needle in needles:
-        assert needle in out.stderr, out.stderr
 
 
 def reseal(archive: Path, task: str, change) -> None:
@@ -134,11 +127,6 @@ def results_with_a_run(tmp_path: Path) -> tuple[Path, Path]:
     return archive, run_dir
 
 
-def script(name: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "scripts" / name), *args], cwd=cwd, capture_output=True,
-                          text=True, env=harness_env(), timeout=120)
-
-
 def test_binary_run_files_are_one_line_in_every_tool(tmp_path):
     archive, run_dir = results_with_a_run(tmp_path)
     (run_dir / "responses.jsonl").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe binary\n" * 3)
@@ -183,7 +171,7 @@ def test_plot_without_matplotlib_is_refused_before_any_run(tmp_path):
     code = ("import sys; sys.modules['matplotlib'] = None; from acousticbench.cli import main; "
             f"sys.exit(main(['--model', 'Oracle', '--task', 'AudioCount', '--shots', '1', '--plot', 'p.png', "
             f"'--archive', {str(reduced_pack())!r}]))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=harness_env())
+    out = python("-c", code, cwd=tmp_path)
     assert_one_line(out, 2, "--plot needs matplotlib")
     assert not (tmp_path / "results").exists()
 
@@ -270,8 +258,7 @@ def test_a_server_failing_every_request_stops_the_run_within_40_questions(tmp_pa
 def test_judge_extract_on_a_binary_file_is_one_line(tmp_path):
     binary = tmp_path / "answers.jsonl"
     binary.write_bytes(b"\xff\xfe" + bytes(range(256)) * 4)
-    out = subprocess.run([sys.executable, "-m", "acousticbench.judge", "extract", str(binary), "--rules-only"],
-                         cwd=REPO, capture_output=True, text=True, env=harness_env())
+    out = python("-m", "acousticbench.judge", "extract", str(binary), "--rules-only", cwd=REPO)
     assert_one_line(out, 2, "answers.jsonl:1", "is not UTF-8")
 
 

@@ -8,7 +8,8 @@ import time
 
 from conftest import write_tiny_pack
 from servers import openai_server
-from servers.fixtures import harness_env, records, run_cli, run_dirs
+from harness_cli import harness_env, run_cli
+from servers.fixtures import records, run_dirs
 from servers.local import FaultPlan
 from test_faults import VARIABLE, assert_one_line
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import write_tiny_pack
-from servers.fixtures import harness_env, run_cli
+from harness_cli import harness_env, run_cli
 from test_faults import RUN, assert_one_line, results_with_a_run, script, snapshot
 
 

@@ -13,7 +13,7 @@ import soundfile as sf
 
 from acousticbench.benchmarks.acoustic.pack import load_questions, write_manifest, write_questions
 from conftest import write_tiny_pack
-from servers.fixtures import harness_env, run_cli
+from harness_cli import harness_env, run_cli
 from test_faults import RUN, assert_one_line, reseal, snapshot
 
 

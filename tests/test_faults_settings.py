@@ -8,7 +8,7 @@ import pytest
 
 from conftest import write_tiny_pack
 from servers import openai_server
-from servers.fixtures import harness_env, run_cli
+from harness_cli import harness_env, run_cli
 from test_faults import RUN, VARIABLE, assert_one_line, snapshot
 
 VOXTRAL = ("--model", "Voxtral-Mini-3B", "--task", "rad", "--judge", "rules")

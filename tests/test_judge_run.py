@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
+from harness_cli import harness_env, python, run_cli
 from servers import openai_server
-from servers.fixtures import harness_env, run_cli
 from servers.judge_server import JudgeServer, malformed, verdict
 
 
@@ -65,8 +63,7 @@ def test_a_retired_judge_model_stops_the_run_with_its_own_message_before_any_mod
     code = ("import sys; import acousticbench.judge.retirement as r; r.SHUTDOWNS = {'gpt-4o-mini': '2000-01-01'}; "
             f"from acousticbench.cli import main; sys.exit(main({argv!r}))")  # run.py with the judge shut down
     with openai_server.serve() as model:
-        out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                             env={**env, "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT": model.url})
+        out = python("-c", code, cwd=tmp_path, env={**env, "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT": model.url})
         asked = [r for r in model.received if r.path.endswith("/chat/completions")]
     assert out.returncode == 2 and asked == [] and "Traceback" not in out.stderr
     assert "judge model gpt-4o-mini was shut down by OpenAI on 2000-01-01" in out.stderr and "--judge-model" in out.stderr

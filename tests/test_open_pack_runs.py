@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,13 +16,13 @@ from acousticbench.benchmarks.audioicl.pack import OPEN_MANIFEST_SHA256
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 from audioicl_pack import env_without_espeak
 from conftest import REPO
+from harness_cli import run_cli, script
 
 REFERENCES = REPO / "reference_trajectories"
 
 
 def test_verify_checksums_prints_the_success_line(open_pack):
-    out = subprocess.run([sys.executable, str(REPO / "run.py"), "--verify-checksums", "--task", "all",
-                          "--archive", str(open_pack)], capture_output=True, text=True, timeout=120)
+    out = run_cli("--verify-checksums", "--task", "all", "--archive", str(open_pack))
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.strip() == "All 3800 questions passed checksum verification."
     assert manifest_sha256(open_pack) == OPEN_PACK_MANIFEST_SHA256
@@ -60,16 +58,14 @@ def test_reference_summaries_name_the_pinned_archive():
 
 
 def test_leaderboard_over_the_shipped_references_matches_the_golden_table():
-    out = subprocess.run([sys.executable, str(REPO / "scripts" / "leaderboard.py"), "--references", str(REFERENCES)],
-                         capture_output=True, text=True, timeout=60)
+    out = script("leaderboard.py", "--references", str(REFERENCES), timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout == (REPO / "tests" / "fixtures" / "leaderboard_references.md").read_text()
 
 
 def test_compare_reference_on_a_fresh_run(open_pack, tmp_path):
-    out = subprocess.run([sys.executable, str(REPO / "run.py"), "--model", "Oracle", "--task", "rad", "--max-samples", "10",
-                          "--seed", "42", "--compare-reference", "--archive", str(open_pack),
-                          "--results-dir", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=120)
+    out = run_cli("--model", "Oracle", "--task", "rad", "--max-samples", "10", "--seed", "42", "--compare-reference",
+                  "--archive", str(open_pack), "--results-dir", str(tmp_path), cwd=REPO)
     assert out.returncode == 0, out.stderr
     assert "Reference comparison: 10/10 (100.0%) match (reference_trajectories/Oracle/rad/run_1.jsonl)" in out.stdout
 
@@ -81,12 +77,10 @@ def test_zip64_of_the_pack_extracts_back_and_verifies(open_pack, tmp_path):
     write_zip(open_pack, tmp_path / "pack.zip")
     assert b"PK\x06\x06" in (tmp_path / "pack.zip").read_bytes()[-200:]  # the Zip64 end record
     target = tmp_path / "extracted"
-    out = subprocess.run([sys.executable, str(REPO / "run.py"), "--extract", str(tmp_path / "pack.zip"),
-                          "--archive", str(target)], capture_output=True, text=True, timeout=300)
+    out = run_cli("--extract", str(tmp_path / "pack.zip"), "--archive", str(target), timeout=300)
     assert out.returncode == 0, out.stderr
     assert manifest_sha256(target) == OPEN_PACK_MANIFEST_SHA256
-    out = subprocess.run([sys.executable, str(REPO / "run.py"), "--verify-checksums", "--task", "all",
-                          "--archive", str(target)], capture_output=True, text=True, timeout=120)
+    out = run_cli("--verify-checksums", "--task", "all", "--archive", str(target))
     assert out.returncode == 0 and "All 3800 questions passed checksum verification." in out.stdout
 
 
@@ -94,8 +88,8 @@ def test_zip64_of_the_pack_extracts_back_and_verifies(open_pack, tmp_path):
 def open_audioicl_pack(tmp_path_factory):
     """The full open AudioICL pack, as --build-audioicl makes it in a fresh process with no espeak-ng on PATH."""
     folder = tmp_path_factory.mktemp("open_audioicl")
-    out = subprocess.run([sys.executable, str(REPO / "run.py"), "--build-audioicl", "--archive", "archive"], cwd=folder,
-                         env=env_without_espeak(folder / "bin"), capture_output=True, text=True, timeout=600)
+    out = run_cli("--build-audioicl", "--archive", "archive", cwd=folder, env=env_without_espeak(folder / "bin"),
+                  timeout=600)
     assert out.returncode == 0, out.stderr
     return folder / "archive"
 
@@ -111,9 +105,8 @@ def test_the_audioicl_pack_builds_without_espeak_to_the_pinned_bytes(open_audioi
 @pytest.mark.slow
 @pytest.mark.parametrize("model", ["Oracle", "Random"])
 def test_shipped_audioicl_references_rerun_to_a_full_match(open_audioicl_pack, tmp_path, model):
-    out = subprocess.run([sys.executable, str(REPO / "run.py"), "--model", model, "--task", "audioicl", "--shots", "3",
-                          "--seed", "43", "--compare-reference", "--archive", str(open_audioicl_pack)],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    out = run_cli("--model", model, "--task", "audioicl", "--shots", "3", "--seed", "43", "--compare-reference",
+                  "--archive", str(open_audioicl_pack), cwd=tmp_path, timeout=300)
     assert out.returncode == 0, out.stderr
     lines = [line for line in out.stdout.splitlines() if line.startswith("Reference comparison:")]
     assert lines == [f"Reference comparison: 300/300 (100.0%) match "

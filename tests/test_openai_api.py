@@ -7,8 +7,9 @@ import secrets
 
 import pytest
 
+from harness_cli import harness_env, run_cli
 from servers import openai_server
-from servers.fixtures import harness_env, records, run_cli, run_dirs
+from servers.fixtures import records, run_dirs
 from servers.local import FaultPlan
 
 

@@ -18,8 +18,9 @@ from acousticbench.errors import BackendError, UserError
 from acousticbench.benchmarks.acoustic.benchmark import make_prompt
 from acousticbench.catalog import get_model
 from acousticbench.benchmarks.acoustic.spec import RunSpec
+from harness_cli import harness_env, run_cli
 from servers import openai_server
-from servers.fixtures import evaluate_model, fast_retries, harness_env, records, run_cli  # noqa: F401
+from servers.fixtures import evaluate_model, fast_retries, records  # noqa: F401
 from servers.local import FaultPlan, answer_for
 
 VARIABLE = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"

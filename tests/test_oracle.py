@@ -4,8 +4,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import signal
-import subprocess
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -20,7 +18,7 @@ from acousticbench.benchmarks.oracle import Oracle
 from acousticbench.records import Prompt
 from acousticbench.benchmarks.acoustic.records import Question
 from acousticbench.benchmarks.acoustic.tasks import TASKS
-from conftest import REPO
+from harness_cli import start_cli
 
 CODES = list(TASKS)
 ORACLE = Oracle("Oracle")
@@ -125,8 +123,7 @@ def test_build_refuses_a_folder_that_holds_a_pack(tmp_path):
 
 
 def test_interrupted_build_leaves_nothing_behind(tmp_path):
-    build_cmd = [sys.executable, str(REPO / "run.py"), "--build-archive", "--archive", str(tmp_path / "archive")]
-    proc = subprocess.Popen(build_cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start_cli("--build-archive", "--archive", str(tmp_path / "archive"))
     deadline = time.monotonic() + 30
     while not list(tmp_path.glob(".archive.building-*/*")) and time.monotonic() < deadline:
         time.sleep(0.05)  # until the build has started writing

@@ -10,8 +10,9 @@ import re
 import pytest
 
 from acousticbench.models import prices
+from harness_cli import harness_env, run_cli
 from servers import openai_server
-from servers.fixtures import harness_env, run_cli, run_dirs
+from servers.fixtures import run_dirs
 
 COLUMNS = ("run", "questions", "requests", "audio s", "input tokens", "output tokens", "USD", "wall time")
 

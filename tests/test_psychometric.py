@@ -38,6 +38,7 @@ def test_the_fit_in_metrics_recovers_a_known_threshold_within_its_interval():
     assert fit.lapse <= fit.lapse_max and fit.guess == 0.5
 
 
+@pytest.mark.slow  # 12 full fits with bootstrap intervals
 def test_the_interval_covers_the_truth_in_most_repeated_experiments():
     truth = float(threshold_of(**TRUE))
     covered = 0

@@ -2,19 +2,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from acousticbench.paired import mcnemar_exact
-from conftest import REPO
-from test_run import run_cli
-
-
-def script(name: str, *args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "scripts" / name), *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=60)
+from harness_cli import run_cli, script
 
 
 @pytest.fixture

@@ -1,12 +1,10 @@
 """The model registry: every model of the design is there with what it needs, and listing it stays fast."""
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 
 from acousticbench.catalog import MODELS, endpoint_variable
-from servers.fixtures import REPO, harness_env
+from harness_cli import REPO, python
 
 OPEN_WEIGHT = {
     "Voxtral-Mini-3B": "voxtral_mini_3b", "Qwen2-Audio-7B-Instruct": "qwen2_audio_7b_instruct",
@@ -41,7 +39,7 @@ def test_list_models_is_fast_and_imports_no_provider_sdk():
     code = ("import sys; from acousticbench.cli import main; main(['--list-models']); "
             "sys.exit(bool({'openai', 'google.genai', 'faster_whisper'} & set(sys.modules)))")
     started = time.monotonic()
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, env=harness_env())
+    out = python("-c", code, cwd=REPO)
     assert out.returncode == 0, out.stderr
     assert time.monotonic() - started < 3
     for name in MODELS:

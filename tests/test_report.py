@@ -12,8 +12,8 @@ import pytest
 
 from audioicl_pack import reduced_pack
 from conftest import write_tiny_pack
+from harness_cli import run_cli
 from report_runs import write_run
-from test_run import run_cli
 
 CHROMIUM = Path("/usr/bin/chromium")
 BASE, TUNED = "Kimi-Audio-7B-Instruct", "Kimi-Audio-7B-Instruct+demo"

@@ -2,22 +2,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-from conftest import REPO
+from harness_cli import harness_env, run_cli, script
 from servers import openai_server
-from servers.fixtures import harness_env, question_keys, run_cli
+from servers.fixtures import question_keys
 from servers.judge_server import JudgeServer, verdict
 from servers.local import FaultPlan, answer_for
 
 VARIABLE = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"
-
-
-def script(name: str, *args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "scripts" / name), *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
 
 
 def records(run_dir: Path) -> dict[str, dict]:

@@ -2,22 +2,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from conftest import REPO
+from harness_cli import run_cli
 
 RECORD_FIELDS = {"id", "benchmark", "task", "split", "kind", "model", "seed", "prompt", "audio", "response", "chosen",
                  "answer", "correct", "status", "error", "attempts", "latency_s", "usage", "judge", "logprobs", "meta",
                  "notes", "finish_reason"}
-
-
-def run_cli(*args: str, cwd: Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, **env_extra} if env_extra else None
-    return subprocess.run([sys.executable, str(REPO / "run.py"), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=env)
 
 
 def only_run_dir(results: Path) -> Path:

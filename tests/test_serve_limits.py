@@ -8,7 +8,6 @@ import base64
 import io
 import json
 import subprocess
-import sys
 import time
 
 import pytest
@@ -26,15 +25,15 @@ from acousticbench.models.open_weight import BY_SERVE_NAME  # noqa: E402
 from acousticbench.models.openai_compat import ServedModel  # noqa: E402
 from audioicl_pack import reduced_pack  # noqa: E402
 from conftest import REPO  # noqa: E402
-from servers.fixtures import harness_env, run_cli, run_dirs  # noqa: E402
+from harness_cli import harness_env, run_cli, start_python  # noqa: E402
+from servers.fixtures import run_dirs  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def tiny_server():
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "acousticbench.serve.hf_server", "--model", "tiny_qwen2_audio",
-                                "--host", "127.0.0.1", "--port", str(port)], cwd=REPO, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = start_python("-m", "acousticbench.serve.hf_server", "--model", "tiny_qwen2_audio", "--host", "127.0.0.1",
+                           "--port", str(port), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while health_status(url) != 200:
@@ -54,6 +53,7 @@ def morse_prompt(shots: int = 5):
     return build_prompt(episode, base, style="specific", seed=42, alphabet=alphabet)
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_a_model_that_takes_5_clips_is_refused_before_the_run_starts(tiny_server, tmp_path):
     archive = reduced_pack()
     assert BY_SERVE_NAME["voxtral_mini_3b"].limits == Limits(5, 2400.0, "refuse", BY_SERVE_NAME[
@@ -67,6 +67,7 @@ def test_a_model_that_takes_5_clips_is_refused_before_the_run_starts(tiny_server
     assert run_dirs(tmp_path / "results") == []  # nothing started, nothing written
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_a_merge_model_gets_one_clip_and_the_record_says_so(tiny_server):
     prompt = morse_prompt()
     assert len(prompt.audio) > 5 and prompt.parts  # the alphabet bank, the demos and the query

@@ -19,7 +19,8 @@ from acousticbench.models import local_server  # noqa: E402
 from acousticbench.catalog import get_model  # noqa: E402
 from acousticbench.models.health import health_status  # noqa: E402
 from conftest import write_tiny_pack  # noqa: E402
-from servers.fixtures import harness_env, records, run_cli, run_dirs, start_cli  # noqa: E402
+from harness_cli import harness_env, run_cli, start_cli  # noqa: E402
+from servers.fixtures import records, run_dirs  # noqa: E402
 
 ARGS = ("--model", "Tiny-Qwen2-Audio", "--task", "rad", "--judge", "rules")
 
@@ -32,6 +33,7 @@ def gone(pid: int) -> bool:
     return "\nState:\tZ" in state  # a zombie has exited; only its parent's bookkeeping is left
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_run_starts_the_server_answers_and_stops_it_and_the_answers_repeat(tiny_pack, tmp_path):
     env = harness_env()
     runs = []
@@ -55,6 +57,7 @@ def test_run_starts_the_server_answers_and_stops_it_and_the_answers_repeat(tiny_
     assert health_status(endpoint) is None  # stopped at the end of the run
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_ctrl_c_stops_the_server_too(tmp_path):
     archive = write_tiny_pack(tmp_path / "archive", "rad", 60)
     proc = start_cli(*ARGS, "--archive", str(archive), "--concurrency", "1", cwd=tmp_path, env=harness_env())
@@ -124,7 +127,7 @@ def test_gpu_check_fails_fast_in_one_line_without_a_gpu():
     if torch.cuda.is_available():
         pytest.skip("a GPU is here: run scripts/gpu_check.sh itself")
     out = subprocess.run(["bash", str(REPO / "scripts" / "gpu_check.sh")], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "PYTHON": sys.executable})
+                         env=harness_env(PYTHON=sys.executable))
     assert out.returncode == 1 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("gpu_check: FAILED: torch ")
     assert "sees no NVIDIA GPU" in out.stderr

@@ -5,7 +5,6 @@ import base64
 import io
 import math
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -20,6 +19,7 @@ import httpx  # noqa: E402
 from acousticbench.models.local_server import free_port  # noqa: E402
 from acousticbench.models.health import health_status  # noqa: E402
 from conftest import REPO  # noqa: E402
+from harness_cli import python, start_python  # noqa: E402
 
 
 def wav_b64(seconds: float = 0.5, sr: int = 16_000, seed: int = 0, channels: int = 1) -> str:
@@ -41,9 +41,8 @@ def chat(*parts: dict, max_tokens: int = 12, seed: int = 42) -> dict:
 
 
 def start_server(port: int, log) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "acousticbench.serve.hf_server", "--model", "tiny-qwen2-audio",
-                             "--host", "127.0.0.1", "--port", str(port)], cwd=REPO, stdout=subprocess.DEVNULL,
-                            stderr=log, text=True)
+    return start_python("-m", "acousticbench.serve.hf_server", "--model", "tiny-qwen2-audio", "--host", "127.0.0.1",
+                        "--port", str(port), cwd=REPO, stdout=subprocess.DEVNULL, stderr=log, text=True)
 
 
 @pytest.fixture(scope="module")
@@ -70,12 +69,14 @@ def server(running):
     return running[0]
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_health_and_models(server):
     assert server.get("/health").json() == {"status": "ok"}
     models = server.get("/v1/models").json()
     assert models["object"] == "list" and [m["id"] for m in models["data"]] == ["acousticbench/tiny-qwen2-audio"]
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_two_clips_give_an_openai_completion_and_the_same_answer_twice(server):
     body = chat(audio_part(wav_b64(seed=1)), audio_part(wav_b64(seed=2)))
     first, again = server.post("/v1/chat/completions", json=body), server.post("/v1/chat/completions", json=body)
@@ -93,6 +94,7 @@ def test_two_clips_give_an_openai_completion_and_the_same_answer_twice(server):
     assert other.status_code == 200
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_logprobs_come_back_in_openai_s_shape_and_agree_with_the_answer(server):
     body = {**chat(audio_part(wav_b64(seed=1)), audio_part(wav_b64(seed=2))), "logprobs": True, "top_logprobs": 5}
     choice = server.post("/v1/chat/completions", json=body).json()["choices"][0]
@@ -107,11 +109,13 @@ def test_logprobs_come_back_in_openai_s_shape_and_agree_with_the_answer(server):
     assert wrong.status_code == 400 and wrong.json()["error"]["message"] == "top_logprobs needs logprobs: true"
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_stereo_and_other_rates_are_accepted(server):
     body = chat(audio_part(wav_b64(sr=44_100, channels=2)), audio_part(wav_b64(sr=8_000)))
     assert server.post("/v1/chat/completions", json=body).status_code == 200
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_requests_in_parallel_are_queued_and_all_answered(server):
     bodies = [chat(audio_part(wav_b64(seed=s)), audio_part(wav_b64(seed=s + 1)), max_tokens=4) for s in range(6)]
     with ThreadPoolExecutor(6) as pool:
@@ -165,6 +169,7 @@ BAD_AUDIO = {
 
 
 @pytest.mark.parametrize("case", list(BAD_AUDIO))
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_bad_audio_is_a_400_with_a_reason_and_the_server_keeps_serving(server, case):
     make, reason = BAD_AUDIO[case]
     reply = server.post("/v1/chat/completions", json=chat(audio_part(wav_b64()), make()))
@@ -185,6 +190,7 @@ def test_bad_audio_is_a_400_with_a_reason_and_the_server_keeps_serving(server, c
     (b'{"messages": [{"role": "user", "content": "hi"}], "seed": -9223372036854775809}', "seed must fit in 64 bits"),
     (b'{"messages": [{"role": "user", "content": "\xff\xfe"}]}', "not UTF-8"),
 ])
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_malformed_requests_are_400s(server, body, reason):
     reply = server.post("/v1/chat/completions", content=body, headers={"content-type": "application/json"})
     assert reply.status_code == 400 and reason in reply.json()["error"]["message"]
@@ -195,10 +201,11 @@ def test_importing_the_server_imports_no_model_code():
              "acousticbench.serve.adapters.minicpm_o")
     code = (f"import sys, acousticbench.serve.hf_server, acousticbench.serve.adapters; "
             f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    out = python("-c", code, cwd=REPO, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_the_log_says_loading_first_and_serving_only_once_it_serves(running):
     client, log_path = running
     deadline = time.monotonic() + 5  # the line follows the first moment it listens
@@ -211,6 +218,7 @@ def test_the_log_says_loading_first_and_serving_only_once_it_serves(running):
 
 
 @pytest.mark.parametrize("model", [None, "", "acousticbench/tiny-qwen2-audio"])
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_the_served_model_or_no_model_name_is_answered(server, model):
     body = chat(audio_part(wav_b64()))
     if model is None:
@@ -220,6 +228,7 @@ def test_the_served_model_or_no_model_name_is_answered(server, model):
     assert server.post("/v1/chat/completions", json=body).status_code == 200
 
 
+@pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
 def test_an_unknown_model_is_a_404_naming_the_served_one(server):
     reply = server.post("/v1/chat/completions", json={**chat(audio_part(wav_b64())), "model": "gpt-4o-audio-preview"})
     assert reply.status_code == 404
@@ -231,8 +240,7 @@ def test_an_unknown_model_is_a_404_naming_the_served_one(server):
 
 def _fails_fast(*args: str) -> subprocess.CompletedProcess:
     """The server's exit, with no "loading" line: it stopped before loading a model."""
-    out = subprocess.run([sys.executable, "-m", "acousticbench.serve.hf_server", "--model", "tiny-qwen2-audio", *args],
-                         cwd=REPO, capture_output=True, text=True, timeout=60)
+    out = python("-m", "acousticbench.serve.hf_server", "--model", "tiny-qwen2-audio", *args, cwd=REPO, timeout=60)
     assert "loading" not in out.stderr and "Traceback" not in out.stderr
     return out
 

@@ -2,8 +2,6 @@
 unless it is the attribute's own measure, alone or jointly, and the pack's layout is balanced."""
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -19,7 +17,7 @@ from acousticbench.benchmarks.acoustic.shortcuts.features import FEATURES, LEVEL
 from acousticbench.benchmarks.acoustic.shortcuts.joint import joint_accuracy
 from acousticbench.benchmarks.acoustic.stimuli.sources import render_burst, roved_event
 from acousticbench.benchmarks.acoustic.tasks import TASKS
-from conftest import REPO
+from harness_cli import script
 
 CODES = list(TASKS)
 # issue 20: the tasks whose cues are not yet all at or under the bound on the pinned pack (see the audit's output)
@@ -102,8 +100,7 @@ def test_a_gain_moves_only_the_level_features():
 
 @pytest.mark.slow
 def test_audit_command_prints_the_table(open_pack):
-    out = subprocess.run([sys.executable, str(REPO / "bench" / "shortcut_audit.py"), "--archive", str(open_pack), "--task", "lou,pit"],
-                         capture_output=True, text=True, timeout=300)
+    out = script("bench/shortcut_audit.py", "--archive", str(open_pack), "--task", "lou,pit", timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.splitlines()[0].split()[:2] == ["task", "best"]
     assert "lou: peak_db" in out.stdout and f"0 shortcut(s) above {BOUND:.2f}." in out.stdout

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from servers.fixtures import REPO, harness_env
+from harness_cli import REPO, harness_env
 
 pytestmark = pytest.mark.slow  # builds and audits a 475-question task
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from servers.fixtures import REPO, harness_env
+from harness_cli import REPO, harness_env
 
 TOY = Path(__file__).parent / "fixtures" / "toy_benchmark"
 REGISTRATION = '"AudioICL": "acousticbench.benchmarks.audioicl"'

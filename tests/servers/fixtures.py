@@ -3,45 +3,23 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from harness_cli import FAST, is_provider_variable
 from servers.local import RETRYABLE_FAULTS, FaultPlan, answer_for
-
-REPO = Path(__file__).resolve().parents[2]
-# variables a developer's shell may carry that must never leak into a test run
-PROVIDER_VARIABLES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL")
-FAST = {"ACOUSTICBENCH_RETRY_BASE_DELAY": "0", "ACOUSTICBENCH_CONNECT_WAIT": "2"}
 
 
 @pytest.fixture
 def fast_retries(monkeypatch):
     """No backoff waits, no provider keys or URLs from the developer's shell, short connect waits."""
     for name in list(os.environ):
-        if name in PROVIDER_VARIABLES or name.startswith("ACOUSTICBENCH_"):
+        if is_provider_variable(name):
             monkeypatch.delenv(name)
     for name, value in FAST.items():
         monkeypatch.setenv(name, value)
     return monkeypatch
-
-
-def harness_env(**extra: str) -> dict[str, str]:
-    """The environment for a run.py subprocess: the same cleaning as fast_retries, plus `extra`."""
-    env = {k: v for k, v in os.environ.items() if k not in PROVIDER_VARIABLES and not k.startswith("ACOUSTICBENCH_")}
-    return {**env, **FAST, **extra}
-
-
-def run_cli(*args: str, cwd: Path, env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "run.py"), *args], cwd=cwd, capture_output=True, text=True,
-                          env=env, timeout=timeout)
-
-
-def start_cli(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, str(REPO / "run.py"), *args], cwd=cwd, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def question_keys(archive: Path, task: str = "rad") -> dict[str, str]:
