@@ -30,21 +30,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-SERVER = REPO / "tests" / "servers" / "openai_server.py"
+from bench_engine import start_server  # noqa: E402  the same lean server process, with a capacity
 MODEL, SECOND = "Voxtral-Mini-3B", "Qwen2-Audio-7B-Instruct"  # two served models, each with its own endpoint
 TARGETS = {16: 1.25, 64: 1.15}
-
-
-def start_server(workdir: Path, delay_s: float, capacity: int | None) -> tuple[subprocess.Popen, str]:
-    port_file = workdir / f"port-{time.monotonic_ns()}"  # one per server: a stale file would name a dead port
-    extra = ["--capacity", str(capacity), "--retry-after", "1"] if capacity else []
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--delay", str(delay_s), "--port-file", str(port_file), *extra])
-    deadline = time.monotonic() + 20
-    while not port_file.exists():
-        if time.monotonic() > deadline or proc.poll() is not None:
-            raise SystemExit("the benchmark server did not start")
-        time.sleep(0.05)
-    return proc, f"http://127.0.0.1:{port_file.read_text()}"
 
 
 def stats(url: str, reset: bool = False) -> dict:
@@ -111,7 +99,7 @@ def report(name: str, runs: list[dict], floor_s: float | None, target: float | N
 
 def sweep(args, workdir: Path) -> None:
     """Two models, each against its own server without a limit, in one command, against one of them alone."""
-    (one, first), (two, second) = start_server(workdir, args.delay, None), start_server(workdir, args.delay, None)
+    (one, first), (two, second) = start_server(args.delay, workdir), start_server(args.delay, workdir)
     try:
         alone = [one_run(args, {MODEL: first}, workdir / f"results-alone-{i}", args.concurrency)
                  for i in range(args.repeats)]
@@ -145,7 +133,7 @@ def main() -> None:
                        check=True, cwd=REPO)
     with tempfile.TemporaryDirectory(prefix="bench_capacity-") as tmp:
         for capacity in [int(c) for c in args.capacities.split(",") if c.strip()]:
-            server, url = start_server(Path(tmp), args.delay, capacity or None)
+            server, url = start_server(args.delay, Path(tmp), capacity or None)
             try:
                 runs = [one_run(args, {MODEL: url}, Path(tmp) / f"results-{capacity}-{i}", args.concurrency)
                         for i in range(args.repeats)]
