@@ -93,12 +93,15 @@ def measure(clip: np.ndarray, sr: int) -> float:
     power = np.square(mono(clip))
     hop = frames(0.005)
     blocks = power[: power.size // hop * hop].reshape(-1, hop).mean(axis=1)
-    floor = blocks[: int(FLOOR_S * sr) // hop].mean()
+    lead = blocks[: int(FLOOR_S * sr) // hop]
+    floor = lead.mean() if lead.size else blocks.min(initial=0.0)  # a clip shorter than the lead-in: its quietest block
     smooth = np.convolve(blocks, np.ones(4) / 4, mode="same")  # 20 ms: a noise source's dips do not end it early
     level = 10 * np.log10(smooth + 1e-30)
     start = int(np.flatnonzero(level >= level.max() - TAIL_DB)[-1]) + 2
     above = np.flatnonzero(level[start:] <= 10 * np.log10(floor + 1e-30) + FLOOR_MARGIN_DB)
     end = start + int(above[0]) if above.size else blocks.size  # where the tail meets the background, as Lundeby cuts it
+    if end - start < 3:  # the sound lasts to the end of the clip: no tail to measure
+        return 0.0
     edc = np.cumsum((blocks[start:end] - floor)[::-1])[::-1]  # unclipped: the background's blocks cancel on average
     edc_db = 10 * np.log10(np.maximum(edc, 1e-30) / max(edc[0], 1e-30))
     fit = np.flatnonzero((edc_db <= FIT_DB[0]) & (edc_db >= FIT_DB[1]))
