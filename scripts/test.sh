@@ -2,7 +2,8 @@
 # Install everything the tests need into .venv (torch's CPU build included), then run the suite (arguments go to pytest).
 # The real-vLLM tests are their own stage (scripts/test_vllm.sh): this suite never starts vLLM.
 # Usage: scripts/test.sh [--fast] [PYTEST ARGS]
-#   --fast: the inner loop: the tests marked slow left out, and nothing installed once .venv exists (CI runs it all)
+#   --fast: the inner loop: the tests not marked slow, on every core (pytest-xdist), and nothing installed once .venv
+#   holds the test extras; CI runs the full suite, one test at a time
 set -euo pipefail
 cd "$(dirname "$0")/.."
 marks="not vllm"
@@ -12,7 +13,11 @@ if [ "${1:-}" = "--fast" ]; then
   marks="not vllm and not slow"
   fast=1
 fi
-if [ "$fast" = 0 ] || [ ! -x .venv/bin/python ]; then
+if [ "$fast" = 0 ] || ! .venv/bin/python -c "import xdist" 2>/dev/null; then
   source scripts/setup_env.sh all,dev,hf-server
 fi
-exec .venv/bin/python -m pytest -m "$marks" "$@"
+workers=()
+if [ "$fast" = 1 ]; then
+  workers=(-n auto)  # the inner loop on every core; the full suite CI runs stays one test at a time
+fi
+exec .venv/bin/python -m pytest -m "$marks" ${workers[@]+"${workers[@]}"} "$@"
