@@ -133,9 +133,9 @@ def test_the_clip_count_limit_is_the_servers_and_the_pre_run_check_agrees(vllm_s
     for i in range(LIMITS.audio_items + 1):
         sf.write(tmp_path / f"c{i}.wav", noise(0.3, i), 16_000)
         paths.append(str(tmp_path / f"c{i}.wav"))
-    check_prompts(MODEL, LIMITS, [Prompt(question_id="q48", task="t", text="?", audio=paths[:-1], seed=0)])
+    check_prompts(MODEL, LIMITS, [Prompt(benchmark="AcousticBench", question_id="q48", task="t", text="?", audio=paths[:-1], seed=0)])
     with pytest.raises(UserError, match=rf"takes at most {LIMITS.audio_items} audio clips per request.*q49"):
-        check_prompts(MODEL, LIMITS, [Prompt(question_id="q49", task="t", text="?", audio=paths, seed=0)])
+        check_prompts(MODEL, LIMITS, [Prompt(benchmark="AcousticBench", question_id="q49", task="t", text="?", audio=paths, seed=0)])
 
 
 def test_a_clip_over_30_s_is_cut_by_the_server_and_refused_by_the_pre_run_check(vllm_server, tmp_path):
@@ -147,8 +147,8 @@ def test_a_clip_over_30_s_is_cut_by_the_server_and_refused_by_the_pre_run_check(
     assert whole.json()["choices"][0]["message"]["content"] == cut.json()["choices"][0]["message"]["content"]
     sf.write(tmp_path / "long.wav", long, 16_000)
     sf.write(tmp_path / "cut.wav", long[: 16_000 * 30], 16_000)
-    check_prompts(MODEL, LIMITS, [Prompt(question_id="q30", task="t", text="?", audio=[str(tmp_path / "cut.wav")],
+    check_prompts(MODEL, LIMITS, [Prompt(benchmark="AcousticBench", question_id="q30", task="t", text="?", audio=[str(tmp_path / "cut.wav")],
                                          seed=0)])
     with pytest.raises(UserError, match=r"hears at most 30 s of audio per input .*q40 would send 40.0 s"):
-        check_prompts(MODEL, LIMITS, [Prompt(question_id="q40", task="t", text="?",
+        check_prompts(MODEL, LIMITS, [Prompt(benchmark="AcousticBench", question_id="q40", task="t", text="?",
                                              audio=[str(tmp_path / "long.wav")], seed=0)])
