@@ -18,14 +18,27 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel
-
-from acousticbench.benchmarks.base import BenchmarkBase
-from acousticbench.benchmarks.entry import CSV_HEADER, AnswerFacts, Entry, ModelOrder, Section
 from acousticbench.errors import UserError
-from acousticbench.records import Prompt, RecordBase
+
+if TYPE_CHECKING:  # run.py --help reads the faces through this module: pydantic and the records are not needed for it
+    from pydantic import BaseModel
+
+    from acousticbench.benchmarks.base import BenchmarkBase
+    from acousticbench.benchmarks.entry import CSV_HEADER, AnswerFacts, Entry, ModelOrder, Section
+    from acousticbench.records import Prompt, RecordBase
+
+# what the seam re-exports, imported when first asked for (PEP 562)
+_LAZY = {"BenchmarkBase": "acousticbench.benchmarks.base", "CSV_HEADER": "acousticbench.benchmarks.entry",
+         "AnswerFacts": "acousticbench.benchmarks.entry", "Entry": "acousticbench.benchmarks.entry",
+         "ModelOrder": "acousticbench.benchmarks.entry", "Section": "acousticbench.benchmarks.entry"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["BENCHMARKS", "CSV_HEADER", "DEFAULT", "AnswerFacts", "Benchmark", "BenchmarkBase", "Entry", "ModelOrder", "Prepared",
            "Section", "benchmark_of_config", "benchmark_of_line", "claim_tasks", "faces", "get_benchmark"]
@@ -36,7 +49,7 @@ DEFAULT = "AcousticBench"  # runs written before records named their benchmark
 
 Item = TypeVar("Item")  # a question, an episode: what one request asks (it has an `id`, unique in its run)
 Spec = TypeVar("Spec")  # the frozen settings of one run (RunSpec, ICLRunSpec)
-Rec = TypeVar("Rec", bound=RecordBase)  # one line of responses.jsonl
+Rec = TypeVar("Rec", bound="RecordBase")  # one line of responses.jsonl
 Met = TypeVar("Met")  # metrics.json (a pydantic model)
 
 
