@@ -160,3 +160,40 @@ def test_a_build_killed_outright_leaves_a_folder_the_next_build_removes(tmp_path
     mine.mkdir()
     _interrupted_build(tmp_path, signal.SIGINT, 0.2, group=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == [mine.name]
+
+
+POOL_CHILD = """
+import sys, time
+from acousticbench.packs.workers import map_in_processes
+
+def slow(x):
+    time.sleep(60)
+    return x
+
+if __name__ == "__main__":
+    print("starting", flush=True)
+    try:
+        map_in_processes(slow, [1, 2], 2)
+    except KeyboardInterrupt:
+        sys.exit(130)
+"""
+
+
+@pytest.mark.parametrize("delay_s", [0.0, 0.01, 0.03])
+def test_ctrl_c_to_the_builder_alone_as_its_first_pool_starts_is_never_lost(delay_s, tmp_path):
+    """A SIGINT to the builder only (as `kill -INT` or a test sends it) in the first moments of its first pool, when
+    Python starts its resource tracker: it stops the build at once rather than being dropped while workers ignore
+    SIGINT (it was dropped here, and the build ran to the end, exit 0)."""
+    child = tmp_path / "pool_child.py"
+    child.write_text(POOL_CHILD)
+    proc = subprocess.Popen([sys.executable, str(child)], cwd=REPO, env=harness_env(PYTHONPATH=str(REPO)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "starting\n"
+    time.sleep(delay_s)
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=20)  # the jobs take 60 s: only an interrupt ends this sooner
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the interrupt was lost: the pool ran on")
+    assert proc.returncode == 130 and "Traceback" not in err, err

@@ -16,8 +16,16 @@ def map_in_processes(fn: Callable[[J], R], jobs: list[J], workers: int) -> list[
     half-done), results in job order. The workers start with SIGINT ignored, so a Ctrl-C (which the terminal sends
     to the whole process group) is one KeyboardInterrupt in this process, never a traceback from a worker, even
     when it lands while they start; on any exit they are terminated and reaped."""
+    from multiprocessing import resource_tracker
+
+    # The pool's first semaphore starts the resource tracker, and starting it *unblocks* SIGINT (CPython's
+    # resource_tracker.ensure_running ends with pthread_sigmask(SIG_UNBLOCK, {SIGINT, SIGTERM})): inside the window
+    # below, where SIGINT is ignored, that would discard a Ctrl-C instead of holding it. Start it first.
+    resource_tracker.ensure_running()
     pool = None
     before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # Linux keeps a blocked signal pending
+    if signal.SIGINT in signal.sigpending():  # ignoring a pending signal discards it: deliver it now instead
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
     handler = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited through exec, unlike a handler or the mask
     try:
         pool = multiprocessing.get_context("spawn").Pool(workers)
