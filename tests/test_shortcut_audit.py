@@ -20,8 +20,6 @@ from acousticbench.benchmarks.acoustic.tasks import TASKS
 from harness_cli import script
 
 CODES = list(TASKS)
-# issue 20: the tasks whose cues are not yet all at or under the bound on the pinned pack (see the audit's output)
-NOT_YET = {"cnt"}
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +33,7 @@ def audits(open_pack: Path) -> dict[str, TaskAudit]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("code", [pytest.param(c, marks=pytest.mark.xfail(reason="issue 20: not yet under the bound"))
-                                  if c in NOT_YET else c for c in CODES])
+@pytest.mark.parametrize("code", CODES)
 def test_no_cue_but_the_attributes_own_answers_alone_or_jointly(code, audits):
     """Every cheap cue alone, and all non-attribute cues in one logistic fit, stay near chance on eval."""
     mine = audits[code]

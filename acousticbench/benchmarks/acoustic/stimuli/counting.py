@@ -1,14 +1,16 @@
 """Counting pairs: n and m bursts of one sound at irregular moments (count ratio 2, 1.5, 1.33, 1.2, 1.125)."""
 # Levels are count ratios with the pairs (2,4)|(3,6), (2,3)|(4,6), (3,4)|(6,8), (5,6), (8,9); catch is (2,6).
-# As numerosity experiments control for "more sound", every clip draws its TOTAL sounding time (0.24-0.42 s) apart
+# As numerosity experiments control for "more sound", every clip draws its TOTAL sounding time (0.36-0.6 s) apart
 # from its count and shares it out over its bursts at random (each burst 0.74-1.35 times its even share), so the
 # duty cycle, silent fraction, energy, crest factor and the overall-minus-sounding level (1.00 on the pack of
 # 50 ms events, whose total grew with the count) carry nothing; what follows is that bursts are shorter on average
-# where there are more of them (the total over the count), which no single cue of the audit reads. Each burst's level
-# is one of n evenly spaced steps over a spread roved per clip (0-6 dB), in random order: the loudest and the mean
-# level sit at the same place for any count, where n independent draws would put the loudest higher the more there
-# are. The first burst starts and the last one ends at the same moments in both clips, so span, onset and offset
-# carry nothing. Roved per question: the sound, the first onset and the span; per clip: the level (stimuli/level.py).
+# where there are more of them (the total over the count), which no single cue of the audit reads.
+# Each clip draws its own first onset and span: a span shared by the pair still measured 0.61 on eval (the auditor's
+# 20 dB threshold meets a short burst's steeper ramp earlier), and a joint fit read it with onset and offset (0.655).
+# Each burst's level is one of n evenly spaced steps over a spread roved per clip (0-2 dB), in random order: the
+# loudest and the mean level sit at the same place for any count. The spread stays small because any spread puts
+# more of the sound at its loudest step the fewer the bursts (peak minus mean event level: 0.615 at 0-6 dB, 0.575 at
+# 0-2 dB, where the joint fit is 0.575). Roved per question: the sound; per clip: onset, span, level (stimuli/level.py).
 
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ PAIRS = {
 TOTAL_S = (0.36, 0.6)  # sounding time of a clip, whatever its count: 9 bursts still last 20 ms or more each
 SHARE = (0.74, 1.35)  # a burst's length over its even share of the total, before renormalising
 MIN_GAP_S = 0.06  # silence between bursts: separate events, never a blur
-SPREAD_DB = (0.0, 6.0)
+SPREAD_DB = (0.0, 2.0)
 TAPER = 0.4  # each ramp is this share of its burst: every burst has one shape, stretched, so none is peakier
 
 
@@ -79,8 +81,6 @@ def clip(params: dict, count: int, first: float, span: float, rng: np.random.Gen
 
 def trial(rng: np.random.Generator, step: float, answer: Answer) -> Trial:
     params = roved_event(rng)
-    first = round(float(rng.uniform(0.06, 0.1)), 3)
-    span = round(float(rng.uniform(1.2, CLIP_S - first - 0.06)), 3)
     if step == 0:
         counts = (int(rng.integers(2, 10)),) * 2
     else:
@@ -88,10 +88,12 @@ def trial(rng: np.random.Generator, step: float, answer: Answer) -> Trial:
         counts = (high, low) if answer == "A" else (low, high)
     clips, clip_params = [], []
     for count in counts:
+        first = round(float(rng.uniform(0.06, 0.2)), 3)
+        span = round(float(rng.uniform(1.2, CLIP_S - first - 0.06)), 3)
         x, total = clip(params, count, first, span, rng)
         clips.append(finish(x, rng, SPARSE_MID_DB))
-        clip_params.append({"events": count, "sounding_s": round(total, 6)})
-    shared = {**params, "onset_s": first, "span_s": span}
+        clip_params.append({"events": count, "sounding_s": round(total, 6), "onset_s": first, "span_s": span})
+    shared = params
     return Trial(tuple(clips), tuple(clip_params), shared)
 
 
