@@ -165,8 +165,8 @@ def _unpacked(export: Path, archive: Path, row: dict) -> str:
             raise ArchiveError(f"{export}: clip {rel} of {q.id} points outside the pack: the export was altered; "
                                f"{EXPORT_HINT} again.")
         if hashlib.sha256(clip["bytes"]).hexdigest() != q.sha256.get(rel):
-            raise ArchiveError(f"{export}: clip {rel} of {q.id}: sha256 mismatch (the audio was altered); "
-                               f"{EXPORT_HINT} again.")
+            raise ArchiveError(f"{export}: clip {rel} of {q.id}: sha256 mismatch: the export was "
+                               f"altered; {EXPORT_HINT} again.")
         target = archive / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(clip["bytes"])
