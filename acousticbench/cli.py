@@ -134,9 +134,11 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         if importlib.util.find_spec("pyarrow") is None:
             raise UserError("--export-dataset and --import-dataset need pyarrow: pip install -e '.[hf]'.")
+        from acousticbench import dataset_io
+
         if args.export_dataset:
-            return commands.export_dataset(args.archive, args.export_dataset, args.task)
-        return commands.import_dataset(args.import_dataset, args.archive)
+            return dataset_io.export_dataset(args.archive, args.export_dataset, args.task)
+        return dataset_io.import_dataset(args.import_dataset, args.archive)
     if args.verify_checksums:
         return commands.verify(args.archive, args.task)
     if args.report is not None:
@@ -145,6 +147,15 @@ def _dispatch(args: argparse.Namespace) -> int:
         return commands.promote_references(args.promote_reference, args.references)
     if not args.model:
         raise UserError("nothing to do: pass --model NAME to run (see --list-models), or a command such as --verify-checksums.")
+    check = check_run_settings(args)
+    return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check, args=args)
+
+
+def check_run_settings(args: argparse.Namespace):
+    """A run's settings checked before anything starts (also for acousticbench.evaluate); returns its
+    --compare-reference check, or None."""
+    from acousticbench import commands
+
     if args.reference_tolerance is not None and not 0 <= args.reference_tolerance <= 100:
         raise UserError(f"--reference-tolerance is a percentage from 0 to 100, got {args.reference_tolerance}.")
     _check_settings(args)
@@ -152,8 +163,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from acousticbench.catalog import warm_imports
 
         warm_imports([m.strip() for m in args.model.split(",")])  # while the specs and the pack are made ready
-    check = commands.ReferenceCheck(args.references, args.reference_tolerance) if args.compare_reference else None
-    return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check, args=args)
+    return commands.ReferenceCheck(args.references, args.reference_tolerance) if args.compare_reference else None
 
 
 def _own_command(args: argparse.Namespace):
