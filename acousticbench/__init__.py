@@ -1,6 +1,8 @@
 """AcousticBench: an evaluation harness for Large Audio-Language Models."""
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -8,7 +10,7 @@ if TYPE_CHECKING:
 
     from acousticbench.api import Evaluation
 
-__version__ = "0.1.0"
+from acousticbench.version import __version__  # noqa: E402 (one place: provenance reads it there)
 __all__ = ["__version__", "evaluate"]
 
 
@@ -34,8 +36,16 @@ def evaluate(model: str | Sequence[str], task: str | Sequence[str] = "all", seed
     """
     from acousticbench import api  # the engine is imported on the first call, never by `import acousticbench`
 
-    globals()["evaluate"] = _evaluate  # importing the submodule acousticbench.evaluate rebinds this name to it
     return api.evaluate(model, task, seeds, **settings)
 
 
-_evaluate = evaluate
+class _Package(types.ModuleType):
+    """Importing the run path's module acousticbench.evaluate would bind its name on the package over the API function
+    above: this package keeps the function (the module stays in sys.modules for `from acousticbench.evaluate import`)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not (name == "evaluate" and isinstance(value, types.ModuleType)):
+            super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

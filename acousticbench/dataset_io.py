@@ -12,7 +12,7 @@ def export_dataset(root: Path, out: Path, task_spec: str) -> int:
     in full or not at all; 'all' exports every pack found in --archive, task names the packs they belong to."""
     import time
 
-    from acousticbench import __version__
+    from acousticbench.version import __version__
     from acousticbench.benchmarks import claim_tasks, faces
     from acousticbench.packs.hf_dataset import refuse_non_empty, write_index_and_card
     from acousticbench.packs.staging import staged_folder

@@ -8,9 +8,7 @@ metrics; a cell or a model that fails is reported without losing the others."""
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
-import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -227,17 +225,3 @@ def evaluate(spec, progress: bool | None = None) -> RunResult:
     if result.error:
         raise RunAborted(result.error)
     return result
-
-
-
-class _CallableModule(types.ModuleType):
-    """`acousticbench.evaluate(...)` is the package's API, and importing this module binds the same name on the
-    package to it: called, this module runs the API, so either binding works."""
-
-    def __call__(self, *args, **kwargs):
-        from acousticbench.api import evaluate
-
-        return evaluate(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

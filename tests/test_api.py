@@ -47,4 +47,4 @@ def test_a_setting_run_py_refuses_is_an_exception_not_an_exit(tiny_pack, tmp_pat
 def test_importing_the_package_loads_none_of_the_engine():
     code = "import sys, acousticbench; print(sorted(m for m in sys.modules if m.startswith('acousticbench')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['acousticbench']"
+    assert out.stdout.strip() == "['acousticbench', 'acousticbench.version']"
