@@ -77,6 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
     cmds.add_argument("--build-archive", action="store_true", help="build every benchmark's open pack into --archive")
     cmds.add_argument("--zip", type=Path, metavar="FILE", help="with --build-archive: also write a Zip64 zip of the pack")
     cmds.add_argument("--extract", type=Path, metavar="FILE", help="safely extract a pack zip into --archive")
+    cmds.add_argument("--export-dataset", type=Path, metavar="DIR", help="write the packs of --archive (or --task's) as "
+                      "a Hugging Face dataset folder: Parquet, an Audio column, one config per task (needs the [hf] extra)")
+    cmds.add_argument("--import-dataset", type=Path, metavar="DIR", help="rebuild a pack into --archive from a folder "
+                      "--export-dataset wrote, every byte checked against its manifest (needs the [hf] extra)")
     cmds.add_argument("--report", type=Path, nargs="*", metavar="RESULTS_DIR",
                       help="write one offline HTML report of the finished runs in these folders (default --results-dir)")
     cmds.add_argument("--out", type=Path, default=Path("report.html"), help="with --report: the file (default report.html)")
@@ -97,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         load_env_file()  # real environment variables win; a line that cannot be read is named
         return _dispatch(args)
 
-    building = args.build_archive or args.extract or _own_command(args) is not None
+    building = (args.build_archive or args.extract or args.export_dataset or args.import_dataset
+                or _own_command(args) is not None)
     if building:  # a SIGTERM unwinds like Ctrl-C: the staging folder is removed and the workers ended
         import signal
 
@@ -124,6 +129,16 @@ def _dispatch(args: argparse.Namespace) -> int:
         return 0
     if args.extract:
         return commands.extract(args.extract, args.archive)
+    if args.export_dataset or args.import_dataset:
+        import importlib.util
+
+        if importlib.util.find_spec("pyarrow") is None:
+            raise UserError("--export-dataset and --import-dataset need pyarrow: pip install -e '.[hf]'.")
+        from acousticbench import dataset_io
+
+        if args.export_dataset:
+            return dataset_io.export_dataset(args.archive, args.export_dataset, args.task)
+        return dataset_io.import_dataset(args.import_dataset, args.archive)
     if args.verify_checksums:
         return commands.verify(args.archive, args.task)
     if args.report is not None:
@@ -132,6 +147,15 @@ def _dispatch(args: argparse.Namespace) -> int:
         return commands.promote_references(args.promote_reference, args.references)
     if not args.model:
         raise UserError("nothing to do: pass --model NAME to run (see --list-models), or a command such as --verify-checksums.")
+    check = check_run_settings(args)
+    return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check, args=args)
+
+
+def check_run_settings(args: argparse.Namespace):
+    """A run's settings checked before anything starts (also for acousticbench.evaluate); returns its
+    --compare-reference check, or None."""
+    from acousticbench import commands
+
     if args.reference_tolerance is not None and not 0 <= args.reference_tolerance <= 100:
         raise UserError(f"--reference-tolerance is a percentage from 0 to 100, got {args.reference_tolerance}.")
     _check_settings(args)
@@ -139,8 +163,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from acousticbench.catalog import warm_imports
 
         warm_imports([m.strip() for m in args.model.split(",")])  # while the specs and the pack are made ready
-    check = commands.ReferenceCheck(args.references, args.reference_tolerance) if args.compare_reference else None
-    return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check, args=args)
+    return commands.ReferenceCheck(args.references, args.reference_tolerance) if args.compare_reference else None
 
 
 def _own_command(args: argparse.Namespace):

@@ -82,8 +82,10 @@ class ReferenceCheck:
         return 100.0 if get_model(model).family in ("local", "open-weight") else None
 
 
-def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, args=None) -> int:
-    """Every run of the command as one sweep: a line per finished run, a closing table when there are several."""
+def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, args=None,
+        results_out: list | None = None) -> int:
+    """Every run of the command as one sweep: a line per finished run, a closing table when there are several.
+    `results_out` (acousticbench.evaluate) receives every RunResult."""
     if dry_run:
         return _dry_run(specs)
     from acousticbench.evaluate import run_sweep
@@ -113,6 +115,8 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, arg
             status = max(status, _compare(result, ref_files[result.spec], reference.threshold(result.spec.model)))
 
     results = run_sweep(specs, on_result)
+    if results_out is not None:
+        results_out.extend(results)
     if len(results) > 1:
         print(closing_table(results))
     for line in sustained_lines(results):

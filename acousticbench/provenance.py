@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from acousticbench import __version__
+from acousticbench.version import __version__
 
 # module a run may import -> its distribution; config.json records the ones the run actually imported
 _PACKAGES = {"numpy": "numpy", "pydantic": "pydantic", "soundfile": "soundfile", "soxr": "soxr", "aiohttp": "aiohttp",

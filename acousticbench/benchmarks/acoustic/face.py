@@ -99,6 +99,32 @@ def verify_pack(root: Path, tasks: list[str] | None, required: bool) -> int | No
     return 1 if report.failures else 0
 
 
+def export_dataset(root: Path, out: Path, tasks: list[str] | None, required: bool):
+    """--export-dataset: the pack's tasks (None: all it has) as Hugging Face configs under `out`; None when the
+    pack has no AcousticBench part and none was required."""
+    from acousticbench.benchmarks.acoustic.hf import export_pack
+    from acousticbench.packs.lines import MANIFEST
+
+    if tasks is None and not required and not (Path(root) / MANIFEST).is_file():
+        return None
+    return export_pack(root, out, tasks)
+
+
+def import_dataset(export: Path, part, archive: Path) -> str:
+    """--import-dataset: rebuild the pack under `archive` (a staging folder) and verify it as --verify-checksums
+    does, before it is moved into place."""
+    from acousticbench.benchmarks.acoustic.hf import import_pack
+    from acousticbench.benchmarks.acoustic.verify import verify_checksums
+    from acousticbench.errors import ArchiveError
+
+    n = import_pack(export, part, archive)
+    report = verify_checksums(archive, list(part.configs))
+    if not report.ok:
+        raise ArchiveError(f"the pack rebuilt from {export} fails verification ({report.lines()[0]}): the export "
+                           "was altered; export it again.")
+    return f"{part.pack} {part.version}, {n} questions, manifest sha256 {part.manifest_sha256[:16]}"
+
+
 def describe_item(item) -> str:
     """A dry run's line for one question: its clips."""
     return f" [audio: {', '.join(item.audio)}]"

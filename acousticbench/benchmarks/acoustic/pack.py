@@ -21,6 +21,9 @@ def questions_relpath(task: str) -> str:
 
 def load_manifest(root: Path) -> dict[str, Any]:
     path = root / MANIFEST
+    if not path.is_file() and (Path(root) / "acousticbench_export.json").is_file():  # packs/hf_dataset.py's INDEX
+        raise ArchiveError(f"{root} is a dataset export, not a pack: rebuild the pack from it with "
+                           f"`python run.py --import-dataset {root} --archive PACK`, then pass --archive PACK.")
     if not path.is_file():
         raise ArchiveError(f"no benchmark pack at {root} ({MANIFEST} not found): {BUILD_HINT}, or pass --archive DIR.")
     try:
