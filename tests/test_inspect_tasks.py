@@ -93,3 +93,26 @@ def test_a_missing_pack_is_one_message_naming_the_task_argument(tmp_path):
         acoustic_task("rad", archive=str(tmp_path / "nowhere"))
     message = str(getattr(err.value, "message", err.value))
     assert "no benchmark pack" in message and "-T archive=DIR" in message
+
+
+@pytest.mark.slow  # builds a reduced AudioICL pack and runs a real in-process eval
+def test_audioicl_episodes_interleave_demos_and_are_scored_strictly(tmp_path):
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    from acousticbench.benchmarks.audioicl.inspect_tasks import icl_task
+    from audioicl_pack import reduced_pack
+
+    task = icl_task("AudioCount", archive=str(reduced_pack(2)), shots=2)
+    first = task.dataset[0]
+    assert [c.type for c in first.input[0].content] == ["text", "audio", "text", "audio", "text", "audio", "text"]
+
+    def reply(text: str) -> ModelOutput:
+        output = ModelOutput.from_content("mockllm", text)
+        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return output
+
+    model = get_model("mockllm/model", custom_outputs=[reply(first.target), reply("I cannot hear audio.")])
+    (log,) = inspect_eval(task, model=model, limit=2, max_samples=1, log_dir=str(tmp_path), display="none")
+    assert [(s.scores["harness_label"].value, s.scores["harness_label"].metadata["status"]) for s in log.samples] == [
+        ("C", "answered"), ("N", "refused")]
