@@ -20,6 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--judge-model", default="gpt-4o-mini", help="the LLM judge's model (default gpt-4o-mini)")
     group.add_argument("--judge-endpoint", help="OpenAI-compatible URL for the judge (default "
                        "$ACOUSTICBENCH_JUDGE_ENDPOINT, else the OpenAI API)")
+    parser.add_argument_group("commands").add_argument(
+        "--export-lmms-tasks", type=Path, metavar="DIR", help="write lmms-eval task YAMLs (and their utils.py) for "
+        "--task's AcousticBench tasks on --archive into DIR (new or empty): lmms-eval --include_path DIR")
 
 
 def claim_tasks(names: list[str]) -> list[str]:
@@ -140,4 +143,18 @@ def after_sweep(results: list, args) -> None:
 
 
 def command(args):
-    return None
+    """AcousticBench's own command flag: --export-lmms-tasks DIR."""
+    if getattr(args, "export_lmms_tasks", None) is None:
+        return None
+    return lambda: export_lmms(args)
+
+
+def export_lmms(args) -> None:
+    from acousticbench.benchmarks import claim_tasks as claim_every
+    from acousticbench.benchmarks.acoustic.lmms import export_lmms_tasks
+
+    claim_every(args.task)  # an unknown name is one line suggesting the closest
+    codes = claim_tasks([name.strip() for name in args.task.split(",")])
+    written = export_lmms_tasks(args.archive, args.export_lmms_tasks, codes)
+    print(f"Wrote {len(written)} files into {args.export_lmms_tasks}: lmms-eval --include_path "
+          f"{args.export_lmms_tasks} --tasks acousticbench (or acousticbench_<task>) --model ...")
