@@ -37,9 +37,13 @@ class AcousticViews(BenchmarkBase):
         return sections(entries, order)
 
     def answer_facts(self, record: Record) -> AnswerFacts:
+        from acousticbench.benchmarks.acoustic.clip_facts import physical_params
+        from acousticbench.models.limits import MERGE_GAP_S  # the silence between two clips sent as one
+
         return AnswerFacts(prompt=record.prompt, audio=record.audio, truth=record.answer, correct=record.correct,
                            level=record.meta.get("level"), kind=record.kind, split=record.split,
-                           method=record.judge.method, by=record.judge.model)
+                           method=record.judge.method, by=record.judge.model, params=physical_params(record.meta),
+                           gap_s=MERGE_GAP_S if len(record.audio) == 2 else None)
 
     def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str:
         """The archive's absolute path, as config.json recorded it where the run was made."""

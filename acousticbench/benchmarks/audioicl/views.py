@@ -37,11 +37,13 @@ class AudioICLViews(BenchmarkBase):
                         order: ModelOrder) -> list[Section]:
         from acousticbench.benchmarks.audioicl.report import sections
 
-        return sections(entries, order)
+        return sections(entries, order, records)
 
     def answer_facts(self, record: EpisodeRecord) -> AnswerFacts:
+        from acousticbench.benchmarks.audioicl.prompts import clip_captions
+
         return AnswerFacts(prompt=record.prompt, audio=record.audio, truth=record.gt, correct=record.correct,
-                           by=record.scoring)
+                           by=record.scoring, clip_labels=clip_captions(record.prompt, len(record.audio)))
 
     def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str:
         """The episodes' base folder, written relative to where the run was started: tried from here, then beside
