@@ -74,9 +74,13 @@
     });
   }
 
-  if (P.models.length) {
-    fill("p-a", 0);
-    fill("p-b", Math.min(1, P.models.length - 1));
+  if ($("p-a")) {  // the page has the view only where there are two models to compare
+    // first shown: the two models with the most answers paired
+    const matched = (key) => P.cells[key].reduce((sum, r) => sum + r[1], 0);
+    const best = Object.keys(P.cells).sort((x, y) => matched(y) - matched(x))[0] || "0,1";
+    const [a, b] = best.split(",").map(Number);
+    fill("p-a", a);
+    fill("p-b", b);
     $("p-a").addEventListener("change", render);
     $("p-b").addEventListener("change", render);
     render();
