@@ -326,6 +326,7 @@ def physical(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow  # its own run and report, and two clips really played
 def test_the_detail_shows_each_clips_parameters_and_plays_a_then_b_with_the_gap(browser, physical):
     from acousticbench.models.limits import MERGE_GAP_S
 

@@ -76,11 +76,18 @@ class ClipSources:
         return quote(os.path.relpath(full, self.folder).replace(os.sep, "/"))
 
 
+def _clip_columns(facts, texts: _Table) -> tuple:
+    """(captions, parameters, gap) as the questions table holds them: text as indices into the texts table."""
+    return (tuple(texts.add(c) for c in facts.captions),
+            tuple((texts.add(name), tuple(texts.add(v) for v in values)) for name, values in facts.params), facts.gap_s)
+
+
 def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
     """The browser's tables: runs, questions, texts, clips, one column per record field, and the paired view's."""
     texts, clip_table, questions = _Table(), _Table(), _Table()
     flips = _flips(runs)
     scored: list[Scored] = []
+    seen: dict[tuple, tuple] = {}
     columns: dict[str, list] = {name: [] for name in
                                 ("run", "q", "status", "response", "label", "correct", "method", "by", "error",
                                  "notes", "ref", "flip", "latency")}
@@ -94,10 +101,10 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
         for r in run.records:
             facts = bench.answer_facts(r)
             clip_ids = tuple(clip_table.add(clips.source(run.audio_root, a)) for a in facts.audio)
-            q = questions.add((r.id, texts.add(facts.prompt), clip_ids, texts.add(facts.truth), facts.level, facts.kind,
-                               facts.split, tuple(texts.add(c) for c in facts.clip_labels),
-                               tuple((texts.add(name), tuple(texts.add(v) for v in values))
-                                     for name, values in facts.params), facts.gap_s))
+            item = (r.id, texts.add(facts.prompt), clip_ids, texts.add(facts.truth), facts.level, facts.kind, facts.split)
+            if item not in seen:  # the clips' facts are the item's: asked of its first answer only
+                seen[item] = _clip_columns(bench.clip_facts(r), texts)
+            q = questions.add(item + seen[item])
             if facts.correct is not None and bench.scored(r):
                 scored.append(Scored(len(columns["run"]), e.model, task, (e.manifest, r.id, e.seed), facts.correct))
             ref = NONE if run.reference is None or r.id not in run.reference else texts.add(run.reference[r.id] or "")

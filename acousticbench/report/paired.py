@@ -28,9 +28,14 @@ def _by_item(answers: list[Scored]) -> dict[tuple[str, str], dict[tuple, Scored]
     return out
 
 
+def _deltas(values: list[int]) -> list[int]:
+    """Each value minus the one before: record indices mostly rise by a few, so the page carries short numbers."""
+    return [v - u for u, v in zip([0, *values], values)]
+
+
 def paired_data(answers: list[Scored]) -> dict[str, Any]:
-    """models, tasks, and for each model pair (i < j, as 'i,j') a row per task both ran:
-    [task, pairs matched, A's answers unpaired, B's unpaired, p, [A-only: iA, iB, ...], [B-only: iA, iB, ...]]."""
+    """models, tasks, and for each model pair (i < j, as 'i,j') a row per task both ran: [task, pairs matched, A's
+    answers unpaired, B's unpaired, p, only A right, only B right], each list as [A's records, B's] (_deltas)."""
     models = list(dict.fromkeys(a.model for a in answers))
     tasks = list(dict.fromkeys(a.task for a in answers))
     items = _by_item(answers)
@@ -42,10 +47,12 @@ def paired_data(answers: list[Scored]) -> dict[str, Any]:
             if not left or not right:
                 continue
             shared = [(left[k], right[k]) for k in left if k in right]
-            only_a = [n for x, y in shared if x.correct and not y.correct for n in (x.index, y.index)]
-            only_b = [n for x, y in shared if y.correct and not x.correct for n in (x.index, y.index)]
-            p = mcnemar_exact(len(only_a) // 2, len(only_b) // 2)
-            rows.append([t, len(shared), len(left) - len(shared), len(right) - len(shared), p, only_a, only_b])
+            only_a = [(x, y) for x, y in shared if x.correct and not y.correct]
+            only_b = [(x, y) for x, y in shared if y.correct and not x.correct]
+            p = mcnemar_exact(len(only_a), len(only_b))
+            rows.append([t, len(shared), len(left) - len(shared), len(right) - len(shared), p,
+                         *([_deltas([x.index for x, _ in found]), _deltas([y.index for _, y in found])]
+                           for found in (only_a, only_b))])
         if rows:
             cells[f"{i},{j}"] = rows
     return {"models": models, "tasks": tasks, "cells": cells}

@@ -18,12 +18,24 @@
     $(id).value = String(chosen);
   }
 
-  // A row of the pair (a, b) in the order asked: the stored row is for the lower model index first.
+  // [first model's records, second's], each stored as differences (report/paired.py) -> [iA, iB, iA, iB, ...]
+  function pairs([firsts, seconds], swapped) {
+    const out = [];
+    let x = 0, y = 0;
+    firsts.forEach((d, n) => {
+      x += d;
+      y += seconds[n];
+      out.push(swapped ? y : x, swapped ? x : y);
+    });
+    return out;
+  }
+
+  // The rows of the pair (a, b) in the order asked: the stored rows put the lower model index first.
   function rowsFor(a, b) {
     const rows = P.cells[`${Math.min(a, b)},${Math.max(a, b)}`] || [];
-    if (a < b) return rows;
-    const swap = (flat) => flat.map((_, n) => flat[n ^ 1]);  // (iA, iB) pairs become (iB, iA)
-    return rows.map(([t, matched, unA, unB, p, onlyA, onlyB]) => [t, matched, unB, unA, p, swap(onlyB), swap(onlyA)]);
+    return rows.map(([t, matched, unA, unB, p, onlyA, onlyB]) => (a < b ?
+      [t, matched, unA, unB, p, pairs(onlyA, false), pairs(onlyB, false)] :
+      [t, matched, unB, unA, p, pairs(onlyB, true), pairs(onlyA, true)]));
   }
 
   function link(i, word) {
