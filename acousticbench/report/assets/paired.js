@@ -77,10 +77,12 @@
       `${P.models[a]} and ${P.models[b]} share no task: nothing to pair.`;
     rows.forEach(([t, n, unA, unB, p, onlyA, onlyB]) => {
       const tr = body.appendChild(el("tr"));
-      [P.tasks[t], n, onlyA.length / 2, onlyB.length / 2, pText(p), unA, unB].forEach((v) => tr.appendChild(el("td", {}, v)));
+      [P.tasks[t], n, onlyA.length / 2, onlyB.length / 2, pText(p), unA, unB]
+        .forEach((v) => tr.appendChild(el("td", {}, v)));
       if (!onlyA.length && !onlyB.length) return;
       const details = lists.appendChild(el("details", { "data-task": P.tasks[t] }));
-      details.appendChild(el("summary", {}, `${P.tasks[t]}: only A right ${onlyA.length / 2}, only B right ${onlyB.length / 2}`));
+      details.appendChild(el("summary", {},
+        `${P.tasks[t]}: only A right ${onlyA.length / 2}, only B right ${onlyB.length / 2}`));
       details.appendChild(list(`Only A (${P.models[a]}) right`, onlyA));
       details.appendChild(list(`Only B (${P.models[b]}) right`, onlyB));
     });
@@ -98,5 +100,5 @@
     render();
   }
   document.body.dataset.readyMs = String(Math.round(performance.now()));
-  document.body.dataset.ready = "1";  // tests and the benchmark wait for this: every script has run, the page is interactive
+  document.body.dataset.ready = "1";  // tests and the benchmark wait for this: every script ran, the page is live
 })();

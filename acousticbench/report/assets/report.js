@@ -79,8 +79,8 @@
       const i = matches[j], values = cells(i);
       const tr = el("tr", { "data-index": String(i) });
       values.forEach((v, c) => {
-        const attrs = c === 6 ? { class: "resp", title: text(R.response[i]) || "" } : c === 9 ? { class: cellCorrect(i)[1] } :
-          c === 10 && referenceDisagrees(i) ? { class: "disagree" } : {};
+        const attrs = c === 6 ? { class: "resp", title: text(R.response[i]) || "" } :
+          c === 9 ? { class: cellCorrect(i)[1] } : c === 10 && referenceDisagrees(i) ? { class: "disagree" } : {};
         tr.appendChild(el("td", attrs, v));
       });
       if (i === selected) tr.className = "sel";
@@ -97,7 +97,8 @@
   window.reportTables.sortable($("answers"), {
     rows: () => Array.from(matches, (i) => cells(i).map(String)),
     sort(column, descending) {
-      const ranked = window.reportTables.order(Array.from(matches, (i) => window.reportTables.key(String(cells(i)[column]))), descending);
+      const { order, key } = window.reportTables;
+      const ranked = order(Array.from(matches, (i) => key(String(cells(i)[column]))), descending);
       matches = Int32Array.from(ranked, (j) => matches[j]);
       page = 0;
       render();
