@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,15 +9,7 @@ from pathlib import Path
 from acousticbench.errors import UserError
 from acousticbench.benchmarks import Benchmark, benchmark_of_config, benchmark_of_line
 from acousticbench.results import CONFIG, RESPONSES, read_config, read_records
-
-
-def mcnemar_exact(b: int, c: int) -> float:
-    """Two-sided exact McNemar p-value: b = only run A right, c = only run B right (binomial, p = 1/2)."""
-    n = b + c
-    if n == 0:
-        return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1)) / 2**n
-    return min(1.0, 2 * tail)
+from acousticbench.stats import mcnemar_exact
 
 
 @dataclass(frozen=True)

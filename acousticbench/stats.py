@@ -1,5 +1,6 @@
-"""Interval statistics shared by both benchmarks: the Wilson interval of one run, and across seeds the interval
-clustered by question (seeds of one question are not new trials; Miller 2024, "Adding error bars to evals")."""
+"""Interval statistics shared by both benchmarks: the Wilson interval of one run, across seeds the interval
+clustered by question (seeds of one question are not new trials; Miller 2024, "Adding error bars to evals"), and
+McNemar's exact test of two models on the same questions."""
 from __future__ import annotations
 
 import math
@@ -51,3 +52,12 @@ def clustered_interval(scores: list[tuple[Hashable, float]], z: float = Z95) -> 
     else:
         n_eff = min(float(n), binomial / (se * se))
     return wilson_interval(p * n_eff, n_eff, z), n_eff
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value: b = only run A right, c = only run B right (binomial, p = 1/2)."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1)) / 2**n
+    return min(1.0, 2 * tail)

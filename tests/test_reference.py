@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from acousticbench.paired import mcnemar_exact
+from acousticbench.stats import mcnemar_exact
 from harness_cli import run_cli, script
 
 

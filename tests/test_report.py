@@ -148,6 +148,26 @@ def test_the_kshot_curves_put_every_model_on_one_axis(report):
     assert {(r[0], r[1]) for r in rows} == {("Oracle [first 4]", "AudioCount"), ("Random [first 4]", "AudioCount")}
 
 
+@pytest.mark.skipif(not HAS_ICL, reason="the AudioICL pack needs espeak-ng (scripts/setup_env.sh installs it)")
+def test_kshot_panels_have_intervals_and_chance_and_episode_clips_are_named_by_their_demos(report, workspace):
+    records = [json.loads(line) for run in (workspace / "results").glob("Oracle-AudioCount-*")
+               for line in (run / "responses.jsonl").read_text().splitlines()]
+    panel = report.page.locator("svg.kshot[data-task='AudioCount']")
+    chance = float(panel.locator("line.chance").get_attribute("data-chance"))
+    assert chance == pytest.approx(1 / len({r["gt"] for r in records}), abs=1e-6)
+    assert panel.locator("line.interval").count() == 4  # a 95% interval per model and k, clustered by episode
+    page = report.page
+    page.select_option("#f-model", "Oracle")
+    page.select_option("#f-task", "AudioCount k=3")
+    page.click("#answers tbody tr:first-child")
+    shown = page.inner_text("#detail h3").split(" · ")
+    record = next(r for r in records if r["id"] == shown[0] and r["shots"] == 3 and f"seed {r['seed']}" == shown[3])
+    demos = re.findall(r"^\[Demo Audio \d\] <audio \d+> Label: (.*)$", record["prompt"], re.M)
+    captions = page.eval_on_selector_all("#detail figcaption", "f => f.map(c => c.textContent)")
+    assert len(demos) == 3 and captions == [f"demo {n}: {label}" for n, label in enumerate(demos, 1)] + ["query"]
+    assert report.errors == []
+
+
 def test_filters_change_what_is_shown_and_a_question_plays_its_clips(report, workspace, tmp_path):
     page = report.page
     total = int(re.search(r"of (\d+)", report.count()).group(1))
@@ -195,3 +215,137 @@ def test_with_embedded_audio_the_file_plays_its_clips_anywhere(browser, workspac
     assert report.errors == []
     assert all(url == report.url or url.startswith("data:") for url in report.requests), report.requests
     report.page.close()
+
+
+# ---- comparing models, sorting, export, stepping, physical parameters, A then B ----
+
+def scored_correct(root: Path, model: str, task: str = "rad") -> dict[tuple[str, int], bool]:
+    """(question id, seed) -> right, over the scored questions of the model's run folders."""
+    out = {}
+    for run in (root / "results").glob(f"{model}-{task}-*"):
+        for line in (run / "responses.jsonl").read_text().splitlines():
+            r = json.loads(line)
+            if r["kind"] == "scored":
+                out[(r["id"], r["seed"])] = bool(r["correct"])
+    return out
+
+
+def read_download(page, button: str) -> list[list[str]]:
+    import csv
+    import io
+
+    with page.expect_download() as info:
+        page.click(button)
+    return list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+
+
+def squeezed(rows: list[list[str]]) -> list[list[str]]:
+    return [[" ".join(c.split()) for c in row] for row in rows]
+
+
+def test_two_models_compared_tables_sorted_and_exported_and_answers_stepped(report, workspace):
+    from scipy.stats import binomtest
+
+    page = report.page
+    oracle, rand = scored_correct(workspace, "Oracle"), scored_correct(workspace, "Random")
+    pairs = oracle.keys() & rand.keys()
+    only_a = sum(oracle[k] and not rand[k] for k in pairs)
+    only_b = sum(rand[k] and not oracle[k] for k in pairs)
+    assert len(pairs) == 40 and only_a > 0  # 20 scored questions x 2 seeds; Random misses some
+    page.select_option("#p-a", label="Oracle")
+    page.select_option("#p-b", label="Random")
+    row = next(r for r in report.cells("#paired") if r[0] == "rad")
+    assert row[1:4] == [str(len(pairs)), str(only_a), str(only_b)]
+    assert float(row[4]) == pytest.approx(binomtest(min(only_a, only_b), only_a + only_b).pvalue, rel=5e-3)
+    episodes = 4 * 2 * 2 * HAS_ICL  # AudioCount: 4 episodes x 2 k x 2 seeds, paired as well
+    assert f"{len(pairs) + episodes} pairs matched by question id and seed" in page.inner_text("#p-note")
+    links = page.locator("#p-lists details[data-task='rad'] .discordant").first.locator("a", has_text="A's answer")
+    assert links.count() == only_a
+    page.click("#p-lists details[data-task='rad'] summary")
+    first = page.inner_text("#p-lists details[data-task='rad'] li >> nth=0").split(" · ")[0]
+    links.first.click()
+    assert page.inner_text("#detail h3").startswith(f"{first} · Oracle · rad")
+    page.select_option("#p-a", label="Random")
+    page.select_option("#p-b", label="Oracle")
+    swapped = next(r for r in report.cells("#paired") if r[0] == "rad")
+    assert swapped[2:4] == [str(only_b), str(only_a)] and swapped[4] == row[4]
+
+    # sorting: numbers as numbers, a second click reverses; the CSV is the table in the order shown
+    column = ["Model", "Split"].__len__()  # the first task's column (rad) of the leaderboard
+    page.click(f"#leaderboard th >> nth={column}")
+    ascending = [float(r[column].split()[0]) for r in report.cells("#leaderboard")]
+    assert ascending == sorted(ascending) and ascending[0] < ascending[-1]
+    page.click(f"#leaderboard th >> nth={column}")
+    shown = report.cells("#leaderboard")
+    assert [float(r[column].split()[0]) for r in shown] == sorted(ascending, reverse=True)
+    exported = read_download(page, "button.csv[data-table='leaderboard']")
+    header = [" ".join(h.split()) for h in page.eval_on_selector_all("#leaderboard th", "t => t.map(h => h.textContent)")]
+    assert exported == [header] + squeezed(shown)
+
+    if HAS_ICL:  # 40 pairs on rad, 8 on each AudioCount k: as text '40' would sort before '8'
+        page.click("#paired th >> text=Pairs matched")
+        assert [r[1] for r in report.cells("#paired")] == ["8", "8", "40"]
+
+    page.select_option("#f-model", "Random")
+    page.select_option("#f-task", "rad")
+    page.click("#answers th >> text=Id")
+    page.click("#answers th >> text=Id")  # descending
+    ids = [r[0] for r in report.cells("#answers")]
+    assert ids == sorted(ids, reverse=True) and len(ids) == 46
+    assert read_download(page, "button.csv[data-table='answers']")[1:] == squeezed(report.cells("#answers"))
+
+    # the detail opens beside the list; j and k step through it
+    page.click("#answers tbody tr:nth-child(2)")
+    table, detail = page.locator(".browse .list").bounding_box(), page.locator("#detail").bounding_box()
+    assert detail["x"] >= table["x"] + table["width"] and detail["y"] < table["y"] + table["height"]  # beside, not below
+    second = page.get_attribute("#answers tbody tr:nth-child(2)", "data-index")
+    assert page.get_attribute("#detail", "data-index") == second
+    page.keyboard.press("j")
+    assert page.get_attribute("#detail", "data-index") == page.get_attribute("#answers tbody tr:nth-child(3)", "data-index")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("k")
+    assert page.get_attribute("#answers tr.sel", "data-index") == page.get_attribute("#answers tbody tr:nth-child(1)", "data-index")
+    assert report.errors == []
+
+
+@pytest.fixture(scope="module")
+def physical(tmp_path_factory) -> Path:
+    """A report (clips embedded) of Oracle on three real pitch questions, whose meta holds each clip's f0."""
+    from acousticbench.benchmarks.acoustic.build import build_tasks
+    from acousticbench.benchmarks.acoustic.pack import write_manifest, write_questions
+    from acousticbench.report import build_report
+
+    root = tmp_path_factory.mktemp("physical")
+    questions = build_tasks(root / "archive", ["pit"], workers=1, numbers={1, 2, 3})["pit"]
+    digest = write_questions(root / "archive", "pit", questions)
+    write_manifest(root / "archive", "real-pitch-questions", "0", {"pit": {"title": "Pitch", "clips": 2, "n_scored": 3,
+                                                                           "n_diagnostic": 0}}, {"pit/questions.jsonl": digest})
+    out = run_cli("--model", "Oracle", "--task", "pit", "--seeds", "42", "--archive", "archive", cwd=root)
+    assert out.returncode == 0, out.stderr
+    build_report([root / "results"], root / "report.html", embed_audio=True)
+    return root
+
+
+@pytest.mark.slow  # its own run and report, and two clips really played
+def test_the_detail_shows_each_clips_parameters_and_plays_a_then_b_with_the_gap(browser, physical):
+    from acousticbench.models.limits import MERGE_GAP_S
+
+    [first] = [json.loads(line) for line in (physical / "archive" / "pit" / "questions.jsonl").read_text().splitlines()][:1]
+    report = Page(browser, physical / "report.html")
+    page = report.page
+    page.click("#answers tbody tr:first-child")
+    rows = {r[0]: r[1:] for r in report.cells("#detail table.params")}
+    assert rows["f0 (Hz)"] == [f"{c['f0_hz']:.4g}" for c in first["meta"]["clips"]]
+    assert rows["difference asked about (semitones)"] == [f"{first['meta']['step']:.4g}"]
+    assert float(page.get_attribute("#play-ab", "data-gap")) == MERGE_GAP_S
+    page.evaluate("""() => { window.heard = [];
+      document.querySelectorAll('#detail audio').forEach((a, n) => ['play', 'ended'].forEach(e =>
+        a.addEventListener(e, () => window.heard.push([n, e, performance.now(), a.currentTime])))); }""")
+    page.click("#play-ab")
+    page.wait_for_function("() => window.heard.some(([n, e]) => n === 1 && e === 'play')", timeout=15_000)
+    heard = page.evaluate("window.heard")
+    assert [(n, e) for n, e, _, _ in heard[:3]] == [(0, "play"), (0, "ended"), (1, "play")]
+    silence_ms = heard[2][2] - heard[1][2]
+    assert 1000 * MERGE_GAP_S - 20 <= silence_ms < 1000 * MERGE_GAP_S + 600 and heard[2][3] < 0.1  # B from its start
+    assert report.errors == [] and all(u == report.url or u.startswith("data:") for u in report.requests)
+    page.close()

@@ -26,12 +26,13 @@ if TYPE_CHECKING:  # run.py --help reads the faces through this module: pydantic
     from pydantic import BaseModel
 
     from acousticbench.benchmarks.base import BenchmarkBase
-    from acousticbench.benchmarks.entry import CSV_HEADER, AnswerFacts, Entry, ModelOrder, Section
+    from acousticbench.benchmarks.entry import CSV_HEADER, AnswerFacts, ClipFacts, Entry, ModelOrder, Section
     from acousticbench.records import Prompt, RecordBase
 
 # what the seam re-exports, imported when first asked for (PEP 562)
 _LAZY = {"BenchmarkBase": "acousticbench.benchmarks.base", "CSV_HEADER": "acousticbench.benchmarks.entry",
-         "AnswerFacts": "acousticbench.benchmarks.entry", "Entry": "acousticbench.benchmarks.entry",
+         "AnswerFacts": "acousticbench.benchmarks.entry", "ClipFacts": "acousticbench.benchmarks.entry",
+         "Entry": "acousticbench.benchmarks.entry",
          "ModelOrder": "acousticbench.benchmarks.entry", "Section": "acousticbench.benchmarks.entry"}
 
 
@@ -40,7 +41,7 @@ def __getattr__(name: str):
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ["BENCHMARKS", "CSV_HEADER", "DEFAULT", "AnswerFacts", "Benchmark", "BenchmarkBase", "Entry", "ModelOrder", "Prepared",
+__all__ = ["BENCHMARKS", "CSV_HEADER", "DEFAULT", "AnswerFacts", "ClipFacts", "Benchmark", "BenchmarkBase", "Entry", "ModelOrder", "Prepared",
            "Section", "benchmark_of_config", "benchmark_of_line", "claim_tasks", "faces", "get_benchmark"]
 
 # name (as config.json, every record and every Prompt write it) -> its package; in the order runs and tables list them
@@ -128,6 +129,8 @@ class Benchmark(Protocol[Item, Spec, Rec, Met]):
                         order: ModelOrder) -> list[Section]: ...
 
     def answer_facts(self, record: RecordBase) -> AnswerFacts: ...
+
+    def clip_facts(self, record: RecordBase) -> ClipFacts: ...  # asked once per item, not per answer
 
     def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str: ...
 

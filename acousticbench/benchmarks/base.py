@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from acousticbench.benchmarks.entry import AnswerFacts, Entry, ModelOrder, Section
+from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts, Entry, ModelOrder, Section
 from acousticbench.records import RecordBase
 from acousticbench.views import html_table, md_table, mean_std, pct
 
@@ -115,6 +115,10 @@ class BenchmarkBase:
         data = record.model_dump()
         return AnswerFacts(prompt=data.get("prompt") or "", audio=list(data.get("audio") or []),
                            truth=None, correct=data.get("correct"))
+
+    def clip_facts(self, record: RecordBase) -> ClipFacts:
+        """Nothing known of the clips: the browser names them 'clip 1', 'clip 2' and offers no A-then-B."""
+        return ClipFacts()
 
     def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str:
         """The absolute folder the records' audio paths are relative to: by default where the report is built."""

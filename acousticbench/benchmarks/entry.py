@@ -66,3 +66,14 @@ class AnswerFacts:
     method: str = "scorer"  # how the label was read: a scorer, or the judge's method (rules, llm, none)
     by: str | None = None  # the judge model, or the scorer's mode
 
+
+@dataclass(frozen=True)
+class ClipFacts:
+    """What the clips of one item are, as the answer browser shows them: the same for every answer to the item, so
+    the report asks once per item."""
+
+    captions: tuple[str, ...] = ()  # a caption per clip ("demo 1: 3", "query"); empty: "clip 1", "clip 2"
+    # the stimulus's physical parameters: (name with its unit, one value per clip, or one for the whole item)
+    params: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    gap_s: float | None = None  # silence the harness puts between two clips it sends as one; None: no A-then-B
+

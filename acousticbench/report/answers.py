@@ -12,6 +12,7 @@ from urllib.parse import quote
 from acousticbench.benchmarks import get_benchmark
 from acousticbench.records import RecordBase
 from acousticbench.report.gather import Run
+from acousticbench.report.paired import Scored, paired_data
 
 NONE = -1  # a column's "nothing here"
 
@@ -75,23 +76,37 @@ class ClipSources:
         return quote(os.path.relpath(full, self.folder).replace(os.sep, "/"))
 
 
+def _clip_columns(facts, texts: _Table) -> tuple:
+    """(captions, parameters, gap) as the questions table holds them: text as indices into the texts table."""
+    return (tuple(texts.add(c) for c in facts.captions),
+            tuple((texts.add(name), tuple(texts.add(v) for v in values)) for name, values in facts.params), facts.gap_s)
+
+
 def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
-    """The browser's tables: runs, questions, texts, clips, and one column per record field."""
+    """The browser's tables: runs, questions, texts, clips, one column per record field, and the paired view's."""
     texts, clip_table, questions = _Table(), _Table(), _Table()
     flips = _flips(runs)
+    scored: list[Scored] = []
+    seen: dict[tuple, tuple] = {}
     columns: dict[str, list] = {name: [] for name in
                                 ("run", "q", "status", "response", "label", "correct", "method", "by", "error",
                                  "notes", "ref", "flip", "latency")}
     run_rows = []
     for index, run in enumerate(runs):
         e, bench = run.entry, get_benchmark(run.entry.benchmark)
+        variant = bench.variant_label(e.variant)
         run_rows.append({"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "split": e.split,
-                         "variant": bench.variant_label(e.variant), "dir": str(e.run_dir), "ref": run.reference_file})
+                         "variant": variant, "dir": str(e.run_dir), "ref": run.reference_file})
+        task = f"{e.task} {variant}" if variant else e.task
         for r in run.records:
             facts = bench.answer_facts(r)
             clip_ids = tuple(clip_table.add(clips.source(run.audio_root, a)) for a in facts.audio)
-            q = questions.add((r.id, texts.add(facts.prompt), clip_ids, texts.add(facts.truth), facts.level, facts.kind,
-                               facts.split))
+            item = (r.id, texts.add(facts.prompt), clip_ids, texts.add(facts.truth), facts.level, facts.kind, facts.split)
+            if item not in seen:  # the clips' facts are the item's: asked of its first answer only
+                seen[item] = _clip_columns(bench.clip_facts(r), texts)
+            q = questions.add(item + seen[item])
+            if facts.correct is not None and bench.scored(r):
+                scored.append(Scored(len(columns["run"]), e.model, task, (e.manifest, r.id, e.seed), facts.correct))
             ref = NONE if run.reference is None or r.id not in run.reference else texts.add(run.reference[r.id] or "")
             row = (index, q, texts.add(r.status), texts.add(r.response), texts.add(_label(r)),
                    NONE if facts.correct is None else int(facts.correct), texts.add(facts.method), texts.add(facts.by),
@@ -101,4 +116,4 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
             for name, value in zip(columns, row):
                 columns[name].append(value)
     return {"runs": run_rows, "texts": texts.values, "clips": clip_table.values,
-            "questions": [list(q[:2]) + [list(q[2])] + list(q[3:]) for q in questions.values], "records": columns}
+            "questions": questions.values, "records": columns, "paired": paired_data(scored)}

@@ -9,7 +9,7 @@ from typing import Any
 
 from acousticbench.benchmarks.acoustic import leaderboard
 from acousticbench.benchmarks.base import BenchmarkBase
-from acousticbench.benchmarks.entry import AnswerFacts, Entry, ModelOrder, Section
+from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts, Entry, ModelOrder, Section
 from acousticbench.benchmarks.acoustic.records import Record
 from acousticbench.records import RecordBase
 
@@ -40,6 +40,13 @@ class AcousticViews(BenchmarkBase):
         return AnswerFacts(prompt=record.prompt, audio=record.audio, truth=record.answer, correct=record.correct,
                            level=record.meta.get("level"), kind=record.kind, split=record.split,
                            method=record.judge.method, by=record.judge.model)
+
+    def clip_facts(self, record: Record) -> ClipFacts:
+        """Each clip's physical parameters from the question's meta; two clips play A then B with the merge gap."""
+        from acousticbench.benchmarks.acoustic.clip_facts import physical_params
+        from acousticbench.models.limits import MERGE_GAP_S  # the silence between two clips sent as one
+
+        return ClipFacts(params=physical_params(record.meta), gap_s=MERGE_GAP_S if len(record.audio) == 2 else None)
 
     def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str:
         """The archive's absolute path, as config.json recorded it where the run was made."""

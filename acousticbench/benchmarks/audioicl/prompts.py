@@ -138,3 +138,17 @@ def read_lines(prompt: Prompt) -> list[Line]:
             label = match.group("label")
             found.append(Line(match.group("tag"), prompt.audio[int(match.group("n")) - 1], label))
     return found
+
+
+def clip_captions(text: str, n_clips: int) -> tuple[str, ...]:
+    """What each clip of a rendered prompt is, in the prompt's own terms: 'demo 1: 3', 'demo 2 MIX: ABA', 'letter E: E',
+    'query' (the clip asked about); a clip no tagged line names keeps 'clip N'."""
+    captions = [f"clip {n}" for n in range(1, n_clips + 1)]
+    for line in text.splitlines():
+        match = _LINE.match(line.strip())
+        if match and 1 <= int(match.group("n")) <= n_clips:
+            words = [w for w in match.group("tag").split() if w != "Audio"]
+            tag = " ".join([words[0].lower(), *words[1:]]) if words else "clip"
+            label = match.group("label")
+            captions[int(match.group("n")) - 1] = f"{tag}: {label}" if label else tag
+    return tuple(captions)

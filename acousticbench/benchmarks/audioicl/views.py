@@ -10,7 +10,7 @@ from typing import Any
 from acousticbench.benchmarks.audioicl import leaderboard
 from acousticbench.benchmarks.audioicl.record import EpisodeRecord
 from acousticbench.benchmarks.base import BenchmarkBase
-from acousticbench.benchmarks.entry import AnswerFacts, Entry, ModelOrder, Section
+from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts, Entry, ModelOrder, Section
 from acousticbench.records import RecordBase
 
 
@@ -37,11 +37,17 @@ class AudioICLViews(BenchmarkBase):
                         order: ModelOrder) -> list[Section]:
         from acousticbench.benchmarks.audioicl.report import sections
 
-        return sections(entries, order)
+        return sections(entries, order, records)
 
     def answer_facts(self, record: EpisodeRecord) -> AnswerFacts:
         return AnswerFacts(prompt=record.prompt, audio=record.audio, truth=record.gt, correct=record.correct,
                            by=record.scoring)
+
+    def clip_facts(self, record: EpisodeRecord) -> ClipFacts:
+        """Each clip named by its line of the prompt: 'demo 1: <label>', ..., 'query'."""
+        from acousticbench.benchmarks.audioicl.prompts import clip_captions
+
+        return ClipFacts(captions=clip_captions(record.prompt, len(record.audio)))
 
     def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str:
         """The episodes' base folder, written relative to where the run was started: tried from here, then beside

@@ -1,4 +1,5 @@
-// The question browser: filters over every record (typed-array scan), a paginated table, a detail view with the clips.
+// The question browser: filters over every record (typed-array scan), a paginated sortable table, and beside it the
+// detail of one answer (its clips, their physical parameters, A-then-B playback), stepped through with j/k or arrows.
 (function () {
   "use strict";
   const D = JSON.parse(document.getElementById("report-data").textContent);
@@ -12,8 +13,9 @@
     return node;
   };
   const runOf = (i) => RUNS[R.run[i]];
-  const question = (i) => Q[R.q[i]];  // [id, prompt, clips, expected, level, kind, split]
-  let matches = new Int32Array(0), page = 0, selected = -1;
+  // [id, prompt, clips, expected, level, kind, split, clip captions, physical parameters, gap between two clips]
+  const question = (i) => Q[R.q[i]];
+  let matches = new Int32Array(0), page = 0, selected = -1, timer = null;
 
   function options(id, values) {
     const select = $(id);
@@ -50,6 +52,7 @@
     }
     matches = out.subarray(0, count);
     page = 0;
+    [...$("answers").tHead.rows[0].cells].forEach((c) => c.removeAttribute("aria-sort"));  // back in record order
     render();
   }
 
@@ -58,23 +61,28 @@
     return c === 1 ? ["right", "ok"] : c === 0 ? ["wrong", "bad"] : ["n/a", "na"];
   }
 
+  const taskOf = (run) => run.task + (run.variant ? " " + run.variant : "");
+
+  // The row's cells as text, in the header's order: what is drawn, sorted and exported.
+  function cells(i) {
+    const run = runOf(i), q = question(i);
+    return [q[0], run.model, taskOf(run), run.seed, q[4] === null ? "" : q[4], text(R.status[i]),
+      text(R.response[i]) || "—", text(R.label[i]) || "—", text(q[3]) || "—", cellCorrect(i)[0],
+      R.ref[i] === -1 ? "" : text(R.ref[i]) || "(none)", R.flip[i] ? "flips" : ""];
+  }
+
   function render() {
     const body = $("answers").tBodies[0];
     body.replaceChildren();
     const start = page * PAGE, end = Math.min(matches.length, start + PAGE);
     for (let j = start; j < end; j++) {
-      const i = matches[j], run = runOf(i), q = question(i);
+      const i = matches[j], values = cells(i);
       const tr = el("tr", { "data-index": String(i) });
-      const [word, cls] = cellCorrect(i);
-      const ref = R.ref[i] === -1 ? "" : text(R.ref[i]) || "(none)";
-      [q[0], run.model, run.task + (run.variant ? " " + run.variant : ""), run.seed, q[4] === null ? "" : q[4],
-        text(R.status[i])].forEach((v) => tr.appendChild(el("td", {}, v)));
-      tr.appendChild(el("td", { class: "resp", title: text(R.response[i]) || "" }, text(R.response[i]) || "—"));
-      tr.appendChild(el("td", {}, text(R.label[i]) || "—"));
-      tr.appendChild(el("td", {}, text(q[3]) || "—"));
-      tr.appendChild(el("td", { class: cls }, word));
-      tr.appendChild(el("td", referenceDisagrees(i) ? { class: "disagree" } : {}, ref));
-      tr.appendChild(el("td", {}, R.flip[i] ? "flips" : ""));
+      values.forEach((v, c) => {
+        const attrs = c === 6 ? { class: "resp", title: text(R.response[i]) || "" } :
+          c === 9 ? { class: cellCorrect(i)[1] } : c === 10 && referenceDisagrees(i) ? { class: "disagree" } : {};
+        tr.appendChild(el("td", attrs, v));
+      });
       if (i === selected) tr.className = "sel";
       tr.addEventListener("click", () => show(i));
       body.appendChild(tr);
@@ -84,6 +92,18 @@
     $("prev").disabled = page === 0;
     $("next").disabled = end >= matches.length;
   }
+
+  // Sorting orders every matching answer (not only the page shown); the CSV holds them all, in that order.
+  window.reportTables.sortable($("answers"), {
+    rows: () => Array.from(matches, (i) => cells(i).map(String)),
+    sort(column, descending) {
+      const { order, key } = window.reportTables;
+      const ranked = order(Array.from(matches, (i) => key(String(cells(i)[column]))), descending);
+      matches = Int32Array.from(ranked, (j) => matches[j]);
+      page = 0;
+      render();
+    },
+  });
 
   function why(i) {
     const method = text(R.method[i]), judge = text(R.by[i]), status = text(R.status[i]);
@@ -105,24 +125,68 @@
     return found.join(", ");
   }
 
+  function clipCaption(q, n) {
+    return q[7] && q[7][n] !== undefined ? text(q[7][n]) : `clip ${n + 1}`;
+  }
+
+  // Clip 1, then the harness's gap of silence, then clip 2: as a model that gets the two merged hears them.
+  function playAB(a, b, gap) {
+    clearTimeout(timer);
+    [a, b].forEach((x) => { x.pause(); x.currentTime = 0; });
+    a.addEventListener("ended", () => { timer = setTimeout(() => b.play(), 1000 * gap); }, { once: true });
+    a.play();
+  }
+
+  function paramsTable(q) {
+    const params = q[8] || [], n = q[2].length;
+    if (!params.length) return null;
+    const table = el("table", { class: "params" });
+    const head = el("tr");
+    head.appendChild(el("th", {}, "Parameter"));
+    for (let c = 0; c < n; c++) head.appendChild(el("th", {}, clipCaption(q, c)));
+    table.appendChild(el("thead")).appendChild(head);
+    const body = table.appendChild(el("tbody"));
+    params.forEach(([name, values]) => {
+      const tr = body.appendChild(el("tr"));
+      tr.appendChild(el("td", {}, text(name)));
+      values.forEach((v) => tr.appendChild(el("td", values.length === 1 && n > 1 ? { colspan: String(n) } : {}, text(v))));
+    });
+    return table;
+  }
+
   function show(i) {
     selected = i;
     const run = runOf(i), q = question(i), box = $("detail");
     box.replaceChildren();
-    box.appendChild(el("h3", {}, `${q[0]} · ${run.model} · ${run.task}${run.variant ? " " + run.variant : ""} · seed ${run.seed}`));
+    box.dataset.index = String(i);
+    box.appendChild(el("h3", {}, `${q[0]} · ${run.model} · ${taskOf(run)} · seed ${run.seed}`));
     box.appendChild(el("div", { class: "note" }, "Prompt"));
     box.appendChild(el("pre", { class: "prompt" }, text(q[1])));
-    const clips = el("div", { class: "clips" });
+    const clips = el("div", { class: "clips" }), players = [];
     q[2].forEach((c, n) => {
       const fig = el("figure");
-      fig.appendChild(el("figcaption", {}, `clip ${n + 1}`));
+      fig.appendChild(el("figcaption", {}, clipCaption(q, n)));
       const src = D.clips[c];
-      const audio = el("audio", { controls: "", preload: "metadata" });
+      const audio = el("audio", { controls: "", preload: "auto" });
       if (src) audio.src = src;
+      players.push(audio);
       fig.appendChild(audio);
       clips.appendChild(fig);
     });
     box.appendChild(clips);
+    if (players.length === 2 && q[9] !== null && q[9] !== undefined) {
+      const gap = q[9];
+      const button = el("button", { id: "play-ab", "data-gap": String(gap),
+        title: "The gap is the silence the harness puts between the two clips when a model takes them as one" },
+        `▶ ${clipCaption(q, 0)}, ${gap} s of silence, then ${clipCaption(q, 1)}`);
+      button.addEventListener("click", () => playAB(players[0], players[1], gap));
+      box.appendChild(button);
+    }
+    const params = paramsTable(q);
+    if (params) {
+      box.appendChild(el("div", { class: "note" }, "What the pack made each clip with"));
+      box.appendChild(params);
+    }
     box.appendChild(el("div", { class: "note" }, "The model's raw answer"));
     box.appendChild(el("pre", { class: "response" }, text(R.response[i]) ?? "(no text: the request failed)"));
     const dl = el("dl");
@@ -139,16 +203,33 @@
       dl.appendChild(el("dd", k === "Reference" && referenceDisagrees(i) ? { class: "disagree" } : {}, v));
     });
     box.appendChild(dl);
-    box.style.display = "block";
     render();
   }
 
+  // j / ↓: the next answer of the list, k / ↑: the previous one (turning the page where the list does).
+  function step(delta) {
+    if (!matches.length) return;
+    const at = matches.indexOf(selected);
+    const to = at < 0 ? 0 : Math.max(0, Math.min(matches.length - 1, at + delta));
+    page = Math.floor(to / PAGE);
+    show(matches[to]);
+    const row = $("answers").querySelector("tr.sel");
+    if (row) row.scrollIntoView({ block: "nearest" });
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || /^(INPUT|SELECT|TEXTAREA)$/.test(event.target.tagName)) return;
+    const delta = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1 }[event.key];
+    if (!delta) return;
+    event.preventDefault();
+    step(delta);
+  });
+
+  window.reportBrowser = { show, data: D };
   ["f-model", "f-task", "f-seed", "f-status", "f-correct", "f-flips", "f-ref"].forEach((id) =>
     $(id).addEventListener("change", apply));
   $("f-id").addEventListener("input", apply);
   $("prev").addEventListener("click", () => { page = Math.max(0, page - 1); render(); });
   $("next").addEventListener("click", () => { page += 1; render(); });
   apply();
-  document.body.dataset.readyMs = String(Math.round(performance.now()));
-  document.body.dataset.ready = "1";  // tests and the benchmark wait for this: the page is interactive
 })();
