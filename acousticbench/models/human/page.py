@@ -51,6 +51,8 @@ class PageHandler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         if path == "/":
             return self._send(200, self.page, "text/html; charset=utf-8", {"Content-Security-Policy": POLICY})
+        if path == "/favicon.ico":  # browsers ask for one; there is none
+            return self._send(204, b"", "image/x-icon")
         if path == "/api/state":
             return self._json(200, self.listening.state())
         parts = path.split("/")

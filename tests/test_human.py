@@ -1,0 +1,133 @@
+"""The Human model end to end: run.py serves the listening page, a real headless Chromium (Debian's, via playwright)
+answers the calibration and 20 questions by clicking, reloading the page halfway; the run folder is like any run's
+and the report draws the human row. One run, one browser session."""
+from __future__ import annotations
+
+import io
+import json
+import queue
+import re
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import write_tiny_pack
+from harness_cli import harness_env, run_cli, start_cli
+
+CHROMIUM = Path("/usr/bin/chromium")
+LISTENER, DEVICE = "listener-7", "closed headphones"
+
+
+def http(url: str, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
+
+
+def louder_of(base: str, trial: str) -> str:
+    """What a listener with working ears answers on a calibration trial: the clip with more energy."""
+    import numpy as np
+    import soundfile as sf
+
+    rms = [float(np.sqrt(np.mean(sf.read(io.BytesIO(http(f"{base}clip/{trial}/{n}")[1]))[0] ** 2))) for n in (0, 1)]
+    return "A" if rms[0] > rms[1] else "B"
+
+
+def page_address(process, lines: queue.Queue) -> str:
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            found = re.search(r"http://127\.0\.0\.1:\d+/", lines.get(timeout=1))
+        except queue.Empty:
+            continue
+        if found:
+            return found.group(0)
+    raise AssertionError("run.py printed no page address")
+
+
+def answer(page, ordinal: int, choice: str) -> str:
+    """Play the clips in order, then click `choice`; returns the question id the page showed."""
+    page.wait_for_selector(f"#trial.on #where:text-matches('^Question {ordinal} of 20 ')")
+    shown = page.get_attribute("#trial", "data-id")
+    page.click("#play")
+    page.wait_for_selector(f"#answer-{choice}:enabled")
+    page.click(f"#answer-{choice}")
+    return shown
+
+
+@pytest.mark.slow
+def test_a_person_answers_twenty_questions_by_clicking_and_a_reload_loses_nothing(tmp_path):
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.exists():
+        pytest.skip("chromium is not installed (apt-get install chromium; scripts/setup_env.sh does it)")
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 24)
+    process = start_cli("--model", "Human", "--task", "rad", "--max-samples", "20", "--seed", "42", "--archive",
+                        str(archive), cwd=tmp_path, env=harness_env(ACOUSTICBENCH_HUMAN_GAP_S="0.05"))
+    lines: queue.Queue = queue.Queue()
+    try:
+        base = page_address(process, lines)
+        host = base.removeprefix("http://").rstrip("/")
+        assert http(base + "api/state", {"Origin": "http://evil.example"})[0] == 403
+        assert http(base + "api/state", {"Host": "attacker.example"})[0] == 403  # DNS rebinding
+        assert http(base + "api/state", {"Origin": f"http://{host}"})[0] == 200
+        clicked: dict[str, str] = {}
+        with playwright.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--autoplay-policy=no-user-gesture-required"])
+            page = browser.new_page()
+            page.set_default_timeout(15_000)
+            requests: list[str] = []
+            page.on("request", lambda r: requests.append(r.url))
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(base)
+            page.fill("#listener", LISTENER)
+            page.fill("#device", DEVICE)
+            page.click("#start")
+            page.wait_for_selector("#trial.on #where:text('Calibration')")
+            page.click("#play")
+            page.wait_for_selector("#answer-A:enabled")
+            page.click(f"#answer-{louder_of(base, 'calibration-1')}")
+            for ordinal in range(1, 21):
+                if ordinal == 11:  # halfway: the page forgets everything; the run still asks the 11th question
+                    page.reload()
+                choice = "AB"[ordinal % 2]
+                clicked[answer(page, ordinal, choice)] = choice
+            page.wait_for_selector("#gone.on, #done.on, #waiting.on")
+            browser.close()
+        assert process.wait(timeout=60) == 0
+        assert not errors, errors
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert all(url.startswith(base) for url in requests), [u for u in requests if not u.startswith(base)]
+    assert any("/clip/rad_" in url for url in requests)
+    order = list(clicked)
+    assert sorted(order) == [f"rad_{i:04d}" for i in range(1, 21)] and order != sorted(order)  # the seed's order
+
+    [run_dir] = (tmp_path / "results").glob("Human-rad-human-seed42-*")
+    records = [json.loads(line) for line in (run_dir / "responses.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in records] == sorted(clicked)
+    for record in records:
+        assert record["chosen"] == clicked[record["id"]] and record["status"] == "answered"
+        assert record["judge"] == {"method": "direct", "model": None}
+        assert record["human"]["plays"] == 1 and record["human"]["response_time_s"] >= 0
+    assert LISTENER not in (run_dir / "responses.jsonl").read_text()
+    metrics = json.loads((run_dir / "metrics.json").read_text())
+    assert metrics["scored"]["n"] == 20 and metrics["judge_methods"] == {"direct": 20}
+    assert metrics["scored"]["correct"] == sum(r["correct"] for r in records)
+    backend = json.loads((run_dir / "config.json").read_text())["backend"]
+    assert backend["listener"] == LISTENER and backend["output_device"] == DEVICE
+    assert backend["calibration"]["passed"] and len(backend["calibration"]["attempts"]) == 1
+
+    out = run_cli("--report", "results", "--out", "report.html", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    html = (tmp_path / "report.html").read_text()
+    assert re.search(r"<td>Human \[first 20\] <small class=\"human\"", html)
+    assert '<div class="model-row human"><h3>Human [first 20]' in html
