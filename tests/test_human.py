@@ -3,6 +3,7 @@ answers the calibration and 20 questions by clicking, reloading the page halfway
 and the report draws the human row. One run, one browser session."""
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import queue
@@ -22,9 +23,12 @@ CHROMIUM = Path("/usr/bin/chromium")
 LISTENER, DEVICE = "listener-7", "closed headphones"
 
 
-def http(url: str, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+def http(url: str, headers: dict[str, str] | None = None, body: dict | None = None) -> tuple[int, bytes]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data, headers={**({"Content-Type": "application/json"} if body else {}),
+                                                         **(headers or {})})
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, response.read()
     except urllib.error.HTTPError as err:
         return err.code, err.read()
@@ -131,3 +135,49 @@ def test_a_person_answers_twenty_questions_by_clicking_and_a_reload_loses_nothin
     html = (tmp_path / "report.html").read_text()
     assert re.search(r"<td>Human \[first 20\] <small class=\"human\"", html)
     assert '<div class="model-row human"><h3>Human [first 20]' in html
+
+
+def test_the_page_answers_only_its_own_address_and_serves_only_the_trial_on_it(tiny_pack):
+    """In process, no browser: the page's server on a free port, a question asked as the engine asks it."""
+    from acousticbench.judge import Judge
+    from acousticbench.models.human.listening import Listening
+    from acousticbench.models.human.page import PageServer
+    from acousticbench.records import Prompt
+
+    clips = [str(tiny_pack / "rad" / "audio" / f"rad_0001_{k}.wav") for k in (1, 2)]
+    prompt = Prompt(benchmark="AcousticBench", question_id="rad_0001", task="rad", text="Which?", audio=clips, seed=42)
+
+    async def scenario():
+        listening = Listening(asyncio.get_running_loop(), 42, 1.0)
+        server = PageServer(listening, 0)
+        call = lambda path, headers=None, body=None: asyncio.to_thread(http, server.url + path, headers, body)  # noqa: E731
+        try:
+            status, html = await call("")
+            assert status == 200 and not re.search(rb"https?:|src=|<link|@import", html)  # nothing to fetch elsewhere
+            foreign = [await call("api/setup", {"Origin": "http://evil.example"}, {"listener": "x"}),
+                       await call("api/state", {"Host": "evil.example"}),
+                       await call("api/state", {"Sec-Fetch-Site": "cross-site"})]
+            assert [status for status, _ in foreign] == [403, 403, 403] and listening.listener is None
+            assert (await call("api/setup", None, {"listener": " "}))[0] == 400  # an id is required
+            assert (await call("api/setup", None, {"listener": "L1", "device": "speakers"}))[0] == 200
+            louder = listening._tone_pair()[1]
+            assert (await call("api/calibration", None, {"id": "calibration-1", "choice": louder, "plays": 1,
+                                                         "clip_plays": [1, 1]}))[0] == 200
+            assert listening.ready.done() and listening.calibration()["passed"]
+            asked = asyncio.ensure_future(listening.ask(prompt))
+            await asyncio.sleep(0)
+            assert (await call("clip/rad_0002/0"))[0] == 404  # only the clips of the question on the page
+            status, wav = await call("clip/rad_0001/1")
+            assert status == 200 and wav == open(clips[1], "rb").read()
+            assert (await call("api/answer", None, {"id": "rad_0002", "choice": "A"}))[0] == 409  # a stale page
+            assert (await call("api/answer", None, {"id": "rad_0001", "choice": "B", "plays": 2,
+                                                    "clip_plays": [3, 2], "response_time_s": 0.8}))[0] == 200
+            reply = await asyncio.wait_for(asked, 5)
+            judged = await Judge("rules").judge(prompt.text, reply)
+            return reply, judged
+        finally:
+            server.stop()
+
+    reply, judged = asyncio.run(scenario())
+    assert (judged.chosen, judged.method) == ("B", "direct")
+    assert reply.human["plays"] == 2 and reply.human["clip_plays"] == [3, 2] and reply.human["response_time_s"] == 0.8
