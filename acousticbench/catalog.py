@@ -131,7 +131,7 @@ MODELS: dict[str, ModelEntry] = {
                    "uniform A/B, seeded by the run seed and question id: chance level"),
         ModelEntry("Always-A", "acousticbench.models.baselines:AlwaysA", "local", "nothing",
                    "always answers A: exactly 0.5 on the balanced scored questions"),
-        ModelEntry("Human", "acousticbench.models.human.backend:Human", "local",
+        ModelEntry("Human", "acousticbench.models.human:Human", "local",
                    "a person at a browser on this machine (run.py prints the page's address)",
                    "a person answers on a local listening page: the human baseline",
                    channels=2),  # the page plays the clips as they are, stereo included; the listener states the device

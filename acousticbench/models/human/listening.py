@@ -56,7 +56,7 @@ def _plays(data: dict, clips: int) -> dict[str, Any]:
     per_clip = data.get("clip_plays", [0] * clips)
     if not isinstance(per_clip, list) or len(per_clip) != clips:
         raise Refused(f"clip_plays must list {clips} counts")
-    return {"plays": _count(data, "plays"), "clip_plays": [_count({"n": n}, "n") for n in per_clip],
+    return {"plays": _count(data, "plays"), "clip_plays": [_count({"clip_plays": n}, "clip_plays") for n in per_clip],
             "response_time_s": _seconds(data, "response_time_s")}
 
 
