@@ -4,6 +4,7 @@ and the report draws the human row. One run, one browser session."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import io
 import json
 import queue
@@ -181,3 +182,78 @@ def test_the_page_answers_only_its_own_address_and_serves_only_the_trial_on_it(t
     reply, judged = asyncio.run(scenario())
     assert (judged.chosen, judged.method) == ("B", "direct")
     assert reply.human["plays"] == 2 and reply.human["clip_plays"] == [3, 2] and reply.human["response_time_s"] == 0.8
+
+
+def test_an_episode_is_shown_as_its_turn_and_the_typed_label_is_the_reply():
+    """AudioICL's shape (interleaved parts): the page gets the turn with a play button per clip, the demo labels as
+    buttons and an answer box; the typed label is the reply's text, scored by the benchmark's own scorer."""
+    from acousticbench.models.human.listening import Listening, Refused
+    from acousticbench.records import Prompt, PromptPart
+
+    parts = [PromptPart(kind="text", text="Count.\n\n[Demo Audio 1] "), PromptPart(kind="audio", audio="/a/1.wav"),
+             PromptPart(kind="text", text=" Label: 3\n[Query Audio] "), PromptPart(kind="audio", audio="/a/2.wav"),
+             PromptPart(kind="text", text=" Label:")]
+    prompt = Prompt(benchmark="AudioICL", question_id="AudioICL00001", task="AudioCount", seed=42, parts=parts,
+                    text="Count.\n[Demo Audio 1] <audio 1> Label: 3\n[Query Audio] <audio 2> Label:",
+                    audio=["/a/1.wav", "/a/2.wav"])
+
+    async def scenario():
+        listening = Listening(asyncio.get_running_loop(), 42, 1.0)
+        listening.setup({"listener": "L2"})
+        for attempt in range(1, 4):  # three wrong tries end the calibration, marked not passed
+            listening.calibrate({"id": f"calibration-{attempt}", "choice": "B" if listening._tone_pair()[1] == "A" else "A"})
+        asked = asyncio.ensure_future(listening.ask(prompt))
+        await asyncio.sleep(0)
+        view = listening.state()
+        with pytest.raises(Refused):
+            listening.answer({"id": "AudioICL00001", "choice": "A"})  # an episode wants its label typed
+        listening.answer({"id": "AudioICL00001", "text": " 5 ", "plays": 1, "clip_plays": [2, 1]})
+        return view, await asyncio.wait_for(asked, 5), listening.calibration()
+
+    view, reply, calibration = asyncio.run(scenario())
+    assert view["kind"] == "text" and view["labels"] == ["3"]
+    assert [p.get("clip") for p in view["parts"] if "clip" in p] == [0, 1] and view["parts"][0]["text"].startswith("Count.")
+    assert reply.text == "5" and reply.choice is None and reply.human["clip_plays"] == [2, 1]
+    assert calibration["passed"] is False and len(calibration["attempts"]) == 3
+
+
+def drive(args: list[str], cwd: Path, answers: int, interrupt: bool, listener: str) -> tuple[list[str], int]:
+    """run.py with the Human model answered over HTTP as the page does (no browser): the listener's id, a passed
+    calibration, `answers` questions; then Ctrl-C (`interrupt`) or the run's end. Returns the ids asked, in order."""
+    process = start_cli(*args, cwd=cwd, env=harness_env(ACOUSTICBENCH_HUMAN_GAP_S="0"))
+    try:
+        base = page_address(process, queue.Queue())
+        post = lambda path, body: http(base + path, None, body)  # noqa: E731
+        state = lambda: json.loads(http(base + "api/state")[1])  # noqa: E731
+        post("api/setup", {"listener": listener})
+        post("api/calibration", {"id": "calibration-1", "choice": louder_of(base, "calibration-1"), "clip_plays": [1, 1]})
+        asked = []
+        for _ in range(answers):
+            deadline = time.monotonic() + 30
+            while (shown := state())["stage"] != "question" and time.monotonic() < deadline:
+                time.sleep(0.02)
+            asked.append(shown["id"])
+            assert post("api/answer", {"id": shown["id"], "choice": "A", "plays": 1, "clip_plays": [1, 1]})[0] == 200
+        if interrupt:
+            while state()["stage"] != "question":  # the last answer is on disk once the next question is asked
+                time.sleep(0.02)
+            process.send_signal(2)
+        return asked, process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
+@pytest.mark.slow
+def test_resume_continues_a_stopped_listening_session_in_the_same_order(tiny_pack, tmp_path):
+    args = ["--model", "Human", "--task", "rad", "--max-samples", "6", "--seed", "42", "--archive", str(tiny_pack)]
+    first, code = drive(args, tmp_path, 3, True, "first-sitting")
+    assert code == 130
+    rest, code = drive([*args, "--resume"], tmp_path, 3, False, "second-sitting")
+    ids = [f"rad_{i:04d}" for i in range(1, 7)]
+    assert code == 0 and first + rest == sorted(ids, key=lambda i: hashlib.sha256(f"42:{i}".encode()).digest())
+    [run_dir] = (tmp_path / "results").glob("Human-rad-human-seed42-*")
+    assert len((run_dir / "responses.jsonl").read_text().splitlines()) == 6
+    config = json.loads((run_dir / "config.json").read_text())
+    assert config["backend"]["listener"] == "second-sitting"
+    assert [b["listener"] for b in config["earlier_backends"]] == ["first-sitting"]

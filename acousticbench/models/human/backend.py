@@ -14,6 +14,7 @@ from acousticbench.models.limits import MERGE_GAP_S
 from acousticbench.records import DEFAULT_SEED, Prompt, Reply
 from acousticbench.settings import env_number
 
+FAREWELL_S = 0.5
 WAIT_S = 30 * 86_400.0  # a person may pause for as long as they like: the run waits (Ctrl-C, then --resume)
 
 
@@ -59,6 +60,8 @@ class Human:
     async def close(self) -> None:
         if self.listening is not None:
             self.listening.finish()
+            if self.listening.listener is not None:
+                await asyncio.sleep(FAREWELL_S)  # the page polls while it waits: let it see that the run has finished
         if self.server is not None:
             await asyncio.to_thread(self.server.stop)
 
