@@ -131,6 +131,10 @@ MODELS: dict[str, ModelEntry] = {
                    "uniform A/B, seeded by the run seed and question id: chance level"),
         ModelEntry("Always-A", "acousticbench.models.baselines:AlwaysA", "local", "nothing",
                    "always answers A: exactly 0.5 on the balanced scored questions"),
+        ModelEntry("Human", "acousticbench.models.human:Human", "local",
+                   "a person at a browser on this machine (run.py prints the page's address)",
+                   "a person answers on a local listening page: the human baseline",
+                   channels=2),  # the page plays the clips as they are, stereo included; the listener states the device
         # API models; the paper's ids may be retired: --api-model picks a current one. OpenAI's audio chat models do not
         # document how they take a stereo clip: unknown (channels None)
         _openai("GPT-4o", "gpt-4o-audio-preview", "the paper's GPT-4o (gpt-4o-audio-preview, retired 2026-05-07)",

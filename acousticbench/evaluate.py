@@ -63,8 +63,10 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
     run_dir, kept = open_run_dir(cell, session.backend, grader)
     done = {r.id for r in kept}
     writer = ResponsesWriter(run_dir / RESPONSES)
+    items = [item for item in cell.prepared.items if item[0].id not in done]
+    order = getattr(session.backend, "presentation_order", None)  # a person hears the questions shuffled by the seed
     try:
-        new = await run_items([item for item in cell.prepared.items if item[0].id not in done], session.backend,
+        new = await run_items(order(items) if order else items, session.backend,
                               slots=session.slots, policy=session.policy,
                               to_record=bench.record_maker(spec, cell.prepared, grader),
                               on_record=writer.append, max_error_rate=spec.max_error_rate, bar=session.bar)
@@ -97,7 +99,8 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result) ->
         await backend.open()
         names = backend.endpoint_names() if hasattr(backend, "endpoint_names") else ["-"]
         slots = Slots(names, Setting.of(cells[0].spec.concurrency, backend))
-        session = Session(backend, slots, RetryPolicy(), graders, bar)
+        # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
+        session = Session(backend, slots, RetryPolicy(**getattr(backend, "retry_settings", {})), graders, bar)
         warming = _warm_up(cells)
 
         async def reported(index: int, cell: Cell) -> RunResult:

@@ -19,7 +19,7 @@ from acousticbench.settings import safe_name
 TRANSCRIPT_TOKENS = 25  # a cascade's text step reads one transcript line per clip: a guess, short for these clips
 # seconds per request when no earlier run of the model measured it: rough figures to replace by a first small run
 DECLARED_LATENCY_S = {"oracle": 0.05, "baselines": 0.0, "local_server": 0.5, "openai_compat": 1.0, "openai_api": 2.0,
-                      "gemini": 8.0, "cascade": 3.0}
+                      "gemini": 8.0, "cascade": 3.0, "human": 4.0}  # a person: listening, then a click
 
 
 @dataclass(frozen=True)

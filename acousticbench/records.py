@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 DEFAULT_SEED = 42  # the run seed when none is given
 
 Choice = Literal["A", "B"]
-JudgeMethod = Literal["rules", "llm", "logprobs", "none"]
+JudgeMethod = Literal["rules", "llm", "logprobs", "direct", "none"]
 JUDGE_FAILED = "judge failed"  # how a record's error starts when the LLM judge gave no verdict (its cause: 'judge')
 # finish reasons that mean the token limit cut the reply: OpenAI and vLLM "length", Gemini MAX_TOKENS
 CUT_FINISH = frozenset({"length", "max_tokens", "MAX_TOKENS"})
@@ -70,6 +70,10 @@ class Reply(Frozen):
     first_token_logprobs: dict[str, float] | None = Field(default=None, description="The first generated token's "
                                                           "most likely alternatives, {token text: logprob}, where the "
                                                           "server was asked for them (--judge logprobs).")
+    choice: Choice | None = Field(default=None, description="The option given directly (a person clicked it): the "
+                                  "label as it is, no judge reads the text.")
+    human: dict[str, Any] | None = Field(default=None, description="How a person answered (the Human model): plays, "
+                                         "response time.")
 
 
 class Judgement(Frozen):
@@ -78,7 +82,8 @@ class Judgement(Frozen):
     chosen: Choice | None
     status: Literal["answered", "unparsed", "refused", "truncated"]
     method: JudgeMethod = Field(description="rules: the strict extractor committed; llm: the judge model did; "
-                                "logprobs: P(A) against P(B) as the first token; none: nobody did.")
+                                "logprobs: P(A) against P(B) as the first token; direct: the option was given as "
+                                "such (a person clicked it), no judge; none: nobody did.")
     model: str | None = Field(default=None, description="The judge model, when method is 'llm'.")
     logprobs: dict[str, float | None] | None = Field(default=None, description="method logprobs: the log probability "
                                                      "of 'A' and of 'B' as the first token (null: not among the "
@@ -111,6 +116,10 @@ class RecordBase(Frozen):
                              "merged with 1 s of silence, padded, re-asked, re-judged.")
     meta: dict[str, Any] = Field(default_factory=dict, description="The item's meta (level, probe type), so metrics "
                                  "need only this file.")
+    human: dict[str, Any] | None = Field(default=None, description="A person's answer (the Human model): `plays` of "
+                                         "the clips in order, `clip_plays` of each alone, `response_time_s` from the "
+                                         "end of the first full playback to the answer, `time_on_question_s`; null "
+                                         "for models.")
 
     def with_note(self, note: str):
         """This record with a note of what was done to it later (re-asked, re-judged, re-scored)."""

@@ -72,6 +72,8 @@ def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
               "started_at": cell.earlier_config.get("started_at", started),
               "resumed_at": [*cell.earlier_config.get("resumed_at", []), *([started] if cell.previous else [])],
               "history": cell.earlier_config.get("history", [])}
+    if cell.previous and "backend" in cell.earlier_config:  # what each earlier session's backend was (a listener)
+        config["earlier_backends"] = [*cell.earlier_config.get("earlier_backends", []), cell.earlier_config["backend"]]
     if grader is not None:  # how the run's labels were obtained (AcousticBench: the judge)
         config.update(grader.provenance(spec))
     return config

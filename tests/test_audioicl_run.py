@@ -16,7 +16,7 @@ from harness_cli import run_cli
 
 RECORD_FIELDS = {"id", "benchmark", "task", "shots", "model", "seed", "prompt", "audio", "response", "prediction", "gt",
                  "correct", "correct_public", "status", "error", "attempts", "latency_s", "usage", "scoring", "notes", "meta",
-                 "finish_reason"}
+                 "finish_reason", "human"}
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from harness_cli import run_cli
 
 RECORD_FIELDS = {"id", "benchmark", "task", "split", "kind", "model", "seed", "prompt", "audio", "response", "chosen",
                  "answer", "correct", "status", "error", "attempts", "latency_s", "usage", "judge", "logprobs", "meta",
-                 "notes", "finish_reason"}
+                 "notes", "finish_reason", "human"}
 
 
 def only_run_dir(results: Path) -> Path:

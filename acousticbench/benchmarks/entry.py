@@ -41,6 +41,11 @@ class Entry:
         """metrics.json's note on what the model could not hear of the task (a mono listener on dir), or None."""
         return (self.metrics or {}).get("listener")
 
+    @property
+    def human(self) -> bool:
+        """A person answered the run (the Human model's backend), not a model."""
+        return ((self.config or {}).get("backend") or {}).get("backend") == "human"
+
 
 @dataclass(frozen=True)
 class Section:

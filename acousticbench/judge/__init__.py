@@ -49,6 +49,8 @@ class Judge:
         `check_retirement`), not here on every answer."""
         if reply.refused:
             return Judgement(chosen=None, status="refused", method="none")
+        if reply.choice is not None:  # given as an option (a person's click): nothing to read, whatever the mode
+            return direct(reply)
         if self.mode == "logprobs":
             return judge_logprobs(reply)
         if reply.text is None:
@@ -86,8 +88,15 @@ class Judge:
             await self.llm.aclose()
 
 
+def direct(reply: Reply) -> Judgement:
+    """The label of a reply that gave its option directly (a person clicked A or B): no judge, method 'direct'."""
+    return Judgement(chosen=reply.choice, status="answered", method="direct")
+
+
 def judge_reply(reply: Reply, prompt: str = "") -> Judgement:
     """Rules only, synchronous: for callers that cannot await (the LLM judge needs `Judge.judge`)."""
     if reply.refused:
         return Judgement(chosen=None, status="refused", method="none")
+    if reply.choice is not None:
+        return direct(reply)
     return extract_choice(prompt, reply.text or "", cut=was_cut(reply.finish_reason))

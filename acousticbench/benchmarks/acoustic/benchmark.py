@@ -83,7 +83,7 @@ def make_record(question: Question, prompt: Prompt, model: str, outcome,
         correct=None if question.answer is None else chosen == question.answer,
         status=status, error=outcome.error or judge_error, attempts=outcome.attempts, latency_s=outcome.latency_s,
         usage=reply.usage if reply else {}, judge=judge, logprobs=logprobs, meta=question.meta, notes=notes,
-        finish_reason=reply.finish_reason if reply else None,
+        finish_reason=reply.finish_reason if reply else None, human=reply.human if reply else None,
     )
 
 

@@ -85,11 +85,12 @@ def psychometric_panel(cell: Psychometric) -> str:
             f'<text class="ttl" x="4" y="11">{title}</text>{"".join(parts)}</svg>')
 
 
-def psychometric_grid(cells: list[Psychometric]) -> str:
-    """A row of panels per model."""
+def psychometric_grid(cells: list[Psychometric], human: set[str] = frozenset()) -> str:
+    """A row of panels per model; a human listener's row (`human`: their row labels) beside the models', marked."""
     rows: dict[str, list] = {}
     for cell in cells:
         rows.setdefault(cell.row, []).append(cell)
-    return "".join(f'<div class="model-row"><h3>{escape(row)}</h3><div class="grid">'
-                   + "".join(psychometric_panel(c) for c in panels) + "</div></div>"
+    return "".join(f'<div class="model-row{" human" if row in human else ""}"><h3>{escape(row)}'
+                   + (' <small class="human">human listener</small>' if row in human else "")
+                   + '</h3><div class="grid">' + "".join(psychometric_panel(c) for c in panels) + "</div></div>"
                    for row, panels in rows.items())

@@ -69,6 +69,7 @@ def table_rows(entries: list[Entry], order: ModelOrder) -> tuple[list[str], list
         rows.append({"model": label, "split": split, "cells": cells, "interval": intervals, "without_errors": clean,
                      "entries": group, "marked": marked, "key": (model, split, max_samples, manifest),
                      "identity": identity, "average": statistics.fmean(means) if means else None,
+                     "human": any(e.human for e in group),
                      "partial": any(cells[t] is None for t in tasks), "average_over": common,
                      "seeds": max(len({e.seed for e in group if e.task == t}) for t in tasks),
                      "parse": mean_known([e.parse_failure_rate for e in group]),

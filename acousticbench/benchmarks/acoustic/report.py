@@ -28,12 +28,22 @@ def sections(entries: list[Entry], order: ModelOrder) -> list[Section]:
         out.append(Section("s-psychometric", "Psychometric curves", "Accuracy by difficulty level (Wilson 95% bars), "
                            "the fitted two-alternative psychometric function (guess rate 0.5, a lapse rate; maximum "
                            "likelihood), and the difference where it falls to 75% correct, in the task's unit (red dot; "
-                           "bar: parametric-bootstrap 95% interval over questions). Counts averaged over seeds.", thresholds(tasks, cells) + psychometric_grid(cells)))
+                           "bar: parametric-bootstrap 95% interval over questions). Counts averaged over seeds; "
+                           "human listeners' rows are marked.", thresholds(tasks, cells, humans(rows))
+                           + psychometric_grid(cells, humans(rows))))
     diagnostics_rows = summaries.diagnostics_rows(tasks, rows)
     if diagnostics_rows:
         out.append(Section("s-diagnostics", "Diagnostics", "What the accuracy does not show: the ceiling, response "
                            "bias and position bias.", diagnostics(tasks, diagnostics_rows)))
     return out
+
+
+HUMAN_MARK = ' <small class="human" title="a person answered on the listening page (--model Human)">human listener</small>'
+
+
+def humans(rows: list[dict]) -> set[str]:
+    """The rows a person answered (the Human model), by their label."""
+    return {row["model"] for row in rows if row.get("human")}
 
 
 def leaderboard(tasks: list[str], rows: list[dict]) -> str:
@@ -55,7 +65,8 @@ def leaderboard(tasks: list[str], rows: list[dict]) -> str:
             cells.append(f'<span class="num" title="{seeds} seeds, {n} answers">{pct(mean)} ± {pct(std)}</span>'
                          f"{interval}{werr}{note}")
         average = pct(row["average"]) + (' <small class="partial">partial</small>' if row["partial"] else "")
-        out.append([escape(row["model"]), row["split"], *cells, average, str(row["seeds"]),
+        out.append([escape(row["model"]) + (HUMAN_MARK if row.get("human") else ""), row["split"], *cells, average,
+                    str(row["seeds"]),
                     pct(row["parse"]), pct(row["truncated"]), pct(row["error"])])
     over = ", ".join(rows[0]["average_over"]) if rows else ""
     header = ["Model", "Split", *tasks, "Avg", "Seeds", "Unparsed %", "Truncated %", "Error %"]
@@ -76,7 +87,7 @@ def lora(tasks: list[str], rows: list[dict]) -> str:
                       "LoRA lift on --split eval: finetune accuracy % vs its base, and the difference in points")
 
 
-def thresholds(tasks: list[str], cells: list[Psychometric]) -> str:
+def thresholds(tasks: list[str], cells: list[Psychometric], human: set[str] = frozenset()) -> str:
     """Model x task: the difference (in the task's unit) at which accuracy falls to 75%, with its level and the
     range of the seeds' own thresholds (interval: parametric bootstrap, 95%, over questions)."""
     by_row: dict[str, dict[str, str]] = {}
@@ -84,7 +95,8 @@ def thresholds(tasks: list[str], cells: list[Psychometric]) -> str:
         known = [t for t in cell.seed_thresholds if t is not None]
         spread = f' <small>seeds {min(known):.2f}–{max(known):.2f}</small>' if len(known) > 1 else ""
         by_row.setdefault(cell.row, {})[cell.task] = threshold_text(cell.fit) + spread
-    out = [[escape(row), *(values.get(t, "-") for t in tasks)] for row, values in by_row.items()]
+    out = [[escape(row) + (HUMAN_MARK if row in human else ""), *(values.get(t, "-") for t in tasks)]
+           for row, values in by_row.items()]
     return html_table("thresholds", ["Model", *tasks], out, "Threshold at 75% correct in the task's unit [95% "
                       "interval] (level; seeds: the range of each seed's own threshold); a smaller difference is "
                       "better; <: still above 75% at the smallest difference tested; >: below 75% even at the largest")

@@ -55,7 +55,7 @@ def make_episode_record(episode: Episode, prompt: Prompt, model: str, outcome, *
         correct=correct, correct_public=public, status=status, error=outcome.error, attempts=outcome.attempts,
         latency_s=outcome.latency_s, usage={} if reply is None else dict(reply.usage), scoring=scoring,
         notes=[*notes, *([] if reply is None else reply.notes)],
-        finish_reason=None if reply is None else reply.finish_reason,
+        finish_reason=None if reply is None else reply.finish_reason, human=None if reply is None else reply.human,
     )
 
 
