@@ -34,10 +34,19 @@ def open_pack(tmp_path_factory) -> Path:
     """The full open AcousticBench pack (3,800 questions), built once; tests must not modify it."""
     if PREBUILT_ARCHIVE:
         return Path(PREBUILT_ARCHIVE)
+    import fcntl
+
     from acousticbench.benchmarks.acoustic.build import build_open_pack
 
-    root = tmp_path_factory.mktemp("open_pack") / "archive"
-    build_open_pack(root)
+    # under pytest-xdist every worker asks for it: the first builds it where all can see it, the others wait for it
+    shared = tmp_path_factory.getbasetemp()
+    shared = shared.parent if os.environ.get("PYTEST_XDIST_WORKER") else shared
+    root = shared / "open_pack" / "archive"
+    root.parent.mkdir(exist_ok=True)
+    with open(shared / "open_pack.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not root.exists():
+            build_open_pack(root)
     return root
 
 
