@@ -4,6 +4,7 @@ standard error and n, the command line and the closing table. It is written when
 pending) and again as cells finish, atomically, so a killed sweep leaves a file naming what finished."""
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -42,10 +43,11 @@ def _planned(spec: Any) -> dict[str, Any]:
             "errors": None, "note": None}
 
 
-def _finished(result: Any) -> dict[str, Any]:
+def _finished(result: Any, home: Path) -> dict[str, Any]:
     """done: asked and finished; resumed: finished, continuing an earlier folder; skipped: --resume found it
-    complete and asked nothing; failed: stopped (its error budget, its model's server or key)."""
-    folder = None if result.run_dir is None else str(result.run_dir)
+    complete and asked nothing; failed: stopped (its error budget, its model's server or key). The folder is
+    relative to the sweep file's (its name, beside it), so the results folder can move."""
+    folder = None if result.run_dir is None else os.path.relpath(result.run_dir, home)
     if result.error:
         return {"folder": folder, "status": "failed", "note": result.error}
     bench = result.benchmark
@@ -76,7 +78,7 @@ class SweepFile:
 
     def finished(self, result: Any) -> None:
         """A cell finished or failed: its row, then the file rewritten unless that would cost over COST_SHARE."""
-        self.data["cells"][self._index(result.spec)].update(_finished(result))
+        self.data["cells"][self._index(result.spec)].update(_finished(result, self.path.parent))
         self._dirty = True
         if time.monotonic() - self._last_write >= self._cost / COST_SHARE:
             self._write()
