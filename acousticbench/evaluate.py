@@ -57,12 +57,14 @@ class Session:
     policy: RetryPolicy
     graders: dict[str, Grader | None]  # benchmark name -> the grader its runs share (None: it needs none)
     bar: Any
+    opened: Callable[[], None] = lambda: None  # a run folder opened: the sweep file is written from then on
 
 
 async def _run_cell(cell: Cell, session: Session) -> RunResult:
     spec, started = cell.spec, time.monotonic()
     note = getattr(session.graders.get(cell.bench.name), "note", None)
     run_dir, kept = open_run_dir(cell, session.backend, session.graders.get(cell.bench.name))
+    session.opened()
     log = RunLog(run_dir)  # start, settings, retries, failures and the end: what a tee'd terminal cannot show
     try:
         log.start(spec.label(), cell.config, len(kept))
@@ -125,14 +127,15 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
                      concurrency=concurrency)
 
 
-async def _model_session(cells: list[Cell], backend, graders, bar, on_result) -> list[RunResult]:
+async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
+                         opened: Callable[[], None] = lambda: None) -> list[RunResult]:
     """Open the model's backend once (before any run folder exists: a missing key or a dead server leaves nothing
     behind), run all its cells through one queue, close it once."""
     try:
         await backend.open()
         names = backend.endpoint_names() if hasattr(backend, "endpoint_names") else ["-"]
         slots = Slots(names, Setting.of(cells[0].spec.concurrency, backend))
-        session = Session(backend, slots, RetryPolicy(), graders, bar)
+        session = Session(backend, slots, RetryPolicy(), graders, bar, opened)
         warming = warm_up(cells)
 
         async def reported(index: int, cell: Cell) -> RunResult:
@@ -181,7 +184,7 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
 
         try:
             # the coroutine returns nothing: asyncio.run formats its main task (result included) once it is done
-            asyncio.run(_sweep(groups, backends, graders, bars, finished, results))
+            asyncio.run(_sweep(groups, backends, graders, bars, finished, results, sweep.open))
         except BaseException:
             sweep.close(results, interrupted=True)
             raise
@@ -193,13 +196,13 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
                 cell.lock.release()
 
 
-async def _sweep(groups, backends, graders, bars: Progress, on_result, results: list[RunResult]) -> None:
+async def _sweep(groups, backends, graders, bars: Progress, on_result, results: list[RunResult], opened) -> None:
     """Every model's session at once, each with its bar; results in command order."""
     bars.start({key: (key[0], sum(len(c.prepared.items) for c in group)) for key, group in groups.items()})
 
     async def session(key, group: list[Cell]) -> list[RunResult]:
         try:
-            return await _model_session(group, backends[key], graders, bars.bar(key), on_result)
+            return await _model_session(group, backends[key], graders, bars.bar(key), on_result, opened)
         except UserError as err:  # this model's server or key: the other models go on
             if len(groups) == 1:
                 raise

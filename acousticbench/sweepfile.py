@@ -1,7 +1,8 @@
 """The sweep file: `<results>/sweep-<YYYYMMDD-HHMMSS>.json`, one per command that runs models, naming every cell of
 the sweep (model, benchmark, task, its variant such as AudioICL's shots, seed), its run folder, status, accuracy,
-standard error and n, the command line and the closing table. It is written when the runs start (every cell
-pending) and again as cells finish, atomically, so a killed sweep leaves a file naming what finished."""
+standard error and n, the command line and the closing table. It is written when the first run folder opens (every
+cell pending; a command refused before, by a dead judge or server, leaves none) and again as cells finish,
+atomically, so a killed sweep leaves a file naming what finished."""
 from __future__ import annotations
 
 import os
@@ -61,13 +62,18 @@ class SweepFile:
     """The one sweep file of a command, from its specs (in command order) to its closing table."""
 
     def __init__(self, folder: Path, specs: list):
-        self.path = claim_path(folder)
+        self.folder, self.path = folder, None
         self._specs = list(specs)
         self._taken: set[int] = set()
         self.data: dict[str, Any] = {"command": command_line(), "started_at": now(), "finished_at": None,
                                      "state": "running", "cells": [_planned(s) for s in specs], "table": None}
         self._last_write, self._cost, self._dirty = 0.0, 0.0, False
-        self._write()
+
+    def open(self) -> None:
+        """Claim the file and write it, every cell pending: when the sweep's first run folder has opened."""
+        if self.path is None:
+            self.path = claim_path(self.folder)
+            self._write()
 
     def _index(self, spec: Any) -> int:
         for i, planned in enumerate(self._specs):
@@ -78,7 +84,9 @@ class SweepFile:
 
     def finished(self, result: Any) -> None:
         """A cell finished or failed: its row, then the file rewritten unless that would cost over COST_SHARE."""
-        self.data["cells"][self._index(result.spec)].update(_finished(result, self.path.parent))
+        self.data["cells"][self._index(result.spec)].update(_finished(result, self.folder))
+        if self.path is None:  # no run folder opened (its model's server or key failed): nothing to write yet
+            return
         self._dirty = True
         if time.monotonic() - self._last_write >= self._cost / COST_SHARE:
             self._write()
@@ -86,7 +94,8 @@ class SweepFile:
     def close(self, results: list, interrupted: bool) -> None:
         self.data.update(finished_at=now(), state="interrupted" if interrupted else "finished",
                          table=closing_table(results) if results else None)
-        self._write()
+        if self.path is not None:
+            self._write()
 
     def _write(self) -> None:
         started = time.monotonic()
