@@ -46,6 +46,7 @@ def icl_sweep(tmp_path_factory) -> Path:
     return root / "results"
 
 
+@pytest.mark.slow  # the reduced AudioICL pack's build (shared per process) and an 8-run sweep: about 7 s here
 def test_a_sweep_writes_one_file_naming_every_cell(icl_sweep):
     sweep = sweep_file(icl_sweep)
     cells = sweep["cells"]
@@ -69,6 +70,7 @@ def _demo_labels(episode: dict) -> list[str]:
     return [str(label) for label in shown]
 
 
+@pytest.mark.slow
 def test_majority_answers_the_demos_most_common_label_first_shown_on_a_tie(icl_sweep):
     meta = reduced_pack() / "audioicl" / "meta" / "meta_k3.jsonl"
     episodes = {e["id"]: e for e in map(json.loads, meta.read_text().splitlines())}
