@@ -128,13 +128,16 @@ MODELS: dict[str, ModelEntry] = {
         ModelEntry("Oracle", "acousticbench.benchmarks.oracle:Oracle", "local", "nothing",
                    "ideal observer that measures the signal: the task's ceiling", channels=2),  # reads both channels
         ModelEntry("Random", "acousticbench.models.baselines:RandomChoice", "local", "nothing",
-                   "uniform A/B, seeded by the run seed and question id: chance level"),
+                   "uniform over the item's answers (A/B; an AudioICL task's labels), seeded by the run seed and "
+                   "question id: chance level"),
         ModelEntry("Always-A", "acousticbench.models.baselines:AlwaysA", "local", "nothing",
                    "always answers A: exactly 0.5 on the balanced scored questions"),
         ModelEntry("Human", "acousticbench.models.human:Human", "local",
                    "a person at a browser on this machine (run.py prints the page's address)",
                    "a person answers on a local listening page: the human baseline",
                    channels=2),  # the page plays the clips as they are, stereo included; the listener states the device
+        ModelEntry("Majority", "acousticbench.models.baselines:Majority", "local", "nothing",
+                   "AudioICL: the most common label of the episode's demos (a tie: the one shown first)"),
         # API models; the paper's ids may be retired: --api-model picks a current one. OpenAI's audio chat models do not
         # document how they take a stereo clip: unknown (channels None)
         _openai("GPT-4o", "gpt-4o-audio-preview", "the paper's GPT-4o (gpt-4o-audio-preview, retired 2026-05-07)",

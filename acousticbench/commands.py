@@ -84,37 +84,42 @@ class ReferenceCheck:
 
 def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, args=None,
         results_out: list | None = None) -> int:
-    """Every run of the command as one sweep: a line per finished run, a closing table when there are several.
+    """Every run of the command as one sweep: a line per finished run (written above the progress bars), a closing
+    table when there are several; the sweep file (sweepfile.py) records them all. A dry run writes nothing.
     `results_out` (acousticbench.evaluate) receives every RunResult."""
     if dry_run:
         return _dry_run(specs)
     from acousticbench.evaluate import run_sweep
+    from acousticbench.progress import Progress
     from acousticbench.reference import reference_file
+    from acousticbench.sweepfile import closing_table
 
     if reference:
         split_warnings(specs)
     # a missing reference is known before any question is asked
     ref_files = {spec: reference_file(reference.folder(), spec.model, spec.cell, spec.seed) for spec in specs} if reference else {}
     status = 0
+    bars = Progress()
 
     def on_result(result) -> None:
         nonlocal status
         if result.error:
-            print(f"error: {result.spec.label()} stopped: {result.error.rstrip('.')}. Fix the cause, then rerun with --resume.",
-                  file=sys.stderr, flush=True)
+            bars.write(f"error: {result.spec.label()} stopped: {result.error.rstrip('.')}. Fix the cause, then rerun "
+                       "with --resume.", sys.stderr)
             status = 1
             return
-        print(result.benchmark.summary_line(result), flush=True)
+        bars.write(result.benchmark.summary_line(result))
         if result.over_budget:
-            print(f"error: {result.spec.label()} finished with {result.over_budget}; its failures are error records "
-                  f"in {result.run_dir / 'responses.jsonl'}: fix the cause, then rerun with --resume.", file=sys.stderr)
+            bars.write(f"error: {result.spec.label()} finished with {result.over_budget}; its failures are error records "
+                       f"in {result.run_dir / 'responses.jsonl'}: fix the cause, then rerun with --resume.", sys.stderr)
             status = 1
         if result.grader_note and result.metrics.statuses.get("unparsed"):
-            print(f"note: {result.grader_note}.", file=sys.stderr)
+            bars.write(f"note: {result.grader_note}.", sys.stderr)
         if reference:
-            status = max(status, _compare(result, ref_files[result.spec], reference.threshold(result.spec.model)))
+            status = max(status, _compare(result, ref_files[result.spec], reference.threshold(result.spec.model),
+                                          bars.write))
 
-    results = run_sweep(specs, on_result)
+    results = run_sweep(specs, on_result, progress=bars)
     if results_out is not None:
         results_out.extend(results)
     if len(results) > 1:
@@ -154,40 +159,22 @@ def split_warnings(specs: list) -> None:
                   "with like.", file=sys.stderr, flush=True)
 
 
-def closing_table(results: list) -> str:
-    """One row per run of the sweep: what it measured, or why it stopped."""
-    rows = [("model", "run", "seed", "accuracy", "n", "errors", "folder")]
-    for r in results:
-        spec = r.spec
-        if r.error:
-            rows.append((spec.model, spec.cell, str(spec.seed), "FAILED", "-", "-", r.error[:60]))
-            continue
-        accuracy, n = r.benchmark.headline(r.metrics)
-        rows.append((spec.model, spec.cell, str(spec.seed), "n/a" if accuracy is None else f"{accuracy:.3f}", str(n),
-                     str(r.metrics.statuses.get("error", 0)), str(r.run_dir)))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    failed = sum(1 for r in results if r.error)
-    lines = [f"Sweep: {len(results)} runs, {len(results) - failed} finished, {failed} failed"]
-    lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-    return "\n".join(lines)
-
-
-def _compare(result, path: Path, threshold: float | None) -> int:
+def _compare(result, path: Path, threshold: float | None, say=lambda line, file=None: print(line, file=file)) -> int:
     from acousticbench.reference import compare_to_reference, write_comparison
 
     comparison = compare_to_reference(result.records, path, result.spec.split,
                                       result.benchmark.label_field)
     write_comparison(result.run_dir, comparison)
-    print(comparison.line())
+    say(comparison.line())
     if comparison.note:
-        print(f"Note: {comparison.note}.")
+        say(f"Note: {comparison.note}.")
     for mismatch in comparison.mismatches[:10]:
-        print(f"  {mismatch['id']}: reference {mismatch['reference']}, this run {mismatch['run']}")
+        say(f"  {mismatch['id']}: reference {mismatch['reference']}, this run {mismatch['run']}")
     if len(comparison.mismatches) > 10:
-        print(f"  ... and {len(comparison.mismatches) - 10} more in {result.run_dir / 'comparison.json'}")
+        say(f"  ... and {len(comparison.mismatches) - 10} more in {result.run_dir / 'comparison.json'}")
     if threshold is not None and 100 * comparison.match_rate < threshold:
-        print(f"error: the match rate is below the tolerance of {threshold:g}%; every mismatch is in "
-              f"{result.run_dir / 'comparison.json'}.", file=sys.stderr)
+        say(f"error: the match rate is below the tolerance of {threshold:g}%; every mismatch is in "
+            f"{result.run_dir / 'comparison.json'}.", sys.stderr)
         return 1
     return 0
 

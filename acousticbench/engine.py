@@ -34,16 +34,20 @@ class Outcome:
     latency_s: float | None
 
 
-async def ask(backend: Backend, prompt: Prompt, policy: RetryPolicy, slots: Slots | None = None) -> Outcome:
+async def ask(backend: Backend, prompt: Prompt, policy: RetryPolicy, slots: Slots | None = None,
+              log: Callable[[str], None] | None = None) -> Outcome:
     """One question to one backend: retry what can succeed, never what cannot; with several endpoints, on the
-    endpoint whose slot it got."""
+    endpoint whose slot it got. `log` gets a line per failed attempt that is asked again."""
     key = f"retry:{prompt.seed}:{prompt.question_id}"
+    on_retry = None if log is None else (lambda line: log(f"{prompt.question_id}: {line}"))
     if slots is not None and len(slots.lanes) > 1:
-        result = await with_retries(lambda endpoint: backend.answer(prompt, endpoint=endpoint), policy, key, slots=slots)
+        result = await with_retries(lambda endpoint: backend.answer(prompt, endpoint=endpoint), policy, key, slots=slots,
+                                    on_retry=on_retry)
     elif slots is not None:
-        result = await with_retries(lambda endpoint: backend.answer(prompt), policy, key, slots=slots)
+        result = await with_retries(lambda endpoint: backend.answer(prompt), policy, key, slots=slots,
+                                    on_retry=on_retry)
     else:
-        result = await with_retries(lambda: backend.answer(prompt), policy, key)
+        result = await with_retries(lambda: backend.answer(prompt), policy, key, on_retry=on_retry)
     return Outcome(result.value, result.error, result.attempts, result.latency_s)
 
 
@@ -81,6 +85,9 @@ class _NoBar:
     def update(self, n: int = 1) -> None:
         return None
 
+    def show(self, run: str, failed: bool) -> None:
+        return None
+
     def close(self) -> None:
         return None
 
@@ -95,15 +102,15 @@ def progress_bar(total: int, progress: bool | None):
 
 async def run_items(items: list[tuple[Any, Prompt]], backend: Backend, *, slots: Slots,
                     policy: RetryPolicy, to_record: ToRecord, on_record: Callable[[Any], None],
-                    max_error_rate: float = 1.0, bar: Any = None) -> list[Any]:
+                    max_error_rate: float = 1.0, bar: Any = None, log: Callable[[str], None] | None = None) -> list[Any]:
     """Ask every item, hand each record to `on_record` as it completes (written before anything else can fail, so
     a kill loses nothing finished), and return the records sorted by id. An abort (error budget) or a Ctrl-C
-    cancels what is still queued."""
+    cancels what is still queued. `log` (run.log) gets each retried attempt."""
     records: list[Any] = []
     budget = ErrorBudget(max_error_rate)
 
     async def one(item: Any, prompt: Prompt) -> None:
-        outcome = await ask(backend, prompt, policy, slots)
+        outcome = await ask(backend, prompt, policy, slots, log)
         record = await to_record(item, prompt, outcome)
         records.append(record)
         on_record(record)

@@ -18,12 +18,16 @@ from acousticbench import provenance
 from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
 from acousticbench.concurrency import Setting
 from acousticbench.slots import Slots
-from acousticbench.engine import RetryPolicy, RunAborted, progress_bar, run_items
+from acousticbench.engine import RetryPolicy, RunAborted, run_items
 from acousticbench.errors import UserError, writable_folder
 from acousticbench.catalog import get_model
 from acousticbench.plan import listening, spent
+from acousticbench.progress import Progress
 from acousticbench.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
+from acousticbench.cells import groups_of, make_graders, prepare_cells, warm_up
 from acousticbench.runfolder import Cell, now, open_run_dir, resume_target
+from acousticbench.runlog import RunLog
+from acousticbench.sweepfile import SweepFile
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,7 @@ class RunResult:
 
 @dataclass(frozen=True)
 class Session:
-    """What the cells of one model share: its open backend, its slots (one queue), each benchmark's grader, the
+    """What the cells of one model share: its open backend, its slots (one queue), each benchmark's grader, its
     progress bar."""
 
     backend: Any
@@ -53,29 +57,61 @@ class Session:
     policy: RetryPolicy
     graders: dict[str, Grader | None]  # benchmark name -> the grader its runs share (None: it needs none)
     bar: Any
+    opened: Callable[[], None] = lambda: None  # a run folder opened: the sweep file is written from then on
 
 
 async def _run_cell(cell: Cell, session: Session) -> RunResult:
+    spec, started = cell.spec, time.monotonic()
+    note = getattr(session.graders.get(cell.bench.name), "note", None)
+    run_dir, kept = open_run_dir(cell, session.backend, session.graders.get(cell.bench.name))
+    session.opened()
+    log = RunLog(run_dir)  # start, settings, retries, failures and the end: what a tee'd terminal cannot show
+    try:
+        log.start(spec.label(), cell.config, len(kept))
+        try:
+            new = await _ask(cell, session, run_dir, kept, log)
+        except RunAborted as err:
+            log.line(f"stopped: {err}")
+            return RunResult(spec, run_dir, None, [], len(kept), note, error=str(err))
+        result = await _finish(cell, session, run_dir, sorted(kept + new, key=lambda r: r.id), len(kept), started)
+        log.line(f"finished: {cell.bench.summary_line(result)}" + (f"; {result.over_budget}" if result.over_budget else ""))
+        return result
+    finally:
+        log.close()
+
+
+async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: RunLog) -> list:
+    """The cell's questions not kept from an earlier run, asked through the model's queue; each record written as
+    it arrives, each failure in run.log, the bar told which run it came from."""
     spec, bench = cell.spec, cell.bench
-    grader = session.graders.get(bench.name)
-    note = getattr(grader, "note", None)
-    started = time.monotonic()
-    run_dir, kept = open_run_dir(cell, session.backend, grader)
     done = {r.id for r in kept}
+    session.bar.update(len(kept))
+    run = spec.label().removeprefix(f"{spec.model} on ")  # the bar already names the model
     writer = ResponsesWriter(run_dir / RESPONSES)
     items = [item for item in cell.prepared.items if item[0].id not in done]
     order = getattr(session.backend, "presentation_order", None)  # a person hears the questions shuffled by the seed
+
+    def on_record(record) -> None:
+        writer.append(record)
+        failed = record.status == "error"
+        if failed:
+            log.line(f"{record.id}: failed after {record.attempts} attempt(s): {record.error}")
+        session.bar.show(run, failed)
+
     try:
         new = await run_items(order(items) if order else items, session.backend,
                               slots=session.slots, policy=session.policy,
-                              to_record=bench.record_maker(spec, cell.prepared, grader),
-                              on_record=writer.append, max_error_rate=spec.max_error_rate, bar=session.bar)
-    except RunAborted as err:
-        return RunResult(spec, run_dir, None, [], len(kept), note, error=str(err))
+                              to_record=bench.record_maker(spec, cell.prepared, session.graders.get(bench.name)),
+                              on_record=on_record, max_error_rate=spec.max_error_rate, bar=session.bar, log=log.line)
     finally:
         writer.close()
-    records = sorted(kept + new, key=lambda r: r.id)
-    rewrite_sorted(run_dir / RESPONSES, records, writer.lines)
+    rewrite_sorted(run_dir / RESPONSES, sorted(kept + new, key=lambda r: r.id), writer.lines)
+    return new
+
+
+async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, kept: int, started: float) -> RunResult:
+    """metrics.json and the final config.json of a cell whose questions all have a record."""
+    spec, bench = cell.spec, cell.bench
     # in a worker thread: the psychometric fit (and scipy's first import) must not stall the queue of other runs
     metrics = await asyncio.to_thread(bench.metrics, spec, records)
     metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec)})  # tokens used, their price
@@ -88,11 +124,13 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
     errors = sum(1 for r in records if r.status == "error")
     over = (f"{errors} of {len(records)} failed ({errors / len(records):.1%}), over --max-error-rate "
             f"{spec.max_error_rate:.0%}" if records and errors / len(records) > spec.max_error_rate else None)
-    return RunResult(spec, run_dir, metrics, records, resumed=len(kept), grader_note=note, over_budget=over,
+    return RunResult(spec, run_dir, metrics, records, resumed=kept,
+                     grader_note=getattr(session.graders.get(bench.name), "note", None), over_budget=over,
                      concurrency=concurrency)
 
 
-async def _model_session(cells: list[Cell], backend, graders, bar, on_result) -> list[RunResult]:
+async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
+                         opened: Callable[[], None] = lambda: None) -> list[RunResult]:
     """Open the model's backend once (before any run folder exists: a missing key or a dead server leaves nothing
     behind), run all its cells through one queue, close it once."""
     try:
@@ -100,8 +138,8 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result) ->
         names = backend.endpoint_names() if hasattr(backend, "endpoint_names") else ["-"]
         slots = Slots(names, Setting.of(cells[0].spec.concurrency, backend))
         # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
-        session = Session(backend, slots, RetryPolicy(**getattr(backend, "retry_settings", {})), graders, bar)
-        warming = _warm_up(cells)
+        session = Session(backend, slots, RetryPolicy(**getattr(backend, "retry_settings", {})), graders, bar, opened)
+        warming = warm_up(cells)
 
         async def reported(index: int, cell: Cell) -> RunResult:
             for _ in range(index):  # each later run sets up once the ones before it have their requests on the wire
@@ -118,52 +156,15 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result) ->
         await backend.close()  # also when open() failed: it may have opened clients
 
 
-WARM_UP_AFTER_S = 1.0  # past the first wave of requests: an import during it slows the start
-
-
-def _warm_up(cells: list[Cell]) -> asyncio.TimerHandle:
-    """Slow imports a run's metrics need (Benchmark.warm_up), made in a worker thread once requests flow, when the
-    run's end is the session's end. In a sweep the first finished run's metrics import them mid-sweep anyway, and an
-    extra import then cost 0.2 s (bench/bench_command.py)."""
-    hooks = [c.bench.warm_up for c in cells] if len(cells) == 1 else []
-    loop = asyncio.get_running_loop()
-    return loop.call_later(WARM_UP_AFTER_S, lambda: [loop.run_in_executor(None, _quietly, hook) for hook in hooks])
-
-
-def _quietly(hook: Callable[[], None]) -> None:
-    """A warm-up is only a head start: if it fails, the metrics that need it fail where they are computed."""
-    try:
-        hook()
-    except Exception:  # noqa: BLE001
-        return None
-
-
-def prepare_cells(specs: list) -> list[Cell]:
-    """Load and check every run's items before any model starts, so a bad pack fails fast."""
-    caches: dict[str, dict] = {}
-    cells = []
-    for spec in specs:
-        bench = get_benchmark(spec.benchmark)
-        cells.append(Cell(spec, bench, bench.prepare(spec, caches.setdefault(bench.name, {}))))
-    return cells
-
-
-def _groups(cells: list[Cell]) -> dict[tuple, list[Cell]]:
-    """Cells by model and backend settings, in command order: each group is one backend session."""
-    groups: dict[tuple, list[Cell]] = {}
-    for cell in cells:
-        overrides = tuple(sorted(cell.spec.backend_overrides().items(), key=str))
-        groups.setdefault((cell.spec.model, overrides), []).append(cell)
-    return groups
-
-
 def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: None,
-              progress: bool | None = None) -> list[RunResult]:
-    """Run every spec; a model whose backend cannot open fails its cells (alone, it is the command's error)."""
+              progress: bool | Progress | None = None) -> list[RunResult]:
+    """Run every spec; a model whose backend cannot open fails its cells (alone, it is the command's error). The
+    sweep file names every cell as it finishes; `progress`: bars on a terminal (None: when stderr is one), or the
+    command's Progress, through which it prints while they are drawn."""
     provenance.prefetch_git_state()  # for config.json, while the pack is loaded and checked
     cells = prepare_cells(specs)
     graders = make_graders(cells)
-    groups = _groups(cells)
+    groups = groups_of(cells)
     backends = {key: get_model(key[0], group[0].spec.archive).create(**dict(key[1]))
                 for key, group in groups.items()}  # keys and extras checked first
     for key, group in groups.items():
@@ -177,8 +178,20 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
             for cell in group:
                 resume_target(cell, backends[key].backend_name)
         results: list[RunResult] = []
-        # the coroutine returns nothing: asyncio.run formats its main task (result included) once it is done
-        asyncio.run(_sweep(groups, backends, graders, progress, on_result, results))
+        sweep = SweepFile(cells[0].spec.results_dir, [c.spec for c in cells])
+        bars = progress if isinstance(progress, Progress) else Progress(progress)
+
+        def finished(result: RunResult) -> None:
+            sweep.finished(result)
+            on_result(result)
+
+        try:
+            # the coroutine returns nothing: asyncio.run formats its main task (result included) once it is done
+            asyncio.run(_sweep(groups, backends, graders, bars, finished, results, sweep.open))
+        except BaseException:
+            sweep.close(results, interrupted=True)
+            raise
+        sweep.close(results, interrupted=False)
         return results
     finally:
         for cell in cells:
@@ -186,21 +199,13 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
                 cell.lock.release()
 
 
-def make_graders(cells: list[Cell]) -> dict[str, Grader | None]:
-    """One grader per benchmark of the command (AcousticBench: the A/B judge), from its runs' specs."""
-    specs: dict[str, list] = {}
-    for cell in cells:
-        specs.setdefault(cell.bench.name, []).append(cell.spec)
-    return {name: get_benchmark(name).grader(group) for name, group in specs.items()}
-
-
-async def _sweep(groups, backends, graders, progress, on_result, results: list[RunResult]) -> None:
-    """Every model's session at once; results in command order."""
-    bar = progress_bar(sum(len(c.prepared.items) for group in groups.values() for c in group), progress)
+async def _sweep(groups, backends, graders, bars: Progress, on_result, results: list[RunResult], opened) -> None:
+    """Every model's session at once, each with its bar; results in command order."""
+    bars.start({key: (key[0], sum(len(c.prepared.items) for c in group)) for key, group in groups.items()})
 
     async def session(key, group: list[Cell]) -> list[RunResult]:
         try:
-            return await _model_session(group, backends[key], graders, bar, on_result)
+            return await _model_session(group, backends[key], graders, bars.bar(key), on_result, opened)
         except UserError as err:  # this model's server or key: the other models go on
             if len(groups) == 1:
                 raise
@@ -216,7 +221,7 @@ async def _sweep(groups, backends, graders, progress, on_result, results: list[R
         for done in await asyncio.gather(*(session(key, group) for key, group in groups.items())):
             results += done
     finally:
-        bar.close()
+        bars.close()
         for grader in graders.values():
             if grader is not None:
                 await grader.aclose()

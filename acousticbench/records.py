@@ -55,6 +55,11 @@ class Prompt(Frozen):
         "AcousticBench. `text` and `audio` always carry the same content flattened (the text names each clip "
         "'<audio N>'), for backends that send text and audio separately.",
     )
+    # for the chance baselines only (models/baselines.py): no backend sends these to a model
+    answer_space: list[str] = Field(default_factory=list, description="The answers the item allows, in a fixed order "
+                                    "(AcousticBench: A, B; AudioICL: the task's labels): what Random draws from.")
+    demo_labels: list[str] = Field(default_factory=list, description="The answers the prompt's demos show, in the "
+                                   "order shown (AudioICL): what Majority answers the most common of.")
 
 
 class Reply(Frozen):

@@ -71,12 +71,14 @@ async def _attempt(call: Callable[..., Awaitable[T]], policy: RetryPolicy, ticke
 
 
 async def with_retries(call: Callable[..., Awaitable[T]], policy: RetryPolicy, rng_key: str,
-                       sleep: Callable[[float], Awaitable[object]] = asyncio.sleep, slots=None) -> Attempted:
+                       sleep: Callable[[float], Awaitable[object]] = asyncio.sleep, slots=None,
+                       on_retry: Callable[[str], None] | None = None) -> Attempted:
     """Call until it succeeds, fails for good (a non-retryable BackendError), or attempts run out; never retry
     what cannot succeed, and never wait longer than the policy allows for a server's Retry-After. With `slots`
     (acousticbench.concurrency.Slots) `call` gets the endpoint and the slots learn each attempt's latency or
     overload; a question waits out a 429/503 without its slot (the server asked for fewer) and backs off from a
-    failure keeping it, so a failing server is not asked by ever more questions at once."""
+    failure keeping it, so a failing server is not asked by ever more questions at once. `on_retry` gets a line for
+    each failed attempt that is asked again (run.log)."""
     rng = random.Random(rng_key)  # jitter derived from the item, so runs do not depend on timing
     sent = failures = overloads = 0
     ticket = None
@@ -98,7 +100,11 @@ async def with_retries(call: Callable[..., Awaitable[T]], policy: RetryPolicy, r
                     overloads < policy.max_overloads:
                 overloads += 1  # "later": wait what the server asked (or back off), attempts untouched, no slot
                 ticket = slots.release(ticket, None, error)
-                await sleep(error.retry_after if error.retry_after is not None else policy.delay(overloads, None, rng))
+                wait = error.retry_after if error.retry_after is not None else policy.delay(overloads, None, rng)
+                if on_retry is not None:
+                    on_retry(f"attempt {sent}: {error}; the server asked for later: waiting {wait:.2f} s "
+                             "(its attempts untouched)")
+                await sleep(wait)
                 continue
             failures += 1
             if not error.retryable or failures >= policy.max_attempts:
@@ -106,7 +112,10 @@ async def with_retries(call: Callable[..., Awaitable[T]], policy: RetryPolicy, r
                 later = f" (after {overloads} answers of 'later', 429/503, waited out)" if overloads else ""
                 return Attempted(None, f"{error}{later}", sent, None)
             ticket = slots.keep(ticket, error) if slots else None
-            await sleep(policy.delay(failures, error.retry_after, rng))
+            wait = policy.delay(failures, error.retry_after, rng)
+            if on_retry is not None:
+                on_retry(f"attempt {sent} failed: {error}; asking again in {wait:.2f} s")
+            await sleep(wait)
     finally:
         if ticket is not None:  # cancelled on the wire or while backing off on a slot
             slots.cancel(ticket)

@@ -37,6 +37,15 @@ def clustered_stderr(scores: Iterable[tuple[Hashable, float]]) -> tuple[float, i
     return math.sqrt(spread) / n, n, len(by_question)
 
 
+def accuracy_stderr(scores: Iterable[tuple[Hashable, float]]) -> float | None:
+    """The standard error of an accuracy (lm-eval's `acc_stderr`; inspect_ai calls it `stderr`), clustered by question
+    as the intervals across seeds are: one run (one answer per question) gives sqrt(p(1 - p) / n); None with no
+    answers. lm-eval divides by n - 1 (the sample variance), a factor sqrt(n / (n - 1)) that we leave out so that it
+    is the same figure clustered_interval turns into an interval."""
+    found = clustered_stderr(scores)
+    return None if found is None else found[0]
+
+
 def clustered_interval(scores: list[tuple[Hashable, float]], z: float = Z95) -> tuple[Interval | None, float | None]:
     """A Wilson interval at the effective sample size the clustering leaves (answers / design effect, Kish), and
     the effective size: seeds that agree on every question give exactly one seed's Wilson interval, independent

@@ -60,6 +60,11 @@ def python(*args: str, cwd: Path | None = None, env: dict[str, str] | None = Non
                           env=harness_env() if env is None else env, timeout=timeout)
 
 
+def run_dirs(results: Path) -> list[Path]:
+    """The run folders under a results folder, sorted by name (beside them lie the sweep files, sweep-*.json)."""
+    return sorted(p for p in Path(results).iterdir() if p.is_dir())
+
+
 def assert_one_line(out: subprocess.CompletedProcess, code: int, *needles: str) -> None:
     """The user error contract: exit `code`, one line on stderr holding every needle, no traceback."""
     assert out.returncode == code, (out.returncode, out.stdout[-500:], out.stderr)

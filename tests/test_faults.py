@@ -11,7 +11,7 @@ import pytest
 
 from acousticbench.benchmarks.acoustic.pack import load_questions, write_manifest, write_questions
 from conftest import REPO, write_tiny_pack
-from harness_cli import assert_one_line, harness_env, python, run_cli, script
+from harness_cli import assert_one_line, harness_env, python, run_cli, run_dirs, script
 from servers import openai_server
 from servers.fixtures import question_keys
 from servers.local import FaultPlan
@@ -123,7 +123,7 @@ def test_an_audioicl_episode_path_leading_out_is_refused(tmp_path):
 def results_with_a_run(tmp_path: Path) -> tuple[Path, Path]:
     archive = write_tiny_pack(tmp_path / "archive")
     assert run_cli(*RUN, "--archive", str(archive), cwd=tmp_path, env=harness_env()).returncode == 0
-    (run_dir,) = (tmp_path / "results").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "results")
     return archive, run_dir
 
 
@@ -238,7 +238,7 @@ def test_a_server_failing_3_percent_for_good_lets_the_run_finish(tmp_path):
                       "--judge", "rules", "--archive", str(archive), cwd=tmp_path,
                       env=harness_env(**{VARIABLE: server.url}), timeout=300)
     assert out.returncode == 0, out.stderr
-    (run_dir,) = (tmp_path / "results").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "results")
     records = [json.loads(line) for line in (run_dir / "responses.jsonl").read_text().splitlines()]
     errors = [r for r in records if r["status"] == "error"]
     assert len(records) == 475 and len(errors) == len(broken) and all("HTTP 400" in r["error"] for r in errors)
@@ -250,7 +250,7 @@ def test_a_server_failing_every_request_stops_the_run_within_40_questions(tmp_pa
         out = run_cli("--model", "Voxtral-Mini-3B", "--task", "rad", "--concurrency", "16", "--judge", "rules",
                       "--archive", str(archive), cwd=tmp_path, env=harness_env(**{VARIABLE: server.url}))
     assert_one_line(out, 1, "stopped: 10 of 10 questions failed", "over --max-error-rate 10%")
-    (run_dir,) = (tmp_path / "results").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "results")
     assert len((run_dir / "responses.jsonl").read_text().splitlines()) <= 40
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from harness_cli import FAST, PROVIDER_VARIABLES, REPO, harness_env, python, run_cli, start_python
+from harness_cli import FAST, PROVIDER_VARIABLES, REPO, harness_env, python, run_cli, run_dirs, start_python
 from servers import openai_server
 
 pytest_plugins = ["pytester"]
@@ -40,7 +40,7 @@ def test_judge_auto_does_not_try_a_key_from_the_shell(tiny_pack, tmp_path, monke
                       cwd=tmp_path, env=harness_env(ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT=server.url,
                                                     ACOUSTICBENCH_CACHE_DIR=str(tmp_path / "cache")))
     assert out.returncode == 0, out.stderr
-    (run_dir,) = (tmp_path / "results").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "results")
     config = json.loads((run_dir / "config.json").read_text())["judge"]
     assert config["requested"] == "auto" and config["mode"] == "rules" and "rejudge.py" in config["note"]
 

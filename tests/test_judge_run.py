@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from harness_cli import harness_env, python, run_cli
+from harness_cli import harness_env, python, run_cli, run_dirs
 from servers import openai_server
 from servers.judge_server import JudgeServer, malformed, verdict
 
@@ -20,7 +20,7 @@ def test_judge_llm_labels_every_answer_and_is_recorded(tiny_pack, tmp_path):
                       "--judge-endpoint", judge.url, "--judge-model", "my-judge", cwd=tmp_path, env=env)
         assert {r["model"] for r in judge.requests} == {"my-judge"}
     assert out.returncode == 0, out.stderr
-    (run_dir,) = (tmp_path / "results").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "results")
     lines = [json.loads(line) for line in (run_dir / "responses.jsonl").read_text().splitlines()]
     assert {(r["chosen"], r["judge"]["method"], r["judge"]["model"]) for r in lines} == {("A", "llm", "my-judge")}
     config = json.loads((run_dir / "config.json").read_text())["judge"]
@@ -35,7 +35,7 @@ def test_judge_auto_without_a_key_leaves_unreadable_answers_unparsed_and_says_so
                       cwd=tmp_path, env={**env, "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT": server.url})
     assert out.returncode == 0, out.stderr
     assert "3 unparsed" in out.stdout and "scripts/rejudge.py" in out.stderr
-    (run_dir,) = (tmp_path / "results").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "results")
     config = json.loads((run_dir / "config.json").read_text())["judge"]
     assert config["requested"] == "auto" and config["mode"] == "rules" and "rejudge.py" in config["note"]
 
@@ -83,7 +83,7 @@ def test_a_judge_that_gives_no_verdict_is_an_error_that_counts_against_the_budge
                       "--judge", "llm", "--judge-endpoint", judge.url, cwd=tmp_path, env=env)
     assert out.returncode == 1 and "2 errors (2 of them the judge's)" in out.stdout
     assert "finished with 2 of 2 failed (100.0%), over --max-error-rate 10%" in out.stderr
-    (run_dir,) = (tmp_path / "results").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "results")
     lines = [json.loads(line) for line in (run_dir / "responses.jsonl").read_text().splitlines()]
     assert [(r["status"], r["chosen"], r["judge"]["method"]) for r in lines] == [("error", None, "none")] * 2
     assert all(r["error"].startswith("judge failed:") and r["response"] for r in lines)

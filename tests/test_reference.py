@@ -6,7 +6,7 @@ import json
 import pytest
 
 from acousticbench.stats import mcnemar_exact
-from harness_cli import run_cli, script
+from harness_cli import run_cli, run_dirs, script
 
 
 @pytest.fixture
@@ -14,7 +14,7 @@ def promoted(tiny_pack, tmp_path):
     """Random on the tiny pack with seeds 42 and 43, promoted into ./reference_trajectories."""
     assert run_cli("--model", "Random", "--task", "rad", "--seeds", "42,43", "--archive", str(tiny_pack),
                    cwd=tmp_path).returncode == 0
-    out = run_cli("--promote-reference", *map(str, sorted((tmp_path / "results").iterdir())), cwd=tmp_path)
+    out = run_cli("--promote-reference", *map(str, run_dirs(tmp_path / "results")), cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     return tmp_path / "reference_trajectories" / "Random" / "rad"
 
@@ -40,7 +40,7 @@ def test_compare_reference_matches_and_reports_a_changed_answer(promoted, tiny_p
     out = run_cli(*args, cwd=tmp_path)
     assert out.returncode == 1
     assert "Reference comparison: 10/11 (90.9%) match" in out.stdout
-    latest = max((tmp_path / "results").iterdir(), key=lambda p: p.name)
+    latest = run_dirs(tmp_path / "results")[-1]
     comparison = json.loads((latest / "comparison.json").read_text())
     assert [m["id"] for m in comparison["mismatches"]] == [changed["id"]]
     assert run_cli(*args, "--reference-tolerance", "90", cwd=tmp_path).returncode == 0
@@ -64,7 +64,7 @@ def test_mcnemar_exact_against_hand_computed_values():
 def test_compare_runs_prints_flips_and_p_value(tiny_pack, tmp_path):
     for model in ("Always-A", "Random"):
         assert run_cli("--model", model, "--task", "rad", "--archive", str(tiny_pack), cwd=tmp_path).returncode == 0
-    a, b = sorted((tmp_path / "results").iterdir())  # Always-A first
+    a, b = run_dirs(tmp_path / "results")  # Always-A first
     out = script("compare_runs.py", str(a), str(b / "responses.jsonl"), cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     random_chosen = [json.loads(line)["chosen"] for line in (b / "responses.jsonl").read_text().splitlines()]
@@ -75,7 +75,7 @@ def test_compare_runs_prints_flips_and_p_value(tiny_pack, tmp_path):
 def test_leaderboard_skips_unfinished_runs_with_a_reason(tiny_pack, tmp_path):
     assert run_cli("--model", "Random", "--task", "rad", "--seeds", "1,2", "--archive", str(tiny_pack),
                    cwd=tmp_path).returncode == 0
-    first, second = sorted((tmp_path / "results").iterdir())
+    first, second = run_dirs(tmp_path / "results")
     (second / "metrics.json").unlink()
     out = script("leaderboard.py", str(tmp_path / "results"), cwd=tmp_path)
     assert out.returncode == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness_cli import harness_env, run_cli, script
+from harness_cli import harness_env, run_cli, run_dirs, script
 from servers import openai_server
 from servers.fixtures import question_keys
 from servers.judge_server import JudgeServer, verdict
@@ -22,7 +22,7 @@ def first_run(tiny_pack: Path, tmp_path: Path, env: dict, plan: FaultPlan | None
         out = run_cli("--model", "Voxtral-Mini-3B", "--task", "rad", "--archive", str(tiny_pack),
                       "--max-error-rate", "1", cwd=tmp_path, env={**env, VARIABLE: server.url})
     assert out.returncode == 0, out.stderr
-    (run_dir,) = (tmp_path / "results").iterdir()
+    (run_dir,) = run_dirs(tmp_path / "results")
     return run_dir
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness_cli import run_cli
+from harness_cli import run_cli, run_dirs
 
 RECORD_FIELDS = {"id", "benchmark", "task", "split", "kind", "model", "seed", "prompt", "audio", "response", "chosen",
                  "answer", "correct", "status", "error", "attempts", "latency_s", "usage", "judge", "logprobs", "meta",
@@ -12,7 +12,7 @@ RECORD_FIELDS = {"id", "benchmark", "task", "split", "kind", "model", "seed", "p
 
 
 def only_run_dir(results: Path) -> Path:
-    (run_dir,) = list(results.iterdir())
+    (run_dir,) = run_dirs(results)
     return run_dir
 
 
@@ -54,7 +54,7 @@ def test_split_seeds_and_diagnostics(tiny_pack, tmp_path):
     out = run_cli("--model", "Always-A", "--task", "rad", "--seeds", "1,2", "--split", "train",
                   "--archive", str(tiny_pack), cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    runs = sorted((tmp_path / "results").iterdir())
+    runs = run_dirs(tmp_path / "results")
     assert [r.name.split("-seed")[1][0] for r in runs] == ["1", "2"]
     records = lines(runs[0] / "responses.jsonl")
     assert {r["split"] for r in records} == {"train"}

@@ -36,6 +36,10 @@ class BenchmarkBase:
     def scored(self, record: RecordBase) -> bool:
         return True
 
+    def headline_stderr(self, metrics: Any) -> float | None:
+        """The standard error of the headline accuracy: metrics.json's top-level `acc_stderr`, where it has one."""
+        return getattr(metrics, "acc_stderr", None)
+
     def reference_keys(self) -> tuple[str, ...]:
         """What a reference run keeps of each record."""
         return ("id", "benchmark", "task", "model", "seed", "response", self.label_field, "correct", "status")

@@ -32,11 +32,15 @@ def select_questions(spec: RunSpec) -> tuple[list[Question], int]:
     return questions, check_questions(spec.archive, spec.task, everything, questions)
 
 
+OPTIONS = ("A", "B")  # every question's two options: what Random draws from
+
+
 def make_prompt(spec: RunSpec, question: Question, root: str | None = None) -> Prompt:
     # string paths, not pathlib or resolve(): no filesystem calls, a tenth of the cost over 3,800 questions
     root = root or os.path.abspath(spec.archive)
     audio = [os.path.normpath(os.path.join(root, rel)) for rel in question.audio]
-    return Prompt(benchmark=AcousticBenchmark.name, question_id=question.id, task=question.task, text=question.prompt, audio=audio, seed=spec.seed)
+    return Prompt(benchmark=AcousticBenchmark.name, question_id=question.id, task=question.task, text=question.prompt,
+                  audio=audio, seed=spec.seed, answer_space=list(OPTIONS))
 
 
 async def judge_outcome(judge, question: Question, outcome) -> tuple[Judgement | None, str | None]:
@@ -166,6 +170,10 @@ class AcousticBenchmark(AcousticViews):
     def headline(self, metrics: Any) -> tuple[float | None, int]:
         """Accuracy and the number of items it is over, for tables."""
         return metrics.scored.accuracy, metrics.scored.n
+
+    def headline_stderr(self, metrics: Any) -> float | None:
+        """The standard error of the headline accuracy (the sweep file's `stderr`)."""
+        return metrics.scored.acc_stderr
 
     def scored(self, record: Record) -> bool:
         return record.kind == "scored"

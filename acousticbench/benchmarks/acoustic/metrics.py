@@ -5,7 +5,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from acousticbench.records import JUDGE_FAILED
-from acousticbench.stats import wilson_interval
+from acousticbench.stats import accuracy_stderr, wilson_interval
 from acousticbench.benchmarks.acoustic.records import Diagnostics, Metrics, Record, SliceMetrics
 
 MONO_LISTENER = "mono listener: chance by construction"
@@ -35,6 +35,7 @@ def slice_metrics(records: list[Record]) -> SliceMetrics:
         accuracy_answered=_rate(correct, answered),
         accuracy_without_errors=_rate(correct, n - errors),
         wilson95=wilson_interval(correct, n),
+        acc_stderr=accuracy_stderr((r.id, float(bool(r.correct))) for r in records),
         answered=answered,
         truncated=statuses["truncated"],
         errors=errors,

@@ -65,6 +65,10 @@ class SliceMetrics(Frozen):
     accuracy_without_errors: float | None = Field(default=None, description="Correct / (n - errors): the accuracy "
                                                   "with infrastructure failures (server, judge) left out.")
     wilson95: Interval | None = Field(description="Wilson 95% interval of `accuracy` over the n questions.")
+    # lm-eval's name; inspect_ai calls the same figure `stderr`
+    acc_stderr: float | None = Field(default=None, description="Standard error of `accuracy` over the n questions, "
+                                     "sqrt(p(1 - p) / n) (acousticbench.stats.accuracy_stderr); null with n = 0 and "
+                                     "in runs written before the field.")
     answered: int
     truncated: int = Field(default=0, description="Replies cut by the token limit (status truncated, never scored).")
     errors: int = Field(default=0, description="Questions with no answer or no verdict (status error).")

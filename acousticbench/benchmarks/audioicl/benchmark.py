@@ -7,6 +7,7 @@ from typing import Any
 
 from acousticbench.packs.trust import check_item_audio, checked_sha256
 from acousticbench.benchmarks.audioicl.episodes import BUILD_HINT, load_episodes, meta_path
+from acousticbench.benchmarks.audioicl.labels import answer_space, demo_labels, task_labels
 from acousticbench.benchmarks.audioicl.pack import MANIFEST, clip_format, load_manifest, manifest_sha256, pack_root
 from acousticbench.benchmarks.audioicl.padding import PAD_NOTE
 from acousticbench.benchmarks.audioicl.prompts import build_prompt, load_alphabet, template_sha256
@@ -27,6 +28,12 @@ def _pinned(spec: ICLRunSpec, cache: dict) -> dict[str, str] | None:
     if ("pinned", root) not in cache:
         cache[("pinned", root)] = load_manifest(root).get("sha256", {}) if (root / MANIFEST).is_file() else None
     return cache[("pinned", root)]
+
+
+def _with_labels(episode, prompt: Prompt, labels: dict[str, list[str]]) -> Prompt:
+    """The prompt with what the chance baselines answer from: the episode's label space and its demos' labels."""
+    space = answer_space(episode, labels)
+    return prompt.model_copy(update={"answer_space": space, "demo_labels": demo_labels(episode, space)})
 
 
 class AudioICLBenchmark(AudioICLViews):
@@ -55,8 +62,11 @@ class AudioICLBenchmark(AudioICLViews):
                                    BUILD_HINT, promised)
         alphabet = load_alphabet(spec.morse_alphabet) if spec.morse_alphabet and spec.task == "MorseCode" else None
         pad_dir = spec.results_dir / ".audioicl-padded" if spec.pad else None
-        items = [(e, build_prompt(e, spec.base, style=spec.prompt_style, seed=spec.seed, alphabet=alphabet,
-                                  pad_dir=pad_dir)) for e in episodes]
+        if ("labels", key) not in cache:  # the task's labels over every episode of the file, not the first N
+            cache[("labels", key)] = task_labels(cache[key])
+        items = [(e, _with_labels(e, build_prompt(e, spec.base, style=spec.prompt_style, seed=spec.seed,
+                                                  alphabet=alphabet, pad_dir=pad_dir), cache[("labels", key)]))
+                 for e in episodes]
         config = {"audioicl": {**spec.settings(), "meta_file": str(meta), "meta_sha256": cache[("sha", meta)],
                                "pack_manifest_sha256": manifest_sha256(pack_root(spec.archive)) if spec.meta_dir is None
                                else None},

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from acousticbench.benchmarks.audioicl.episodes import Episode
 from acousticbench.benchmarks.audioicl.scoring import Scoring, score, strict_correct
 from acousticbench.judge.refusal import is_refusal
-from acousticbench.stats import wilson_interval
+from acousticbench.stats import accuracy_stderr, wilson_interval
 from acousticbench.records import Interval, Prompt, RecordBase, was_cut
 
 EpisodeStatus = Literal["answered", "refused", "truncated", "error"]
@@ -92,6 +92,10 @@ class ICLMetrics(BaseModel):
     accuracy_without_errors: float | None = Field(default=None, description="Correct / (n - errors): server "
                                                   "failures left out.")
     wilson95: Interval | None = Field(description="Wilson 95% interval of `accuracy` over the n episodes.")
+    # lm-eval's name; inspect_ai calls the same figure `stderr`
+    acc_stderr: float | None = Field(default=None, description="Standard error of `accuracy` over the n episodes, "
+                                     "sqrt(p(1 - p) / n) (acousticbench.stats.accuracy_stderr); null with n = 0 and "
+                                     "in runs written before the field.")
     truncated: int = Field(default=0, description="Replies cut by the token limit (never credited).")
     no_answer_rate: float | None = Field(description="Share of answered episodes where the scorer found no answer.")
     statuses: dict[str, int]
@@ -116,6 +120,7 @@ def icl_metrics(records: list[EpisodeRecord], *, model: str, task: str, shots: i
         truncated=sum(r.status == "truncated" for r in records),
         accuracy_answered=sum(r.correct for r in answered) / len(answered) if answered else None,
         wilson95=wilson_interval(correct, n),
+        acc_stderr=accuracy_stderr((r.id, float(r.correct)) for r in records),
         no_answer_rate=sum(r.prediction is None for r in answered) / len(answered) if answered else None,
         statuses=dict(sorted(Counter(r.status for r in records).items())),
     )
