@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from acousticbench.judge.answer_text import answer_text
-from acousticbench.judge.letters import states_letter
+from acousticbench.judge.letters import states_answer
 from acousticbench.judge.rules import extract_choice
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "lalm_outputs"
@@ -109,9 +109,12 @@ def corpus() -> dict[str, tuple[str, str]]:
 
 
 def test_rules_commit_to_98_percent_of_answers_that_state_a_letter(corpus):
+    # the denominator: answers that state a letter as their answer. 41,422 texts name a letter; 610 of them are
+    # reasoning traces the token limit cut mid-sentence (590 step_audio_r1, 20 MiMo, none with a closing </think>,
+    # all read: none concludes; none is committed), which name letters while reasoning and never answer
     stating = committed = 0
     for prompt, text in corpus.values():
-        if states_letter(answer_text(text)):
+        if states_answer(answer_text(text)):
             stating += 1
             committed += extract_choice(prompt, text).status == "answered"
     assert len(corpus) == 43_200
