@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from acousticbench.judge.answer_text import answer_text  # noqa: E402
-from acousticbench.judge.letters import single_letter, states_letter  # noqa: E402
+from acousticbench.judge.letters import single_letter, states_answer, states_letter  # noqa: E402
 from acousticbench.judge.restated import NAMED_CLIP  # noqa: E402
 from acousticbench.judge.rules import RULES_VERSION, extract_choice  # noqa: E402
 from acousticbench.records import Judgement  # noqa: E402
@@ -72,14 +72,17 @@ def trivial(item: Item) -> bool:
 
 
 def figures(items: list[Item], judged: list[Judgement]) -> dict[str, dict[str, int]]:
-    """Per model: n, committed, refused, letter-stating answers and how many of those the rules committed to."""
+    """Per model: n, committed, refused, answers that state a letter as their answer (states_answer: not the traces
+    cut mid-sentence, counted apart) and how many of those the rules committed to."""
     table: dict[str, Counter] = defaultdict(Counter)
     for item, judgement in zip(items, judged):
         row = table[item.model]
         row["n"] += 1
         row["committed"] += judgement.status == "answered"
         row["refused"] += judgement.status == "refused"
-        if states_letter(answer_text(item.text)):
+        answer = answer_text(item.text)
+        row["cut_trace"] += states_letter(answer) and not states_answer(answer)  # names letters, cut mid-reasoning
+        if states_answer(answer):
             row["letter"] += 1
             row["letter_committed"] += judgement.status == "answered"
         row["nontrivial_committed"] += judgement.status == "answered" and not trivial(item)
@@ -114,6 +117,8 @@ def print_figures(table: dict[str, dict[str, int]]) -> None:
         print(f"{model:24} {row['n']:6d} {row.get('committed', 0):7d} {100 * row.get('committed', 0) / row['n']:5.1f}% "
               f"{row.get('refused', 0):7d} {letter:6d} {row.get('letter_committed', 0):7d} {cover:6.2f}%")
     total_n = sum(row["n"] for row in table.values())
+    print(f"left out of 'letter': {sum(r.get('cut_trace', 0) for r in table.values())} traces cut mid-sentence "
+          "that name letters while reasoning")
     print(f"LLM judge calls per 1,000 answers (--judge auto): {1000 * sum(r.get('llm', 0) for r in table.values()) / total_n:.1f}")
 
 
@@ -164,7 +169,7 @@ def main() -> int:
         for item, judgement in rng.sample(pool, min(args.sample, len(pool))):
             show(item, judgement)
     if args.uncovered:
-        pool = [(i, j) for i, j in pairs if j.status != "answered" and states_letter(answer_text(i.text))]
+        pool = [(i, j) for i, j in pairs if j.status != "answered" and states_answer(answer_text(i.text))]
         print(f"\n{min(args.uncovered, len(pool))} of {len(pool)} letter-stating answers left to the LLM judge")
         for item, judgement in rng.sample(pool, min(args.uncovered, len(pool))):
             show(item, judgement, limit=400)

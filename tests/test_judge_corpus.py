@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from acousticbench.judge.answer_text import answer_text
-from acousticbench.judge.letters import states_letter
+from acousticbench.judge.letters import states_answer
 from acousticbench.judge.rules import extract_choice
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "lalm_outputs"
@@ -92,6 +92,15 @@ HAND_CHECKED = [
     ("GAMA/texture_comparison.jsonl:7", None, "unparsed"),  # 'The first clip (A) is the sound of laughter.' (laughing?)
     ("GAMA/reverberation_recog.jsonl:22", None, "unparsed"),  # "The space is reverberant, ... 'A' in the audio events."
     ("Qwen2-Audio/velocity_recog.jsonl:17", None, "unparsed"),  # 'Slow, A.' (slow: B)
+    # rules-6
+    ("MiMo-Audio_think_mode/loudness_comparison.jsonl:14", "B", "answered"),  # '... the second clip carries weaker
+    # sound intensity.\n\nB' to 'Which one carries weaker sound intensity?'
+    ("MiMo-Audio_think_mode/direction_comparison.jsonl:93", None, "unparsed"),  # '... In contrast, clip B shows the
+    # person from behind ...\n\nA': the lead-in names the other clip (left to the LLM judge)
+    ("MiMo-Audio_think_mode/loudness_recog.jsonl:81", None, "unparsed"),  # 'If the KUFS value is -10, the answer is
+    # **A** (loud). If ... -16, ... **B**': the options restated, no answer
+    ("step_audio_r1/duration_comparison.jsonl:50", None, "unparsed"),  # cut trace: '... the answer is B.\n\nBut wait, the'
+    ("step_audio_r1/velocity_recog.jsonl:67", None, "unparsed"),  # a trace that stops on a full sentence: '... so likely A.'
 ]
 
 
@@ -108,14 +117,19 @@ def corpus() -> dict[str, tuple[str, str]]:
     return items
 
 
-def test_rules_commit_to_98_percent_of_answers_that_state_a_letter(corpus):
+def test_rules_commit_to_99_percent_of_answers_that_state_a_letter(corpus):
+    # the denominator: answers that state a letter as their answer. 41,422 texts name a letter; 610 of them are
+    # reasoning traces the token limit cut mid-sentence (590 step_audio_r1, 20 MiMo, none with a closing </think>,
+    # all read: none concludes; none is committed), which name letters while reasoning and never answer
     stating = committed = 0
     for prompt, text in corpus.values():
-        if states_letter(answer_text(text)):
+        if states_answer(answer_text(text)):
             stating += 1
             committed += extract_choice(prompt, text).status == "answered"
     assert len(corpus) == 43_200
-    assert committed / stating >= 0.98, f"coverage {committed}/{stating}"  # rules-4: 98.04%
+    assert stating == 40_812
+    # rules-6: 40,611 of 40,812, 99.51% (rules-5 read 98.04% of all 41,422 texts that name a letter, traces included)
+    assert committed / stating >= 0.995, f"coverage {committed}/{stating}"
 
 
 @pytest.mark.parametrize("item, chosen, status", HAND_CHECKED)

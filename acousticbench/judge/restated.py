@@ -29,6 +29,10 @@ _LOCATED = re.compile(
     r"(?:clip|segment|part|recording)\s*,?\s*(?:(?:which\s+is\s+)?(?:labell?ed|marked|identified|indicated)\s+(?:(?:as|by|with)\s+)?"
     r"(?:the\s+)?(?:letter\s+)?)?|clip\s+)|(?:indicated|denoted|represented)\s+by\s+(?:the\s+)?(?:letter\s+)?)"
     r"[\"'‘“](?P<letter>[AB])[\"'’”]\s*[.!]?\s*$", re.IGNORECASE)
+# the sentence before a letter alone on the last line: 'Therefore, the second clip carries weaker sound intensity.'
+_LEAD_IN = re.compile(r"\s*(?:(?:so|thus|therefore|hence)\s*,?\s+)?the\s+(?P<pos>first|second)\s+(?:audio\s+|sound\s+)?"
+                      r"(?:clip|segment|part|sound|tone|recording|note|one|sample)\s+(?P<claim>[^,.;:!?\n]+?)\s*[.!]?\s*$",
+                      re.IGNORECASE)
 _OTHER_CLIP = re.compile(rf"\b(?:than|compared\s+to)\s+{_CLIP}", re.IGNORECASE)  # '... than the second segment, marked as 'B''
 # a question, or an instruction to find something out; '0.5 seconds' does not end it
 _QUESTION = re.compile(r"(?:[^.?!]|\.(?=\d))*\?|(?:^|(?<=[.!]\s))(?:please\s+)?(?:identify|determine|judge|assess|decide|"
@@ -69,6 +73,16 @@ def restated_choice(text: str, prompt: str, terms: Terms | None) -> tuple[int, i
     if not _restates(m.group("claim"), prompt, letter, position):
         return None
     return m.start(group), m.end(group), letter
+
+
+def restated_lead_in(sentence: str, prompt: str, letter: str, terms: Terms | None) -> bool:
+    """Does the sentence before a lone letter put the question's own words in that letter's clip ('Therefore, the
+    second clip carries weaker sound intensity.' then 'B', to 'Which one carries weaker sound intensity?')?"""
+    m = _LEAD_IN.match(sentence)
+    if terms is None or m is None or HEDGE.search(sentence) or m.group("pos").lower() not in terms[letter]:
+        return False
+    return not contradicts(letter, m.group("claim"), prompt) and _restates(m.group("claim"), prompt, letter,
+                                                                           m.group("pos").lower(), option=False)
 
 
 def _located(text: str, prompt: str, terms: Terms) -> tuple[int, int, str] | None:

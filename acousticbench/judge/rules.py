@@ -8,13 +8,13 @@ from acousticbench.judge.answer_text import answer_text
 from acousticbench.judge.claims import tied_claims
 from acousticbench.judge.cues import (BOUNDARY, CLOSE, CONDITION, HEDGE, NEGATION, OPEN, SECOND_THOUGHTS, mentions_letter,
                                       plain, sentence_at)
-from acousticbench.judge.letters import single_letter, states_letter
+from acousticbench.judge.letters import single_letter, states_letter, unfinished
 from acousticbench.judge.options import Terms, affirmed, option_terms, words, words_fit
 from acousticbench.judge.refusal import is_refusal
-from acousticbench.judge.restated import restated_choice
+from acousticbench.judge.restated import restated_choice, restated_lead_in
 from acousticbench.records import Judgement
 
-RULES_VERSION = "rules-5"  # rules-5: "I would classify it as B", "应该回答'B'", "<answer B</answer>"
+RULES_VERSION = "rules-6"  # rules-6: a lone last-line letter after the question's words in its clip; "...\n\nBut" cut
 
 _LETTER = (rf"(?P<open>(?:{OPEN}[ \t]*)*)(?<![A-Za-z0-9])(?P<letter>[AaBb])"
            rf"(?![A-Za-z0-9]|['’]s\b|-[A-Za-z])(?P<close>(?:[ \t]*{CLOSE})*)")
@@ -69,7 +69,8 @@ def extract_choice(prompt: str, response: str, cut: bool = False) -> Judgement:
     Precision over coverage. After reasoning is removed and a tagged final answer preferred (answer_text), these
     commit: the whole answer is a letter, decorated or repeated ("A", "b.", "**A**", "(B)", "☞A", "A A A", "AAAA");
     a short label and a letter that agree with the prompt's options ("a. keyboard", "A (first clip)", "slow, B");
-    a line that is only a letter; an explicit statement ("Answer: B", "the correct answer is 'A'", "I choose B",
+    a line that is only a letter (after a sentence that fits it, or puts the question's own words in its clip:
+    "... the second clip carries weaker sound intensity.\n\nB"); an explicit statement ("Answer: B", "the correct answer is 'A'", "I choose B",
     "B is correct", "B's the clear choice", "... is: **A**", in the first sentence "The sound is A." and in the last
     "so it's 'B'."); a claim tied to its letter ("the sound is from the front, as indicated by the letter 'A'",
     claims.py); a clip named with its letter in the question's or the option's own words, or the question's words
@@ -84,7 +85,7 @@ def extract_choice(prompt: str, response: str, cut: bool = False) -> Judgement:
     before the cut is read ('A' alone, cut, may be the start of 'A piano ...').
     """
     text = before_cut(answer_text(response)) if cut else answer_text(response)
-    if not cut and _cut_off(text):
+    if not cut and (_cut_off(text) or unfinished(text)):  # what coverage leaves out (states_answer) is never read
         return Judgement(chosen=None, status="unparsed", method="none")
     terms = option_terms(prompt)
     letter = _whole_answer(text, terms) or _final_commitment(text, prompt, terms)
@@ -129,7 +130,7 @@ def _commitments(text: str, prompt: str, terms: Terms | None) -> list[_Hit]:
     for line in text.splitlines(keepends=True):
         letter = single_letter(line)
         if letter and line.strip():
-            ok = _fits_lead_in(text[:offset], letter, terms)
+            ok = _fits_lead_in(text[:offset], letter, prompt, terms)
             hits.append(_Hit(offset, offset + len(line.rstrip()), letter, ok, line=True))
         offset += len(line)
     for pattern in _EXPLICIT:
@@ -158,14 +159,18 @@ def _names_clip(text: str, m: re.Match) -> bool:
     return bool(_LABELLED.match(m.group()) and _CLIP_BEFORE.search(text[:m.start()]))
 
 
-def _fits_lead_in(before: str, letter: str, terms: Terms | None) -> bool:
+def _fits_lead_in(before: str, letter: str, prompt: str, terms: Terms | None) -> bool:
     """A letter on its own line after prose: the sentence just before it must not describe the other option
-    ('The second segment plays more gradually.' then 'A' contradicts itself)."""
+    ('The second segment plays more gradually.' then 'A' contradicts itself); one that puts the question's words in
+    the letter's own clip fits, value words and all ('... the second clip carries weaker sound intensity.' then 'B')."""
     pieces = [p for p in BOUNDARY.split(before) if p.strip()]
     if not pieces:
         return True
     last = pieces[-1]
-    return not mentions_letter(last, other_than=letter) and words_fit(letter, last, terms, short=len(words(last)) <= 8)
+    if mentions_letter(last, other_than=letter):
+        return False
+    return words_fit(letter, last, terms, short=len(words(last)) <= 8) or (
+        not before.rstrip().endswith("?") and restated_lead_in(last, prompt, letter, terms))
 
 
 def before_cut(text: str) -> str:
