@@ -8,11 +8,14 @@ import io
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from acousticbench.benchmarks import BENCHMARKS, CSV_HEADER, Entry, benchmark_of_config, get_benchmark
+from acousticbench.benchmarks import BENCHMARKS, CSV_HEADER, Benchmark, Entry, benchmark_of_config, get_benchmark
 from acousticbench.identity import run_identity
 from acousticbench.results import CONFIG, METRICS, RESPONSES
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def _warn(message: str) -> None:
@@ -32,7 +35,7 @@ def run_entry(run_dir: Path) -> Entry | None:
         return None
     try:
         config = json.loads((run_dir / CONFIG).read_text(encoding="utf-8"))
-        metrics = json.loads((run_dir / METRICS).read_text(encoding="utf-8"))
+        raw_metrics = (run_dir / METRICS).read_bytes()
         lines, torn = _line_count(run_dir / RESPONSES)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         _warn(f"{run_dir}: unreadable ({err})")
@@ -42,8 +45,28 @@ def run_entry(run_dir: Path) -> Entry | None:
     if torn or lines < expected:
         _warn(f"{run_dir}: {RESPONSES} is truncated ({lines} of {expected} records)")
         return None
+    metrics = _metrics(run_dir, bench, raw_metrics)
+    if metrics is None:
+        return None
     return dataclasses.replace(bench.entry(run_dir, config, metrics), identity=run_identity(config),
                                finished_at=config.get("finished_at"))
+
+
+def _metrics(run_dir: Path, bench: Benchmark, raw: bytes) -> BaseModel | None:
+    """metrics.json as the benchmark's typed model, parsed here once; what every tool reads after. A file that does
+    not validate is one line naming it and its first problem (fields added after a run was written have defaults)."""
+    from pydantic import ValidationError
+
+    try:
+        return bench.metrics_type.model_validate_json(raw)
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = ".".join(map(str, first["loc"]))  # empty when the file is not JSON at all
+        where = f"{loc}: " if loc else ""
+        more = f"; {err.error_count() - 1} more" if err.error_count() > 1 else ""
+        _warn(f"{run_dir}: {METRICS} is unreadable as {bench.name} metrics ({where}{first['msg']}{more}); delete it "
+              "and continue the run with --resume to write it again")
+        return None
 
 
 def reference_entries(root: Path) -> list[Entry]:

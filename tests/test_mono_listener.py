@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from acousticbench.benchmarks import Entry
 from acousticbench.benchmarks.acoustic.leaderboard import markdown, table_rows
-from acousticbench.benchmarks.acoustic.metrics import MONO_LISTENER, listener_note
+from acousticbench.benchmarks.acoustic.metrics import MONO_LISTENER, compute_metrics, listener_note
 from acousticbench.models.open_weight import OPEN_WEIGHT
 from acousticbench.catalog import MODELS
 from acousticbench.plan import listening
@@ -30,7 +30,7 @@ def test_a_served_mono_models_dir_run_is_marked_in_its_metrics():
 
 
 def _entry(task: str, accuracy: float, listener: str | None = None) -> Entry:
-    metrics = {"listener": listener} if listener else {}
+    metrics = compute_metrics([], "Qwen2-Audio-7B-Instruct", task, 42).model_copy(update={"listener": listener})
     return Entry("AcousticBench", "Qwen2-Audio-7B-Instruct", task, "all", "m" * 64, 42, None, 400, accuracy, 0.0, 0.0, metrics=metrics)
 
 

@@ -51,7 +51,7 @@ DEFAULT = "AcousticBench"  # runs written before records named their benchmark
 Item = TypeVar("Item")  # a question, an episode: what one request asks (it has an `id`, unique in its run)
 Spec = TypeVar("Spec")  # the frozen settings of one run (RunSpec, ICLRunSpec)
 Rec = TypeVar("Rec", bound="RecordBase")  # one line of responses.jsonl
-Met = TypeVar("Met")  # metrics.json (a pydantic model)
+Met = TypeVar("Met", bound="BaseModel")  # metrics.json (a pydantic model)
 
 
 @dataclass(frozen=True)
@@ -113,11 +113,11 @@ class Benchmark(Protocol[Item, Spec, Rec, Met]):
     def listener_note(self, spec: Spec, channels: int | None) -> dict[str, Any]: ...  # what a listener cannot hear
 
     # what the leaderboard and the report read (BenchmarkBase has a plain default for each)
-    metrics_type: type[BaseModel]  # the pydantic model of metrics.json
+    metrics_type: type[Met]  # the pydantic model of metrics.json: the leaderboard validates the file with it, once
 
     def n_records(self, config: dict[str, Any]) -> int: ...
 
-    def entry(self, run_dir: Path, config: dict[str, Any], metrics: dict[str, Any]) -> Entry: ...
+    def entry(self, run_dir: Path, config: dict[str, Any], metrics: Met) -> Entry[Met]: ...
 
     def reference_entry(self, summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry: ...
 

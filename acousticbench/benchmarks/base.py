@@ -58,10 +58,10 @@ class BenchmarkBase:
         'n_items'; 0: not known, only a torn last line is caught)."""
         return config.get("n_items", 0)
 
-    def entry(self, run_dir: Path, config: dict[str, Any], metrics: dict[str, Any]) -> Entry:
+    def entry(self, run_dir: Path, config: dict[str, Any], metrics: BaseModel) -> Entry:
         """A finished run's Entry, read through its typed spec (model, task, seed, max_samples) and metrics."""
         spec = self.spec_from_config(config)
-        accuracy, n = self.headline(self.metrics_type.model_validate(metrics))
+        accuracy, n = self.headline(metrics)
         return Entry(benchmark=self.name, model=spec.model, task=spec.task, split="all", manifest="", seed=spec.seed,
                      max_samples=spec.max_samples, n=n, accuracy=accuracy, parse_failure_rate=None, error_rate=None,
                      run_dir=run_dir, config=config, metrics=metrics)

@@ -5,14 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 ModelOrder = Callable[[str], int]  # a model name's place in the registry (as a paper table lists models)
 # the leaderboard CSV's columns: what each row of Benchmark.leaderboard_csv holds, in order ("shots": the variant)
 CSV_HEADER = ("benchmark", "model", "split", "task", "shots", "mean_accuracy", "std_accuracy", "n_seeds", "n_items")
+M = TypeVar("M", bound="BaseModel")  # a benchmark's metrics.json model (Benchmark.metrics_type)
 
 
 @dataclass(frozen=True)
-class Entry:
+class Entry(Generic[M]):
     """One finished run of one (model, task, variant, seed), or one run of a reference."""
 
     benchmark: str
@@ -29,7 +34,7 @@ class Entry:
     variant: int | None = None  # a setting inside a task that gets its own row or column (a number of shots)
     run_dir: Path | None = field(default=None, compare=False)  # where it came from (None for references); the report reads it
     config: dict | None = field(default=None, compare=False, repr=False)  # the run's config.json, parsed (None for references)
-    metrics: dict | None = field(default=None, compare=False, repr=False)  # its metrics.json, parsed, so the report reads neither again
+    metrics: M | None = field(default=None, compare=False, repr=False)  # its metrics.json, validated once (None for references)
     identity: tuple[tuple[str, str], ...] = ()  # what else must match for runs to share a cell (identity.py)
     accuracy_without_errors: float | None = None  # errors (server, judge) left out; the paper's accuracy counts them
     truncation_rate: float | None = None  # replies cut by the token limit (status truncated), never scored
@@ -39,7 +44,7 @@ class Entry:
     @property
     def listener(self) -> str | None:
         """metrics.json's note on what the model could not hear of the task (a mono listener on dir), or None."""
-        return (self.metrics or {}).get("listener")
+        return getattr(self.metrics, "listener", None)  # only AcousticBench's Metrics has the field
 
     @property
     def human(self) -> bool:

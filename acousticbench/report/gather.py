@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from acousticbench.benchmarks import Entry, benchmark_of_config
 from acousticbench.errors import UserError
 from acousticbench.leaderboard import collect
@@ -19,7 +21,7 @@ class Run:
 
     entry: Entry
     config: dict[str, Any]
-    metrics: dict[str, Any]
+    metrics: BaseModel  # metrics.json as the benchmark's typed model (Benchmark.metrics_type)
     records: list
     audio_root: str  # absolute folder the records' audio paths are relative to
     reference: dict[str, Any] | None  # id -> the reference run's label (chosen / prediction), when a reference exists

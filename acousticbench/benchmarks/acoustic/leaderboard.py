@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from acousticbench.benchmarks.acoustic.records import Metrics
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 from acousticbench.benchmarks.entry import Entry, ModelOrder
 from acousticbench.identity import row_labels
@@ -17,15 +18,16 @@ from acousticbench.views import cell_text, md_table, mean_known, mean_std, pct
 NAME = "AcousticBench"
 
 
-def entry(run_dir: Path, config: dict[str, Any], metrics: dict[str, Any]) -> Entry:
-    spec, scored = config["spec"], metrics["scored"]
-    errors = scored.get("errors", round((scored["error_rate"] or 0) * scored["n"]))
-    clean = scored["correct"] / (scored["n"] - errors) if scored["n"] > errors else None
+def entry(run_dir: Path, config: dict[str, Any], metrics: Metrics) -> Entry[Metrics]:
+    spec, scored = config["spec"], metrics.scored
+    # runs written before `errors` was counted: from the error rate, not the field's default 0
+    errors = scored.errors if "errors" in scored.model_fields_set else round((scored.error_rate or 0) * scored.n)
+    clean = scored.correct / (scored.n - errors) if scored.n > errors else None
     return Entry(benchmark=NAME, model=spec["model"], task=spec["task"], split=spec["split"],
                  manifest=config["archive"]["manifest_sha256"], seed=spec["seed"], max_samples=spec.get("max_samples"),
-                 n=scored["n"], accuracy=scored["accuracy"], parse_failure_rate=scored["parse_failure_rate"],
-                 error_rate=scored["error_rate"], run_dir=run_dir, config=config, metrics=metrics,
-                 accuracy_without_errors=clean, truncation_rate=scored.get("truncation_rate") or 0.0)
+                 n=scored.n, accuracy=scored.accuracy, parse_failure_rate=scored.parse_failure_rate,
+                 error_rate=scored.error_rate, run_dir=run_dir, config=config, metrics=metrics,
+                 accuracy_without_errors=clean, truncation_rate=scored.truncation_rate or 0.0)
 
 
 def reference_entry(summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry:
@@ -101,9 +103,10 @@ def _thresholds(tasks: list[str], rows: list[dict]) -> str:
     for row in rows:
         cells = []
         for task in tasks:
-            fits = [(e.metrics or {}).get("psychometric") or {} for e in row["entries"] if e.task == task]
-            known = [f["threshold_physical"] for f in fits if f.get("threshold_physical") is not None]
-            unit = next((f["unit"] for f in fits if f.get("unit")), "")
+            fits = [e.metrics.psychometric for e in row["entries"]
+                    if e.task == task and e.metrics is not None and e.metrics.psychometric is not None]
+            known = [f.threshold_physical for f in fits if f.threshold_physical is not None]
+            unit = next((f.unit for f in fits if f.unit), "")
             cells.append(f"{statistics.fmean(known):.3g} {unit}" if known else "-")
         if any(c != "-" for c in cells):
             lines.append([row["model"], row["split"], *cells])

@@ -95,16 +95,15 @@ def compute_metrics(records: list[Record], model: str, task: str, seed: int) -> 
     )
 
 
-def level_counts(*by_levels: Mapping[str, SliceMetrics | dict]) -> dict[int, tuple[int, int]]:
-    """level -> (scored questions, correct), summed over `by_level` tables (Metrics.by_level, or metrics.json's),
-    easiest first; the 'None' slice (questions without a level) is left out."""
+def level_counts(*by_levels: Mapping[str, SliceMetrics]) -> dict[int, tuple[int, int]]:
+    """level -> (scored questions, correct), summed over `by_level` tables (Metrics.by_level), easiest first; the
+    'None' slice (questions without a level) is left out."""
     counts: dict[int, tuple[int, int]] = {}
     for by_level in by_levels:
         for key, cell in by_level.items():
             if key.lstrip("-").isdigit():
-                n, k = (cell["n"], cell["correct"]) if isinstance(cell, dict) else (cell.n, cell.correct)
                 total = counts.get(int(key), (0, 0))
-                counts[int(key)] = (total[0] + n, total[1] + k)
+                counts[int(key)] = (total[0] + cell.n, total[1] + cell.correct)
     return dict(sorted(counts.items()))
 
 

@@ -11,7 +11,7 @@ from acousticbench.stats import wilson_interval
 from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units
 from acousticbench.benchmarks.entry import Entry
 from acousticbench.records import Interval
-from acousticbench.benchmarks.acoustic.records import PsychometricFit
+from acousticbench.benchmarks.acoustic.records import Metrics, PsychometricFit
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class Psychometric:
     seed_thresholds: tuple[float | None, ...] = ()  # each seed's fitted threshold (metrics.json), level units
 
 
-def _runs_of(row: dict, task: str) -> list[Entry]:
+def _runs_of(row: dict, task: str) -> list[Entry[Metrics]]:
     """The row's finished runs of the task (references have no metrics)."""
     return [e for e in row["entries"] if e.metrics is not None and e.task == task]
 
@@ -37,9 +37,9 @@ def psychometric_cells(tasks: list[str], rows: list[dict]) -> list[Psychometric]
     for row in rows:
         for task in tasks:
             runs = _runs_of(row, task)
-            counts = level_counts(*(e.metrics.get("by_level") or {} for e in runs))
+            counts = level_counts(*(e.metrics.by_level for e in runs))
             if counts:
-                fits = [e.metrics.get("psychometric") or {} for e in runs]
+                fits = [e.metrics.psychometric for e in runs]
                 mean = {lv: (round(n / len(runs)), k / len(runs)) for lv, (n, k) in counts.items()}
                 jobs.append((row["model"] + ("" if row["split"] == "all" else f" ({row['split']})"), task, mean, fits))
     # one after another: a process pool was 5x slower here (each worker's BLAS threads fought over the 2 cores)
@@ -47,15 +47,15 @@ def psychometric_cells(tasks: list[str], rows: list[dict]) -> list[Psychometric]
     for label, task, counts, fits in jobs:
         fit = in_units(fit_psychometric(counts), *_steps(fits))
         points = [(lv, n, k, wilson_interval(k, n)) for lv, (n, k) in counts.items()]
-        out.append(Psychometric(label, task, points, fit, tuple(f.get("threshold") for f in fits)))
+        out.append(Psychometric(label, task, points, fit, tuple(f.threshold if f else None for f in fits)))
     return out
 
 
-def _steps(fits: list[dict]) -> tuple[dict[int, float], str | None]:
+def _steps(fits: list[PsychometricFit | None]) -> tuple[dict[int, float], str | None]:
     """level -> step and the unit, from the runs' own fits (metrics.json), when they carry them."""
     for f in fits:
-        if f.get("steps") and f.get("unit"):
-            return {lv: st for lv, st in zip(f["levels"], f["steps"]) if st}, f["unit"]
+        if f and f.steps and f.unit:
+            return {lv: st for lv, st in zip(f.levels, f.steps) if st}, f.unit
     return {}, None
 
 
@@ -68,14 +68,14 @@ def diagnostics_rows(tasks: list[str], rows: list[dict]) -> list[dict]:
     out = []
     for row in rows:
         for task in tasks:
-            diags = [e.metrics.get("diagnostics") or {} for e in _runs_of(row, task)]
+            diags = [e.metrics.diagnostics for e in _runs_of(row, task)]
             if not diags:
                 continue
             cell = {"model": row["model"], "split": row["split"], "task": task, "seeds": len(diags)}
             for value, count in DIAGNOSTICS:
-                known = [d[value] for d in diags if d.get(value) is not None]
+                known = [getattr(d, value) for d in diags if getattr(d, value) is not None]
                 cell[value] = statistics.fmean(known) if known else None
-                cell[count] = max(d.get(count, 0) for d in diags)
+                cell[count] = max(getattr(d, count) for d in diags)
             if any(cell[count] for _, count in DIAGNOSTICS):  # runs of the first N questions may have no probes
                 out.append(cell)
     return out

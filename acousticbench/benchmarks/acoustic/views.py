@@ -10,7 +10,7 @@ from typing import Any
 from acousticbench.benchmarks.acoustic import leaderboard
 from acousticbench.benchmarks.base import BenchmarkBase
 from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts, Entry, ModelOrder, Section
-from acousticbench.benchmarks.acoustic.records import Record
+from acousticbench.benchmarks.acoustic.records import Metrics, Record
 from acousticbench.records import RecordBase
 
 
@@ -18,7 +18,7 @@ class AcousticViews(BenchmarkBase):
     def n_records(self, config: dict[str, Any]) -> int:
         return config.get("n_questions", 0)
 
-    def entry(self, run_dir: Path, config: dict[str, Any], metrics: dict[str, Any]) -> Entry:
+    def entry(self, run_dir: Path, config: dict[str, Any], metrics: Metrics) -> Entry[Metrics]:
         return leaderboard.entry(run_dir, config, metrics)
 
     def reference_entry(self, summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry:

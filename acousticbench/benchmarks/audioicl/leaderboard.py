@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.benchmarks.audioicl import TASKS
+from acousticbench.benchmarks.audioicl.record import ICLMetrics
 from acousticbench.benchmarks.entry import Entry, ModelOrder
 from acousticbench.identity import row_labels
 from acousticbench.seeds import interval_of, without_errors
@@ -14,16 +15,16 @@ from acousticbench.views import cell_text, md_table, mean_known, mean_std, pct
 NAME = "AudioICL"
 
 
-def entry(run_dir: Path, config: dict[str, Any], metrics: dict[str, Any]) -> Entry:
-    spec, icl, n = config["spec"], config["audioicl"], metrics["n"]
-    errors, truncated = metrics["statuses"].get("error", 0), metrics["statuses"].get("truncated", 0)
+def entry(run_dir: Path, config: dict[str, Any], metrics: ICLMetrics) -> Entry[ICLMetrics]:
+    spec, icl, n = config["spec"], config["audioicl"], metrics.n
+    errors, truncated = metrics.statuses.get("error", 0), metrics.statuses.get("truncated", 0)
     return Entry(benchmark=NAME, model=spec["model"], task=spec["task"], split="all",
                  manifest=icl.get("pack_manifest_sha256") or icl["meta_sha256"], seed=spec["seed"],
-                 max_samples=spec.get("max_samples"), n=n, accuracy=metrics["accuracy"],
-                 parse_failure_rate=metrics["no_answer_rate"],
+                 max_samples=spec.get("max_samples"), n=n, accuracy=metrics.accuracy,
+                 parse_failure_rate=metrics.no_answer_rate,
                  error_rate=errors / n if n else None, variant=spec["shots"],
                  run_dir=run_dir, config=config, metrics=metrics,
-                 accuracy_without_errors=metrics["correct"] / (n - errors) if n > errors else None,
+                 accuracy_without_errors=metrics.correct / (n - errors) if n > errors else None,
                  truncation_rate=truncated / n if n else None)
 
 

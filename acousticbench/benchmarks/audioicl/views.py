@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.benchmarks.audioicl import leaderboard
-from acousticbench.benchmarks.audioicl.record import EpisodeRecord
+from acousticbench.benchmarks.audioicl.record import EpisodeRecord, ICLMetrics
 from acousticbench.benchmarks.base import BenchmarkBase
 from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts, Entry, ModelOrder, Section
 from acousticbench.records import RecordBase
@@ -18,7 +18,7 @@ class AudioICLViews(BenchmarkBase):
     def n_records(self, config: dict[str, Any]) -> int:
         return config.get("n_episodes", 0)
 
-    def entry(self, run_dir: Path, config: dict[str, Any], metrics: dict[str, Any]) -> Entry:
+    def entry(self, run_dir: Path, config: dict[str, Any], metrics: ICLMetrics) -> Entry[ICLMetrics]:
         return leaderboard.entry(run_dir, config, metrics)
 
     def reference_entry(self, summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry:
