@@ -79,22 +79,12 @@ class ErrorBudget:
 ToRecord = Callable[[Any, Prompt, Outcome], Awaitable[Any]]
 
 
-class _NoBar:
-    """What runs without a terminal get: tqdm's import alone held up a run's first requests by 40 ms."""
-
-    def update(self, n: int = 1) -> None:
-        return None
-
-    def show(self, run: str, failed: bool) -> None:
-        return None
-
-    def close(self) -> None:
-        return None
-
-
 def progress_bar(total: int, progress: bool | None):
+    """One plain bar (re-scoring); without a terminal a NoBar, and tqdm is never imported."""
     if not (sys.stderr.isatty() if progress is None else progress):
-        return _NoBar()
+        from acousticbench.progress import NoBar
+
+        return NoBar()
     from tqdm import tqdm
 
     return tqdm(total=total, unit="q")

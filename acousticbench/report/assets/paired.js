@@ -5,12 +5,7 @@
   const D = window.reportBrowser.data;  // parsed once, by the browser
   const P = D.paired, T = D.texts, Q = D.questions, R = D.records, RUNS = D.runs;
   const $ = (id) => document.getElementById(id);
-  const el = (tag, attrs, content) => {
-    const node = document.createElement(tag);
-    Object.entries(attrs || {}).forEach(([k, v]) => node.setAttribute(k, v));
-    if (content !== undefined && content !== null) node.textContent = String(content);
-    return node;
-  };
+  const el = window.reportBrowser.el;
   const pText = (p) => (p < 1e-4 ? p.toExponential(2) : p.toPrecision(3));
 
   function fill(id, chosen) {

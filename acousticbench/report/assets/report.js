@@ -225,7 +225,7 @@
     step(delta);
   });
 
-  window.reportBrowser = { show, data: D };
+  window.reportBrowser = { show, data: D, el };  // paired.js draws with the same element helper
   ["f-model", "f-task", "f-seed", "f-status", "f-correct", "f-flips", "f-ref"].forEach((id) =>
     $(id).addEventListener("change", apply));
   $("f-id").addEventListener("input", apply);
