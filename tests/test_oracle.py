@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import signal
+import subprocess
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -18,7 +19,7 @@ from acousticbench.benchmarks.oracle import Oracle
 from acousticbench.records import Prompt
 from acousticbench.benchmarks.acoustic.records import Question
 from acousticbench.benchmarks.acoustic.tasks import TASKS
-from harness_cli import start_cli
+from harness_cli import harness_env, start_cli
 
 CODES = list(TASKS)
 ORACLE = Oracle("Oracle")
@@ -123,11 +124,17 @@ def test_build_refuses_a_folder_that_holds_a_pack(tmp_path):
 
 
 def test_interrupted_build_leaves_nothing_behind(tmp_path):
-    proc = start_cli("--build-archive", "--archive", str(tmp_path / "archive"))
-    deadline = time.monotonic() + 30
-    while not list(tmp_path.glob(".archive.building-*/*")) and time.monotonic() < deadline:
-        time.sleep(0.05)  # until the build has started writing
+    """Ctrl-C while the workers write clips (the moment the pool starts is test_interrupts' own)."""
+    proc = start_cli("--build-archive", "--archive", str(tmp_path / "archive"),
+                     env=harness_env(PYTHONFAULTHANDLER="1"))
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".archive.building-*/*/audio/*.wav")) and time.monotonic() < deadline:
+        time.sleep(0.05)  # until the workers have written a clip
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)  # faulthandler prints where every thread of the builder is
+        pytest.fail("the build did not stop on Ctrl-C:\n" + proc.communicate(timeout=30)[1][-4000:])
     assert proc.returncode == 130, err
     assert list(tmp_path.iterdir()) == []
