@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from pydantic import BaseModel
@@ -25,6 +26,14 @@ class BenchmarkBase:
     metrics_type: type[BaseModel]  # the pydantic model of its metrics.json
     label_field: str
     item_noun = "items"
+    # A benchmark's own leaderboard module (entry, reference_entry, markdown, csv_rows), which the view methods below
+    # hand over to; None: they draw the plain model x task table themselves.
+    leaderboard: ModuleType | None = None
+
+    def report_module(self) -> ModuleType | None:
+        """A benchmark's own report module (sections(entries, order, records)), imported only when a report is drawn
+        (numpy and the fits); None: the plain table."""
+        return None
 
     # the run path's defaults: no grader to share, nothing slow to import, every record scored
     def grader(self, specs: list) -> None:
@@ -60,6 +69,8 @@ class BenchmarkBase:
 
     def entry(self, run_dir: Path, config: dict[str, Any], metrics: BaseModel) -> Entry:
         """A finished run's Entry, read through its typed spec (model, task, seed, max_samples) and metrics."""
+        if self.leaderboard is not None:
+            return self.leaderboard.entry(run_dir, config, metrics)
         spec = self.spec_from_config(config)
         accuracy, n = self.headline(metrics)
         return Entry(benchmark=self.name, model=spec.model, task=spec.task, split="all", manifest="", seed=spec.seed,
@@ -68,6 +79,8 @@ class BenchmarkBase:
 
     def reference_entry(self, summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry:
         """The Entry of one run of a reference folder (its summary.json, the run's line there, the run's records)."""
+        if self.leaderboard is not None:
+            return self.leaderboard.reference_entry(summary, run, records)
         n = len(records)
         errors = Counter(r["status"] for r in records)["error"]
         return Entry(benchmark=self.name, model=summary["model"], task=summary["task"],
@@ -94,18 +107,24 @@ class BenchmarkBase:
         return columns, rows
 
     def leaderboard_markdown(self, entries: list[Entry], order: ModelOrder) -> str:
+        if self.leaderboard is not None:
+            return self.leaderboard.markdown(entries, order)
         columns, rows = self._cells(entries, order)
         return md_table(["Model", *columns], [[model, *(f"{pct(c[0])} ± {pct(c[1])}" if (c := cells.get(t)) else "-"
                                                          for t in columns)] for model, cells in rows.items()])
 
     def leaderboard_csv(self, entries: list[Entry], order: ModelOrder) -> list[list[str | int]]:
         """benchmark, model, split, task, variant, mean, std, seeds, items: a line per cell with a number."""
+        if self.leaderboard is not None:
+            return self.leaderboard.csv_rows(entries, order)
         columns, rows = self._cells(entries, order)
         return [[self.name, model, "all", column, "", f"{c[0]:.6f}", f"{c[1]:.6f}", c[2], c[3]]
                 for model, cells in rows.items() for column in columns if (c := cells.get(column))]
 
     def report_sections(self, entries: list[Entry], records: Mapping[Path, Sequence[RecordBase]],
                         order: ModelOrder) -> list[Section]:
+        if (module := self.report_module()) is not None:
+            return module.sections(entries, order, records)
         columns, rows = self._cells(entries, order)
         slug = re.sub(r"[^a-z0-9]+", "-", self.name.lower())
         body = [[escape(model), *(f'<span class="num" title="{c[2]} seeds, {c[3]} answers">{pct(c[0])} ± {pct(c[1])}'

@@ -2,7 +2,9 @@
 and the diagnostics, as tables and figures."""
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from html import escape
+from pathlib import Path
 
 from acousticbench.benchmarks.acoustic import summaries
 from acousticbench.benchmarks.acoustic.figures import psychometric_grid, threshold_text
@@ -12,8 +14,9 @@ from acousticbench.benchmarks.entry import Entry, ModelOrder, Section
 from acousticbench.views import html_table, pct
 
 
-def sections(entries: list[Entry], order: ModelOrder) -> list[Section]:
-    """The leaderboard always; the LoRA lift, curves and diagnostics where the runs have them."""
+def sections(entries: list[Entry], order: ModelOrder, records: Mapping[Path, Sequence] | None = None) -> list[Section]:
+    """The leaderboard always; the LoRA lift, curves and diagnostics where the runs have them (read from the entries'
+    metrics: the records are not needed)."""
     tasks, rows = table_rows(entries, order)
     out = [Section("s-leaderboard", "AcousticBench leaderboard", "The paper's main table: accuracy over scored "
                    "questions, a null answer counted wrong, mean ± std over seeds (paper: seeds 42-44, "

@@ -1,40 +1,28 @@
-"""How AcousticBench's runs are shown: the Benchmark seam's view methods (leaderboard, report sections, the answer
-browser's facts), each handing over to the module that owns it."""
+"""How AcousticBench's runs are shown: its leaderboard and report modules, handed to the Benchmark seam, and the answer
+browser's facts."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from acousticbench.benchmarks.acoustic import leaderboard
 from acousticbench.benchmarks.base import BenchmarkBase
-from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts, Entry, ModelOrder, Section
-from acousticbench.benchmarks.acoustic.records import Metrics, Record
-from acousticbench.records import RecordBase
+from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts
+from acousticbench.benchmarks.acoustic.records import Record
 
 
 class AcousticViews(BenchmarkBase):
+    leaderboard = leaderboard
+
     def n_records(self, config: dict[str, Any]) -> int:
         return config.get("n_questions", 0)
 
-    def entry(self, run_dir: Path, config: dict[str, Any], metrics: Metrics) -> Entry[Metrics]:
-        return leaderboard.entry(run_dir, config, metrics)
+    def report_module(self) -> ModuleType:
+        from acousticbench.benchmarks.acoustic import report  # numpy and the fit: only a report needs them
 
-    def reference_entry(self, summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry:
-        return leaderboard.reference_entry(summary, run, records)
-
-    def leaderboard_markdown(self, entries: list[Entry], order: ModelOrder) -> str:
-        return leaderboard.markdown(entries, order)
-
-    def leaderboard_csv(self, entries: list[Entry], order: ModelOrder) -> list[list[str | int]]:
-        return leaderboard.csv_rows(entries, order)
-
-    def report_sections(self, entries: list[Entry], records: Mapping[Path, Sequence[RecordBase]],
-                        order: ModelOrder) -> list[Section]:
-        from acousticbench.benchmarks.acoustic.report import sections  # numpy and the fit: only a report needs them
-
-        return sections(entries, order)
+        return report
 
     def answer_facts(self, record: Record) -> AnswerFacts:
         return AnswerFacts(prompt=record.prompt, audio=record.audio, truth=record.answer, correct=record.correct,

@@ -1,43 +1,31 @@
-"""How AudioICL's runs are shown: the Benchmark seam's view methods (leaderboard, report section, the answer
-browser's facts), each handing over to the module that owns it."""
+"""How AudioICL's runs are shown: its leaderboard and report modules, handed to the Benchmark seam, and the answer
+browser's facts."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from acousticbench.benchmarks.audioicl import leaderboard
-from acousticbench.benchmarks.audioicl.record import EpisodeRecord, ICLMetrics
+from acousticbench.benchmarks.audioicl.record import EpisodeRecord
 from acousticbench.benchmarks.base import BenchmarkBase
-from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts, Entry, ModelOrder, Section
-from acousticbench.records import RecordBase
+from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts
 
 
 class AudioICLViews(BenchmarkBase):
+    leaderboard = leaderboard
+
     def n_records(self, config: dict[str, Any]) -> int:
         return config.get("n_episodes", 0)
-
-    def entry(self, run_dir: Path, config: dict[str, Any], metrics: ICLMetrics) -> Entry[ICLMetrics]:
-        return leaderboard.entry(run_dir, config, metrics)
-
-    def reference_entry(self, summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry:
-        return leaderboard.reference_entry(summary, run, records)
 
     def variant_label(self, variant: int | None) -> str | None:
         return None if variant is None else f"k={variant}"
 
-    def leaderboard_markdown(self, entries: list[Entry], order: ModelOrder) -> str:
-        return leaderboard.markdown(entries, order)
+    def report_module(self) -> ModuleType:
+        from acousticbench.benchmarks.audioicl import report
 
-    def leaderboard_csv(self, entries: list[Entry], order: ModelOrder) -> list[list[str | int]]:
-        return leaderboard.csv_rows(entries, order)
-
-    def report_sections(self, entries: list[Entry], records: Mapping[Path, Sequence[RecordBase]],
-                        order: ModelOrder) -> list[Section]:
-        from acousticbench.benchmarks.audioicl.report import sections
-
-        return sections(entries, order, records)
+        return report
 
     def answer_facts(self, record: EpisodeRecord) -> AnswerFacts:
         return AnswerFacts(prompt=record.prompt, audio=record.audio, truth=record.gt, correct=record.correct,
