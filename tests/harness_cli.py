@@ -2,9 +2,15 @@
 holds no provider key, endpoint or ACOUSTICBENCH_* setting from the developer's shell unless the test passes it."""
 from __future__ import annotations
 
+import itertools
+import json
+import locale
 import os
+import select
 import subprocess
 import sys
+import tempfile
+import threading
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -31,8 +37,79 @@ def harness_env(**extra: str) -> dict[str, str]:
 def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
             timeout: float = 120) -> subprocess.CompletedProcess:
     """`python run.py ARGS` in `cwd`; `env` defaults to harness_env()."""
-    return subprocess.run([sys.executable, str(REPO / "run.py"), *args], cwd=cwd, capture_output=True, text=True,
-                          env=harness_env() if env is None else env, timeout=timeout)
+    return _run([sys.executable, str(REPO / "run.py"), *args], cwd, harness_env() if env is None else env, timeout)
+
+
+class _Forker:
+    """One tests/forkrun.py server: a warm interpreter that forks each run (see there)."""
+
+    def __init__(self, hash_seed: int):
+        requests_r, self._requests = os.pipe()
+        self._replies, replies_w = os.pipe()
+        self.env = {**clean_env(), "PYTHONHASHSEED": str(hash_seed)}
+        self.process = subprocess.Popen([sys.executable, str(REPO / "tests" / "forkrun.py"), str(requests_r),
+                                         str(replies_w)], pass_fds=(requests_r, replies_w), env=self.env,
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        os.close(requests_r)
+        os.close(replies_w)
+        self._buffer = b""
+        self.ready: bool | None = None  # known at the first run: both servers import at once
+
+    def _line(self, timeout: float) -> str | None:
+        """The server's next reply line, or None when none came within `timeout` s ("": it is gone)."""
+        while b"\n" not in self._buffer:
+            if not select.select([self._replies], [], [], timeout)[0]:
+                return None
+            chunk = os.read(self._replies, 4096)
+            if not chunk:
+                return ""
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line.decode()
+
+    def takes(self, env: dict[str, str]) -> bool:
+        """Only a run whose interpreter settings (PYTHON*) are this server's can be forked from it."""
+        if self.ready is None:
+            self.ready = self._line(600) == "ready"  # it failed to start: every run goes to a subprocess
+        python = {k: v for k, v in self.env.items() if k.startswith("PYTHON") and k != "PYTHONHASHSEED"}
+        return self.ready and python == {k: v for k, v in env.items() if k.startswith("PYTHON")}
+
+    def run(self, argv: list[str], cwd: Path | None, env: dict[str, str], timeout: float):
+        with tempfile.TemporaryDirectory(prefix="forkrun-") as folder:
+            out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
+            request = {"argv": argv[1:], "cwd": os.path.abspath(cwd or "."), "env": env, "stdout": out, "stderr": err}
+            os.write(self._requests, (json.dumps(request) + "\n").encode())
+            pid = int(self._line(60))
+            timed_out = (code := self._line(timeout)) is None
+            if timed_out:
+                os.kill(pid, 9)
+                code = self._line(60)
+            code = int(code)
+            stdout, stderr = (open(path, encoding=locale.getpreferredencoding(False)).read() for path in (out, err))
+        if timed_out:
+            raise subprocess.TimeoutExpired(argv, timeout, stdout, stderr)
+        return subprocess.CompletedProcess(argv, code, stdout, stderr)
+
+
+_forkers: list[_Forker] = []
+_turns = itertools.count()
+_forking = threading.Lock()
+
+
+def _run(argv: list[str], cwd: Path | None, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    """A harness run as `subprocess.run(argv, capture_output=True, text=True)` gives it, forked from a warm server
+    where it can be (HARNESS_TESTS_SUBPROCESS=1: always a new interpreter)."""
+    if os.environ.get("HARNESS_TESTS_SUBPROCESS") != "1":
+        with _forking:
+            if not _forkers:
+                _forkers.extend(_Forker(seed) for seed in (1, 2))
+            forker = _forkers[next(_turns) % len(_forkers)]
+            if forker.takes(env):
+                try:
+                    return forker.run(argv, cwd, env, timeout)
+                except (OSError, TypeError, ValueError):  # the server is gone (a test ended every process of its)
+                    forker.ready = False
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env, timeout=timeout)
 
 
 def start_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.Popen:
@@ -50,7 +127,7 @@ def script(name: str, *args: str, cwd: Path | None = None, env: dict[str, str] |
            timeout: float = 300) -> subprocess.CompletedProcess:
     """`python scripts/NAME ARGS` (a .py under scripts/, or a path from the repo root such as bench/x.py)."""
     path = REPO / name if "/" in name else REPO / "scripts" / name
-    return python(str(path), *args, cwd=cwd, env=env, timeout=timeout)
+    return _run([sys.executable, str(path), *args], cwd, harness_env() if env is None else env, timeout)
 
 
 def python(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
