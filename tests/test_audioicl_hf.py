@@ -131,3 +131,12 @@ def test_an_export_of_some_tasks_holds_their_clips_and_is_refused_as_a_pack(expo
     capsys.readouterr()
     assert main(["--import-dataset", str(out), "--archive", str(tmp_path / "rebuilt")]) == 2
     assert "export again without --task" in capsys.readouterr().err and not (tmp_path / "rebuilt").exists()
+
+
+def test_an_export_given_as_the_archive_says_how_to_rebuild_the_pack(exported, capsys):
+    _, out = exported
+    capsys.readouterr()
+    assert main(["--verify-checksums", "--task", "audioicl", "--archive", str(out)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: {out} is a dataset export, not a pack: rebuild the pack from it with `python run.py --import-dataset "
+        f"{out} --archive PACK`, then pass --archive PACK.")
