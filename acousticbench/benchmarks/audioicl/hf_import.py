@@ -22,8 +22,11 @@ def _altered(export: Path, what: str) -> ArchiveError:
 def import_pack(export: Path, part: Part, archive: Path) -> int:
     """Rebuild <archive>/audioicl (archive: a staging folder) from the export; returns the number of episodes."""
     data = verbatim(export, part)
-    manifest = json.loads(data)
-    listed: dict[str, str] = manifest.get("sha256", {})
+    try:
+        manifest = json.loads(data)
+        listed: dict[str, str] = dict(manifest["sha256"])
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError):
+        raise _altered(export, f"{part.manifest} is not an AudioICL manifest") from None
     absent = [t for t in manifest.get("tasks", {}) if t not in part.configs]
     if absent or CLIPS not in part.configs:
         raise UserError(f"{export} holds {len(part.configs) - (CLIPS in part.configs)} of the AudioICL pack's "
@@ -46,6 +49,8 @@ def import_pack(export: Path, part: Part, archive: Path) -> int:
 
 def _kept_bytes(export: Path, rel: str) -> bytes:
     path = Path(export) / PACK_FILES / FOLDER / rel
+    if Containment(str(Path(export) / PACK_FILES / FOLDER)).outside_reason(rel):  # never read outside the export
+        raise _altered(export, f"file {rel} points outside the pack")
     if not path.is_file():
         raise ArchiveError(f"{path} is missing: the export at {export} is incomplete; {EXPORT_HINT} again.")
     return path.read_bytes()
