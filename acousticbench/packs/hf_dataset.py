@@ -23,7 +23,9 @@ EXPORT_HINT = "export one with `python run.py --export-dataset DIR`"
 # "Sequence" rather than "List": datasets 3 knows only the former, and 4-5 read it as a List.
 STRING = {"dtype": "string", "_type": "Value"}
 INT = {"dtype": "int64", "_type": "Value"}
-AUDIO_LIST = {"feature": {"_type": "Audio"}, "_type": "Sequence"}  # decoding is left to the reader (torchcodec)
+AUDIO = {"_type": "Audio"}  # one clip; decoding is left to the reader (torchcodec)
+AUDIO_LIST = {"feature": AUDIO, "_type": "Sequence"}
+STRING_LIST = {"feature": STRING, "_type": "Sequence"}
 
 
 @dataclass(frozen=True)
@@ -56,19 +58,34 @@ def refuse_non_empty(folder: Path, flag: str, what: str) -> None:
                         "(nothing was written).")
 
 
+def _arrow_type(feature: dict):
+    """The Arrow type datasets stores a feature as (an Audio clip is a struct of its bytes and its path)."""
+    import pyarrow as pa
+
+    if feature == AUDIO:
+        return pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+    if feature["_type"] == "Sequence":
+        return pa.list_(_arrow_type(feature["feature"]))
+    return {"string": pa.string(), "int64": pa.int64()}[feature["dtype"]]
+
+
+def _audio_bytes(row: dict[str, Any], features: dict[str, dict]) -> int:
+    clips = [c for name, f in features.items() for c in ([row[name]] if f == AUDIO else row[name] if f == AUDIO_LIST
+                                                           else [])]
+    return sum(len(clip["bytes"]) for clip in clips)
+
+
 def _schema(features: dict[str, dict]):
     import pyarrow as pa
 
-    kinds = {"string": pa.string(), "int64": pa.int64()}
-    clip = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
-    columns = [(name, pa.list_(clip) if f == AUDIO_LIST else kinds[f["dtype"]]) for name, f in features.items()]
+    columns = [(name, _arrow_type(f)) for name, f in features.items()]
     meta = {"huggingface": json.dumps({"info": {"features": features}})}
     return pa.schema(columns, metadata=meta)
 
 
 def write_split(out: Path, config: str, split: str, rows: Iterable[dict[str, Any]],
                 features: dict[str, dict]) -> SplitFiles:
-    """Rows (audio columns as lists of {"bytes", "path"}) into <config>/<split>-NNNNN-of-MMMMM.parquet, the hub's
+    """Rows (an audio column as {"bytes", "path"} or a list of them) into <config>/<split>-NNNNN-of-MMMMM.parquet, the hub's
     shard names, cut every SHARD_BYTES of audio."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -89,7 +106,7 @@ def write_split(out: Path, config: str, split: str, rows: Iterable[dict[str, Any
     for row in rows:
         batch.append(row)
         n += 1
-        size += sum(len(clip["bytes"]) for name, f in features.items() if f == AUDIO_LIST for clip in row[name])
+        size += _audio_bytes(row, features)
         if size >= SHARD_BYTES:
             flush()
             size = 0

@@ -103,6 +103,9 @@ def load_episodes(meta_dir: Path, k: int, tasks: list[str] | None = None) -> lis
     """The episodes of meta_k{k}.jsonl (only `tasks`, if given), sorted by id."""
     path = meta_path(meta_dir, k)
     if not path.is_file():
+        from acousticbench.benchmarks.audioicl.pack import refuse_export
+
+        refuse_export(Path(meta_dir).parent.parent)  # <archive>/audioicl/meta, where --archive is an export
         raise ArchiveError(f"no AudioICL metadata at {path}: {BUILD_HINT}.")
     episodes: dict[str, Episode] = {}
     for lineno, line in text_lines(path, "episode", BUILD_HINT):

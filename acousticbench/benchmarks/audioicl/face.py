@@ -124,15 +124,29 @@ def verify_pack(archive: Path, tasks: list[str] | None, required: bool) -> int |
 
 
 def export_dataset(archive: Path, out: Path, tasks: list[str] | None, required: bool):
-    """--export-dataset: not yet for AudioICL (its episodes share clips across k, so rows holding the bytes would
-    repeat each clip many times over); said in one line, never skipped in silence."""
+    """--export-dataset: the AudioICL pack as a `clips` config and one config per task (tasks None: all it has);
+    None when the archive holds no AudioICL pack and none was required."""
+    from acousticbench.benchmarks.audioicl.hf import export_pack
     from acousticbench.benchmarks.audioicl.pack import MANIFEST, pack_root
 
-    if required:
-        raise UserError("the AudioICL pack has no dataset export yet: leave its tasks out of --task.")
-    if (pack_root(archive) / MANIFEST).is_file():
-        print(f"note: the AudioICL pack in {pack_root(archive)} is not exported (no dataset export for it yet).")
-    return None
+    if tasks is None and not required and not (pack_root(archive) / MANIFEST).is_file():
+        return None
+    return export_pack(archive, out, tasks)
+
+
+def import_dataset(export: Path, part, archive: Path) -> str:
+    """--import-dataset: rebuild <archive>/audioicl (archive: a staging folder) and verify it as --verify-checksums
+    does, before it is moved into place."""
+    from acousticbench.benchmarks.audioicl.hf_import import import_pack
+    from acousticbench.benchmarks.audioicl.pack import pack_root, verify_audioicl
+    from acousticbench.errors import ArchiveError
+
+    n = import_pack(export, part, archive)
+    report = verify_audioicl(pack_root(archive))
+    if not report.ok:
+        raise ArchiveError(f"the AudioICL pack rebuilt from {export} fails verification ({report.failures[0]}): the "
+                           "export was altered; export it again.")
+    return f"{part.pack} {part.version}, {n} episodes and {report.n_files} files, manifest sha256 {part.manifest_sha256[:16]}"
 
 
 def after_sweep(results: list, args) -> None:

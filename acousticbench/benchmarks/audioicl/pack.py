@@ -37,12 +37,20 @@ def default_base(archive: Path) -> Path:
 def load_manifest(root: Path) -> dict[str, Any]:
     path = Path(root) / MANIFEST
     if not path.is_file():
+        refuse_export(Path(root).parent)
         raise ArchiveError(f"no AudioICL pack at {root} ({MANIFEST} not found): build it with "
                            "`python run.py --build-audioicl`.")
     try:
         return json.loads(path.read_bytes())
     except json.JSONDecodeError as err:
         raise ArchiveError(f"{path} is not valid JSON (line {err.lineno}): {HINT}.") from None
+
+
+def refuse_export(archive: Path) -> None:
+    """An --archive that is a dataset export rather than a pack is one line saying how to rebuild the pack."""
+    if (Path(archive) / "acousticbench_export.json").is_file():  # packs/hf_dataset.py's INDEX
+        raise ArchiveError(f"{archive} is a dataset export, not a pack: rebuild the pack from it with "
+                           f"`python run.py --import-dataset {archive} --archive PACK`, then pass --archive PACK.")
 
 
 def manifest_sha256(root: Path) -> str | None:
