@@ -29,6 +29,19 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.slow)
 
 
+def shared_temp(tmp_path_factory) -> Path:
+    """A folder of this test run that every pytest-xdist worker sees (each worker's base temp is below it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _share_the_audioicl_pack(tmp_path_factory) -> None:
+    import audioicl_pack
+
+    audioicl_pack.SHARED = shared_temp(tmp_path_factory)
+
+
 @pytest.fixture(scope="session")
 def open_pack(tmp_path_factory) -> Path:
     """The full open AcousticBench pack (3,800 questions), built once; tests must not modify it."""
@@ -39,8 +52,7 @@ def open_pack(tmp_path_factory) -> Path:
     from acousticbench.benchmarks.acoustic.build import build_open_pack
 
     # under pytest-xdist every worker asks for it: the first builds it where all can see it, the others wait for it
-    shared = tmp_path_factory.getbasetemp()
-    shared = shared.parent if os.environ.get("PYTEST_XDIST_WORKER") else shared
+    shared = shared_temp(tmp_path_factory)
     root = shared / "open_pack" / "archive"
     root.parent.mkdir(exist_ok=True)
     with open(shared / "open_pack.lock", "w") as lock:

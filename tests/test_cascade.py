@@ -44,6 +44,7 @@ needs_speech = pytest.mark.skipif(
     reason="needs espeak-ng (apt-get install espeak-ng) and the [stt-offline] extra")
 
 
+@pytest.mark.slow  # real speech-to-text
 @needs_speech
 def test_local_whisper_cascade_answers_from_real_transcripts(fast_retries, tmp_path):
     archive = spoken_pack(tmp_path / "archive")

@@ -41,6 +41,7 @@ def test_a_refusal_stays_a_refusal_and_no_logprobs_is_an_error():
 
 @pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "transformers", "fastapi")),
                     reason="Tiny-Qwen2-Audio needs torch and the [hf-server] extra")
+@pytest.mark.slow  # our transformers server
 def test_our_server_returns_logprobs_and_the_run_is_labelled_from_them(tmp_path):
     archive = write_tiny_pack(tmp_path / "archive", "rad", 8)
     out = run_cli("--model", "Tiny-Qwen2-Audio", "--task", "rad", "--judge", "logprobs", "--archive", str(archive),

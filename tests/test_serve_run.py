@@ -143,6 +143,7 @@ def test_the_vllm_model_without_its_venv_is_one_line_naming_the_setup_script(tin
     assert not (tmp_path / "results").exists()  # nothing left behind
 
 
+@pytest.mark.slow  # our transformers server
 def test_docker_serve_local_starts_our_server_without_docker_prints_the_export_line_and_stops_it(tmp_path):
     import subprocess
 
