@@ -14,14 +14,16 @@ OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b:
 
 
 @lru_cache(maxsize=1)
-def _digit_voices() -> tuple[tuple[int, np.ndarray], ...]:
-    """The shipped spoken digits the pack was built from, in every voice: the Oracle's vocabulary."""
+def _digit_voices() -> tuple[tuple[int, ...], listen.Templates]:
+    """The shipped spoken digits the pack was built from, in every voice: the Oracle's vocabulary (each template's
+    digit, and the templates)."""
     from acousticbench.benchmarks.audioicl.build.speech import all_digits
 
     try:
-        return tuple((d, wave) for (d, _), wave in all_digits().items())
+        voices = all_digits()
     except UserError as err:
         raise BackendError(f"the Oracle cannot hear spoken digits: {err}", retryable=False) from None
+    return tuple(d for d, _ in voices), listen.Templates(list(voices.values()))
 
 
 @lru_cache(maxsize=4096)
@@ -36,8 +38,8 @@ def _operator_clip(path: str) -> tuple[tuple[int, ...], tuple[np.ndarray, ...]]:
         raise BackendError(f"the Oracle could not split {path} into digits and sound effects.", retryable=False)
     pad = int(0.03 * listen.SR)
     pieces = [x[max(0, a - pad) : b + pad] for a, b in parts]
-    voices = _digit_voices()
-    digits = tuple(max(voices, key=lambda v: listen.likeness(p, v[1]))[0] for p in pieces[::2])
+    names, voices = _digit_voices()
+    digits = tuple(names[voices.best(p)] for p in pieces[::2])
     return digits, tuple(listen.band_levels(p) for p in pieces[1::2])
 
 
