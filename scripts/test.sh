@@ -17,4 +17,7 @@ fi
 if [ "$fast" = 0 ] || ! .venv/bin/python -c "import xdist" 2>/dev/null; then
   source scripts/setup_env.sh all,dev,hf-server
 fi
+# The suite starts hundreds of interpreters (servers, builds, runs to interrupt): each compiles every harness module
+# again unless bytecode is cached, so a shell's PYTHONDONTWRITEBYTECODE is not honoured here (__pycache__ is ignored).
+unset PYTHONDONTWRITEBYTECODE
 exec .venv/bin/python -m pytest -m "$marks" -n auto "$@"
