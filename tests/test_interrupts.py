@@ -119,15 +119,19 @@ def _interrupted_build(tmp_path: Path, sig: int, delay_s: float, group: bool) ->
     """--build-archive interrupted `delay_s` after its staging folder appears (while the pool starts, or working)."""
     mark = uuid.uuid4().hex
     proc = subprocess.Popen([sys.executable, str(REPO / "run.py"), "--build-archive", "--archive", "archive"],
-                            cwd=tmp_path, env=harness_env(ACOUSTICBENCH_TEST_MARK=mark), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            cwd=tmp_path, env=harness_env(ACOUSTICBENCH_TEST_MARK=mark, PYTHONFAULTHANDLER="1"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 60
     while not any(p.name.startswith(f".archive.building-{proc.pid}-") for p in tmp_path.iterdir()) \
             and time.monotonic() < deadline:
         time.sleep(0.002)
     time.sleep(delay_s)
     os.killpg(proc.pid, sig) if group else proc.send_signal(sig)  # a terminal's Ctrl-C reaches the whole group
-    stdout, stderr = proc.communicate(timeout=60)
+    try:
+        stdout, stderr = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)  # faulthandler prints where every thread of the builder is
+        pytest.fail(f"the build did not stop on signal {sig}:\n" + proc.communicate(timeout=30)[1][-6000:])
     time.sleep(0.3)  # a worker the pool had not reaped would still show here
     assert _survivors(mark) == [], "pool workers outlived the build"
     return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)

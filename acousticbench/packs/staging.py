@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,11 +40,10 @@ def staged_folder(target: Path, verb: str = "building") -> Iterator[Path]:
     carries the builder's pid, so a later build removes it when that process died before it could."""
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale(target, verb)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.{verb}-{os.getpid()}-", dir=target.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; the result should be as readable as any new folder
+    # named first and made inside the try: a Ctrl-C between making it and the try would leave it behind
+    staging = target.parent / f".{target.name}.{verb}-{os.getpid()}-{secrets.token_hex(4)}"
     try:
+        staging.mkdir()  # as readable as any new folder (the umask's), as the result should be
         yield staging
         if target.is_dir():
             target.rmdir()  # callers allow only an empty folder here

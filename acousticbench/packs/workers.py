@@ -4,37 +4,51 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
 J = TypeVar("J")
 R = TypeVar("R")
 
 
+@contextmanager
+def _noted(*signals: int) -> Iterator[list[int]]:
+    """Handlers that only note these signals (the list it yields), then the old ones back. Not SIG_IGN: a process's
+    signal may land on any of its threads (numpy's BLAS keeps one), and an ignored one is gone, a Ctrl-C lost."""
+    caught: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, _frame: caught.append(signum)) for s in signals}
+    try:
+        yield caught
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
 def map_in_processes(fn: Callable[[J], R], jobs: list[J], workers: int) -> list[R]:
     """fn over jobs in `workers` spawned processes (spawn, not fork: the caller may hold threads that fork would copy
-    half-done), results in job order. The workers start with SIGINT ignored, so a Ctrl-C (which the terminal sends
-    to the whole process group) is one KeyboardInterrupt in this process, never a traceback from a worker, even
-    when it lands while they start; on any exit they are terminated and reaped."""
+    half-done), results in job order. The workers start with SIGINT blocked (a signal mask survives exec), so a
+    Ctrl-C (which the terminal sends to the whole process group) is one KeyboardInterrupt in this process, never a
+    traceback from a worker; a Ctrl-C or SIGTERM while the pool starts waits until every worker has its start-up
+    data (one cut short dies with EOFError); on any exit the workers are terminated and reaped."""
     from multiprocessing import resource_tracker
 
-    # The pool's first semaphore starts the resource tracker, and starting it *unblocks* SIGINT (CPython's
-    # resource_tracker.ensure_running ends with pthread_sigmask(SIG_UNBLOCK, {SIGINT, SIGTERM})): inside the window
-    # below, where SIGINT is ignored, that would discard a Ctrl-C instead of holding it. Start it first.
+    # The pool's first semaphore starts the resource tracker, which ends by *unblocking* SIGINT in this thread
+    # (CPython's ensure_running: pthread_sigmask(SIG_UNBLOCK, {SIGINT, SIGTERM})): workers started after it would
+    # hear a Ctrl-C. Start it first.
     resource_tracker.ensure_running()
     pool = None
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # Linux keeps a blocked signal pending
-    if signal.SIGINT in signal.sigpending():  # ignoring a pending signal discards it: deliver it now instead
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
-    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited through exec, unlike a handler or the mask
+    with _noted(signal.SIGINT, signal.SIGTERM) as caught:
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # what the workers inherit
+        try:
+            pool = multiprocessing.get_context("spawn").Pool(workers)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
     try:
-        pool = multiprocessing.get_context("spawn").Pool(workers)
-        signal.signal(signal.SIGINT, handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)  # a Ctrl-C held meanwhile is raised here, inside the try
+        if caught:
+            signal.raise_signal(caught[0])  # now to the handler it was meant for: KeyboardInterrupt, or a SIGTERM's
         return pool.map(fn, jobs, chunksize=1)
     finally:
-        signal.signal(signal.SIGINT, handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
         if pool is not None:
             pool.terminate()
             pool.join()
