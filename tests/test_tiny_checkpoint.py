@@ -39,6 +39,7 @@ def test_a_new_seed_is_new_weights(tmp_path):
     assert not np.array_equal(a["language_model.lm_head.weight"], b["language_model.lm_head.weight"])
 
 
+@pytest.mark.slow  # transformers loads the model
 def test_transformers_loads_every_weight_and_the_shipped_defaults_would_change_answers(tmp_path):
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
