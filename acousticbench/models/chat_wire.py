@@ -2,7 +2,7 @@
 Shared by the OpenAI-compatible backend (plain aiohttp) and the openai SDK backends."""
 from __future__ import annotations
 
-import base64
+import binascii
 import email.utils
 import json
 import math
@@ -30,12 +30,16 @@ def retryable_status(code: int) -> bool:
 OVERLOAD_STATUS = frozenset({429, 503})
 
 
-def _audio_part(wav: bytes) -> bytes:
-    return b'{"type":"input_audio","input_audio":{"data":"' + base64.b64encode(wav) + b'","format":"wav"}}'
+_AUDIO_HEAD, _AUDIO_TAIL = b'{"type":"input_audio","input_audio":{"data":"', b'","format":"wav"}}'
 
 
-def _text_part(text: str) -> bytes:
-    return json.dumps({"type": "text", "text": text}, ensure_ascii=False).encode()
+def _audio_part(wav: bytes) -> list[bytes]:
+    """The pieces of one input_audio part: joined once with the whole body, never copied on their own."""
+    return [_AUDIO_HEAD, binascii.b2a_base64(wav, newline=False), _AUDIO_TAIL]
+
+
+def _text_part(text: str) -> list[bytes]:
+    return [json.dumps({"type": "text", "text": text}, ensure_ascii=False).encode()]
 
 
 def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int | None = None, *,
@@ -54,11 +58,14 @@ def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int |
         audio = [_audio_part(wav) for wav in clips]
         pieces = [_text_part(prompt.text), *audio] if text_first else [*audio, _text_part(prompt.text)]
     head = json.dumps({**fields, "messages": []}, ensure_ascii=False, separators=(",", ":")).encode()
-    turns = b""
+    body = [head[:-len(b"[]}")], b"["]  # the messages go last
     if system is not None:
-        turns = json.dumps({"role": "system", "content": system}, ensure_ascii=False).encode() + b","
-    content = b"[" + turns + b'{"role":"user","content":[' + b",".join(pieces) + b"]}]}"
-    return head[:-len(b"[]}")] + content, notes  # the messages go last
+        body += [json.dumps({"role": "system", "content": system}, ensure_ascii=False).encode(), b","]
+    body.append(b'{"role":"user","content":[')
+    for k, piece in enumerate(pieces):
+        body += piece if k == 0 else [b",", *piece]
+    body.append(b"]}]}")
+    return b"".join(body), notes  # one copy of the ~90 KB of base64, not one per concatenation
 
 
 def capped(text: str | None, notes: list[str]) -> tuple[str | None, list[str]]:
