@@ -45,13 +45,14 @@ def _b64encode() -> Callable[[bytes], bytes]:
     return b64encode
 
 
-def _audio_part(wav: bytes) -> list[bytes]:
+def _audio_part(wav: bytes) -> tuple[bytes, ...]:
     """The pieces of one input_audio part: joined once with the whole body, never copied on their own."""
-    return [_AUDIO_HEAD, _b64encode()(wav), _AUDIO_TAIL]
+    return _AUDIO_HEAD, _b64encode()(wav), _AUDIO_TAIL
 
 
-def _text_part(text: str) -> list[bytes]:
-    return [json.dumps({"type": "text", "text": text}, ensure_ascii=False).encode()]
+@functools.lru_cache(maxsize=256)  # a task's questions share a few prompt texts: encoded once, not per request
+def _text_part(text: str) -> tuple[bytes]:
+    return (json.dumps({"type": "text", "text": text}, ensure_ascii=False).encode(),)
 
 
 def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int | None = None, *,
