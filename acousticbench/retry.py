@@ -79,7 +79,7 @@ async def with_retries(call: Callable[..., Awaitable[T]], policy: RetryPolicy, r
     overload; a question waits out a 429/503 without its slot (the server asked for fewer) and backs off from a
     failure keeping it, so a failing server is not asked by ever more questions at once. `on_retry` gets a line for
     each failed attempt that is asked again (run.log)."""
-    rng = random.Random(rng_key)  # jitter derived from the item, so runs do not depend on timing
+    rng = None  # jitter derived from the item, so runs do not depend on timing; made at the first wait (9 us)
     sent = failures = overloads = 0
     ticket = None
     try:
@@ -100,6 +100,7 @@ async def with_retries(call: Callable[..., Awaitable[T]], policy: RetryPolicy, r
                     overloads < policy.max_overloads:
                 overloads += 1  # "later": wait what the server asked (or back off), attempts untouched, no slot
                 ticket = slots.release(ticket, None, error)
+                rng = rng or random.Random(rng_key)
                 wait = error.retry_after if error.retry_after is not None else policy.delay(overloads, None, rng)
                 if on_retry is not None:
                     on_retry(f"attempt {sent}: {error}; the server asked for later: waiting {wait:.2f} s "
@@ -112,6 +113,7 @@ async def with_retries(call: Callable[..., Awaitable[T]], policy: RetryPolicy, r
                 later = f" (after {overloads} answers of 'later', 429/503, waited out)" if overloads else ""
                 return Attempted(None, f"{error}{later}", sent, None)
             ticket = slots.keep(ticket, error) if slots else None
+            rng = rng or random.Random(rng_key)
             wait = policy.delay(failures, error.retry_after, rng)
             if on_retry is not None:
                 on_retry(f"attempt {sent} failed: {error}; asking again in {wait:.2f} s")

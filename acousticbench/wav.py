@@ -2,7 +2,10 @@
 lengths with before a run and what our server checks requests with."""
 from __future__ import annotations
 
+import struct
 from typing import NamedTuple
+
+_U32, _FMT = struct.Struct("<I"), struct.Struct("<HI4xH")  # little-endian, as RIFF is: 7,600 headers a run
 
 
 class WavLayout(NamedTuple):
@@ -26,9 +29,9 @@ def wav_layout(head: bytes) -> WavLayout | None:
         return None
     pos, fmt = 12, (0, 0, 0)
     while pos + 8 <= len(head):
-        chunk, size = head[pos : pos + 4], int.from_bytes(head[pos + 4 : pos + 8], "little")
+        chunk, size = head[pos : pos + 4], _U32.unpack_from(head, pos + 4)[0]
         if chunk == b"fmt " and pos + 22 <= len(head):
-            fmt = tuple(int.from_bytes(head[pos + a : pos + b], "little") for a, b in ((10, 12), (12, 16), (20, 22)))
+            fmt = _FMT.unpack_from(head, pos + 10)  # channels, rate, (byte rate), block_align
         elif chunk == b"data":
             return WavLayout(*fmt, data_offset=pos + 8, data_size=size)
         pos += 8 + size + (size & 1)  # RIFF chunks are padded to an even size

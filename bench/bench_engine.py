@@ -5,8 +5,10 @@
 
 The local OpenAI-compatible server runs in its own process, so the CPU figure is the harness's alone: everything
 evaluate() does (pick questions, open the backend, read the WAVs, base64, the openai SDK request, judge, write each
-record, metrics), after the imports. Each measurement runs in a fresh process
-(its ru_maxrss is the whole run's peak memory); medians are printed.
+record, metrics), after the imports: for the CPU figure also scipy.optimize, which a run imports for its metrics
+(a one-off 0.8 s of CPU, in a worker thread while the questions are out; the throughput phase keeps it in the run,
+as a user's run has it). Each measurement runs in a fresh process (its ru_maxrss is the whole run's peak memory);
+medians are printed.
 """
 from __future__ import annotations
 
@@ -46,9 +48,14 @@ def start_server(delay_s: float, workdir: Path, capacity: int | None = None) -> 
     return proc, f"http://127.0.0.1:{port_file.read_text()}"
 
 
-def worker(archive: Path, results: Path, concurrency: int) -> None:
+def worker(archive: Path, results: Path, concurrency: int, all_imports_first: bool) -> None:
     """One measured run in this process: prints wall time, CPU seconds and peak RSS as JSON."""
     import acousticbench.models.openai_compat  # noqa: F401  imports are a one-off, not a per-question cost
+
+    if all_imports_first:  # the metrics' scipy too: 0.8 ms a question of a 1,000-question run, none of it per question
+        from acousticbench.benchmarks import get_benchmark
+
+        get_benchmark("AcousticBench").warm_up()
     from acousticbench.evaluate import evaluate
     from acousticbench.benchmarks.acoustic.spec import RunSpec
 
@@ -64,19 +71,21 @@ def worker(archive: Path, results: Path, concurrency: int) -> None:
                       "maxrss_mb": after.ru_maxrss / 1024}))
 
 
-def measure(archive: Path, results: Path, url: str, concurrency: int) -> dict:
+def measure(archive: Path, results: Path, url: str, concurrency: int, all_imports_first: bool) -> dict:
     env = {**os.environ, VARIABLE: url, "ACOUSTICBENCH_RETRY_BASE_DELAY": "0"}
-    out = subprocess.run([sys.executable, __file__, "--worker", str(archive), str(results), str(concurrency)],
+    out = subprocess.run([sys.executable, __file__, "--worker", str(archive), str(results), str(concurrency),
+                          str(int(all_imports_first))],
                          capture_output=True, text=True, env=env, cwd=REPO)
     if out.returncode != 0:
         raise SystemExit(f"benchmark run failed:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def phase(name: str, delay_s: float, args, archive: Path, workdir: Path) -> list[dict]:
+def phase(name: str, delay_s: float, args, archive: Path, workdir: Path, all_imports_first: bool = False) -> list[dict]:
     server, url = start_server(delay_s, workdir)
     try:
-        runs = [measure(archive, workdir / f"results-{name}-{i}", url, args.concurrency) for i in range(args.repeats)]
+        runs = [measure(archive, workdir / f"results-{name}-{i}", url, args.concurrency, all_imports_first)
+                for i in range(args.repeats)]
     finally:
         server.terminate()
         server.wait()
@@ -87,7 +96,7 @@ def phase(name: str, delay_s: float, args, archive: Path, workdir: Path) -> list
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        return worker(Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]))
+        return worker(Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=3800)
     parser.add_argument("--concurrency", type=int, default=64)
@@ -100,7 +109,7 @@ def main() -> None:
         workdir = Path(tmp)
         archive = build_pack(workdir / "archive", args.questions, args.clip_seconds)
         slow = phase("slow", args.delay, args, archive, workdir)
-        fast = phase("instant", 0.0, args, archive, workdir)
+        fast = phase("instant", 0.0, args, archive, workdir, all_imports_first=True)
     ideal = args.concurrency / args.delay
     rate = statistics.median(args.questions / r["wall_s"] for r in slow)
     cpu_ms = statistics.median(1000 * r["cpu_s"] / args.questions for r in fast)
@@ -110,9 +119,9 @@ def main() -> None:
     print(f"questions {args.questions}, concurrency {args.concurrency}, clips 2 x {args.clip_seconds:g} s, "
           f"{args.repeats} runs per phase (medians)")
     print(f"throughput vs a {args.delay * 1000:.0f} ms server: {rate:.0f} q/s = {rate / ideal:.0%} of the ideal "
-          f"{ideal:.0f} q/s (target >= 90%)")
-    print(f"harness CPU per question vs an instant server: {cpu_ms:.2f} ms (target < 2 ms), of which {sys_ms:.2f} ms "
-          f"in the kernel (loopback TCP); {process_ms:.2f} ms with interpreter start and imports; "
+          f"{ideal:.0f} q/s (target >= 94%)")
+    print(f"harness CPU per question vs an instant server: {cpu_ms:.2f} ms (target <= 0.8 ms), of which "
+          f"{sys_ms:.2f} ms in the kernel (loopback TCP); {process_ms:.2f} ms with interpreter start and imports; "
           f"instant-server throughput {statistics.median(args.questions / r['wall_s'] for r in fast):.0f} q/s")
     print(f"peak memory (ru_maxrss) of a whole run: {rss:.0f} MB (target < 300 MB)")
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end (other work shares them)")

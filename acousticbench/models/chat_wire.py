@@ -2,12 +2,13 @@
 Shared by the OpenAI-compatible backend (plain aiohttp) and the openai SDK backends."""
 from __future__ import annotations
 
-import base64
 import email.utils
+import functools
 import json
 import math
 import time
 import urllib.parse
+from collections.abc import Callable
 from typing import Any
 
 from acousticbench.errors import BackendError
@@ -30,12 +31,28 @@ def retryable_status(code: int) -> bool:
 OVERLOAD_STATUS = frozenset({429, 503})
 
 
-def _audio_part(wav: bytes) -> bytes:
-    return b'{"type":"input_audio","input_audio":{"data":"' + base64.b64encode(wav) + b'","format":"wav"}}'
+_AUDIO_HEAD, _AUDIO_TAIL = b'{"type":"input_audio","input_audio":{"data":"', b'","format":"wav"}}'
 
 
-def _text_part(text: str) -> bytes:
-    return json.dumps({"type": "text", "text": text}, ensure_ascii=False).encode()
+@functools.cache
+def _b64encode() -> Callable[[bytes], bytes]:
+    """pybase64's SIMD base64 where installed (the api extra): 3 us per 32 KB clip against the standard library's
+    85 us, half the harness's instructions per question; the same bytes either way."""
+    try:
+        from pybase64 import b64encode
+    except ImportError:
+        from base64 import b64encode
+    return b64encode
+
+
+def _audio_part(wav: bytes) -> tuple[bytes, ...]:
+    """The pieces of one input_audio part: joined once with the whole body, never copied on their own."""
+    return _AUDIO_HEAD, _b64encode()(wav), _AUDIO_TAIL
+
+
+@functools.lru_cache(maxsize=256)  # a task's questions share a few prompt texts: encoded once, not per request
+def _text_part(text: str) -> tuple[bytes]:
+    return (json.dumps({"type": "text", "text": text}, ensure_ascii=False).encode(),)
 
 
 def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int | None = None, *,
@@ -54,11 +71,14 @@ def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int |
         audio = [_audio_part(wav) for wav in clips]
         pieces = [_text_part(prompt.text), *audio] if text_first else [*audio, _text_part(prompt.text)]
     head = json.dumps({**fields, "messages": []}, ensure_ascii=False, separators=(",", ":")).encode()
-    turns = b""
+    body = [head[:-len(b"[]}")], b"["]  # the messages go last
     if system is not None:
-        turns = json.dumps({"role": "system", "content": system}, ensure_ascii=False).encode() + b","
-    content = b"[" + turns + b'{"role":"user","content":[' + b",".join(pieces) + b"]}]}"
-    return head[:-len(b"[]}")] + content, notes  # the messages go last
+        body += [json.dumps({"role": "system", "content": system}, ensure_ascii=False).encode(), b","]
+    body.append(b'{"role":"user","content":[')
+    for k, piece in enumerate(pieces):
+        body += piece if k == 0 else [b",", *piece]
+    body.append(b"]}]}")
+    return b"".join(body), notes  # one copy of the ~90 KB of base64, not one per concatenation
 
 
 def capped(text: str | None, notes: list[str]) -> tuple[str | None, list[str]]:

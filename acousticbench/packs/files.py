@@ -51,6 +51,7 @@ class Containment:
 
     def __init__(self, root: str):
         self.root = os.path.abspath(root)
+        self._prefix = os.path.join(self.root, "")  # what os.path.join(root, rel) puts before a relative rel
         self._inside = os.path.realpath(self.root) + os.sep
         self._folders: dict[str, bool] = {}
 
@@ -60,7 +61,7 @@ class Containment:
             return "an absolute path"
         if ".." in parts:
             return "a path with '..'"
-        path = os.path.join(self.root, rel)
+        path = self._prefix + rel  # rel is relative here: the join without its checks (7,600 clips in a run)
         folder = os.path.dirname(path)
         if folder not in self._folders:
             self._folders[folder] = (os.path.realpath(folder) + os.sep).startswith(self._inside)
@@ -70,3 +71,7 @@ class Containment:
 
     def path(self, rel: str) -> str:
         return os.path.join(self.root, rel)
+
+    def inside(self, rel: str) -> str:
+        """path(rel) for a rel outside_reason passed (relative): without the join's checks, 7,600 times a run."""
+        return self._prefix + rel

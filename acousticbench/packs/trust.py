@@ -18,7 +18,7 @@ def contained(where: Containment, rel: str, who: str) -> str:
     if reason:
         raise ArchiveError(f"{who}: audio path {rel!r} is {reason}; a pack may only name files inside its folder "
                            f"{where.root} (nothing outside it is read or sent).")
-    return where.path(rel)
+    return where.inside(rel)
 
 
 def verified_digests(root: Path, paths: list[str], expected: dict[str, str | None],
