@@ -4,6 +4,7 @@ reader."""
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from conftest import write_tiny_pack
 from harness_cli import harness_env
 from tiktoken_offline import o200k_cache
 
-pytest.importorskip("inspect_ai")
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("inspect_ai") is None, reason="needs the [inspect] extra")
 
 
 @pytest.fixture(scope="module")

@@ -1,18 +1,25 @@
 """What the Kimi-Audio and MiniCPM-o adapters hand their models (no weights here): clips, merging, order."""
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
 
-pytest.importorskip("torch")
+from acousticbench.errors import UserError
+from acousticbench.serve.adapters import Chat, Turn, load_adapter
 
-from acousticbench.errors import UserError  # noqa: E402
-from acousticbench.serve.adapters import Chat, Turn, load_adapter  # noqa: E402
-from acousticbench.serve.adapters.kimi_audio import KimiAudioInstruct  # noqa: E402
-from acousticbench.serve.adapters.minicpm_o import MiniCPMo  # noqa: E402
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="the adapters need torch")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _heavy() -> None:
+    """The adapters (they import torch), imported when a test here runs rather than when the suite is collected."""
+    global KimiAudioInstruct, MiniCPMo
+    from acousticbench.serve.adapters.kimi_audio import KimiAudioInstruct
+    from acousticbench.serve.adapters.minicpm_o import MiniCPMo
 
 SR = 16_000
 

@@ -1,21 +1,33 @@
 """LoRA finetunes: a tiny random PEFT adapter merged into Tiny-Qwen2-Audio once, by the code the Kimi finetunes use."""
 from __future__ import annotations
 
+import importlib.util
 import logging
 
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-peft = pytest.importorskip("peft")
+from acousticbench.errors import UserError
+from acousticbench.serve import lora
+from acousticbench.serve.adapters import Chat, Turn, load_adapter
 
-from acousticbench.errors import UserError  # noqa: E402
-from acousticbench.serve import lora  # noqa: E402
-from acousticbench.serve.adapters import Chat, Turn, load_adapter  # noqa: E402
-from acousticbench.serve.adapters import tiny_qwen2_audio as tiny  # noqa: E402
+pytestmark = [
+    pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "peft")),
+                       reason="LoRA needs torch and peft (the [hf-server] extra)"),
+    # PEFT asks transformers about gradient checkpointing through a name transformers 5 deprecates; not ours to fix
+    pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning"),
+]
 
-# PEFT asks transformers about gradient checkpointing through a name transformers 5 deprecates; not ours to fix
-pytestmark = pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning")
+
+@pytest.fixture(scope="module", autouse=True)
+def _heavy() -> None:
+    """torch, peft and the tiny model's module, imported when a test here runs rather than when the suite is
+    collected (7 s in every xdist worker, most of which run none of these)."""
+    global torch, peft, tiny
+    import peft
+    import torch
+
+    from acousticbench.serve.adapters import tiny_qwen2_audio as tiny
 
 
 @pytest.fixture
