@@ -2,8 +2,9 @@
 Python's start-up and the harness's imports again (1.2 of the 1.9 s of a five-question run here). The child is what a
 fresh `python SCRIPT ARGS` would be as far as a test can see: its own pid, environment, working folder, stdin from
 /dev/null, stdout and stderr in files, exit code, atexit handlers and thread shutdown; the parent imported modules only
-and never ran the harness. Two servers with different hash seeds take turns, so two runs compared by a test still
-differ in string hashing as two real processes would. Started as `python forkrun.py` by harness_cli."""
+and never ran the harness. Each xdist worker has its own server, with its own random hash seed; the comparisons with
+the shipped reference runs (made by other processes) still catch an answer that depends on string hashing. Started as
+`python forkrun.py` by harness_cli."""
 from __future__ import annotations
 
 import json

@@ -2,7 +2,6 @@
 holds no provider key, endpoint or ACOUSTICBENCH_* setting from the developer's shell unless the test passes it."""
 from __future__ import annotations
 
-import itertools
 import json
 import locale
 import os
@@ -43,10 +42,10 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
 class _Forker:
     """One tests/forkrun.py server: a warm interpreter that forks each run (see there)."""
 
-    def __init__(self, hash_seed: int):
+    def __init__(self):
         requests_r, self._requests = os.pipe()
         self._replies, replies_w = os.pipe()
-        self.env = {**clean_env(), "PYTHONHASHSEED": str(hash_seed)}
+        self.env = clean_env()
         self.process = subprocess.Popen([sys.executable, str(REPO / "tests" / "forkrun.py"), str(requests_r),
                                          str(replies_w)], pass_fds=(requests_r, replies_w), env=self.env,
                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
@@ -71,7 +70,7 @@ class _Forker:
         """Only a run whose interpreter settings (PYTHON*) are this server's can be forked from it."""
         if self.ready is None:
             self.ready = self._line(600) == "ready"  # it failed to start: every run goes to a subprocess
-        python = {k: v for k, v in self.env.items() if k.startswith("PYTHON") and k != "PYTHONHASHSEED"}
+        python = {k: v for k, v in self.env.items() if k.startswith("PYTHON")}
         return self.ready and python == {k: v for k, v in env.items() if k.startswith("PYTHON")}
 
     def run(self, argv: list[str], cwd: Path | None, env: dict[str, str], timeout: float):
@@ -91,24 +90,22 @@ class _Forker:
         return subprocess.CompletedProcess(argv, code, stdout, stderr)
 
 
-_forkers: list[_Forker] = []
-_turns = itertools.count()
+_forker: _Forker | None = None
 _forking = threading.Lock()
 
 
 def _run(argv: list[str], cwd: Path | None, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
     """A harness run as `subprocess.run(argv, capture_output=True, text=True)` gives it, forked from a warm server
     where it can be (HARNESS_TESTS_SUBPROCESS=1: always a new interpreter)."""
+    global _forker
     if os.environ.get("HARNESS_TESTS_SUBPROCESS") != "1":
         with _forking:
-            if not _forkers:
-                _forkers.extend(_Forker(seed) for seed in (1, 2))
-            forker = _forkers[next(_turns) % len(_forkers)]
-            if forker.takes(env):
+            _forker = _forker or _Forker()
+            if _forker.takes(env):
                 try:
-                    return forker.run(argv, cwd, env, timeout)
+                    return _forker.run(argv, cwd, env, timeout)
                 except (OSError, TypeError, ValueError):  # the server is gone (a test ended every process of its)
-                    forker.ready = False
+                    _forker.ready = False
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env, timeout=timeout)
 
 
