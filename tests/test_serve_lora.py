@@ -12,6 +12,7 @@ from acousticbench.serve import lora
 from acousticbench.serve.adapters import Chat, Turn, load_adapter
 
 pytestmark = [
+    pytest.mark.slow,  # the tiny Qwen2-Audio built in transformers, as our server's tests
     pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "peft")),
                        reason="LoRA needs torch and peft (the [hf-server] extra)"),
     # PEFT asks transformers about gradient checkpointing through a name transformers 5 deprecates; not ours to fix
