@@ -50,6 +50,14 @@ class Part:
     configs: dict[str, dict[str, SplitFiles]] = field(default_factory=dict)  # task -> split -> shards
 
 
+def refuse_altered(export: Path, what: str, failure: str | None) -> None:
+    """A pack rebuilt from an export that fails verification (`failure`: its first line) came from an altered export:
+    one line, before anything is moved into place."""
+    if failure is not None:
+        raise ArchiveError(f"the {what} rebuilt from {export} fails verification ({failure}): the export was altered; "
+                           "export it again.")
+
+
 def refuse_non_empty(folder: Path, flag: str, what: str) -> None:
     """A folder that holds anything is never written into: one line, nothing touched."""
     folder = Path(folder)

@@ -118,13 +118,11 @@ def import_dataset(export: Path, part, archive: Path) -> str:
     does, before it is moved into place."""
     from acousticbench.benchmarks.acoustic.hf import import_pack
     from acousticbench.benchmarks.acoustic.verify import verify_checksums
-    from acousticbench.errors import ArchiveError
+    from acousticbench.packs.hf_dataset import refuse_altered
 
     n = import_pack(export, part, archive)
     report = verify_checksums(archive, list(part.configs))
-    if not report.ok:
-        raise ArchiveError(f"the pack rebuilt from {export} fails verification ({report.lines()[0]}): the export "
-                           "was altered; export it again.")
+    refuse_altered(export, "pack", None if report.ok else report.lines()[0])
     return f"{part.pack} {part.version}, {n} questions, manifest sha256 {part.manifest_sha256[:16]}"
 
 

@@ -139,13 +139,11 @@ def import_dataset(export: Path, part, archive: Path) -> str:
     does, before it is moved into place."""
     from acousticbench.benchmarks.audioicl.hf_import import import_pack
     from acousticbench.benchmarks.audioicl.pack import pack_root, verify_audioicl
-    from acousticbench.errors import ArchiveError
+    from acousticbench.packs.hf_dataset import refuse_altered
 
     n = import_pack(export, part, archive)
     report = verify_audioicl(pack_root(archive))
-    if not report.ok:
-        raise ArchiveError(f"the AudioICL pack rebuilt from {export} fails verification ({report.failures[0]}): the "
-                           "export was altered; export it again.")
+    refuse_altered(export, "AudioICL pack", None if report.ok else report.failures[0])
     return f"{part.pack} {part.version}, {n} episodes and {report.n_files} files, manifest sha256 {part.manifest_sha256[:16]}"
 
 
