@@ -2,11 +2,17 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
 
 from harness_cli import REPO, is_provider_variable
+
+# A suite started with Ctrl-C ignored (under nohup, or as `cmd &` from a script) would hand SIG_IGN to every run.py it
+# starts, and the interrupt tests would meet a harness told by its parent not to be interrupted: restore it here.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 SHARED_DATA = REPO.parent / "shared" / "data"
 HF_TOKEN = "hf_FAKEtoken0123456789abcdef"  # planted where docker_serve looks; must never be printed
