@@ -5,9 +5,8 @@
 
 The local OpenAI-compatible server runs in its own process, so the CPU figure is the harness's alone: everything
 evaluate() does (pick questions, open the backend, read the WAVs, base64, the openai SDK request, judge, write each
-record, metrics), after the imports: for the CPU figure also scipy.optimize, which a run imports for its metrics
-(a one-off 0.8 s of CPU, in a worker thread while the questions are out; the throughput phase keeps it in the run,
-as a user's run has it). Each measurement runs in a fresh process (its ru_maxrss is the whole run's peak memory);
+record, metrics), after the imports: for the CPU figure also the metrics' modules and numpy, which a run imports
+in a worker thread while the questions are out (the throughput phase keeps them in the run, as a user's run has it). Each measurement runs in a fresh process (its ru_maxrss is the whole run's peak memory);
 medians are printed.
 """
 from __future__ import annotations
@@ -52,7 +51,7 @@ def worker(archive: Path, results: Path, concurrency: int, all_imports_first: bo
     """One measured run in this process: prints wall time, CPU seconds and peak RSS as JSON."""
     import acousticbench.models.openai_compat  # noqa: F401  imports are a one-off, not a per-question cost
 
-    if all_imports_first:  # the metrics' scipy too: 0.8 ms a question of a 1,000-question run, none of it per question
+    if all_imports_first:  # the metrics' imports too: a one-off, none of it per question
         from acousticbench.benchmarks import get_benchmark
 
         get_benchmark("AcousticBench").warm_up()

@@ -14,7 +14,7 @@ import sys
 # what every run of the harness imports anyway, and the SDK backends' own (the slow part of most test runs)
 WARM = ("acousticbench.cli", "acousticbench.commands", "acousticbench.evaluate", "acousticbench.engine",
         "acousticbench.benchmarks.acoustic.benchmark", "acousticbench.benchmarks.audioicl.benchmark",
-        "acousticbench.models.openai_compat", "aiohttp", "numpy", "scipy.optimize", "soundfile", "httpx", "openai",
+        "acousticbench.models.openai_compat", "aiohttp", "numpy", "acousticbench.benchmarks.acoustic.metrics", "soundfile", "httpx", "openai",
         "google.genai")
 
 

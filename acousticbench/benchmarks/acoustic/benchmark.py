@@ -134,9 +134,10 @@ class AcousticBenchmark(AcousticViews):
         return JudgeRelabeller(options)
 
     def warm_up(self) -> None:
-        """The psychometric fit's scipy and numpy, imported in a worker thread while questions are out, so a run's end
-        does not wait 0.3 s for them."""
-        importlib.import_module("scipy.optimize")
+        """The metrics' modules and numpy, imported in a worker thread while questions are out, so a run's end does
+        not wait for them."""
+        importlib.import_module("acousticbench.benchmarks.acoustic.metrics")
+        importlib.import_module("acousticbench.benchmarks.acoustic.psychometric")
 
     def ideal_observer(self, prompt: Prompt) -> str:
         """The Oracle's answer: the attribute measured from the waveforms (oracle.py)."""

@@ -92,7 +92,7 @@ class Diagnostics(Frozen):
 
 class PsychometricFit(Frozen):
     """Accuracy against difficulty level fitted by a two-alternative logistic, P(level) = guess + (1 - guess - lapse)
-    / (1 + exp((level - midpoint) / spread)), guess 0.5, by maximum likelihood (scipy's L-BFGS-B); intervals from a
+    / (1 + exp((level - midpoint) / spread)), guess 0.5, by maximum likelihood (a bounded Newton fit); intervals from a
     parametric bootstrap. Level 1 is the easiest, so the curve falls with level and a higher threshold is better."""
 
     levels: list[int] = Field(description="The difficulty levels with scored questions, easiest first.")
