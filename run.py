@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """Entry point: `python run.py --help`."""
+import gc
 import sys
 
 from acousticbench.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    # the process ends here: the collections of Python's shutdown would walk every object loaded once more, for
+    # nothing (0.1-0.2 s of a run's exit); refcounting still frees them and every file is already closed
+    gc.freeze()
+    sys.exit(code)

@@ -106,8 +106,10 @@ class Lane:
 
     def _cut(self, level: int) -> None:
         """Back off to what the server held when it refused; cuts that keep coming with no clean window between
-        them mean a rate limit that what is in flight does not explain: then cut by a third each time."""
-        if self._cuts_in_a_row >= 2:
+        them, at a level that held before, mean a rate limit that what is in flight does not explain: then cut by a
+        third each time. (Above a level that held, as after a refused slow-start burst, what is in flight explains
+        them: its requests the server counted a little late come back refused in the next round trip.)"""
+        if self._cuts_in_a_row >= 2 and self.limit <= self._clean:
             level = min(level, int(self.limit * 0.7))
         self._cuts_in_a_row += 1
         level = max(1, level)
@@ -163,8 +165,13 @@ class Lane:
                 return
             target, self.held, self.probing = self.limit + self.step, 0, True
         target = min(target, len(self.inflight) + waiting)  # no more than there is to send
-        drain_s = waiting / self.limit * latency_s  # a refused probe's question waits Retry-After: not at the end
-        if target > self.limit and drain_s >= self.retry_after + latency_s:
+        drain_s = waiting / self.limit * latency_s  # what is left to send, at the present limit
+        # A refused request waits Retry-After, so it delays the end by what that wait outlasts the rest: at most
+        # retry_after - drain_s. In slow start nothing says the server is full, and a doubling that holds saves about
+        # half of what is left: grow while that loss is no more than that gain. Above a refused level the server is
+        # known to be near full: probe only where a refusal cannot delay the end at all.
+        enough = 2 / 3 * self.retry_after if self.known is None else self.retry_after + latency_s
+        if target > self.limit and drain_s >= enough:
             self._set(target)
 
     def _set(self, limit: int, new_epoch: bool = True) -> None:
