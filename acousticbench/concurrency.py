@@ -1,7 +1,8 @@
 """How many requests each endpoint of a model gets at once: a fixed cap, or a limit that finds the server's capacity.
 
 `auto` (the default for remote backends) starts at the backend's default (32 for a served model, 8 for an API) and
-doubles each round trip while the server keeps up; the first 429/503 (or latency past the knee) sets the limit to
+doubles each round trip while the server keeps up (while what is left to send is worth the risk of a refused
+doubling: see _grow); the first 429/503 (or latency past the knee) sets the limit to
 what the server held at that moment, and from there it probes one step up only after holding a few clean windows,
 and only while the queue is long enough that a refused probe (its question waits Retry-After) cannot delay the end. In the spirit of TCP's slow start and AIMD
 and of Netflix's concurrency-limits; a fixed `--concurrency N` is the same limiter that never climbs above N."""
