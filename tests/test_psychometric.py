@@ -88,10 +88,10 @@ def test_the_threshold_is_also_given_in_the_questions_physical_unit():
     assert physical(3.5, steps) == pytest.approx(2 ** -0.5) and physical(6.0, steps) is None
 
 
-def test_the_fit_is_at_least_as_likely_as_scipys_and_metrics_load_no_scipy():
+@pytest.mark.slow  # scipy.optimize's import and 60 of its fits: the inner loop keeps the other fit tests
+def test_the_fit_is_at_least_as_likely_as_scipys():
     """Our bounded Newton fit against scipy's L-BFGS-B (what the fit used before) from the same starts, on 6 data
-    sets of every shape (steep, shallow, at ceiling, at chance, with lapses): never a worse likelihood. And a run's
-    metrics import no scipy, whose import cost each run 0.75 s of CPU and 50 MB."""
+    sets of every shape (steep, shallow, at ceiling, at chance, with lapses): never a worse likelihood."""
     from scipy.optimize import minimize
 
     from acousticbench.benchmarks.acoustic.psychometric import LAPSE_MAX, _best_start, _steps, _terms
@@ -104,6 +104,7 @@ def test_the_fit_is_at_least_as_likely_as_scipys_and_metrics_load_no_scipy():
         k = rng.binomial(n.astype(int), curve(x, *truth)).astype(float)
         ours = _terms(_best_start(x, k[None], n), x, k, n)[0].sum()
         bounds = [(x.min() - 5, x.max() + 5), (np.log(0.05), np.log(20.0)), (0.0, LAPSE_MAX)]
+
         def nll(t):
             return _terms(t, x, k, n)[0].sum(), _steps(t[None], x, k[None], n[None])[0][0]
 
@@ -111,6 +112,10 @@ def test_the_fit_is_at_least_as_likely_as_scipys_and_metrics_load_no_scipy():
                               options={"ftol": 1e-12, "gtol": 1e-10}).fun
                      for s in (0.0, np.log(0.1)) for m in np.linspace(x.min() - 1, x.max() + 1, 5))
         assert ours <= theirs + 1e-5, (k, n)
+
+
+def test_a_runs_metrics_load_no_scipy():
+    """scipy.optimize's import cost each run 0.75 s of CPU and 50 MB while its questions were out."""
     code = ("import sys, numpy as np; from test_psychometric import observer_records; "
             "from acousticbench.benchmarks.acoustic.metrics import compute_metrics; "
             "m = compute_metrics(observer_records(np.random.default_rng(7), 40), 'Observer', 'pit', 42); "
