@@ -112,7 +112,7 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
 async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, kept: int, started: float) -> RunResult:
     """metrics.json and the final config.json of a cell whose questions all have a record."""
     spec, bench = cell.spec, cell.bench
-    # in a worker thread: the psychometric fit (and scipy's first import) must not stall the queue of other runs
+    # in a worker thread: the psychometric fit (and numpy's first import) must not stall the queue of other runs
     metrics = await asyncio.to_thread(bench.metrics, spec, records)
     metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec)})  # tokens used, their price
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))

@@ -5,9 +5,9 @@
 
 The local OpenAI-compatible server runs in its own process, so the CPU figure is the harness's alone: everything
 evaluate() does (pick questions, open the backend, read the WAVs, base64, the openai SDK request, judge, write each
-record, metrics), after the imports: for the CPU figure also the metrics' modules and numpy, which a run imports
-in a worker thread while the questions are out (the throughput phase keeps them in the run, as a user's run has it). Each measurement runs in a fresh process (its ru_maxrss is the whole run's peak memory);
-medians are printed.
+record, metrics), after the imports: for the CPU figure also the psychometric fit's numpy, which a run imports in a
+worker thread while the questions are out (the throughput phase keeps it in the run, as a user's run has it). Each
+measurement runs in a fresh process (its ru_maxrss is the whole run's peak memory); medians are printed.
 """
 from __future__ import annotations
 

@@ -14,8 +14,8 @@ import sys
 # what every run of the harness imports anyway, and the SDK backends' own (the slow part of most test runs)
 WARM = ("acousticbench.cli", "acousticbench.commands", "acousticbench.evaluate", "acousticbench.engine",
         "acousticbench.benchmarks.acoustic.benchmark", "acousticbench.benchmarks.audioicl.benchmark",
-        "acousticbench.models.openai_compat", "aiohttp", "numpy", "acousticbench.benchmarks.acoustic.metrics", "soundfile", "httpx", "openai",
-        "google.genai")
+        "acousticbench.models.openai_compat", "acousticbench.benchmarks.acoustic.psychometric", "aiohttp", "numpy",
+        "soundfile", "httpx", "openai", "google.genai")
 
 
 def _stdio(stdout: str, stderr: str) -> None:

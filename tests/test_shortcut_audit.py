@@ -2,6 +2,7 @@
 unless it is the attribute's own measure, alone or jointly, and the pack's layout is balanced."""
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from pathlib import Path
 
@@ -104,16 +105,10 @@ def test_the_spectrum_is_scipys_welch():
     rng = np.random.default_rng(3)
     for length in (16000, 12345, 24001, 513, 300):
         x = rng.standard_normal(length) * np.linspace(0.1, 1.0, length) + 0.01
-        with np.errstate(all="ignore"), pytest.warns(UserWarning) if length < 512 else _nothing():
+        with np.errstate(all="ignore"), pytest.warns(UserWarning) if length < 512 else contextlib.nullcontext():
             freqs, psd = signal.welch(x, fs=16000, nperseg=512)
         ours = welch(x, 16000)
         assert np.allclose(ours[0], freqs) and np.allclose(ours[1], psd, rtol=1e-10, atol=0), length
-
-
-def _nothing():
-    import contextlib
-
-    return contextlib.nullcontext()
 
 
 @pytest.mark.slow

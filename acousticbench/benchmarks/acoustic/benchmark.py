@@ -134,9 +134,8 @@ class AcousticBenchmark(AcousticViews):
         return JudgeRelabeller(options)
 
     def warm_up(self) -> None:
-        """The metrics' modules and numpy, imported in a worker thread while questions are out, so a run's end does
-        not wait for them."""
-        importlib.import_module("acousticbench.benchmarks.acoustic.metrics")
+        """The psychometric fit's module and numpy, imported in a worker thread while questions are out, so a run's
+        end does not wait for them."""
         importlib.import_module("acousticbench.benchmarks.acoustic.psychometric")
 
     def ideal_observer(self, prompt: Prompt) -> str:

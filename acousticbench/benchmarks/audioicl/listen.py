@@ -72,10 +72,17 @@ def segments(x: np.ndarray, min_gap_s: float, below_peak_db: float = 35.0, windo
 
 def likeness(a: np.ndarray, b: np.ndarray) -> float:
     """Largest normalised cross-correlation over every lag: 1 for the same samples, whatever their level."""
-    n = a.size + b.size
-    size = 1 << (n - 1).bit_length()
-    corr = np.fft.irfft(np.fft.rfft(a, size) * np.conj(np.fft.rfft(b, size)), size)
-    return float(np.abs(corr).max() / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12))
+    size = _lag_size(a, b)
+    return _peak(np.fft.rfft(a, size), np.conj(np.fft.rfft(b, size)), size, np.linalg.norm(a) * np.linalg.norm(b))
+
+
+def _lag_size(a: np.ndarray, b: np.ndarray) -> int:
+    """The FFT size that holds every lag of a against b without wrapping."""
+    return 1 << (a.size + b.size - 1).bit_length()
+
+
+def _peak(spectrum: np.ndarray, conj_ref: np.ndarray, size: int, norms: float) -> float:
+    return float(np.abs(np.fft.irfft(spectrum * conj_ref, size)).max() / (norms + 1e-12))
 
 
 class Templates:
@@ -92,13 +99,12 @@ class Templates:
         pieces: dict[int, np.ndarray] = {}
         norm, scores = float(np.linalg.norm(a)), []
         for i, ref in enumerate(self.refs):
-            size = 1 << (a.size + ref.size - 1).bit_length()
+            size = _lag_size(a, ref)
             if size not in pieces:
                 pieces[size] = np.fft.rfft(a, size)
             if (i, size) not in self._spectra:
                 self._spectra[i, size] = np.conj(np.fft.rfft(ref, size))
-            corr = np.fft.irfft(pieces[size] * self._spectra[i, size], size)
-            scores.append(np.abs(corr).max() / (norm * self.norms[i] + 1e-12))
+            scores.append(_peak(pieces[size], self._spectra[i, size], size, norm * self.norms[i]))
         return int(np.argmax(scores))
 
 
