@@ -23,6 +23,17 @@ def is_provider_variable(name: str) -> bool:
     return name in PROVIDER_VARIABLES or name.startswith("ACOUSTICBENCH_")
 
 
+def needs(*packages: str):
+    """A mark that skips where a package is not installed, found without importing it: a module-level importorskip
+    of torch cost every xdist worker 4 s of collection, for tests that mostly never touch it."""
+    import importlib.util
+
+    import pytest
+
+    missing = [name for name in packages if importlib.util.find_spec(name) is None]
+    return pytest.mark.skipif(bool(missing), reason=f"needs {', '.join(missing)}")
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     """This process's environment without any provider variable, plus `extra`."""
     return {**{k: v for k, v in os.environ.items() if not is_provider_variable(k)}, **extra}

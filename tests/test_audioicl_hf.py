@@ -13,9 +13,16 @@ import pytest
 from acousticbench.cli import main
 from audioicl_pack import reduced_pack
 from conftest import write_tiny_pack
+from harness_cli import needs
 
-datasets = pytest.importorskip("datasets")
-pq = pytest.importorskip("pyarrow.parquet")
+pytestmark = needs("datasets", "pyarrow")
+
+
+@pytest.fixture(scope="module")
+def datasets():
+    import datasets  # 2.3 s: imported by the worker that runs these tests, not by every worker at collection
+
+    return datasets
 
 EPISODES = 2  # per task: every task's episode shapes (one clip, A/B/MIX, Normal/Anomalous) at a build of ~2 s
 
@@ -41,7 +48,7 @@ def altered_copy(exported, tmp_path: Path) -> Path:
     return out
 
 
-def test_the_export_loads_with_datasets_and_every_episode_joins_its_clips(exported, tmp_path):
+def test_the_export_loads_with_datasets_and_every_episode_joins_its_clips(datasets, exported, tmp_path):
     archive, out = exported
     pack = archive / "audioicl"
     manifest = json.loads((pack / "MANIFEST.json").read_text())
@@ -83,6 +90,8 @@ def test_import_rebuilds_both_packs_byte_for_byte_and_they_verify(exported, tmp_
 
 
 def _rewrite_first_row(shard: Path, change) -> None:
+    import pyarrow.parquet as pq
+
     table = pq.read_table(shard)
     rows = table.to_pylist()
     change(rows[0])
@@ -126,6 +135,8 @@ def test_an_export_of_some_tasks_holds_their_clips_and_is_refused_as_a_pack(expo
     assert main(["--export-dataset", str(out), "--task", "AudioRemap", "--archive", str(archive)]) == 0
     index = json.loads((out / "acousticbench_export.json").read_text())
     assert [list(p["configs"]) for p in index["parts"]] == [["AudioRemap", "clips"]]
+    import pyarrow.parquet as pq
+
     clips = {row["path"] for row in pq.read_table(next((out / "clips").glob("test-*.parquet"))).to_pylist()}
     assert clips and all(path.startswith("data/audioremap/") for path in clips)
     capsys.readouterr()

@@ -9,16 +9,23 @@ from pathlib import Path
 import pytest
 
 from acousticbench.cli import main
+from harness_cli import needs
 
-datasets = pytest.importorskip("datasets")
-pq = pytest.importorskip("pyarrow.parquet")
+pytestmark = needs("datasets", "pyarrow")
+
+
+@pytest.fixture(scope="module")
+def datasets():
+    import datasets  # 2.3 s: imported by the worker that runs these tests, not by every worker at collection
+
+    return datasets
 
 
 def files_of(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def raw_config(out: Path, config: str, cache: Path):
+def raw_config(datasets, out: Path, config: str, cache: Path):
     """A config as load_dataset gives it, with the clips kept as their bytes (decoding needs torchcodec)."""
     ds = datasets.load_dataset(str(out), config, cache_dir=str(cache))
     assert ds["train"].features["audio"].feature == datasets.Audio()  # the Audio feature, decoded on the reader's side
@@ -38,14 +45,14 @@ def assert_rows_are_the_pack(ds, pack: Path, task: str) -> int:
     return n
 
 
-def test_a_pack_exports_loads_with_datasets_and_rebuilds_byte_for_byte(tiny_pack, tmp_path, capsys):
+def test_a_pack_exports_loads_with_datasets_and_rebuilds_byte_for_byte(datasets, tiny_pack, tmp_path, capsys):
     out = tmp_path / "export"
     assert main(["--export-dataset", str(out), "--archive", str(tiny_pack)]) == 0
     assert "rows per config: rad 11" in capsys.readouterr().out
     card = (out / "README.md").read_text()
     manifest_sha = hashlib.sha256((tiny_pack / "MANIFEST.json").read_bytes()).hexdigest()
     assert "config_name: rad" in card and 'path: "rad/eval-*.parquet"' in card and manifest_sha in card
-    ds = raw_config(out, "rad", tmp_path / "cache")
+    ds = raw_config(datasets, out, "rad", tmp_path / "cache")
     assert sorted(ds) == ["eval", "train"] and assert_rows_are_the_pack(ds, tiny_pack, "rad") == 11
 
     back = tmp_path / "rebuilt"
@@ -67,6 +74,8 @@ def test_a_folder_that_holds_anything_is_never_written_into(tiny_pack, tmp_path,
 
 
 def _rewrite_first_row(shard: Path, change) -> None:
+    import pyarrow.parquet as pq
+
     table = pq.read_table(shard)
     rows = table.to_pylist()
     change(rows[0])
@@ -95,12 +104,12 @@ def test_a_folder_that_is_not_an_export_is_one_line(tiny_pack, tmp_path, capsys)
         "one with `python run.py --export-dataset DIR`.")
 
 
-def test_the_open_pack_exports_475_rows_per_task_and_rebuilds_to_its_manifest(open_pack, tmp_path, capsys):
+def test_the_open_pack_exports_475_rows_per_task_and_rebuilds_to_its_manifest(datasets, open_pack, tmp_path, capsys):
     out = tmp_path / "export"
     assert main(["--export-dataset", str(out), "--archive", str(open_pack)]) == 0
     tasks = json.loads((open_pack / "MANIFEST.json").read_text())["tasks"]
     for task in tasks:
-        ds = raw_config(out, task, tmp_path / "cache")
+        ds = raw_config(datasets, out, task, tmp_path / "cache")
         assert sum(len(split) for split in ds.values()) == 475 == assert_rows_are_the_pack(ds, open_pack, task)
     back = tmp_path / "rebuilt"
     assert main(["--import-dataset", str(out), "--archive", str(back)]) == 0

@@ -11,16 +11,15 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("torch")
-pytest.importorskip("fastapi")
+from acousticbench.errors import UserError
+from acousticbench.models import local_server
+from acousticbench.catalog import get_model
+from acousticbench.models.health import health_status
+from conftest import write_tiny_pack
+from harness_cli import harness_env, needs, run_cli, start_cli
+from servers.fixtures import records, run_dirs
 
-from acousticbench.errors import UserError  # noqa: E402
-from acousticbench.models import local_server  # noqa: E402
-from acousticbench.catalog import get_model  # noqa: E402
-from acousticbench.models.health import health_status  # noqa: E402
-from conftest import write_tiny_pack  # noqa: E402
-from harness_cli import harness_env, run_cli, start_cli  # noqa: E402
-from servers.fixtures import records, run_dirs  # noqa: E402
+pytestmark = needs("torch", "fastapi")
 
 ARGS = ("--model", "Tiny-Qwen2-Audio", "--task", "rad", "--judge", "rules")
 

@@ -8,18 +8,17 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import httpx
 import numpy as np
 import pytest
 import soundfile as sf
 
-pytest.importorskip("torch")
-pytest.importorskip("fastapi")
-import httpx  # noqa: E402
+from acousticbench.models.local_server import free_port
+from acousticbench.models.health import health_status
+from conftest import REPO
+from harness_cli import needs, python, start_python
 
-from acousticbench.models.local_server import free_port  # noqa: E402
-from acousticbench.models.health import health_status  # noqa: E402
-from conftest import REPO  # noqa: E402
-from harness_cli import python, start_python  # noqa: E402
+pytestmark = needs("torch", "fastapi")
 
 
 def wav_b64(seconds: float = 0.5, sr: int = 16_000, seed: int = 0, channels: int = 1) -> str:

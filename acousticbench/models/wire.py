@@ -1,7 +1,6 @@
 """Audio as it goes on the wire: WAV bytes per clip, merged into one for single-audio models."""
 from __future__ import annotations
 
-import io
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -17,13 +16,9 @@ def _is_pcm_wav(data: bytes) -> bool:
 
 
 def _encode_wav(samples: "np.ndarray", sr: int) -> bytes:
-    import soundfile as sf
+    from acousticbench.audio import pcm16_wav, to_pcm16
 
-    from acousticbench.audio import to_pcm16
-
-    buf = io.BytesIO()
-    sf.write(buf, to_pcm16(samples), sr, subtype="PCM_16", format="WAV")
-    return buf.getvalue()
+    return pcm16_wav(to_pcm16(samples), sr)
 
 
 @lru_cache(maxsize=64)  # bounded: a 3,800-question run must not hold every clip; twins and repeats hit it

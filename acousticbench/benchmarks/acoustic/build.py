@@ -13,7 +13,7 @@ from acousticbench.benchmarks.acoustic.pack import MANIFEST, questions_relpath, 
 from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_BENCHMARK, OPEN_PACK_VERSION
 from acousticbench.packs.staging import default_workers, staged_folder
 from acousticbench.packs.workers import map_in_processes
-from acousticbench.audio import SAMPLE_RATE, write_wav
+from acousticbench.audio import SAMPLE_RATE, write_pcm16, write_wav
 from acousticbench.errors import UserError
 from acousticbench.records import Choice
 from acousticbench.benchmarks.acoustic.records import Question, Split
@@ -138,7 +138,7 @@ def swap_twin(root: Path, code: str, spec: Spec, original: Question) -> Question
 
         data, rate = sf.read(str(root / original.audio[0]), dtype="int16", always_2d=True)
         rel = f"{code}/audio/{spec.qid(code)}_1.wav"
-        sf.write(str(root / rel), np.ascontiguousarray(data[:, ::-1]), rate, subtype="PCM_16", format="WAV")
+        write_pcm16(root / rel, np.ascontiguousarray(data[:, ::-1]), rate)
         audio, sha256 = [rel], {rel: file_sha256(root / rel)}
         meta["clips"] = [ATTRIBUTES[code].mirrored(p) for p in original.meta["clips"]]
     else:

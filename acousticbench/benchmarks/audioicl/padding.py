@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from acousticbench.audio import write_pcm16
+
 PAD_NOTE = "clips padded with trailing silence to the longest clip of the episode (--icl-pad)"
 
 
@@ -29,7 +31,7 @@ def padded(paths: list[str], pad_dir: Path) -> list[str]:
             full = np.zeros((longest, data.shape[1]), dtype=np.int16)
             full[: len(data)] = data
             tmp = target.with_name(target.name + ".tmp")
-            sf.write(str(tmp), full if full.shape[1] > 1 else full[:, 0], rate, subtype="PCM_16", format="WAV")
+            write_pcm16(tmp, full if full.shape[1] > 1 else full[:, 0], rate)
             os.replace(tmp, target)  # atomic: a concurrent run never reads half a file
         out.append(os.path.abspath(target))
     return out
