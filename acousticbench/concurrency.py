@@ -1,8 +1,8 @@
 """How many requests each endpoint of a model gets at once: a fixed cap, or a limit that finds the server's capacity.
 
 `auto` (the default for remote backends) starts at the backend's default (32 for a served model, 8 for an API) and
-doubles each round trip while the server keeps up (while what is left to send is worth the risk of a refused
-doubling: see _grow); the first 429/503 (or latency past the knee) sets the limit to
+doubles each round trip while the server keeps up and its latency holds (while what is left to send is worth the risk
+of a refused doubling: see _grow); the first 429/503 (or latency past the knee) sets the limit to
 what the server held at that moment, and from there it probes one step up only after holding a few clean windows,
 and only while the queue is long enough that a refused probe (its question waits Retry-After) cannot delay the end. In the spirit of TCP's slow start and AIMD
 and of Netflix's concurrency-limits; a fixed `--concurrency N` is the same limiter that never climbs above N."""
@@ -17,6 +17,10 @@ from acousticbench.settings import env_number
 HOLD_WINDOWS = 3  # clean windows at a level before probing one step above it
 LATENCY_KNEE = 2.0  # window latency over this many times the no-load latency: a queue is forming on the server
 DEFAULT_RETRY_AFTER_S = 1.0  # what a refused probe is assumed to cost before a server has said
+# Slow start's step per round trip, as TCP's. Fourfold was tried: 0.1-0.2 s sooner for one task against a server with
+# room, but a sweep of two models against two servers on the harness's own 2 cores took 1.29x one model, not 1.18x.
+SLOW_START_GROWTH = 2
+DEFAULT_MAXIMUM = 128  # per endpoint; ACOUSTICBENCH_MAX_CONCURRENCY changes it
 
 
 @dataclass(frozen=True)
@@ -34,8 +38,8 @@ class Setting:
             return cls(False, requested, requested)
         if requested == "auto" or (requested is None and getattr(backend, "adaptive_concurrency", False)):
             # a model whose server is known to take only a few at once (the open-weight table) is never pushed past it
-            maximum = getattr(backend, "max_concurrency", None) or int(env_number("ACOUSTICBENCH_MAX_CONCURRENCY", 128,
-                                                                                  minimum=1))
+            maximum = getattr(backend, "max_concurrency", None) or int(env_number("ACOUSTICBENCH_MAX_CONCURRENCY",
+                                                                                  DEFAULT_MAXIMUM, minimum=1))
             return cls(True, max(1, min(backend.default_concurrency, maximum)), maximum)
         return cls(False, backend.default_concurrency, backend.default_concurrency)
 
@@ -140,12 +144,16 @@ class Lane:
         self.probing = False
         before, self._last = self._last, (self.limit, rate)
         if self.setting.auto and before and self.limit >= 1.25 * before[0] and rate < 1.1 * before[1]:
-            return self._knee(before[0])  # more in flight, no more answers: the server was already full
+            # more in flight, no more answers: the server was already full at the level before, or below it. By
+            # Little's law it serves rate x no-load latency at once without a queue (here with the knee's allowance)
+            full = int(rate * LATENCY_KNEE * self.baseline) if self.baseline else before[0]
+            return self._knee(max(1, min(before[0], full)))
         slow = self.setting.auto and mean is not None and mean > LATENCY_KNEE * self.baseline
         self._slow_windows = self._slow_windows + 1 if slow else 0
         if self._slow_windows >= 2:  # two windows running: one slow window is noise (a stall on either side)
             return self._knee(max(1, int(self.limit * max(0.5, LATENCY_KNEE * self.baseline / mean))))
-        self._grow(waiting, mean or self.retry_after)
+        if not slow:  # grow while latency holds
+            self._grow(waiting, mean or self.retry_after)
 
     def _knee(self, level: int) -> None:
         """Past the knee more in flight only waits longer: back to `level`, and probe above it only now and then."""
@@ -156,8 +164,8 @@ class Lane:
     def _grow(self, waiting: int, latency_s: float) -> None:
         if self.limit >= self.setting.maximum:
             return
-        if self.known is None:  # slow start: double while the server keeps up
-            target = self.limit * 2
+        if self.known is None:  # slow start: grow while the server keeps up
+            target = self.limit * SLOW_START_GROWTH
         elif self.limit < self.known - 1:
             target = self.known - 1  # back to the level below the one refused
         else:
@@ -168,10 +176,13 @@ class Lane:
         target = min(target, len(self.inflight) + waiting)  # no more than there is to send
         drain_s = waiting / self.limit * latency_s  # what is left to send, at the present limit
         # A refused request waits Retry-After, so it delays the end by what that wait outlasts the rest: at most
-        # retry_after - drain_s. In slow start nothing says the server is full, and a doubling that holds saves about
-        # half of what is left: grow while that loss is no more than that gain. Above a refused level the server is
-        # known to be near full: probe only where a refusal cannot delay the end at all.
-        enough = 2 / 3 * self.retry_after if self.known is None else self.retry_after + latency_s
+        # retry_after - drain_s. In slow start nothing says the server is full, and a step that holds saves about
+        # 1 - 1/SLOW_START_GROWTH of what is left (half): grow while that loss is no more than that gain. Above a
+        # refused level the server is known to be near full: probe only where a refusal cannot delay the end at all.
+        if self.known is None:
+            enough = self.retry_after / (2 - 1 / SLOW_START_GROWTH)
+        else:
+            enough = self.retry_after + latency_s
         if target > self.limit and drain_s >= enough:
             self._set(target)
 
@@ -208,6 +219,22 @@ class Ticket:
     @property
     def endpoint(self) -> int:
         return self.lane.index
+
+
+_RESERVED = [0]  # connections the sessions of this process may hold at once, as counted by room_for_connections
+
+
+def room_for_connections(n: int) -> None:
+    """Raise this process's soft limit on open files (up to the hard one) so `n` more connections fit: a sweep runs
+    its models' sessions at once, each endpoint up to its ceiling, and the common soft limit of 1,024 would fail
+    their requests with EMFILE ("Too many open files") instead."""
+    import resource
+
+    _RESERVED[0] += n
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = _RESERVED[0] + 256  # and the files, pipes and the event loop's own descriptors
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
 
 
 def sustained(timeline: list[tuple[float, int]], elapsed: float) -> int:

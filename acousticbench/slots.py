@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import collections
 
-from acousticbench.concurrency import Lane, Setting, Ticket
+from acousticbench.concurrency import Lane, Setting, Ticket, room_for_connections
 
 
 class Slots:
@@ -14,6 +14,7 @@ class Slots:
     def __init__(self, names: list[str], setting: Setting):
         self.setting = setting
         self.lanes = [Lane(i, name, setting) for i, name in enumerate(names)]
+        room_for_connections(setting.maximum * len(names))
         self._waiters: collections.deque[asyncio.Future] = collections.deque()
         self._next = 0
         self._refusals_in_a_row = 0

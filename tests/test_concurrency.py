@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 
+from acousticbench.concurrency import DEFAULT_MAXIMUM
 from conftest import write_tiny_pack
 from servers import openai_server
 from harness_cli import harness_env, run_cli
@@ -65,7 +66,7 @@ def test_a_server_whose_latency_climbs_with_load_is_not_flooded(fast_retries, tm
     assert [r["status"] for r in records(result.run_dir)] == ["answered"] * 600
     lane = concurrency_of(result.run_dir)["endpoints"][0]
     assert lane["peak"] > 32  # it did try more than its start
-    assert lane["final"] <= 64 < 128  # more in flight bought no more answers, so it came back down from its ceiling
+    assert lane["final"] <= 64 < DEFAULT_MAXIMUM  # more in flight bought no more answers: it came back down
 
 
 def test_a_sweep_runs_its_models_at_once_and_a_dead_server_stops_only_its_model(tmp_path):
@@ -87,3 +88,28 @@ def test_a_sweep_runs_its_models_at_once_and_a_dead_server_stops_only_its_model(
     sustained = [line for line in out.stdout.splitlines() if "sustained" in line]
     assert [line.split(" at ")[0] for line in sustained] == ["Voxtral-Mini-3B", "Qwen2-Audio-7B-Instruct"]
     assert all("requests in flight (auto, 32 ->" in line for line in sustained)
+
+
+def test_a_low_open_file_limit_is_raised_so_every_connection_fits(tmp_path):
+    """A shell's soft limit of open files (often 1,024; 100 here) below what auto or a sweep may hold at once would
+    fail requests with EMFILE: the harness raises its own soft limit (up to the hard one) to fit its connections."""
+    import resource
+    import subprocess
+    import sys
+
+    from harness_cli import REPO, run_dirs
+
+    def low_soft_limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (100, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 297)  # 300 questions
+    with openai_server.serve(delay_s=0.3) as server:
+        out = subprocess.run([sys.executable, str(REPO / "run.py"), "--model", "Voxtral-Mini-3B", "--task", "rad",
+                              "--judge", "rules", "--concurrency", "150", "--archive", str(archive),
+                              "--results-dir", str(tmp_path / "results")], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=120, env=harness_env(**{VOXTRAL: server.url}),
+                             preexec_fn=low_soft_limit)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    (run_dir,) = run_dirs(tmp_path / "results")
+    assert [r["status"] for r in records(run_dir)] == ["answered"] * 300
+    assert server.state.max_inflight > 100  # more connections at once than the limit it was started with
