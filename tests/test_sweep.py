@@ -169,7 +169,8 @@ def test_a_killed_sweep_leaves_a_file_naming_what_finished(tmp_path):
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
                 files = list((tmp_path / "results").glob("sweep-*.json"))
-                if files and any(c["status"] == "done" for c in json.loads(files[0].read_text())["cells"]):
+                text = files[0].read_text() if files else ""  # empty for the instant between its claim and first write
+                if text and any(c["status"] == "done" for c in json.loads(text)["cells"]):
                     break
                 time.sleep(0.02)
             proc.send_signal(signal.SIGKILL)

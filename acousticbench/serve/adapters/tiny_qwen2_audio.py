@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
-from transformers import AutoProcessor, GenerationConfig, Qwen2AudioForConditionalGeneration
 
 from acousticbench.errors import UserError
 from acousticbench.serve.adapters import Chat, Generation, decoding_of, finish_reason
 from acousticbench.serve.lora import merged_model_dir
 from acousticbench.serve.tiny_checkpoint import MODEL_ID, VOCAB, checkpoint_dir
+
+if TYPE_CHECKING:  # transformers is imported where the model is loaded: its import alone takes 7 s on 2 cores
+    from transformers import Qwen2AudioForConditionalGeneration
 
 DEVICE_VARIABLE = "ACOUSTICBENCH_DEVICE"  # cpu (default), or cuda: scripts/gpu_check.sh runs it on the GPU
 
@@ -35,6 +38,7 @@ def build_model() -> Qwen2AudioForConditionalGeneration:
 
 
 def _load(folder: Path) -> Qwen2AudioForConditionalGeneration:
+    from transformers import Qwen2AudioForConditionalGeneration
     from transformers.utils import logging
 
     logging.disable_progress_bar()  # a bar per load would fill the server's log, which says one line per event
@@ -59,6 +63,8 @@ class TinyQwen2Audio:
     logprobs = True
 
     def __init__(self, lora: Path | None = None):
+        from transformers import AutoProcessor, GenerationConfig
+
         folder = checkpoint_dir()
         self.processor = AutoProcessor.from_pretrained(folder)
         self.tokenizer = self.processor.tokenizer
