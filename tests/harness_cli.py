@@ -146,8 +146,25 @@ def python(*args: str, cwd: Path | None = None, env: dict[str, str] | None = Non
 
 
 def run_dirs(results: Path) -> list[Path]:
-    """The run folders under a results folder, sorted by name (beside them lie the sweep files, sweep-*.json)."""
-    return sorted(p for p in Path(results).iterdir() if p.is_dir())
+    """The run folders under a results folder, sorted by name (beside them lie the sweep files, sweep-*.json); none
+    where it does not exist."""
+    results = Path(results)
+    return sorted(p for p in results.iterdir() if p.is_dir()) if results.exists() else []
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    """Every file under `root` by its relative path, with its bytes."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def summary_rows(results: Path) -> list[dict]:
+    """The rows of results/audioicl_summary.csv, whose header is the documented one."""
+    import csv
+
+    with (Path(results) / "audioicl_summary.csv").open() as fh:
+        reader = csv.DictReader(fh)
+        assert reader.fieldnames == ["model", "shots", "task", "accuracy", "n", "prompt_style", "scoring"]
+        return list(reader)
 
 
 def assert_one_line(out: subprocess.CompletedProcess, code: int, *needles: str) -> None:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import asyncio
-import csv
 import importlib.util
 import json
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 from acousticbench.benchmarks.audioicl import TASKS
 from acousticbench.benchmarks.audioicl.pack import pack_root
 from audioicl_pack import reduced_pack
-from harness_cli import run_cli
+from harness_cli import run_cli, summary_rows
 
 RECORD_FIELDS = {"id", "benchmark", "task", "shots", "model", "seed", "prompt", "audio", "response", "prediction", "gt",
                  "correct", "correct_public", "status", "error", "attempts", "latency_s", "usage", "scoring", "notes", "meta",
@@ -22,13 +21,6 @@ RECORD_FIELDS = {"id", "benchmark", "task", "shots", "model", "seed", "prompt", 
 @pytest.fixture(scope="module")
 def archive() -> Path:
     return reduced_pack()
-
-
-def summary_rows(results: Path) -> list[dict]:
-    with (results / "audioicl_summary.csv").open() as fh:
-        reader = csv.DictReader(fh)
-        assert reader.fieldnames == ["model", "shots", "task", "accuracy", "n", "prompt_style", "scoring"]
-        return list(reader)
 
 
 def test_oracle_on_all_nine_tasks_writes_a_folder_and_a_summary_row_per_task_and_k(archive, tmp_path):

@@ -15,6 +15,7 @@ from acousticbench.benchmarks.acoustic.verify import verify_checksums
 from acousticbench.audio import write_wav
 from acousticbench.errors import ArchiveError, UnsafeArchiveError, UserError
 from acousticbench.benchmarks.acoustic.records import Question
+from harness_cli import files_of
 
 
 @pytest.fixture
@@ -39,10 +40,6 @@ def pack_root(tmp_path) -> Path:
     mono = {"sample_rate": 16_000, "sample_format": "PCM_16", "channels": 1}  # dir too: two mono clips here
     pack.write_manifest(root, "AcousticBench-test", "0", meta, hashes, audio=mono)
     return root
-
-
-def files_of(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def everything_under(folder: Path) -> set[str]:

@@ -2,13 +2,12 @@
 another model is noted, a stalled response ends within a stated deadline, and AudioICL summaries accumulate."""
 from __future__ import annotations
 
-import csv
 import json
 import time
 
 from conftest import write_tiny_pack
 from servers import openai_server
-from harness_cli import harness_env, run_cli
+from harness_cli import harness_env, run_cli, summary_rows
 from servers.fixtures import records, run_dirs
 from servers.local import FaultPlan
 from test_faults import VARIABLE, assert_one_line
@@ -71,11 +70,6 @@ def test_a_stall_with_the_run_stopping_on_errors_is_one_line(tmp_path):
                       env=harness_env(**{VARIABLE: server.url, "ACOUSTICBENCH_STALL_TIMEOUT": "0.5",
                                          "ACOUSTICBENCH_MAX_ATTEMPTS": "1"}))
     assert_one_line(out, 1, "stopped:", "ACOUSTICBENCH_STALL_TIMEOUT")
-
-
-def summary_rows(results) -> list[dict]:
-    with (results / "audioicl_summary.csv").open() as fh:
-        return list(csv.DictReader(fh))
 
 
 def test_audioicl_summaries_accumulate_across_commands(tmp_path):

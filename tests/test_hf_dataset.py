@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from acousticbench.cli import main
-from harness_cli import needs
+from harness_cli import files_of, needs
 
 pytestmark = needs("datasets", "pyarrow")
 
@@ -19,10 +19,6 @@ def datasets():
     import datasets  # 2.3 s: imported by the worker that runs these tests, not by every worker at collection
 
     return datasets
-
-
-def files_of(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def raw_config(datasets, out: Path, config: str, cache: Path):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness_cli import FAST, is_provider_variable
+from harness_cli import FAST, is_provider_variable, run_dirs  # noqa: F401  run_dirs: imported from here by many tests
 from servers.local import RETRYABLE_FAULTS, FaultPlan, answer_for
 
 
@@ -52,10 +52,6 @@ def expected(plan: FaultPlan, key: str, max_attempts: int, max_overloads: int = 
 
 def records(run_dir: Path) -> list[dict]:
     return [json.loads(line) for line in (run_dir / "responses.jsonl").read_text().splitlines()]
-
-
-def run_dirs(results: Path) -> list[Path]:
-    return sorted(p for p in results.iterdir() if p.is_dir()) if results.exists() else []
 
 
 def evaluate_model(model: str, archive: Path, results: Path, **spec):
