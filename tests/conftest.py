@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import harness_cli
 from harness_cli import REPO, is_provider_variable
 
 # A suite started with Ctrl-C ignored (under nohup, or as `cmd &` from a script) would hand SIG_IGN to every run.py it
@@ -19,13 +20,22 @@ HF_TOKEN = "hf_FAKEtoken0123456789abcdef"  # planted where docker_serve looks; m
 PREBUILT_ARCHIVE = os.environ.get("ACOUSTICBENCH_TEST_ARCHIVE")  # read before no_provider_keys clears it
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _harness_cache(tmp_path_factory) -> None:
+    """One cache for the test run, shared by the xdist workers (harness_cli.CACHE)."""
+    harness_cli.CACHE["ACOUSTICBENCH_CACHE_DIR"] = str(shared_temp(tmp_path_factory) / "harness-cache")
+
+
 @pytest.fixture(autouse=True)
 def no_provider_keys(request, monkeypatch):
     """No provider key, endpoint or ACOUSTICBENCH_* setting from the developer's shell reaches a test (live tests
-    excepted): a stray OPENAI_API_KEY must not turn `--judge auto` into a paid call."""
+    excepted): a stray OPENAI_API_KEY must not turn `--judge auto` into a paid call. The harness's cache is the test
+    run's own."""
     if request.node.get_closest_marker("live") is None:
         for name in [name for name in os.environ if is_provider_variable(name)]:
             monkeypatch.delenv(name)
+    for name, value in harness_cli.CACHE.items():
+        monkeypatch.setenv(name, value)
 
 
 def pytest_collection_modifyitems(items):

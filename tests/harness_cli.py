@@ -17,6 +17,10 @@ REPO = Path(__file__).resolve().parent.parent
 PROVIDER_VARIABLES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL",
                       "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
 FAST = {"ACOUSTICBENCH_RETRY_BASE_DELAY": "0", "ACOUSTICBENCH_CONNECT_WAIT": "2"}
+# The harness's cache for the whole test run (conftest sets it), in every environment made here and in-process: not
+# the developer's ~/.cache/acousticbench, which the suite filled with a verified-files record per temporary pack
+# (208 MB and 8,373 files in a day), and whose judge verdicts a test must not read.
+CACHE: dict[str, str] = {}
 
 
 def is_provider_variable(name: str) -> bool:
@@ -35,8 +39,8 @@ def needs(*packages: str):
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """This process's environment without any provider variable, plus `extra`."""
-    return {**{k: v for k, v in os.environ.items() if not is_provider_variable(k)}, **extra}
+    """This process's environment without any provider variable, plus the test run's cache and `extra`."""
+    return {**{k: v for k, v in os.environ.items() if not is_provider_variable(k)}, **CACHE, **extra}
 
 
 def harness_env(**extra: str) -> dict[str, str]:

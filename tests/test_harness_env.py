@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from harness_cli import FAST, PROVIDER_VARIABLES, REPO, harness_env, python, run_cli, run_dirs, start_python
+from harness_cli import CACHE, FAST, PROVIDER_VARIABLES, REPO, harness_env, python, run_cli, run_dirs, start_python
 from servers import openai_server
 
 pytest_plugins = ["pytester"]
@@ -17,8 +17,8 @@ SEEN = ("import json, os; print(json.dumps({k: v for k, v in os.environ.items() 
 
 
 def seen(out: str) -> dict[str, str]:
-    """The provider variables a subprocess printed with SEEN, less the short waits every helper sets."""
-    return {k: v for k, v in json.loads(out).items() if k not in FAST}
+    """The provider variables a subprocess printed with SEEN, less the short waits and the cache every helper sets."""
+    return {k: v for k, v in json.loads(out).items() if k not in FAST and k not in CACHE}
 
 
 def test_a_helper_run_subprocess_sees_no_provider_variable_from_the_shell(monkeypatch):
@@ -71,3 +71,14 @@ def test_in_process_tests_see_no_provider_variable_except_live_ones(pytester, mo
         monkeypatch.setenv(name, value)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-W", "ignore::pytest.PytestUnknownMarkWarning")
     result.assert_outcomes(passed=2)
+
+
+def test_the_harness_keeps_its_cache_in_the_test_runs_own_folder(tiny_pack, tmp_path):
+    """Not in the developer's ~/.cache/acousticbench: the pack check's record of this temporary pack lands in the test
+    run's cache folder."""
+    from pathlib import Path
+
+    out = run_cli("--model", "Oracle", "--task", "rad", "--archive", str(tiny_pack), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    records = (Path(CACHE["ACOUSTICBENCH_CACHE_DIR"]) / "verified").glob("*.json")
+    assert any(str(tiny_pack.resolve()) in record.read_text() for record in records)
