@@ -22,8 +22,11 @@ PREBUILT_ARCHIVE = os.environ.get("ACOUSTICBENCH_TEST_ARCHIVE")  # read before n
 
 @pytest.fixture(scope="session", autouse=True)
 def _harness_cache(tmp_path_factory) -> None:
-    """One cache for the test run, shared by the xdist workers (harness_cli.CACHE)."""
+    """One cache for the test run, shared by the xdist workers (harness_cli.CACHE); in this process's environment
+    to its end too: the pack check writes what it verified when the process exits, after every test's own setting
+    is undone."""
     harness_cli.CACHE["ACOUSTICBENCH_CACHE_DIR"] = str(shared_temp(tmp_path_factory) / "harness-cache")
+    os.environ.update(harness_cli.CACHE)
 
 
 @pytest.fixture(autouse=True)
