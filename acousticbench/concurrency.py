@@ -221,20 +221,28 @@ class Ticket:
         return self.lane.index
 
 
-_RESERVED = [0]  # connections the sessions of this process may hold at once, as counted by room_for_connections
+_WANTED = 0  # connections asked for by every session this process opened (the limit is only ever raised)
 
 
 def room_for_connections(n: int) -> None:
     """Raise this process's soft limit on open files (up to the hard one) so `n` more connections fit: a sweep runs
     its models' sessions at once, each endpoint up to its ceiling, and the common soft limit of 1,024 would fail
-    their requests with EMFILE ("Too many open files") instead."""
-    import resource
-
-    _RESERVED[0] += n
+    their requests with EMFILE ("Too many open files") instead. Where it cannot be raised (no `resource` module, a
+    system's own cap) the limit stands, and a request it fails is an error record that says so."""
+    global _WANTED
+    try:
+        import resource
+    except ImportError:  # Windows
+        return
+    _WANTED += n
+    want = _WANTED + 256  # and the files, pipes and the event loop's own descriptors
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = _RESERVED[0] + 256  # and the files, pipes and the event loop's own descriptors
     if soft != resource.RLIM_INFINITY and soft < want:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want if hard == resource.RLIM_INFINITY else min(want, hard),
+                                                        hard))
+        except (ValueError, OSError):  # macOS refuses a soft limit over its own per-process cap
+            pass
 
 
 def sustained(timeline: list[tuple[float, int]], elapsed: float) -> int:

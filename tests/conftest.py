@@ -41,6 +41,14 @@ def no_provider_keys(request, monkeypatch):
         monkeypatch.setenv(name, value)
 
 
+@pytest.fixture(scope="session")
+def datasets():
+    """Hugging Face's `datasets`, imported by the worker that runs a test of it (2.3 s), not by each at collection."""
+    import datasets
+
+    return datasets
+
+
 def pytest_collection_modifyitems(items):
     """A test that needs the full open pack is slow: the pack's build alone is the longest step of the suite."""
     for item in items:

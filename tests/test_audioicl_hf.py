@@ -17,13 +17,6 @@ from harness_cli import needs
 
 pytestmark = needs("datasets", "pyarrow")
 
-
-@pytest.fixture(scope="module")
-def datasets():
-    import datasets  # 2.3 s: imported by the worker that runs these tests, not by every worker at collection
-
-    return datasets
-
 EPISODES = 2  # per task: every task's episode shapes (one clip, A/B/MIX, Normal/Anomalous) at a build of ~2 s
 
 

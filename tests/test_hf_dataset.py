@@ -14,13 +14,6 @@ from harness_cli import files_of, needs
 pytestmark = needs("datasets", "pyarrow")
 
 
-@pytest.fixture(scope="module")
-def datasets():
-    import datasets  # 2.3 s: imported by the worker that runs these tests, not by every worker at collection
-
-    return datasets
-
-
 def raw_config(datasets, out: Path, config: str, cache: Path):
     """A config as load_dataset gives it, with the clips kept as their bytes (decoding needs torchcodec)."""
     ds = datasets.load_dataset(str(out), config, cache_dir=str(cache))
