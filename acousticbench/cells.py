@@ -25,8 +25,9 @@ def warm_up(cells: list[Cell]) -> asyncio.TimerHandle:
 
 def _quietly(hook: Callable[[], None]) -> None:
     """A warm-up is only a head start: if it fails, the metrics that need it fail where they are computed. An
-    import holds the GIL for most of its time (numpy's: 0.1-0.25 s), so the event loop, which gives it up at every socket call, waits for
-    it back a switch interval each time: a short one while the import runs keeps the questions flowing."""
+    import holds the GIL for most of its time (numpy's: 0.1-0.25 s), so the event loop, which gives it up at every
+    socket call, waits for it back a switch interval each time: a short one while the import runs keeps the
+    questions flowing."""
     interval = sys.getswitchinterval()
     sys.setswitchinterval(min(interval, WARM_UP_SWITCH_S))
     try:

@@ -161,6 +161,16 @@ def files_of(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+def rewrite_first_row(shard: Path, change) -> None:
+    """Apply `change` to the first row of a parquet shard of an export, in place (an export altered by hand)."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(shard)
+    rows = table.to_pylist()
+    change(rows[0])
+    pq.write_table(type(table).from_pylist(rows, schema=table.schema), shard)
+
+
 def summary_rows(results: Path) -> list[dict]:
     """The rows of results/audioicl_summary.csv, whose header is the documented one."""
     import csv

@@ -13,7 +13,7 @@ import pytest
 from acousticbench.cli import main
 from audioicl_pack import reduced_pack
 from conftest import write_tiny_pack
-from harness_cli import needs
+from harness_cli import needs, rewrite_first_row
 
 pytestmark = needs("datasets", "pyarrow")
 
@@ -82,15 +82,6 @@ def test_import_rebuilds_both_packs_byte_for_byte_and_they_verify(exported, tmp_
     assert "All 11 questions passed" in said and f"All {9 * EPISODES} AudioICL episodes passed" in said
 
 
-def _rewrite_first_row(shard: Path, change) -> None:
-    import pyarrow.parquet as pq
-
-    table = pq.read_table(shard)
-    rows = table.to_pylist()
-    change(rows[0])
-    pq.write_table(type(table).from_pylist(rows, schema=table.schema), shard)
-
-
 def _flip_last_byte(row: dict) -> None:
     data = row["audio"]["bytes"]
     row["audio"]["bytes"] = data[:-1] + bytes([data[-1] ^ 1])
@@ -106,8 +97,8 @@ def _index_naming(benchmark: str):
 
 @pytest.mark.parametrize("change, needle", [
     (lambda out: next((out / "clips").glob("test-*.parquet")).unlink(), "is missing: the export at"),
-    (lambda out: _rewrite_first_row(next((out / "clips").glob("test-*.parquet")), _flip_last_byte), "sha256 mismatch"),
-    (lambda out: _rewrite_first_row(next((out / "AudioCount").glob("k2-*.parquet")),
+    (lambda out: rewrite_first_row(next((out / "clips").glob("test-*.parquet")), _flip_last_byte), "sha256 mismatch"),
+    (lambda out: rewrite_first_row(next((out / "AudioCount").glob("k2-*.parquet")),
                                     lambda row: row.update(answer="9" if row["answer"] != "9" else "8")),
      "column answer in AudioCount differs from its episode line"),
     (_index_naming("AudioNope"), "holds a AudioNope pack, which this harness cannot import"),

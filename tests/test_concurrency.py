@@ -3,14 +3,17 @@ gets its own limit, a server whose latency climbs is not flooded, and the models
 from __future__ import annotations
 
 import json
+import resource
 import socket
+import subprocess
+import sys
 
 import pytest
 
 from acousticbench.concurrency import DEFAULT_MAXIMUM
 from conftest import write_tiny_pack
 from servers import openai_server
-from harness_cli import harness_env, run_cli
+from harness_cli import REPO, harness_env, run_cli, run_dirs
 from servers.fixtures import evaluate_model, fast_retries, records  # noqa: F401
 
 VOXTRAL = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"
@@ -96,12 +99,6 @@ def test_a_sweep_runs_its_models_at_once_and_a_dead_server_stops_only_its_model(
 def test_a_low_open_file_limit_is_raised_so_every_connection_fits(tmp_path):
     """A shell's soft limit of open files (often 1,024; 100 here) below what auto or a sweep may hold at once would
     fail requests with EMFILE: the harness raises its own soft limit (up to the hard one) to fit its connections."""
-    import resource
-    import subprocess
-    import sys
-
-    from harness_cli import REPO, run_dirs
-
     def low_soft_limit():
         resource.setrlimit(resource.RLIMIT_NOFILE, (100, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 

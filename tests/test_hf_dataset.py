@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from acousticbench.cli import main
-from harness_cli import files_of, needs
+from harness_cli import files_of, needs, rewrite_first_row
 
 pytestmark = needs("datasets", "pyarrow")
 
@@ -62,15 +62,6 @@ def test_a_folder_that_holds_anything_is_never_written_into(tiny_pack, tmp_path,
     assert files_of(out) == {"notes.txt": b"mine"} and not list(tmp_path.glob(".export.*"))
 
 
-def _rewrite_first_row(shard: Path, change) -> None:
-    import pyarrow.parquet as pq
-
-    table = pq.read_table(shard)
-    rows = table.to_pylist()
-    change(rows[0])
-    pq.write_table(type(table).from_pylist(rows, schema=table.schema), shard)
-
-
 @pytest.mark.parametrize("change, needle", [
     (lambda row: row["audio"][0].update(bytes=row["audio"][0]["bytes"][:-2] + b"\x01\x00"), "sha256 mismatch"),
     (lambda row: row.update(answer="B" if row["answer"] == "A" else "A"), "column answer differs"),
@@ -78,7 +69,7 @@ def _rewrite_first_row(shard: Path, change) -> None:
 def test_an_altered_export_is_refused_and_nothing_is_rebuilt(tiny_pack, tmp_path, capsys, change, needle):
     out = tmp_path / "export"
     assert main(["--export-dataset", str(out), "--archive", str(tiny_pack)]) == 0
-    _rewrite_first_row(next((out / "rad").glob("train-*.parquet")), change)
+    rewrite_first_row(next((out / "rad").glob("train-*.parquet")), change)
     capsys.readouterr()
     assert main(["--import-dataset", str(out), "--archive", str(tmp_path / "rebuilt")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
