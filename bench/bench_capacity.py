@@ -5,7 +5,7 @@ exit, against local OpenAI-compatible servers that answer in 200 ms and take at 
 more gets 429 with Retry-After: 1, as a rate-limited API or a full vLLM), and against one without a limit.
 
     .venv/bin/python bench/bench_capacity.py [--archive DIR] [--repeats 5] [--task rad] [--delay 0.2]
-                                             [--concurrency auto] [--vllm-endpoint URL]
+                                             [--concurrency auto] [--vllm-endpoint URL] [--probe-delay S]
 
 Then a sweep of two served models, each against its own server without a limit, against one model alone (target:
 <= 1.20x). Per server, medians over the repeats: requests/s, 429s, questions lost (error records), requests per question, the
@@ -13,7 +13,9 @@ command's time over the capacity floor (questions x delay / capacity; for the se
 64 in flight, as bench_command.py) and the run's own (first request to last answer, as the server saw them), and what
 the harness says the server sustained. Targets (issue 25): capacity 16 no question lost, <= 1.10 requests per
 question, <= 1.25x the floor; capacity 64 <= 1.15x. --vllm-endpoint adds a server of unknown capacity (real vLLM,
-e.g. `./scripts/docker_serve.sh NAME --local`): auto against fixed 8 and 64. --archive defaults to ./archive.
+e.g. `./scripts/docker_serve.sh NAME --local`): auto against fixed 8 and 64. --probe-delay S makes each GET of the
+servers answer S seconds late, as a server far away: what the probe before the first request costs. --archive
+defaults to ./archive.
 """
 from __future__ import annotations
 
@@ -99,7 +101,8 @@ def report(name: str, runs: list[dict], floor_s: float | None, target: float | N
 
 def sweep(args, workdir: Path) -> None:
     """Two models, each against its own server without a limit, in one command, against one of them alone."""
-    (one, first), (two, second) = start_server(args.delay, workdir), start_server(args.delay, workdir)
+    (one, first), (two, second) = (start_server(args.delay, workdir, probe_delay_s=args.probe_delay),
+                                   start_server(args.delay, workdir, probe_delay_s=args.probe_delay))
     try:
         alone = [one_run(args, {MODEL: first}, workdir / f"results-alone-{i}", args.concurrency)
                  for i in range(args.repeats)]
@@ -125,6 +128,8 @@ def main() -> None:
     parser.add_argument("--capacities", default="16,64,0", help="servers to run against; 0: no limit")
     parser.add_argument("--vllm-endpoint", help="also a real server of unknown capacity (vLLM)")
     parser.add_argument("--max-samples", type=int, help="only the first N questions (a slow server: vLLM on a CPU)")
+    parser.add_argument("--probe-delay", type=float, default=0.0, help="each GET of the servers answers this much "
+                        "later (a server far away): what probing it costs before the first request")
     parser.add_argument("--no-sweep", dest="sweep", action="store_false",
                         help="skip the sweep of two models against two servers without a limit")
     args = parser.parse_args()
@@ -133,7 +138,7 @@ def main() -> None:
                        check=True, cwd=REPO)
     with tempfile.TemporaryDirectory(prefix="bench_capacity-") as tmp:
         for capacity in [int(c) for c in args.capacities.split(",") if c.strip()]:
-            server, url = start_server(args.delay, Path(tmp), capacity or None)
+            server, url = start_server(args.delay, Path(tmp), capacity or None, args.probe_delay)
             try:
                 runs = [one_run(args, {MODEL: url}, Path(tmp) / f"results-{capacity}-{i}", args.concurrency)
                         for i in range(args.repeats)]

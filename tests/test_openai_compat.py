@@ -123,6 +123,27 @@ def test_waits_for_a_loading_server(fast_retries, tiny_pack, tmp_path):
     assert records(result.run_dir)[0]["status"] == "answered"
 
 
+def test_a_far_server_is_probed_in_one_round_trip_before_the_first_question(fast_retries, tiny_pack, tmp_path):
+    with openai_server.serve(probe_delay_s=0.3) as server:  # every GET answers 0.3 s late, as from far away
+        fast_retries.setenv(VARIABLE, server.url)
+        result = evaluate_model("Voxtral-Mini-3B", tiny_pack, tmp_path / "results", max_samples=1)
+        gets = list(server.state.gets)
+    assert sorted(path for path, _, _ in gets) == ["/health", "/v1/models", "/version"]
+    assert max(arrival for _, arrival, _ in gets) < min(answered for _, _, answered in gets)  # all out at once
+    assert records(result.run_dir)[0]["status"] == "answered"
+    assert json.loads((result.run_dir / "config.json").read_text())["backend"]["served_model_id"] == "local/served-model"
+
+
+def test_a_loading_server_is_asked_for_its_models_again_once_it_is_up(fast_retries, tiny_pack, tmp_path):
+    with openai_server.serve(loading_until=time.time() + 0.6) as server:  # /v1/models answers while /health says 503
+        fast_retries.setenv(VARIABLE, server.url)
+        result = evaluate_model("Voxtral-Mini-3B", tiny_pack, tmp_path / "results", max_samples=1)
+        order = [path for path, _, _ in sorted(server.state.gets, key=lambda get: get[1])]  # by arrival
+    last = {path: len(order) - 1 - order[::-1].index(path) for path in ("/health", "/v1/models")}
+    assert order.count("/v1/models") == 2 and last["/health"] < last["/v1/models"], order
+    assert records(result.run_dir)[0]["status"] == "answered"
+
+
 def test_connection_refused_mid_run_is_retryable(fast_retries, tiny_pack):
     async def scenario():
         with openai_server.serve() as server:

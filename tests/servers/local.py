@@ -65,6 +65,7 @@ class ServerState:
         self.attempts: dict[str, int] = {}
         self.arrivals: dict[str, list[float]] = {}  # monotonic arrival times per key: backoff is observable
         self.received: list[Received] = []
+        self.gets: list[tuple[str, float, float]] = []  # path, arrival and answer (monotonic) of each GET
         self.inflight = self.max_inflight = 0
         self.capacity: int | None = None  # more at once than this are refused at once with 429 and Retry-After
         self.serial: threading.Lock | None = None  # one request at a time, the rest queue: latency grows with load

@@ -88,12 +88,22 @@ class OpenAIHandler(Handler):
     """Routes of an OpenAI-compatible server; options: model_ids, missing_models, answer_text, finish (the
     finish_reason of every answer, default stop), loading_until, echo_key (error messages repeat the API key), lean
     (answer 'A' without reading the request: benchmarks), reply_model (the model id its answers name, whatever was
-    asked)."""
+    asked), probe_delay_s (each GET answers that late)."""
 
     def _models(self) -> list[str]:
         return self.state.options.get("model_ids", ["local/served-model"])
 
     def do_GET(self) -> None:
+        arrival = time.monotonic()
+        try:
+            self._get()
+        finally:
+            with self.state.lock:
+                self.state.gets.append((self.path, arrival, time.monotonic()))
+
+    def _get(self) -> None:
+        if self.state.options.get("probe_delay_s"):  # a server far away: each of these answers one round trip late
+            time.sleep(self.state.options["probe_delay_s"])
         if self.path == "/health":
             loading = time.time() < self.state.options.get("loading_until", 0)
             return self.send_body(503 if loading else 200, b"" if not loading else b"loading")
@@ -176,8 +186,11 @@ def main() -> None:
     parser.add_argument("--port-file", required=True)
     parser.add_argument("--capacity", type=int)
     parser.add_argument("--retry-after", default="1")
+    parser.add_argument("--probe-delay", type=float, default=0.0, help="seconds before each GET answers: a server "
+                        "that far away, for what probing it costs before the first request")
     args = parser.parse_args()
-    server = serve(delay_s=args.delay, lean=True, capacity=args.capacity, retry_after=args.retry_after)
+    server = serve(delay_s=args.delay, lean=True, capacity=args.capacity, retry_after=args.retry_after,
+                   probe_delay_s=args.probe_delay)
     server.state.keep_bodies = False
     with open(args.port_file + ".tmp", "w") as fh:
         fh.write(str(server.port))
