@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 from acousticbench.errors import UserError, run_command
@@ -115,40 +116,58 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    from acousticbench import commands
+    from acousticbench import collector, commands
 
-    if args.list_models:
-        return commands.list_models(args.archive)
-    if args.list_tasks:
-        return commands.list_tasks()
-    if args.build_archive:
-        return commands.build_archive(args.archive, args.zip)
-    own = _own_command(args)
-    if own is not None:  # a benchmark's own command flag (AudioICL: --build-audioicl)
-        own()
-        return 0
-    if args.extract:
-        return commands.extract(args.extract, args.archive)
-    if args.export_dataset or args.import_dataset:
-        import importlib.util
-
-        if importlib.util.find_spec("pyarrow") is None:
-            raise UserError("--export-dataset and --import-dataset need pyarrow: pip install -e '.[hf]'.")
-        from acousticbench import dataset_io
-
-        if args.export_dataset:
-            return dataset_io.export_dataset(args.archive, args.export_dataset, args.task)
-        return dataset_io.import_dataset(args.import_dataset, args.archive)
-    if args.verify_checksums:
-        return commands.verify(args.archive, args.task)
-    if args.report is not None:
-        return commands.report(args.report or [args.results_dir], args.out, args.embed_audio, args.references)
-    if args.promote_reference:
-        return commands.promote_references(args.promote_reference, args.references)
+    other = _other_command(args)
+    if other is not None:
+        collector.release()  # only a run holds Python's collector through its start-up (acousticbench/collector.py)
+        return other()
     if not args.model:
         raise UserError("nothing to do: pass --model NAME to run (see --list-models), or a command such as --verify-checksums.")
     check = check_run_settings(args)
     return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check, args=args)
+
+
+def _other_command(args: argparse.Namespace) -> Callable[[], int] | None:
+    """The command its flags ask for other than a run (each wins over --model), ready to call; None for a run."""
+    from acousticbench import commands
+
+    if args.list_models:
+        return lambda: commands.list_models(args.archive)
+    if args.list_tasks:
+        return commands.list_tasks
+    if args.build_archive:
+        return lambda: commands.build_archive(args.archive, args.zip)
+    own = _own_command(args)
+    if own is not None:  # a benchmark's own command flag (AudioICL: --build-audioicl)
+        def own_command() -> int:
+            own()
+            return 0
+
+        return own_command
+    if args.extract:
+        return lambda: commands.extract(args.extract, args.archive)
+    if args.export_dataset or args.import_dataset:
+        return lambda: _dataset_command(args)
+    if args.verify_checksums:
+        return lambda: commands.verify(args.archive, args.task)
+    if args.report is not None:
+        return lambda: commands.report(args.report or [args.results_dir], args.out, args.embed_audio, args.references)
+    if args.promote_reference:
+        return lambda: commands.promote_references(args.promote_reference, args.references)
+    return None
+
+
+def _dataset_command(args: argparse.Namespace) -> int:
+    import importlib.util
+
+    if importlib.util.find_spec("pyarrow") is None:
+        raise UserError("--export-dataset and --import-dataset need pyarrow: pip install -e '.[hf]'.")
+    from acousticbench import dataset_io
+
+    if args.export_dataset:
+        return dataset_io.export_dataset(args.archive, args.export_dataset, args.task)
+    return dataset_io.import_dataset(args.import_dataset, args.archive)
 
 
 def check_run_settings(args: argparse.Namespace):

@@ -7,8 +7,6 @@ across them; a request holds a slot only while it is on the wire, never while it
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -21,7 +19,7 @@ from acousticbench.models.base import Backend
 from acousticbench.records import Prompt, Reply
 from acousticbench.retry import RetryPolicy, with_retries
 
-__all__ = ["ErrorBudget", "Outcome", "RetryPolicy", "RunAborted", "Slots", "ask", "collector_settled", "progress_bar",
+__all__ = ["ErrorBudget", "Outcome", "RetryPolicy", "RunAborted", "Slots", "ask", "progress_bar",
            "run_items"]
 
 
@@ -120,22 +118,3 @@ async def run_items(items: list[tuple[Any, Prompt]], backend: Backend, *, slots:
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
     return sorted(records, key=lambda r: r.id)
-
-
-@contextlib.contextmanager
-def collector_settled():
-    """While questions are out: what was loaded before (imports, the pack's questions and prompts) is frozen out of
-    the cyclic garbage collector's passes, and its youngest generation is collected 10x less often. A 3,800-question
-    run spent 0.45 s in the collector, most of it walking those objects again; now 0.1 s. A process that froze
-    objects itself is left as it is."""
-    if gc.get_freeze_count() or not gc.isenabled():
-        yield
-        return
-    threshold = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(threshold[0] * 10, *threshold[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
-        gc.unfreeze()

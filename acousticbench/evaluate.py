@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acousticbench import provenance
+from acousticbench import collector, provenance
 from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
 from acousticbench.concurrency import Setting
 from acousticbench.slots import Slots
-from acousticbench.engine import RetryPolicy, RunAborted, collector_settled, run_items
+from acousticbench.engine import RetryPolicy, RunAborted, run_items
 from acousticbench.errors import UserError, writable_folder
 from acousticbench.catalog import get_model
 from acousticbench.plan import listening, spent
@@ -187,7 +187,7 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
 
         try:
             # the coroutine returns nothing: asyncio.run formats its main task (result included) once it is done
-            with collector_settled():
+            with collector.settled():  # the start-up is over: run.py held Python's collector through it
                 asyncio.run(_sweep(groups, backends, graders, bars, finished, results, sweep.open))
         except BaseException:
             sweep.close(results, interrupted=True)
