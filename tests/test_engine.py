@@ -97,8 +97,7 @@ def test_concurrency_is_bounded_and_never_changes_the_outcome(fast_retries, tmp_
     archive = write_tiny_pack(tmp_path / "archive", "rad", 40)
     outcomes = []
     for concurrency in (1, 3, 16):
-        # 30 ms an answer: three overlap even while a loaded machine is slow to send the next (10 ms did not, once)
-        with openai_server.serve(FaultPlan(rate=0.25, kinds=("500", "429", "400", "refusal")), delay_s=0.03) as server:
+        with openai_server.serve(FaultPlan(rate=0.25, kinds=("500", "429", "400", "refusal")), delay_s=0.01) as server:
             model = use(fast_retries, "served", server)
             result = evaluate_model(model, archive, tmp_path / f"results{concurrency}", concurrency=concurrency,
                                     max_error_rate=1.0)

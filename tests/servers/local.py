@@ -154,17 +154,17 @@ class Handler(BaseHTTPRequestHandler):
                 with state.serial:
                     time.sleep(state.delay_s)
             time.sleep((0.0 if state.serial else state.delay_s) + (state.slow_s if fault == "slow" else 0.0))
-            if fault == "reset":
-                return self.reset()
-            if fault == "stall":
-                return self.stall()
-            if fault == "malformed":
-                return self.send_body(200, b'{"id": "broken", "choices": [ {"mess')
-            answer(key, None if fault == "slow" else fault)
-        finally:
-            with state.lock:
+        finally:  # done before its answer goes out: a client that has the answer may send its next one at once,
+            with state.lock:  # on another connection, which another thread serves (counted after, it overlapped)
                 state.inflight -= 1
                 state.last_reply = time.time()
+        if fault == "reset":
+            return self.reset()
+        if fault == "stall":
+            return self.stall()
+        if fault == "malformed":
+            return self.send_body(200, b'{"id": "broken", "choices": [ {"mess')
+        answer(key, None if fault == "slow" else fault)
 
 
 class _Server(ThreadingHTTPServer):
