@@ -169,10 +169,11 @@ class ServedModel:
         return self._urls[key]
 
     async def _check(self, i: int, wait_s: float) -> str:
-        """Wait for one endpoint, then learn the model id it serves (and vLLM's version, for config.json). A server
-        that is up answers all three at once: one round trip, not five (two connections and three requests one
-        after another cost a server 50 ms away a quarter of a second before the first question). Answers that came
-        before the server said it is up count for nothing: then they are asked again."""
+        """Wait for one endpoint, then learn the model id it serves (and vLLM's version, for config.json). Health,
+        models and version are asked at once: a connection and a request's round trip, not five round trips (two
+        connections and three requests one after another cost a server 50 ms away a quarter of a second before the
+        first question). Answers that came before the server said it is up count for nothing: then they are asked
+        again."""
         try:
             health, listing, version = await asyncio.gather(
                 asyncio.to_thread(health_status, self.roots[i]), self._call(i, "GET", "/v1/models"), self._version(i),
