@@ -123,7 +123,7 @@ def test_waits_for_a_loading_server(fast_retries, tiny_pack, tmp_path):
     assert records(result.run_dir)[0]["status"] == "answered"
 
 
-def test_a_far_server_is_probed_in_one_round_trip_before_the_first_question(fast_retries, tiny_pack, tmp_path):
+def test_a_far_server_is_asked_for_health_models_and_version_at_once(fast_retries, tiny_pack, tmp_path):
     with openai_server.serve(probe_delay_s=0.3) as server:  # every GET answers 0.3 s late, as from far away
         fast_retries.setenv(VARIABLE, server.url)
         result = evaluate_model("Voxtral-Mini-3B", tiny_pack, tmp_path / "results", max_samples=1)
