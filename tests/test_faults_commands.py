@@ -7,8 +7,8 @@ import time
 
 from conftest import write_tiny_pack
 from servers import openai_server
-from harness_cli import harness_env, run_cli, summary_rows
-from servers.fixtures import records, run_dirs
+from harness_cli import harness_env, run_cli, run_dirs, summary_rows
+from servers.fixtures import records
 from servers.local import FaultPlan
 from test_faults import VARIABLE, assert_one_line
 

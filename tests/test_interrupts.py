@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import write_tiny_pack
-from harness_cli import REPO, harness_env, run_cli, start_cli
+from harness_cli import REPO, harness_env, run_cli, run_dirs, start_cli
 from servers import openai_server
-from servers.fixtures import evaluate_model, fast_retries, question_keys, records, run_dirs  # noqa: F401
+from servers.fixtures import evaluate_model, fast_retries, question_keys, records  # noqa: F401
 from servers.local import FaultPlan
 
 VARIABLE = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"

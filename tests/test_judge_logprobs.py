@@ -10,8 +10,8 @@ import pytest
 from acousticbench.judge.logprobs import NoLogprobs, judge_logprobs, letter_logprobs
 from acousticbench.records import Reply
 from conftest import write_tiny_pack
-from harness_cli import harness_env, run_cli
-from servers.fixtures import records, run_dirs
+from harness_cli import harness_env, run_cli, run_dirs
+from servers.fixtures import records
 
 
 def reply(alternatives: dict[str, float] | None, refused: bool = False) -> Reply:

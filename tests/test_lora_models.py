@@ -8,7 +8,8 @@ import pytest
 
 from acousticbench import cli
 from acousticbench.catalog import get_model
-from servers.fixtures import fast_retries, run_dirs  # noqa: F401 (a fixture)
+from servers.fixtures import fast_retries  # noqa: F401 (a fixture)
+from harness_cli import run_dirs
 from servers.openai_server import serve
 
 MODEL = "Kimi-Audio-7B-Instruct+rad_ft"

@@ -7,9 +7,9 @@ import secrets
 
 import pytest
 
-from harness_cli import harness_env, run_cli
+from harness_cli import harness_env, run_cli, run_dirs
 from servers import openai_server
-from servers.fixtures import records, run_dirs
+from servers.fixtures import records
 from servers.local import FaultPlan
 
 

@@ -10,9 +10,8 @@ import re
 import pytest
 
 from acousticbench.models import prices
-from harness_cli import harness_env, run_cli
+from harness_cli import harness_env, run_cli, run_dirs
 from servers import openai_server
-from servers.fixtures import run_dirs
 
 COLUMNS = ("run", "questions", "requests", "audio s", "input tokens", "output tokens", "USD", "wall time")
 

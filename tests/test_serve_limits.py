@@ -23,8 +23,7 @@ from acousticbench.models.open_weight import BY_SERVE_NAME
 from acousticbench.models.openai_compat import ServedModel
 from audioicl_pack import reduced_pack
 from conftest import REPO
-from harness_cli import harness_env, run_cli, start_python
-from servers.fixtures import run_dirs
+from harness_cli import harness_env, run_cli, run_dirs, start_python
 
 # checked without importing them: torch alone takes seconds in every xdist worker at collection
 pytestmark = pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "fastapi")),

@@ -16,8 +16,8 @@ from acousticbench.models import local_server
 from acousticbench.catalog import get_model
 from acousticbench.models.health import health_status
 from conftest import write_tiny_pack
-from harness_cli import harness_env, needs, run_cli, start_cli
-from servers.fixtures import records, run_dirs
+from harness_cli import harness_env, needs, run_cli, run_dirs, start_cli
+from servers.fixtures import records
 
 pytestmark = needs("torch", "fastapi")
 

@@ -7,8 +7,8 @@ import pytest
 from acousticbench.models.open_weight import QWEN_OMNI_SYSTEM
 from conftest import write_tiny_pack
 from servers import openai_server
-from harness_cli import harness_env, run_cli
-from servers.fixtures import records, run_dirs
+from harness_cli import harness_env, run_cli, run_dirs
+from servers.fixtures import records
 from servers.local import FaultPlan
 
 

@@ -19,8 +19,8 @@ from acousticbench.models.open_weight import BY_SERVE_NAME
 from acousticbench.records import Prompt
 from acousticbench.serve.tiny_checkpoint import MODEL_ID, checkpoint_dir
 from conftest import write_tiny_pack
-from harness_cli import harness_env, run_cli
-from servers.fixtures import records, run_dirs
+from harness_cli import harness_env, run_cli, run_dirs
+from servers.fixtures import records
 
 pytestmark = pytest.mark.vllm
 MODEL = "Tiny-Qwen2-Audio-vLLM"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness_cli import FAST, is_provider_variable, run_dirs  # noqa: F401  run_dirs: imported from here by many tests
+from harness_cli import FAST, is_provider_variable
 from servers.local import RETRYABLE_FAULTS, FaultPlan, answer_for
 
 
