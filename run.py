@@ -3,9 +3,9 @@
 import gc
 import sys
 
-from acousticbench import collector
+from acousticbench.run import collector
 
-collector.hold()  # until the run's requests are about to go: see acousticbench/collector.py
+collector.hold()  # until the run's requests are about to go: see acousticbench/run/collector.py
 
 from acousticbench.cli import main  # noqa: E402
 

@@ -1,8 +1,6 @@
 """AcousticBench: an evaluation harness for Large Audio-Language Models."""
 from __future__ import annotations
 
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -10,7 +8,7 @@ if TYPE_CHECKING:
 
     from acousticbench.api import Evaluation
 
-from acousticbench.version import __version__  # noqa: E402 (one place: provenance reads it there)
+from acousticbench.core.version import __version__  # noqa: E402 (one place: provenance reads it there)
 __all__ = ["__version__", "evaluate"]
 
 
@@ -24,7 +22,7 @@ def evaluate(model: str | Sequence[str], task: str | Sequence[str] = "all", seed
     compare_reference, ... (TypeError names them all for a misspelt one). Values are checked by run.py's own parser,
     the same specs are built and the same sweep runs, so each run gets the same folder and files (responses.jsonl,
     config.json, metrics.json) and prints the same lines. A setting run.py would refuse raises
-    acousticbench.errors.UserError with run.py's one line.
+    acousticbench.core.errors.UserError with run.py's one line.
 
     Returns an Evaluation: `.runs`, one Run per model x task (x k) x seed with `model`, `cell`, `seed`, `run_dir`,
     `accuracy`, `n`, `metrics` (metrics.json as a pydantic object), `records` (responses.jsonl, sorted by id) and
@@ -37,15 +35,3 @@ def evaluate(model: str | Sequence[str], task: str | Sequence[str] = "all", seed
     from acousticbench import api  # the engine is imported on the first call, never by `import acousticbench`
 
     return api.evaluate(model, task, seeds, **settings)
-
-
-class _Package(types.ModuleType):
-    """Importing the run path's module acousticbench.evaluate would bind its name on the package over the API function
-    above: this package keeps the function (the module stays in sys.modules for `from acousticbench.evaluate import`)."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if not (name == "evaluate" and isinstance(value, types.ModuleType)):
-            super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 
 # settings that are commands of run.py, not settings of a run: evaluate() never takes them
 _COMMANDS = {"list_models", "list_tasks", "verify_checksums", "build_archive", "zip", "extract", "report", "out",
@@ -87,8 +87,8 @@ def arguments(model: str | Sequence[str], task: str | Sequence[str], seeds: int 
 def evaluate(model: str | Sequence[str], task: str | Sequence[str] = "all", seeds: int | Sequence[int] = 42,
              **settings: Any) -> Evaluation:
     """The implementation of acousticbench.evaluate (its docstring says what it does)."""
-    from acousticbench import commands
-    from acousticbench.checks import load_env_file
+    from acousticbench.cli import commands
+    from acousticbench.run.checks import load_env_file
     from acousticbench.cli import check_run_settings, specs_from_args
 
     args = arguments(model, task, seeds, settings)

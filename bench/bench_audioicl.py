@@ -32,7 +32,7 @@ def timed_build(archive: Path, workers: int | None, with_acousticbench: bool) ->
 
 def oracle_table(archive: Path, results: Path) -> dict[tuple[str, int], float]:
     from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
-    from acousticbench.evaluate import run_sweep
+    from acousticbench.run.sweep import run_sweep
 
     accuracy: dict[tuple[str, int], float] = {}
     specs = [ICLRunSpec(model="Oracle", task=t, shots=k, archive=archive, results_dir=results) for t in TASKS for k in SHOTS]

@@ -79,8 +79,8 @@ def one_run(args, urls: dict[str, str], results: Path, concurrency: str) -> dict
 
 
 def variable(model: str) -> str:
-    from acousticbench.catalog import MODELS
-    from acousticbench.settings import endpoint_variable
+    from acousticbench.run.catalog import MODELS
+    from acousticbench.core.environment import endpoint_variable
 
     return endpoint_variable(MODELS[model].settings["serve_name"])
 

@@ -58,7 +58,7 @@ def worker(archive: Path, results: Path, concurrency: int, all_imports_first: bo
         from acousticbench.benchmarks import get_benchmark
 
         get_benchmark("AcousticBench").warm_up()
-    from acousticbench.evaluate import evaluate
+    from acousticbench.run.sweep import evaluate
     from acousticbench.benchmarks.acoustic.spec import RunSpec
 
     spec = RunSpec(model="Voxtral-Mini-3B", task="rad", archive=archive, results_dir=results, concurrency=concurrency)

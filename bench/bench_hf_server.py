@@ -74,7 +74,7 @@ def server_rate(url: str, bodies: list[dict], parallel: int) -> float:
 
 
 def harness_time(url: str, pack: Path, concurrency: int) -> float:
-    from acousticbench.evaluate import evaluate
+    from acousticbench.run.sweep import evaluate
     from acousticbench.benchmarks.acoustic.spec import RunSpec
 
     with tempfile.TemporaryDirectory() as results:

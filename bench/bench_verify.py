@@ -17,7 +17,7 @@ import numpy as np  # noqa: E402
 
 from acousticbench.benchmarks.acoustic import pack  # noqa: E402
 from acousticbench.benchmarks.acoustic.verify import verify_checksums  # noqa: E402
-from acousticbench.audio import write_wav  # noqa: E402
+from acousticbench.core.audio import write_wav  # noqa: E402
 from acousticbench.benchmarks.acoustic.records import Question  # noqa: E402
 from acousticbench.benchmarks.acoustic.tasks import TASKS  # noqa: E402
 

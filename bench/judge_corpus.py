@@ -24,11 +24,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from acousticbench.judge.answer_text import answer_text  # noqa: E402
-from acousticbench.judge.letters import single_letter, states_answer, states_letter  # noqa: E402
-from acousticbench.judge.restated import NAMED_CLIP  # noqa: E402
-from acousticbench.judge.rules import RULES_VERSION, extract_choice  # noqa: E402
-from acousticbench.records import Judgement  # noqa: E402
+from acousticbench.benchmarks.acoustic.judge.answer_text import answer_text  # noqa: E402
+from acousticbench.benchmarks.acoustic.judge.letters import single_letter, states_answer, states_letter  # noqa: E402
+from acousticbench.benchmarks.acoustic.judge.restated import NAMED_CLIP  # noqa: E402
+from acousticbench.benchmarks.acoustic.judge.rules import RULES_VERSION, extract_choice  # noqa: E402
+from acousticbench.core.records import Judgement  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "data" / "lalm_outputs"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from acousticbench.errors import UserError  # noqa: E402
+from acousticbench.core.errors import UserError  # noqa: E402
 from acousticbench.benchmarks.acoustic.shortcuts.audit import BOUND, audit_pack, measure_lines, offenders, summary, table  # noqa: E402
 
 

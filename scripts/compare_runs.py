@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from acousticbench.errors import UserError
-from acousticbench.paired import compare_runs, load_run
+from acousticbench.core.errors import UserError
+from acousticbench.tools.paired import compare_runs, load_run
 
 
 def main(argv: list[str] | None = None) -> int:

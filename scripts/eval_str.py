@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from acousticbench.errors import UserError, run_command, writable_folder  # noqa: E402
+from acousticbench.core.errors import UserError, run_command, writable_folder  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

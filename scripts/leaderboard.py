@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from acousticbench.errors import UserError
-from acousticbench.leaderboard import collect, markdown, reference_entries, to_csv, with_references
-from acousticbench.reference import default_root
+from acousticbench.core.errors import UserError
+from acousticbench.tools.leaderboard import collect, markdown, reference_entries, to_csv, with_references
+from acousticbench.tools.reference import default_root
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from acousticbench.audio import to_pcm16
+from acousticbench.core.audio import to_pcm16
 from acousticbench.benchmarks.audioicl.build.plan import SR
 from acousticbench.benchmarks.audioicl.build.speech import DIGITS, FOLDER, SOURCE, VOICES, WORDS, digit_path
 

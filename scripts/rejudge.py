@@ -9,13 +9,13 @@ import asyncio
 import sys
 from pathlib import Path
 
-from acousticbench.errors import UserError, run_command
-from acousticbench.rescore import RunFile, change_line, save
-from acousticbench.judge.modes import DEFAULT_JUDGE_MODEL
+from acousticbench.core.errors import UserError, run_command
+from acousticbench.tools.rescore import RunFile, change_line, save
+from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL
 
 
 async def _rejudge_all(files: list[Path], model: str, endpoint: str | None, scoring: str | None) -> None:
-    from acousticbench import checks
+    from acousticbench.run import checks
 
     checks.check_environment()  # a key or URL the judge could not use: one line before any file is touched
     if endpoint:

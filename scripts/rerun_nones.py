@@ -10,9 +10,9 @@ import asyncio
 import sys
 from pathlib import Path
 
-from acousticbench.errors import UserError, run_command
-from acousticbench.catalog import get_model
-from acousticbench.rescore import RunFile, ask_again, change_line, save, to_ask_again
+from acousticbench.core.errors import UserError, run_command
+from acousticbench.run.catalog import get_model
+from acousticbench.tools.rescore import RunFile, ask_again, change_line, save, to_ask_again
 
 
 async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None, archive: Path | None,
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
 def _rerun_all(args: argparse.Namespace) -> int:
     if args.max_retries < 1 or (args.concurrency is not None and args.concurrency < 1):
         raise UserError("--max-retries and --concurrency must be 1 or more.")
-    from acousticbench import checks
+    from acousticbench.run import checks
 
     checks.check_environment()  # a key or URL no backend could use: one line before any file is touched
     for url in (args.endpoint or "").split(","):

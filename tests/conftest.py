@@ -116,8 +116,8 @@ def vllm_server():
     LocalServer (start-up takes 25-40 s, more on a loaded machine); the backend object, its server up at roots[0]."""
     import asyncio
 
-    from acousticbench.catalog import get_model
-    from acousticbench.settings import vllm_venv
+    from acousticbench.run.catalog import get_model
+    from acousticbench.core.environment import vllm_venv
 
     if not (vllm_venv() / "bin" / "python").is_file():
         pytest.skip(f"no real vLLM in {vllm_venv()}: scripts/setup_vllm.sh installs it")

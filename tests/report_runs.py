@@ -10,7 +10,7 @@ import numpy as np
 
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
 from acousticbench.benchmarks.acoustic.psychometric import curve
-from acousticbench.records import JudgeInfo
+from acousticbench.core.records import JudgeInfo
 from acousticbench.benchmarks.acoustic.records import Record
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 

@@ -1,4 +1,4 @@
-"""acousticbench.evaluate runs what run.py runs: the same run folder files and the same metrics for the same seed, the
+"""acousticbench.run.sweep runs what run.py runs: the same run folder files and the same metrics for the same seed, the
 records and metrics handed back as objects, and run.py's refusals raised as exceptions instead of exiting."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import acousticbench
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 from harness_cli import run_cli
 
 
@@ -47,4 +47,4 @@ def test_a_setting_run_py_refuses_is_an_exception_not_an_exit(tiny_pack, tmp_pat
 def test_importing_the_package_loads_none_of_the_engine():
     code = "import sys, acousticbench; print(sorted(m for m in sys.modules if m.startswith('acousticbench')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['acousticbench', 'acousticbench.version']"
+    assert out.stdout.strip() == "['acousticbench', 'acousticbench.core', 'acousticbench.core.version']"

@@ -14,8 +14,8 @@ from harness_cli import REPO, python
 
 PACKAGE = REPO / "acousticbench"
 # what a model backend may import from the harness: the ground floor and its own layer
-MODELS_MAY_IMPORT = ("acousticbench.records", "acousticbench.errors", "acousticbench.settings", "acousticbench.audio",
-                     "acousticbench.wav", "acousticbench.models")
+MODELS_MAY_IMPORT = ("acousticbench.core.records", "acousticbench.core.errors", "acousticbench.core.environment", "acousticbench.core.audio",
+                     "acousticbench.core.wav", "acousticbench.models")
 
 
 def module_name(path: Path) -> str:
@@ -65,8 +65,8 @@ def graph() -> dict[str, set[str]]:
 
 
 def test_the_graph_sees_modules_loaded_by_name(graph):
-    assert "acousticbench.benchmarks.oracle" in graph["acousticbench.catalog"]  # the Oracle, loaded when first used
-    assert "acousticbench.models.openai_compat" in graph["acousticbench.catalog"]
+    assert "acousticbench.benchmarks.oracle" in graph["acousticbench.run.catalog"]  # the Oracle, loaded when first used
+    assert "acousticbench.models.openai_compat" in graph["acousticbench.run.catalog"]
 
 
 def outside_benchmarks() -> dict[str, Path]:
@@ -135,7 +135,7 @@ def test_outside_the_benchmarks_nothing_probes_for_a_benchmarks_fields():
 
 def test_a_string_loaded_backend_is_never_above_the_catalog(graph):
     """The catalog loads backends by name; each must be a model backend or a seam-level module, never a tool."""
-    by_name = loaded_by_name(PACKAGE / "catalog.py", set(graph))
+    by_name = loaded_by_name(PACKAGE / "run" / "catalog.py", set(graph))
     assert by_name  # the catalog does load its backends by name
     for dep in by_name:
         assert dep.startswith("acousticbench.models.") or dep.count(".") == 2 and dep.startswith(
@@ -149,8 +149,8 @@ def test_models_is_a_leaf(graph):
 
 
 def test_engine_imports_no_judge_and_the_judge_uses_the_engines_retry_policy(graph):
-    assert not {d for d in graph["acousticbench.engine"] if d.startswith("acousticbench.judge")}
-    assert "acousticbench.retry" in graph["acousticbench.engine"] and "acousticbench.retry" in graph["acousticbench.judge.llm"]
+    assert not {d for d in graph["acousticbench.engine.executor"] if d.startswith("acousticbench.benchmarks.acoustic.judge")}
+    assert "acousticbench.engine.retry" in graph["acousticbench.engine.executor"] and "acousticbench.engine.retry" in graph["acousticbench.benchmarks.acoustic.judge.llm"]
 
 
 def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -240,7 +240,7 @@ def test_a_sweep_starts_the_local_server_once(open_pack, tmp_path):
 
 
 # the modules that must loop over the registered benchmarks and never name one (the integrator widens this)
-BENCHMARK_FREE = ("acousticbench.leaderboard", "acousticbench.report")
+BENCHMARK_FREE = ("acousticbench.tools.leaderboard", "acousticbench.tools.report")
 SEAM = "acousticbench.benchmarks"
 
 
@@ -253,7 +253,7 @@ def _what_a_benchmark_owns() -> tuple[set[str], set[str]]:
     from dataclasses import fields
 
     from acousticbench.benchmarks import BENCHMARKS, AnswerFacts, Entry, get_benchmark
-    from acousticbench.records import RecordBase
+    from acousticbench.core.records import RecordBase
 
     declared = set(RecordBase.model_fields) | {f.name for f in fields(Entry)} | {f.name for f in fields(AnswerFacts)}
     owned = set().union(*(get_benchmark(name).record_type.model_fields for name in BENCHMARKS)) - declared
@@ -262,7 +262,7 @@ def _what_a_benchmark_owns() -> tuple[set[str], set[str]]:
 
 def test_the_leaderboard_and_report_import_only_the_seam(graph):
     files = _benchmark_free_files()
-    assert {"acousticbench.leaderboard", "acousticbench.report.answers"} <= set(files)
+    assert {"acousticbench.tools.leaderboard", "acousticbench.tools.report.answers"} <= set(files)
     bad = sorted(f"{m} imports {dep}" for m in files for dep in graph[m] if dep.startswith(SEAM + "."))
     loaded = sorted(f"{m} names {node.value}" for m, path in files.items() for node in ast.walk(ast.parse(path.read_text()))
                     if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(SEAM + "."))
@@ -281,13 +281,13 @@ def test_the_leaderboard_and_report_name_no_benchmark_and_probe_none_of_its_fiel
                 bad.append(f"{module}:{node.lineno} reads .{node.attr}")
             elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "hasattr":
                 bad.append(f"{module}:{node.lineno} probes with hasattr")
-    for asset in (PACKAGE / "report" / "assets").iterdir():  # the page's script and styles too
+    for asset in (PACKAGE / "tools" / "report" / "assets").iterdir():  # the page's script and styles too
         bad += [f"{asset.name} says {name!r}" for name in names if name in asset.read_text(encoding="utf-8")]
     assert not bad, bad
 
 
 def test_the_shared_view_kit_is_ground_floor_and_benchmarks_draw_without_the_report(graph):
-    assert graph["acousticbench.views"] == set()
+    assert graph["acousticbench.core.tables"] == set()
     bad = sorted(f"{m} imports {dep}" for m, deps in graph.items() if m.startswith(SEAM)
                  for dep in deps if dep.startswith(BENCHMARK_FREE))
     assert not bad, bad

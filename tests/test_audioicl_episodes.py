@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from acousticbench.audio import write_wav
+from acousticbench.core.audio import write_wav
 from acousticbench.benchmarks.audioicl import TASKS
 from acousticbench.benchmarks.audioicl.episodes import load_episodes
 from acousticbench.benchmarks.audioicl.prompts import GENERAL, SPECIFIC, build_prompt, read_lines
-from acousticbench.errors import ArchiveError
+from acousticbench.core.errors import ArchiveError
 from audioicl_pack import SAMPLE
 
 SINGLE = {"id": "AudioICL00001", "task": "AudioCount",

@@ -16,7 +16,7 @@ from acousticbench.benchmarks.audioicl.oracle import solve
 from acousticbench.benchmarks.audioicl.pack import manifest_sha256, pack_root, verify_audioicl
 from acousticbench.benchmarks.audioicl.prompts import build_prompt, load_alphabet
 from acousticbench.benchmarks.audioicl.scoring import score
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 from audioicl_pack import EPISODES, env_without_espeak, reduced_pack
 from conftest import REPO
 from harness_cli import python

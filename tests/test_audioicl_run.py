@@ -99,10 +99,10 @@ def test_verify_checksums_covers_the_audioicl_pack(archive, tmp_path):
 
 def test_engine_retries_and_backend_notes_reach_the_record(archive, tmp_path, monkeypatch):
     from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
-    from acousticbench.engine import progress_bar
-    from acousticbench.evaluate import _model_session, prepare_cells
-    from acousticbench.errors import BackendError
-    from acousticbench.records import Reply
+    from acousticbench.engine.executor import progress_bar
+    from acousticbench.run.sweep import _model_session, prepare_cells
+    from acousticbench.core.errors import BackendError
+    from acousticbench.core.records import Reply
 
     monkeypatch.setenv("ACOUSTICBENCH_RETRY_BASE_DELAY", "0")
 

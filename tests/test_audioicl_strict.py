@@ -8,7 +8,7 @@ import pytest
 
 from acousticbench.benchmarks.audioicl.scoring import score, strict_correct
 from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
-from acousticbench.evaluate import evaluate
+from acousticbench.run.sweep import evaluate
 from audioicl_pack import reduced_pack
 from servers import openai_server
 from servers.fixtures import fast_retries, records  # noqa: F401

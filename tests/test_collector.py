@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from acousticbench import collector
+from acousticbench.run import collector
 from acousticbench.cli import main
 
 

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from acousticbench.concurrency import DEFAULT_MAXIMUM
+from acousticbench.engine.concurrency import DEFAULT_MAXIMUM
 from conftest import write_tiny_pack
 from servers import openai_server
 from harness_cli import REPO, harness_env, run_cli, run_dirs

@@ -12,8 +12,8 @@ import pytest
 from acousticbench.benchmarks.acoustic import pack
 from acousticbench.packs.extract import safe_extract, write_zip
 from acousticbench.benchmarks.acoustic.verify import verify_checksums
-from acousticbench.audio import write_wav
-from acousticbench.errors import ArchiveError, UnsafeArchiveError, UserError
+from acousticbench.core.audio import write_wav
+from acousticbench.core.errors import ArchiveError, UnsafeArchiveError, UserError
 from acousticbench.benchmarks.acoustic.records import Question
 from harness_cli import files_of
 

@@ -258,7 +258,7 @@ def test_a_server_failing_every_request_stops_the_run_within_40_questions(tmp_pa
 def test_judge_extract_on_a_binary_file_is_one_line(tmp_path):
     binary = tmp_path / "answers.jsonl"
     binary.write_bytes(b"\xff\xfe" + bytes(range(256)) * 4)
-    out = python("-m", "acousticbench.judge", "extract", str(binary), "--rules-only", cwd=REPO)
+    out = python("-m", "acousticbench.benchmarks.acoustic.judge", "extract", str(binary), "--rules-only", cwd=REPO)
     assert_one_line(out, 2, "answers.jsonl:1", "is not UTF-8")
 
 

@@ -9,9 +9,9 @@ import json
 import pytest
 
 from acousticbench.benchmarks.acoustic.pack import load_questions
-from acousticbench.errors import BackendError, UserError
+from acousticbench.core.errors import BackendError, UserError
 from acousticbench.benchmarks.acoustic.benchmark import make_prompt
-from acousticbench.catalog import get_model
+from acousticbench.run.catalog import get_model
 from acousticbench.benchmarks.acoustic.spec import RunSpec
 from servers import gemini_server
 from servers.fixtures import evaluate_model, fast_retries, question_keys, records  # noqa: F401
@@ -101,7 +101,7 @@ def test_error_classification(fault, retryable, retry_after, fast_retries, tiny_
 
 def test_interleaved_parts_keep_their_order(tiny_pack):
     from acousticbench.models.gemini import Gemini
-    from acousticbench.records import PromptPart
+    from acousticbench.core.records import PromptPart
 
     question = load_questions(tiny_pack, "rad")[0]
     prompt = make_prompt(RunSpec(model="Gemini-3-Flash", task="rad", archive=tiny_pack), question)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from acousticbench.benchmarks.acoustic.leaderboard import table_rows as acoustic_rows
-from acousticbench.leaderboard import collect, model_index, reference_entries
-from acousticbench.stats import wilson_interval
+from acousticbench.tools.leaderboard import collect, model_index, reference_entries
+from acousticbench.core.stats import wilson_interval
 from report_runs import write_run
 from test_run import run_cli
 

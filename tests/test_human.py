@@ -140,10 +140,10 @@ def test_a_person_answers_twenty_questions_by_clicking_and_a_reload_loses_nothin
 
 def test_the_page_answers_only_its_own_address_and_serves_only_the_trial_on_it(tiny_pack):
     """In process, no browser: the page's server on a free port, a question asked as the engine asks it."""
-    from acousticbench.judge import Judge
+    from acousticbench.benchmarks.acoustic.judge import Judge
     from acousticbench.models.human.listening import Listening
     from acousticbench.models.human.page import PageServer
-    from acousticbench.records import Prompt
+    from acousticbench.core.records import Prompt
 
     clips = [str(tiny_pack / "rad" / "audio" / f"rad_0001_{k}.wav") for k in (1, 2)]
     prompt = Prompt(benchmark="AcousticBench", question_id="rad_0001", task="rad", text="Which?", audio=clips, seed=42)
@@ -188,7 +188,7 @@ def test_an_episode_is_shown_as_its_turn_and_the_typed_label_is_the_reply():
     """AudioICL's shape (interleaved parts): the page gets the turn with a play button per clip, the demo labels as
     buttons and an answer box; the typed label is the reply's text, scored by the benchmark's own scorer."""
     from acousticbench.models.human.listening import Listening, Refused
-    from acousticbench.records import Prompt, PromptPart
+    from acousticbench.core.records import Prompt, PromptPart
 
     parts = [PromptPart(kind="text", text="Count.\n\n[Demo Audio 1] "), PromptPart(kind="audio", audio="/a/1.wav"),
              PromptPart(kind="text", text=" Label: 3\n[Query Audio] "), PromptPart(kind="audio", audio="/a/2.wav"),

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from acousticbench.judge.__main__ import main as judge_cli
-from acousticbench.judge.retirement import RetiredJudgeModel, retirement_notice
+from acousticbench.benchmarks.acoustic.judge.__main__ import main as judge_cli
+from acousticbench.benchmarks.acoustic.judge.retirement import RetiredJudgeModel, retirement_notice
 
 
 def write(path, rows):
@@ -74,7 +74,7 @@ def test_the_papers_judge_model_warns_before_its_shutdown_and_fails_after():
 
 
 def test_judge_extract_after_the_shutdown_stops_with_the_fix_instead_of_failing_every_call(tmp_path, capsys, monkeypatch):
-    import acousticbench.judge.retirement as retirement
+    import acousticbench.benchmarks.acoustic.judge.retirement as retirement
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setattr(retirement, "SHUTDOWNS", {"gpt-4o-mini": "2000-01-01"})
@@ -86,10 +86,10 @@ def test_judge_extract_after_the_shutdown_stops_with_the_fix_instead_of_failing_
 def test_the_warning_comes_once_from_the_probe_before_it_asks_and_never_for_the_rules(monkeypatch, capsys):
     import asyncio
 
-    from acousticbench.judge import Judge
-    from acousticbench.records import Judgement, Reply
+    from acousticbench.benchmarks.acoustic.judge import Judge
+    from acousticbench.core.records import Judgement, Reply
 
-    import acousticbench.judge.retirement as retirement
+    import acousticbench.benchmarks.acoustic.judge.retirement as retirement
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setattr(retirement, "SHUTDOWNS", {"gpt-4o-mini": "2999-01-14"})  # the same on any day the suite runs

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from acousticbench.judge.answer_text import answer_text
-from acousticbench.judge.letters import states_answer
-from acousticbench.judge.rules import extract_choice
+from acousticbench.benchmarks.acoustic.judge.answer_text import answer_text
+from acousticbench.benchmarks.acoustic.judge.letters import states_answer
+from acousticbench.benchmarks.acoustic.judge.rules import extract_choice
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "lalm_outputs"
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not present at {CORPUS}")

@@ -7,12 +7,12 @@ import os
 
 import pytest
 
-from acousticbench.errors import UserError
-from acousticbench.judge import Judge, JudgeFailed, LLMJudge
-from acousticbench.judge.__main__ import main as judge_cli
-from acousticbench.judge.cache import JudgeCache, cache_key
-from acousticbench.judge.llm import JUDGE_PROMPT_VERSION, SYSTEM_PROMPT, USER_TEMPLATE
-from acousticbench.records import Reply
+from acousticbench.core.errors import UserError
+from acousticbench.benchmarks.acoustic.judge import Judge, JudgeFailed, LLMJudge
+from acousticbench.benchmarks.acoustic.judge.__main__ import main as judge_cli
+from acousticbench.benchmarks.acoustic.judge.cache import JudgeCache, cache_key
+from acousticbench.benchmarks.acoustic.judge.llm import JUDGE_PROMPT_VERSION, SYSTEM_PROMPT, USER_TEMPLATE
+from acousticbench.core.records import Reply
 from servers.judge_server import JudgeServer, error, judge_refusal, malformed, verdict
 
 QUESTION = "Which clip is louder? Answer 'A' (first) or 'B' (second)."

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from acousticbench.judge.logprobs import NoLogprobs, judge_logprobs, letter_logprobs
-from acousticbench.records import Reply
+from acousticbench.benchmarks.acoustic.judge.logprobs import NoLogprobs, judge_logprobs, letter_logprobs
+from acousticbench.core.records import Reply
 from conftest import write_tiny_pack
 from harness_cli import harness_env, run_cli, run_dirs
 from servers.fixtures import records

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from acousticbench.judge.rules import extract_choice
+from acousticbench.benchmarks.acoustic.judge.rules import extract_choice
 
 COUNT_1_4 = "How many times does the sound repeat? Only answer letter 'A' for 1, 'B' for 4."
 FRONT_BACK = "Where is the sound located: in front or behind? Only answer letter 'A' if it is from the front, 'B' if it is from the back."

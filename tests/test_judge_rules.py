@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from acousticbench.judge import judge_reply
-from acousticbench.judge.answer_text import answer_text
-from acousticbench.judge.options import option_terms
-from acousticbench.judge.rules import extract_choice
-from acousticbench.records import Reply
+from acousticbench.benchmarks.acoustic.judge import judge_reply
+from acousticbench.benchmarks.acoustic.judge.answer_text import answer_text
+from acousticbench.benchmarks.acoustic.judge.options import option_terms
+from acousticbench.benchmarks.acoustic.judge.rules import extract_choice
+from acousticbench.core.records import Reply
 
 CLIPS = "Which clip is louder? Answer 'A' (first) or 'B' (second)."
 LABELS = "Are you hearing A. keyboard or B. guitar? Only answer 'A' or 'B'."

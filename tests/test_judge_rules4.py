@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from acousticbench.judge.options import option_terms
-from acousticbench.judge.rules import extract_choice
+from acousticbench.benchmarks.acoustic.judge.options import option_terms
+from acousticbench.benchmarks.acoustic.judge.rules import extract_choice
 
 VELOCITY = ("This is an audio clip. Classify the velocity as fast if it is greater than 75; otherwise, classify it as "
             "slow. Determine if the attack is forceful or soft. Use 'A' for high intensity, 'B' for low. Only answer "

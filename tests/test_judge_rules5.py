@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from acousticbench.judge.rules import extract_choice
+from acousticbench.benchmarks.acoustic.judge.rules import extract_choice
 
 PROMPT = "Which clip is louder? Answer 'A' for the first clip or 'B' for the second clip."
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from acousticbench.judge.letters import states_answer
-from acousticbench.judge.rules import extract_choice
+from acousticbench.benchmarks.acoustic.judge.letters import states_answer
+from acousticbench.benchmarks.acoustic.judge.rules import extract_choice
 
 PROMPT = ("Two clips with a 0.5-second silent interval. Which one carries weaker sound intensity? "
           "Respond with 'A' for the first, 'B' for the second.")

@@ -60,7 +60,7 @@ def test_a_dead_judge_stops_the_run_before_any_model_call(tiny_pack, tmp_path):
 def test_a_retired_judge_model_stops_the_run_with_its_own_message_before_any_model_call(tiny_pack, tmp_path):
     env = harness_env(ACOUSTICBENCH_CACHE_DIR=str(tmp_path / "cache"), OPENAI_API_KEY="sk-test")
     argv = ["--model", "Voxtral-Mini-3B", "--task", "rad", "--archive", str(tiny_pack), "--judge", "llm"]
-    code = ("import sys; import acousticbench.judge.retirement as r; r.SHUTDOWNS = {'gpt-4o-mini': '2000-01-01'}; "
+    code = ("import sys; import acousticbench.benchmarks.acoustic.judge.retirement as r; r.SHUTDOWNS = {'gpt-4o-mini': '2000-01-01'}; "
             f"from acousticbench.cli import main; sys.exit(main({argv!r}))")  # run.py with the judge shut down
     with openai_server.serve() as model:
         out = python("-c", code, cwd=tmp_path, env={**env, "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT": model.url})
@@ -72,7 +72,7 @@ def test_a_retired_judge_model_stops_the_run_with_its_own_message_before_any_mod
 
 
 def test_a_judge_that_gives_no_verdict_is_an_error_that_counts_against_the_budget(tiny_pack, tmp_path):
-    from acousticbench.judge.llm import PROBE_ANSWER
+    from acousticbench.benchmarks.acoustic.judge.llm import PROBE_ANSWER
 
     def only_the_probe(request):  # a judge that answers the pre-run probe, then fails on every real answer
         return verdict("A") if PROBE_ANSWER in request["messages"][-1]["content"] else malformed()

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from acousticbench import cli
-from acousticbench.catalog import get_model
+from acousticbench.run.catalog import get_model
 from servers.fixtures import fast_retries  # noqa: F401 (a fixture)
 from harness_cli import run_dirs
 from servers.openai_server import serve

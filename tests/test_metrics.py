@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
-from acousticbench.stats import wilson_interval
-from acousticbench.records import JudgeInfo
+from acousticbench.core.stats import wilson_interval
+from acousticbench.core.records import JudgeInfo
 from acousticbench.benchmarks.acoustic.records import Record
 
 

@@ -6,8 +6,8 @@ from acousticbench.benchmarks import Entry
 from acousticbench.benchmarks.acoustic.leaderboard import markdown, table_rows
 from acousticbench.benchmarks.acoustic.metrics import MONO_LISTENER, compute_metrics, listener_note
 from acousticbench.models.open_weight import OPEN_WEIGHT
-from acousticbench.catalog import MODELS
-from acousticbench.plan import listening
+from acousticbench.run.catalog import MODELS
+from acousticbench.run.plan import listening
 from acousticbench.benchmarks.acoustic.spec import RunSpec
 
 

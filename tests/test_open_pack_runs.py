@@ -8,8 +8,8 @@ import pytest
 
 from acousticbench.benchmarks.acoustic.pack import manifest_sha256
 from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_MANIFEST_SHA256
-from acousticbench.evaluate import evaluate
-from acousticbench.reference import compare_to_reference, reference_file
+from acousticbench.run.sweep import evaluate
+from acousticbench.tools.reference import compare_to_reference, reference_file
 from acousticbench.benchmarks.acoustic.spec import RunSpec
 from acousticbench.benchmarks.audioicl import TASKS as ICL_TASKS
 from acousticbench.benchmarks.audioicl.pack import OPEN_MANIFEST_SHA256

@@ -14,9 +14,9 @@ import pytest
 import soundfile as sf
 
 from acousticbench.benchmarks.acoustic.pack import load_questions
-from acousticbench.errors import BackendError, UserError
+from acousticbench.core.errors import BackendError, UserError
 from acousticbench.benchmarks.acoustic.benchmark import make_prompt
-from acousticbench.catalog import get_model
+from acousticbench.run.catalog import get_model
 from acousticbench.benchmarks.acoustic.spec import RunSpec
 from harness_cli import harness_env, run_cli
 from servers import openai_server
@@ -74,7 +74,7 @@ def test_the_hand_built_request_body_is_the_json_it_stands_for(tiny_pack):
 
 def test_interleaved_parts_keep_their_order(tiny_pack):
     from acousticbench.models.chat_wire import audio_request_json
-    from acousticbench.records import PromptPart
+    from acousticbench.core.records import PromptPart
 
     question = load_questions(tiny_pack, "rad")[0]
     prompt = make_prompt(RunSpec(model="Voxtral-Mini-3B", task="rad", archive=tiny_pack), question)

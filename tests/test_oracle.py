@@ -14,9 +14,9 @@ import pytest
 from acousticbench.benchmarks.acoustic import build
 from acousticbench.benchmarks.acoustic.pack import MANIFEST, load_questions, manifest_sha256
 from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_MANIFEST_SHA256
-from acousticbench.errors import BackendError, UserError
+from acousticbench.core.errors import BackendError, UserError
 from acousticbench.benchmarks.oracle import Oracle
-from acousticbench.records import Prompt
+from acousticbench.core.records import Prompt
 from acousticbench.benchmarks.acoustic.records import Question
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 from harness_cli import harness_env, start_cli

@@ -10,7 +10,7 @@ import pytest
 
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
 from acousticbench.benchmarks.acoustic.psychometric import curve, fit_psychometric, threshold_of
-from acousticbench.records import JudgeInfo
+from acousticbench.core.records import JudgeInfo
 from acousticbench.benchmarks.acoustic.records import Record
 from harness_cli import REPO
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from acousticbench.stats import mcnemar_exact
+from acousticbench.core.stats import mcnemar_exact
 from harness_cli import run_cli, run_dirs, script
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from acousticbench.catalog import MODELS, endpoint_variable
+from acousticbench.run.catalog import MODELS, endpoint_variable
 from harness_cli import REPO, python
 
 OPEN_WEIGHT = {

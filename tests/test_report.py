@@ -313,7 +313,7 @@ def physical(tmp_path_factory) -> Path:
     """A report (clips embedded) of Oracle on three real pitch questions, whose meta holds each clip's f0."""
     from acousticbench.benchmarks.acoustic.build import build_tasks
     from acousticbench.benchmarks.acoustic.pack import write_manifest, write_questions
-    from acousticbench.report import build_report
+    from acousticbench.tools.report import build_report
 
     root = tmp_path_factory.mktemp("physical")
     questions = build_tasks(root / "archive", ["pit"], workers=1, numbers={1, 2, 3})["pit"]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 from acousticbench.serve.adapters import Chat, Turn, load_adapter
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="the adapters need torch")

@@ -10,7 +10,7 @@ import pytest
 docker = pytest.importorskip("docker")
 
 from acousticbench.models.local_server import free_port  # noqa: E402
-from acousticbench.catalog import MODELS  # noqa: E402
+from acousticbench.run.catalog import MODELS  # noqa: E402
 from acousticbench.serve import __main__ as cli  # noqa: E402
 from acousticbench.serve.specs import SPECS  # noqa: E402
 from conftest import HF_TOKEN as TOKEN, REPO  # noqa: E402

@@ -106,9 +106,9 @@ def test_a_merge_model_gets_one_clip_and_the_record_says_so(tiny_server):
 
 
 def test_a_clip_longer_than_the_model_hears_is_refused(tmp_path):
-    from acousticbench.errors import UserError
+    from acousticbench.core.errors import UserError
     from acousticbench.models.limits import check_prompts
-    from acousticbench.records import Prompt
+    from acousticbench.core.records import Prompt
 
     path = tmp_path / "long.wav"
     sf.write(path, [0.0] * (16_000 * 32), 16_000)

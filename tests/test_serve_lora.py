@@ -7,7 +7,7 @@ import logging
 import numpy as np
 import pytest
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 from acousticbench.serve import lora
 from acousticbench.serve.adapters import Chat, Turn, load_adapter
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 from acousticbench.models import local_server
-from acousticbench.catalog import get_model
+from acousticbench.run.catalog import get_model
 from acousticbench.models.health import health_status
 from conftest import write_tiny_pack
 from harness_cli import harness_env, needs, run_cli, run_dirs, start_cli

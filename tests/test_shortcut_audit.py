@@ -11,7 +11,7 @@ import pytest
 import soundfile as sf
 
 from acousticbench.benchmarks.acoustic.pack import load_questions
-from acousticbench.audio import read_audio
+from acousticbench.core.audio import read_audio
 from acousticbench.benchmarks.acoustic.records import Question
 from acousticbench.benchmarks.acoustic.shortcuts.audit import BOUND, COLUMNS, TaskAudit, audit_pack, audit_task, offenders, question_row
 from acousticbench.benchmarks.acoustic.shortcuts.features import FEATURES, LEVEL, PAIRS, clip_features

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from acousticbench.audio import SAMPLE_RATE as SR
+from acousticbench.core.audio import SAMPLE_RATE as SR
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES, direction, duration, level, pitch
 from acousticbench.benchmarks.acoustic.stimuli.signal import onset_s, rms
 

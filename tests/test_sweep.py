@@ -89,7 +89,7 @@ def test_random_answers_the_task_labels_near_chance_over_the_pack(tmp_path):
     within 3 standard deviations of chance (the sum over episodes of 1 / the size of its label space)."""
     from acousticbench.benchmarks.audioicl import TASKS
     from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
-    from acousticbench.evaluate import prepare_cells, run_sweep
+    from acousticbench.run.sweep import prepare_cells, run_sweep
 
     specs = [ICLRunSpec(model="Random", task=t, shots=1, archive=reduced_pack(), results_dir=tmp_path) for t in TASKS]
     spaces = {item.id: prompt.answer_space for cell in prepare_cells(specs) for item, prompt in cell.prepared.items}
@@ -186,7 +186,7 @@ def test_a_killed_sweep_leaves_a_file_naming_what_finished(tmp_path):
 
 
 def test_two_sweeps_in_the_same_second_get_their_own_files(tmp_path):
-    from acousticbench.sweepfile import claim_path
+    from acousticbench.run.sweepfile import claim_path
 
     names = {claim_path(tmp_path).name for _ in range(3)}
     assert len(names) == 3 and all(re.fullmatch(r"sweep-\d{8}-\d{6}(-\d)?\.json", n) for n in names)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 
-from acousticbench.judge import Judge
-from acousticbench.judge.llm import CUT_MARK, messages_for
-from acousticbench.judge.rules import extract_choice
-from acousticbench.records import Reply
+from acousticbench.benchmarks.acoustic.judge import Judge
+from acousticbench.benchmarks.acoustic.judge.llm import CUT_MARK, messages_for
+from acousticbench.benchmarks.acoustic.judge.rules import extract_choice
+from acousticbench.core.records import Reply
 from servers import openai_server
 from servers.fixtures import evaluate_model, fast_retries, records  # noqa: F401
 
@@ -62,7 +62,7 @@ def test_gemini_max_tokens_is_a_cut_reply():
     from google.genai import types
 
     from acousticbench.models.gemini import reply_from
-    from acousticbench.records import was_cut
+    from acousticbench.core.records import was_cut
 
     response = types.GenerateContentResponse.model_validate(
         {"candidates": [{"content": {"parts": [{"text": "The answer is"}], "role": "model"},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from acousticbench.benchmarks.audioicl.record import ICLMetrics, icl_metrics
-from acousticbench.leaderboard import collect, markdown
+from acousticbench.tools.leaderboard import collect, markdown
 from harness_cli import run_cli, run_dirs
 
 # the fields each model gained after its first release (acoustic: commit 6599f9a; AudioICL: 1b98cbc)

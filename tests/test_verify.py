@@ -10,8 +10,8 @@ import pytest
 
 from acousticbench.benchmarks.acoustic import pack
 from acousticbench.benchmarks.acoustic.verify import pinned_pack_note, verify_checksums
-from acousticbench.audio import write_wav
-from acousticbench.errors import ArchiveError
+from acousticbench.core.audio import write_wav
+from acousticbench.core.errors import ArchiveError
 from acousticbench.benchmarks.acoustic.records import Question
 
 

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 from acousticbench.models.health import health_status
 from acousticbench.models.limits import check_prompts
 from acousticbench.models.open_weight import BY_SERVE_NAME
-from acousticbench.records import Prompt
+from acousticbench.core.records import Prompt
 from acousticbench.serve.tiny_checkpoint import MODEL_ID, checkpoint_dir
 from conftest import write_tiny_pack
 from harness_cli import harness_env, run_cli, run_dirs

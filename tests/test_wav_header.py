@@ -7,7 +7,7 @@ import io
 import numpy as np
 import soundfile as sf
 
-from acousticbench.wav import wav_layout
+from acousticbench.core.wav import wav_layout
 from acousticbench.models.limits import clip_seconds
 
 

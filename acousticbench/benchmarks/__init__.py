@@ -1,4 +1,4 @@
-"""The Benchmark seam: what a benchmark tells the one run path (acousticbench/evaluate.py), the face (cli.py,
+"""The Benchmark seam: what a benchmark tells the one run path (acousticbench/run/sweep.py), the face (cli.py,
 commands.py) and every tool, so that none of them names a benchmark.
 
 A benchmark is one package under acousticbench/benchmarks/ with two modules the seam loads: `face` (its flags, its
@@ -20,14 +20,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 
 if TYPE_CHECKING:  # run.py --help reads the faces through this module: pydantic and the records are not needed for it
     from pydantic import BaseModel
 
     from acousticbench.benchmarks.base import BenchmarkBase
     from acousticbench.benchmarks.entry import CSV_HEADER, AnswerFacts, ClipFacts, Entry, ModelOrder, Section
-    from acousticbench.records import Prompt, RecordBase
+    from acousticbench.core.records import Prompt, RecordBase
 
 # what the seam re-exports, imported when first asked for (PEP 562)
 _LAZY = {"BenchmarkBase": "acousticbench.benchmarks.base", "CSV_HEADER": "acousticbench.benchmarks.entry",
@@ -180,7 +180,7 @@ def faces() -> dict[str, ModuleType]:
 def claim_tasks(task_spec: str) -> dict[str, list[str]]:
     """--task -> each benchmark's tasks in it (canonical order; a benchmark with none gets []); an empty list or a
     name no benchmark claims is one line suggesting the closest of every benchmark's names."""
-    from acousticbench.errors import unknown_name
+    from acousticbench.core.errors import unknown_name
 
     names = [n.strip() for n in task_spec.split(",") if n.strip()]
     if not names:

@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts, Entry, ModelOrder, Section
-from acousticbench.records import RecordBase
-from acousticbench.views import html_table, md_table, mean_std, pct
+from acousticbench.core.records import RecordBase
+from acousticbench.core.tables import html_table, md_table, mean_std, pct
 
 
 class BenchmarkBase:
@@ -58,7 +58,7 @@ class BenchmarkBase:
         return {}
 
     def relabeller(self, options: dict[str, Any]):
-        from acousticbench.errors import UserError
+        from acousticbench.core.errors import UserError
 
         raise UserError(f"rejudge.py cannot label {self.name} answers again: its benchmark has no relabeller.")
 

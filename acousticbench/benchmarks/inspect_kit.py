@@ -13,8 +13,8 @@ from inspect_ai.model import ChatMessageUser, ContentAudio, ContentText, ModelOu
 from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, Score, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState, generate
 
-from acousticbench.errors import UserError
-from acousticbench.records import Prompt, Reply
+from acousticbench.core.errors import UserError
+from acousticbench.core.records import Prompt, Reply
 
 # inspect's stop reasons in the words the harness's judge reads (a cut reply is never scored)
 _FINISH = {"max_tokens": "length", "model_length": "length"}
@@ -57,7 +57,7 @@ def user_message(prompt: Prompt) -> ChatMessageUser:
 
 def outcome_of(output: ModelOutput):
     """What inspect's model returned, as the engine's Outcome: a failed call is an error, never an empty answer."""
-    from acousticbench.engine import Outcome
+    from acousticbench.engine.executor import Outcome
 
     if output.error:
         return Outcome(reply=None, error=output.error, attempts=1, latency_s=output.time)

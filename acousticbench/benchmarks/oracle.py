@@ -3,9 +3,9 @@ demos) alone; each benchmark supplies its own observer through the seam, so the 
 from __future__ import annotations
 
 from acousticbench.benchmarks import get_benchmark
-from acousticbench.errors import BackendError
+from acousticbench.core.errors import BackendError
 from acousticbench.models.base import LocalBackend
-from acousticbench.records import Prompt
+from acousticbench.core.records import Prompt
 
 
 class Oracle(LocalBackend):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import asyncio
 from typing import Protocol
 
-from acousticbench.records import Prompt, Reply
+from acousticbench.core.records import Prompt, Reply
 
 
 class Backend(Protocol):

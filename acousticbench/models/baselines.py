@@ -4,9 +4,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from acousticbench.errors import BackendError, UserError
+from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.base import LocalBackend
-from acousticbench.records import Prompt
+from acousticbench.core.records import Prompt
 
 TWO_OPTIONS = ("A", "B")  # what a benchmark that names no answer space asks
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import openai
 
-from acousticbench.errors import BackendError, UserError
+from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.chat_wire import public_url, redact, reply_from
 from acousticbench.models.openai_api import BASE_URL_VARIABLE, DEFAULT_BASE_URL, KEY_VARIABLE, openai_key
 from acousticbench.models.openai_chat import classify, make_client
 from acousticbench.models.wire import wav_bytes
-from acousticbench.records import Prompt, Reply
+from acousticbench.core.records import Prompt, Reply
 
 STT_HINT = "pip install -e '.[stt]' (faster-whisper; no torch)"
 WHISPER_MODEL = "tiny.en"  # faster-whisper's standard name: Systran/faster-whisper-tiny.en, into the Hugging Face cache
@@ -85,7 +85,7 @@ class LocalWhisper:
 
     def transcribe(self, path: str) -> str:
         """Greedy, deterministic transcription; cached per file (order-swapped twins reuse clips)."""
-        from acousticbench.audio import read_audio
+        from acousticbench.core.audio import read_audio
 
         with self._lock:
             if path in self._cache:

@@ -11,9 +11,9 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
-from acousticbench.errors import BackendError
+from acousticbench.core.errors import BackendError
 from acousticbench.models.wire import prompt_clips, wav_bytes
-from acousticbench.records import Prompt, Reply
+from acousticbench.core.records import Prompt, Reply
 
 # the statuses worth asking again: timeouts, conflicts, rate limits, and every 5xx
 RETRYABLE_STATUS = frozenset({408, 409, 429})
@@ -83,7 +83,7 @@ def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int |
 
 def capped(text: str | None, notes: list[str]) -> tuple[str | None, list[str]]:
     """The reply text cut at the stated cap, with a note saying so and how long it was."""
-    from acousticbench.settings import env_number
+    from acousticbench.core.environment import env_number
 
     cap = int(env_number("ACOUSTICBENCH_MAX_REPLY_CHARS", MAX_REPLY_CHARS, minimum=1))
     if text is None or len(text) <= cap:

@@ -8,10 +8,10 @@ from typing import Any
 from google import genai
 from google.genai import errors, types
 
-from acousticbench.errors import BackendError, UserError
+from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.chat_wire import capped, redact, retry_after_s
 from acousticbench.models.wire import prompt_clips, wav_bytes
-from acousticbench.records import Prompt, Reply
+from acousticbench.core.records import Prompt, Reply
 
 KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY")  # the SDK's order: GOOGLE_API_KEY wins
 BASE_URL_VARIABLE = "GOOGLE_GEMINI_BASE_URL"  # the SDK's own override; tests point it at a local server

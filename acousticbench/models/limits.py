@@ -6,11 +6,11 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from acousticbench.errors import UserError
-from acousticbench.wav import wav_layout
+from acousticbench.core.errors import UserError
+from acousticbench.core.wav import wav_layout
 
 if TYPE_CHECKING:  # the registry imports this module: --help must not pay for pydantic's import
-    from acousticbench.records import Prompt
+    from acousticbench.core.records import Prompt
 
 MERGE_GAP_S = 1.0  # seconds of silence between merged clips
 

@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 from acousticbench.models.openai_compat import ServedModel
 from acousticbench.models.health import health_status
-from acousticbench.settings import endpoint_variable, env_number, vllm_venv
+from acousticbench.core.environment import endpoint_variable, env_number, vllm_venv
 
 
 def _versions(*dists: str) -> dict[str, str]:

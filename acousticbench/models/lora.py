@@ -7,7 +7,7 @@ import zlib
 from dataclasses import replace
 from pathlib import Path
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 from acousticbench.models.open_weight import BY_SERVE_NAME, OpenWeight
 
 BASE = BY_SERVE_NAME["kimi_audio_7b_instruct"]  # the model every adapter is merged into

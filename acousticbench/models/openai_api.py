@@ -6,10 +6,10 @@ from typing import Any
 
 import openai
 
-from acousticbench.errors import BackendError, UserError
+from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.chat_wire import public_url, redact
 from acousticbench.models.openai_chat import ChatCompletionsBackend, classify, make_client
-from acousticbench.records import Prompt
+from acousticbench.core.records import Prompt
 
 KEY_VARIABLE, BASE_URL_VARIABLE = "OPENAI_API_KEY", "OPENAI_BASE_URL"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"

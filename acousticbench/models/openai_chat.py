@@ -6,10 +6,10 @@ from typing import Any
 
 import openai
 
-from acousticbench.errors import BackendError
+from acousticbench.core.errors import BackendError
 from acousticbench.models.chat_wire import (OVERLOAD_STATUS, audio_request_json, redact, reply_from, retry_after_s,
                                            retryable_status)
-from acousticbench.records import Prompt, Reply
+from acousticbench.core.records import Prompt, Reply
 
 
 def make_client(base_url: str, api_key: str) -> openai.AsyncOpenAI:

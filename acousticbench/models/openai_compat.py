@@ -11,11 +11,11 @@ from typing import Any
 import aiohttp
 import yarl
 
-from acousticbench.errors import BackendError, UserError
+from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.chat_wire import (OVERLOAD_STATUS, audio_request_json, public_url, redact, reply_from,
                                            retry_after_s, retryable_status)
-from acousticbench.settings import endpoint_variable, env_number
-from acousticbench.records import Prompt, Reply
+from acousticbench.core.environment import endpoint_variable, env_number
+from acousticbench.core.records import Prompt, Reply
 from acousticbench.models.health import health_status
 from acousticbench.models.limits import Limits, check_prompts
 

@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 
 PRICES_VARIABLE = "ACOUSTICBENCH_PRICES"
 CHARS_PER_TOKEN = 4  # OpenAI's rule of thumb for English text ("1 token ~= 4 chars"); no tokenizer is installed here

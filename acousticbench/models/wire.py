@@ -4,7 +4,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from acousticbench.errors import ArchiveError
+from acousticbench.core.errors import ArchiveError
 from acousticbench.models.limits import MERGE_GAP_S
 
 if TYPE_CHECKING:  # numpy is needed only to merge or re-encode clips: a plain WAV goes out as it is, 65 ms sooner
@@ -16,7 +16,7 @@ def _is_pcm_wav(data: bytes) -> bool:
 
 
 def _encode_wav(samples: "np.ndarray", sr: int) -> bytes:
-    from acousticbench.audio import pcm16_wav, to_pcm16
+    from acousticbench.core.audio import pcm16_wav, to_pcm16
 
     return pcm16_wav(to_pcm16(samples), sr)
 
@@ -31,7 +31,7 @@ def wav_bytes(path: str) -> bytes:
         raise ArchiveError(f"missing audio file {path}: rebuild or re-extract the archive.") from None
     if _is_pcm_wav(data):
         return data
-    from acousticbench.audio import read_audio
+    from acousticbench.core.audio import read_audio
 
     samples, sr = read_audio(path)
     return _encode_wav(samples, sr)
@@ -39,7 +39,7 @@ def wav_bytes(path: str) -> bytes:
 
 def merged_wav(paths: list[str], gap_s: float = MERGE_GAP_S) -> bytes:
     """All clips in one WAV, `gap_s` seconds of silence between them, at the first clip's rate (mono if mixed)."""
-    from acousticbench.audio import merge_clips, read_audio
+    from acousticbench.core.audio import merge_clips, read_audio
 
     first, sr = read_audio(paths[0])
     clips = [first] + [read_audio(p, sr=sr)[0] for p in paths[1:]]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from acousticbench.packs.lines import MANIFEST
 from acousticbench.packs.staging import staged_folder
-from acousticbench.errors import ArchiveError, UnsafeArchiveError, UserError
+from acousticbench.core.errors import ArchiveError, UnsafeArchiveError, UserError
 
 MAX_MEMBERS = 200_000
 MAX_TOTAL_BYTES = 20 * 2**30

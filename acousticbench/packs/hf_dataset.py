@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acousticbench.errors import ArchiveError, UserError
+from acousticbench.core.errors import ArchiveError, UserError
 
 INDEX = "acousticbench_export.json"  # what --import-dataset reads; a folder without it is not an export
 FORMAT = "acousticbench-hf-export"

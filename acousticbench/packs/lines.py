@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from acousticbench.errors import ArchiveError
+from acousticbench.core.errors import ArchiveError
 
 MANIFEST = "MANIFEST.json"  # every pack's description, at its top
 REBUILD = "rebuild the pack or extract it again"

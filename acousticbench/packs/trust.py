@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from acousticbench.errors import ArchiveError
+from acousticbench.core.errors import ArchiveError
 from acousticbench.packs import verified
 from acousticbench.packs.audio_format import ClipFormat, clip_problems
 from acousticbench.packs.files import Containment, Unreadable, file_sha256, sha256_many

@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from acousticbench.settings import cache_dir
+from acousticbench.core.environment import cache_dir
 
 Signature = tuple[int, int, int]  # size, mtime_ns, inode
 
@@ -47,7 +47,7 @@ def _entries(root: str) -> dict[str, list]:
         except (OSError, ValueError):
             data = None
         if not isinstance(data, dict):  # an unreadable record: everything is hashed, and that is said
-            from acousticbench.readers import note_damaged_cache
+            from acousticbench.core.readers import note_damaged_cache
 
             note_damaged_cache(_file(root), "not a record of verified files", "every clip is hashed again")
             _LOADED[root] = {}

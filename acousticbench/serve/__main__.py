@@ -7,8 +7,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from acousticbench.errors import UserError, run_command
-from acousticbench.settings import endpoint_variable
+from acousticbench.core.errors import UserError, run_command
+from acousticbench.core.environment import endpoint_variable
 from acousticbench.serve.specs import (LORA_PREFIX, ServerSpec, all_specs, container_settings, get_spec, image_for,
                                        redacted)
 

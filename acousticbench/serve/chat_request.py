@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from acousticbench.wav import is_riff_wave, wav_layout
+from acousticbench.core.wav import is_riff_wave, wav_layout
 from acousticbench.serve.adapters import Chat, Turn
 
 SAMPLE_RATE = 16_000  # every adapter takes mono float32 at 16 kHz

@@ -6,7 +6,7 @@ import socket
 import time
 from typing import Any, Callable
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 from acousticbench.models.health import health_status
 from acousticbench.serve.prereqs import GPU_CHECK
 from acousticbench.serve.specs import REPO, ServerSpec, container_name, image_for

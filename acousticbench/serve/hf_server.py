@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 from acousticbench.serve.adapters import Adapter, Generation
 from acousticbench.serve.chat_request import BadRequest, parse_chat
 

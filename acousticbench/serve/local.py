@@ -13,10 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-from acousticbench.errors import UserError, run_command
+from acousticbench.core.errors import UserError, run_command
 from acousticbench.models.health import health_status
 from acousticbench.serve.specs import ServerSpec, get_spec
-from acousticbench.settings import cache_dir, vllm_venv
+from acousticbench.core.environment import cache_dir, vllm_venv
 
 # vLLM on a CPU, as tried on 2 cores: the engine in one process, one OpenMP thread, 1 GB of KV cache, no Hub lookups
 CPU_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0", "OMP_NUM_THREADS": "1", "VLLM_CPU_KVCACHE_SPACE": "1",

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Callable
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 
 log = logging.getLogger("acousticbench.serve")
 DONE = "ACOUSTICBENCH_MERGED.json"  # written last: a folder without it is an interrupted merge, done again

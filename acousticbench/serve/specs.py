@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from acousticbench.errors import UserError, unknown_name
+from acousticbench.core.errors import UserError, unknown_name
 from acousticbench.models import lora
 from acousticbench.models.images import IMAGES, Image
 from acousticbench.models.open_weight import OPEN_WEIGHT, OpenWeight

@@ -180,7 +180,7 @@ def build(folder: Path, seed: int = SEED) -> Path:
 
 def checkpoint_dir(seed: int = SEED) -> Path:
     """The checkpoint in the cache, built once (atomically: servers and tests may build it at the same moment)."""
-    from acousticbench.settings import cache_dir
+    from acousticbench.core.environment import cache_dir
 
     key = hashlib.sha256(f"{BUILD_VERSION}:{seed}:{json.dumps(config(), sort_keys=True)}".encode()).hexdigest()[:12]
     folder = cache_dir() / "tiny-qwen2-audio" / key

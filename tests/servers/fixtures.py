@@ -56,7 +56,7 @@ def records(run_dir: Path) -> list[dict]:
 
 def evaluate_model(model: str, archive: Path, results: Path, **spec):
     """One in-process run (no progress bar): the RunResult."""
-    from acousticbench.evaluate import evaluate
+    from acousticbench.run.sweep import evaluate
     from acousticbench.benchmarks.acoustic.spec import RunSpec
 
     spec.setdefault("judge", "rules")  # these runs test backends; the judge has tests of its own

@@ -7,16 +7,16 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from acousticbench import provenance
+from acousticbench.core import provenance
 from acousticbench.benchmarks.acoustic.pack import load_manifest, load_questions, manifest_sha256
 from acousticbench.benchmarks import Prepared
 from acousticbench.benchmarks.acoustic.views import AcousticViews
 from acousticbench.benchmarks.acoustic.trust import check_questions
 from acousticbench.benchmarks.acoustic.grading import JudgeGrader
-from acousticbench.judge import Judge, JudgeFailed, judge_reply
-from acousticbench.judge.logprobs import NoLogprobs
+from acousticbench.benchmarks.acoustic.judge import Judge, JudgeFailed, judge_reply
+from acousticbench.benchmarks.acoustic.judge.logprobs import NoLogprobs
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
-from acousticbench.records import JUDGE_FAILED, Judgement, JudgeInfo, Prompt, was_cut
+from acousticbench.core.records import JUDGE_FAILED, Judgement, JudgeInfo, Prompt, was_cut
 from acousticbench.benchmarks.acoustic.records import Metrics, Question, Record
 from acousticbench.benchmarks.acoustic.spec import GenerationConfig, RunSpec
 

@@ -13,9 +13,9 @@ from acousticbench.benchmarks.acoustic.pack import MANIFEST, questions_relpath, 
 from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_BENCHMARK, OPEN_PACK_VERSION
 from acousticbench.packs.staging import default_workers, staged_folder
 from acousticbench.packs.workers import map_in_processes
-from acousticbench.audio import SAMPLE_RATE, write_pcm16, write_wav
-from acousticbench.errors import UserError
-from acousticbench.records import Choice
+from acousticbench.core.audio import SAMPLE_RATE, write_pcm16, write_wav
+from acousticbench.core.errors import UserError
+from acousticbench.core.records import Choice
 from acousticbench.benchmarks.acoustic.records import Question, Split
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES
 from acousticbench.benchmarks.acoustic.tasks import TASKS

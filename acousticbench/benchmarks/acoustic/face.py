@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from acousticbench.errors import writable_folder
+from acousticbench.core.errors import writable_folder
 
 ALL = "all"  # --task all: every AcousticBench task (the default benchmark's)
 
@@ -82,7 +82,7 @@ def verify_pack(root: Path, tasks: list[str] | None, required: bool) -> int | No
     from acousticbench.benchmarks.acoustic.verify import pinned_pack_note, verify_checksums
     from acousticbench.packs.lines import MANIFEST
 
-    from acousticbench.errors import ArchiveError
+    from acousticbench.core.errors import ArchiveError
 
     if tasks is None and not required and not (Path(root) / MANIFEST).is_file():
         return None

@@ -9,7 +9,7 @@ import numpy as np
 from acousticbench.benchmarks.acoustic.psychometric import curve
 from acousticbench.benchmarks.acoustic.summaries import Psychometric
 from acousticbench.benchmarks.acoustic.records import PsychometricFit
-from acousticbench.views import Axes
+from acousticbench.core.tables import Axes
 
 PANEL_W, PANEL_H = 162, 132  # eight attributes side by side in 1,400 px
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from acousticbench.errors import UserError
-from acousticbench.judge import Judge
+from acousticbench.core.errors import UserError
+from acousticbench.benchmarks.acoustic.judge import Judge
 
 NO_LLM_NOTE = ("no LLM judge (set OPENAI_API_KEY or pass --judge-endpoint): answers the rules cannot read stay "
                "unparsed; judge them later with scripts/rejudge.py")

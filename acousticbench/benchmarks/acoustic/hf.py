@@ -12,7 +12,7 @@ from acousticbench.benchmarks.acoustic.pack import (
     MANIFEST, listed_sha256, load_manifest, manifest_sha256, questions_relpath,
 )
 from acousticbench.benchmarks.acoustic.records import Question
-from acousticbench.errors import ArchiveError, UserError
+from acousticbench.core.errors import ArchiveError, UserError
 from acousticbench.packs.files import Containment
 from acousticbench.packs.hf_dataset import (
     AUDIO_LIST, EXPORT_HINT, INT, PACK_FILES, STRING, Part, read_rows, verbatim, write_split,

@@ -11,7 +11,7 @@ from acousticbench.benchmarks.acoustic.benchmark import BENCHMARK
 from acousticbench.benchmarks.acoustic.spec import RunSpec
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 from acousticbench.benchmarks.inspect_kit import inspect_error, make_task
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 
 SPLITS = ("all", "train", "eval")
 

@@ -11,9 +11,9 @@ from typing import Any
 from acousticbench.benchmarks.acoustic.records import Metrics
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 from acousticbench.benchmarks.entry import Entry, ModelOrder
-from acousticbench.identity import row_labels
-from acousticbench.seeds import interval_of, without_errors
-from acousticbench.views import cell_text, md_table, mean_known, mean_std, pct
+from acousticbench.core.identity import row_labels
+from acousticbench.core.seeds import interval_of, without_errors
+from acousticbench.core.tables import cell_text, md_table, mean_known, mean_std, pct
 
 NAME = "AcousticBench"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from acousticbench.errors import UserError, writable_folder
+from acousticbench.core.errors import UserError, writable_folder
 
 UTILS = '''"""lmms-eval hooks for the AcousticBench pack at {archive} (written by run.py --export-lmms-tasks; the logic is
 acousticbench.benchmarks.acoustic.lmms_hooks, so acousticbench must be installed beside lmms-eval)."""

@@ -9,7 +9,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from acousticbench.errors import ArchiveError
+from acousticbench.core.errors import ArchiveError
 
 
 def process_docs(archive: str, dataset):
@@ -59,8 +59,8 @@ def doc_to_text(doc: dict[str, Any], kwargs: dict[str, Any] | None = None) -> st
 def process_results(doc: dict[str, Any], results: list[str | None]) -> dict[str, float]:
     """The harness's strict rules on the reply: accuracy credits only an answered, right option (null counts as wrong,
     as in the paper); the shares refused and unparsed say how much of the wrong was no answer at all."""
-    from acousticbench.judge import judge_reply
-    from acousticbench.records import Reply
+    from acousticbench.benchmarks.acoustic.judge import judge_reply
+    from acousticbench.core.records import Reply
 
     text = (results[0] if results else None) or ""  # lmms-eval hands a failed request over as ""
     status, chosen = "unparsed", None

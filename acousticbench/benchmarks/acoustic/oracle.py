@@ -6,9 +6,9 @@ import hashlib
 import os
 from functools import lru_cache
 
-from acousticbench.audio import SAMPLE_RATE, read_audio
-from acousticbench.errors import BackendError
-from acousticbench.records import Prompt
+from acousticbench.core.audio import SAMPLE_RATE, read_audio
+from acousticbench.core.errors import BackendError
+from acousticbench.core.records import Prompt
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from acousticbench.errors import ArchiveError
+from acousticbench.core.errors import ArchiveError
 from acousticbench.benchmarks.acoustic.records import Question
 from acousticbench.packs.lines import MANIFEST, UndecodableLine, decoded, text_lines  # noqa: F401 (this pack's API)
 

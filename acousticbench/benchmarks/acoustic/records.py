@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from acousticbench.records import Choice, Frozen, Interval, JudgeInfo, RecordBase, canonical_json
+from acousticbench.core.records import Choice, Frozen, Interval, JudgeInfo, RecordBase, canonical_json
 
 Split = Literal["train", "eval"]
 Kind = Literal["scored", "diagnostic"]
@@ -67,7 +67,7 @@ class SliceMetrics(Frozen):
     wilson95: Interval | None = Field(description="Wilson 95% interval of `accuracy` over the n questions.")
     # lm-eval's name; inspect_ai calls the same figure `stderr`
     acc_stderr: float | None = Field(default=None, description="Standard error of `accuracy` over the n questions, "
-                                     "sqrt(p(1 - p) / n) (acousticbench.stats.accuracy_stderr); null with n = 0 and "
+                                     "sqrt(p(1 - p) / n) (acousticbench.core.stats.accuracy_stderr); null with n = 0 and "
                                      "in runs written before the field.")
     answered: int
     truncated: int = Field(default=0, description="Replies cut by the token limit (status truncated, never scored).")

@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from acousticbench.benchmarks.acoustic.records import Record
-from acousticbench.judge.modes import DEFAULT_JUDGE_MODEL
-from acousticbench.records import JudgeInfo, Judgement, Reply
+from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL
+from acousticbench.core.records import JudgeInfo, Judgement, Reply
 
 
 def relabel(record: Record, judgement: Judgement) -> Record:
@@ -22,7 +22,7 @@ class JudgeRelabeller:
 
     def __init__(self, options: dict[str, Any]):
         """Raises UserError (no key, no endpoint) before any file is touched."""
-        from acousticbench.judge import Judge
+        from acousticbench.benchmarks.acoustic.judge import Judge
 
         self.model = options.get("judge_model") or DEFAULT_JUDGE_MODEL
         self.judge = Judge.create("llm", self.model, base_url=options.get("judge_endpoint"))
@@ -33,7 +33,7 @@ class JudgeRelabeller:
         return f"rejudge.py: judged again by {self.model}"
 
     async def relabel(self, records: list[Record]) -> list[Record]:
-        from acousticbench.judge import JudgeFailed
+        from acousticbench.benchmarks.acoustic.judge import JudgeFailed
 
         out = []
         for record in records:

@@ -11,7 +11,7 @@ from acousticbench.benchmarks.acoustic.figures import psychometric_grid, thresho
 from acousticbench.benchmarks.acoustic.leaderboard import table_rows
 from acousticbench.benchmarks.acoustic.summaries import Psychometric
 from acousticbench.benchmarks.entry import Entry, ModelOrder, Section
-from acousticbench.views import html_table, pct
+from acousticbench.core.tables import html_table, pct
 
 
 def sections(entries: list[Entry], order: ModelOrder, records: Mapping[Path, Sequence] | None = None) -> list[Section]:

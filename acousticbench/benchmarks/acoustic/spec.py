@@ -5,9 +5,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from acousticbench.judge.modes import DEFAULT_JUDGE_MODEL, JudgeMode
-from acousticbench.records import DEFAULT_SEED, GenerationConfig
-from acousticbench.settings import safe_name
+from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL, JudgeMode
+from acousticbench.core.records import DEFAULT_SEED, GenerationConfig
+from acousticbench.core.environment import safe_name
 
 SplitChoice = Literal["all", "train", "eval"]
 

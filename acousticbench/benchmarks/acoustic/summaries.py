@@ -7,10 +7,10 @@ import statistics
 from dataclasses import dataclass
 
 from acousticbench.benchmarks.acoustic.metrics import level_counts
-from acousticbench.stats import wilson_interval
+from acousticbench.core.stats import wilson_interval
 from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units
 from acousticbench.benchmarks.entry import Entry
-from acousticbench.records import Interval
+from acousticbench.core.records import Interval
 from acousticbench.benchmarks.acoustic.records import Metrics, PsychometricFit
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from acousticbench.benchmarks.acoustic.pack import write_manifest, write_questions
-from acousticbench.audio import SAMPLE_RATE, write_wav
+from acousticbench.core.audio import SAMPLE_RATE, write_wav
 from acousticbench.benchmarks.acoustic.records import Question
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from acousticbench.errors import UserError, unknown_name
+from acousticbench.core.errors import UserError, unknown_name
 
 
 @dataclass(frozen=True)

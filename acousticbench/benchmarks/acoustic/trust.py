@@ -8,7 +8,7 @@ from pathlib import Path
 from acousticbench.benchmarks.acoustic.manifest import pack_problems, promised_format
 from acousticbench.benchmarks.acoustic.pack import BUILD_HINT, listed_sha256, load_manifest, questions_relpath
 from acousticbench.benchmarks.acoustic.records import Question
-from acousticbench.errors import ArchiveError
+from acousticbench.core.errors import ArchiveError
 from acousticbench.packs.files import Containment, file_sha256
 from acousticbench.packs.trust import contained, verified_digests
 

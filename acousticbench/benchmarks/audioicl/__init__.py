@@ -1,7 +1,7 @@
 """AudioICL-Bench: k-shot in-context rule learning episodes, run and scored through the AcousticBench engine."""
 from __future__ import annotations
 
-from acousticbench.errors import UserError, unknown_name
+from acousticbench.core.errors import UserError, unknown_name
 
 # in the order of the public episode ids (AudioICL00001.. in blocks of 300)
 TASKS: tuple[str, ...] = (

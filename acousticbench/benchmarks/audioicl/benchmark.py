@@ -15,9 +15,9 @@ from acousticbench.benchmarks.audioicl.record import FINAL_STATUSES, EpisodeReco
 from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
 from acousticbench.benchmarks import Prepared
 from acousticbench.benchmarks.audioicl.views import AudioICLViews
-from acousticbench.errors import UserError
-from acousticbench.records import Prompt
-from acousticbench.records import GenerationConfig
+from acousticbench.core.errors import UserError
+from acousticbench.core.records import Prompt
+from acousticbench.core.records import GenerationConfig
 
 
 def _pinned(spec: ICLRunSpec, cache: dict) -> dict[str, str] | None:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from acousticbench.benchmarks.audioicl import TASKS
 from acousticbench.packs.lines import text_lines
-from acousticbench.errors import ArchiveError
+from acousticbench.core.errors import ArchiveError
 
 BUILD_HINT = "build the open pack with `python run.py --build-audioicl`, or pass --icl-meta DIR and --icl-base DIR"
 

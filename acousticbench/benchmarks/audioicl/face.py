@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from acousticbench.benchmarks.audioicl import ALL, SHOTS, TASKS, parse_shots, split_task_spec
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 
 SUMMARY = "audioicl_summary.csv"
 

@@ -10,7 +10,7 @@ from acousticbench.benchmarks.audioicl import TASKS
 from acousticbench.benchmarks.audioicl.pack import (
     FOLDER, MANIFEST, OPEN_BENCHMARK, load_manifest, manifest_sha256, pack_root, verify_audioicl,
 )
-from acousticbench.errors import ArchiveError, UserError
+from acousticbench.core.errors import ArchiveError, UserError
 from acousticbench.packs.hf_dataset import AUDIO, INT, PACK_FILES, STRING, STRING_LIST, Part, write_split
 
 BENCHMARK = "AudioICL"

@@ -10,7 +10,7 @@ from acousticbench.benchmarks.audioicl.hf import (
     CLIPS, CLIPS_SPLIT, META, episode_row, meta_files, rebuilt, split_name,
 )
 from acousticbench.benchmarks.audioicl.pack import FOLDER, MANIFEST
-from acousticbench.errors import ArchiveError, UserError
+from acousticbench.core.errors import ArchiveError, UserError
 from acousticbench.packs.files import Containment
 from acousticbench.packs.hf_dataset import EXPORT_HINT, PACK_FILES, Part, read_rows, verbatim
 

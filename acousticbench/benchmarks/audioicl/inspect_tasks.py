@@ -11,7 +11,7 @@ from acousticbench.benchmarks.audioicl import SHOTS, TASKS
 from acousticbench.benchmarks.audioicl.benchmark import BENCHMARK
 from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
 from acousticbench.benchmarks.inspect_kit import inspect_error, make_task
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 
 STYLES = ("specific", "general", "none")
 

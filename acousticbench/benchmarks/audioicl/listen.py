@@ -10,7 +10,7 @@ SR = 16_000
 
 def load(path: str) -> np.ndarray:
     """Mono float64 at 16 kHz."""
-    from acousticbench.audio import read_audio
+    from acousticbench.core.audio import read_audio
 
     x, _ = read_audio(path, sr=SR)
     x = np.asarray(x, dtype=np.float64)

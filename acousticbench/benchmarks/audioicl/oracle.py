@@ -8,8 +8,8 @@ import numpy as np
 
 from acousticbench.benchmarks.audioicl import listen, oracle_symbols
 from acousticbench.benchmarks.audioicl.oracle_episode import Episode, int_label, read_episode
-from acousticbench.errors import BackendError
-from acousticbench.records import Prompt
+from acousticbench.core.errors import BackendError
+from acousticbench.core.records import Prompt
 
 
 def solve(prompt: Prompt) -> str:

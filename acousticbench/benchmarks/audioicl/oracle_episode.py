@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from acousticbench.benchmarks.audioicl.prompts import read_lines
 from acousticbench.benchmarks.audioicl.scoring import last_int
-from acousticbench.errors import BackendError
-from acousticbench.records import Prompt
+from acousticbench.core.errors import BackendError
+from acousticbench.core.records import Prompt
 
 
 @dataclass

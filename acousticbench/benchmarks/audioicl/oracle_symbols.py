@@ -8,7 +8,7 @@ import numpy as np
 
 from acousticbench.benchmarks.audioicl import listen
 from acousticbench.benchmarks.audioicl.oracle_episode import Episode, int_label
-from acousticbench.errors import BackendError, UserError
+from acousticbench.core.errors import BackendError, UserError
 
 OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b}
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from acousticbench.packs.audio_format import ClipFormat, clip_problems
 from acousticbench.packs.files import Unreadable, sha256_many
-from acousticbench.errors import ArchiveError
+from acousticbench.core.errors import ArchiveError
 
 FOLDER = "audioicl"  # <archive>/audioicl/{MANIFEST.json, meta/meta_k{k}.jsonl, data/...}
 MANIFEST = "MANIFEST.json"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from acousticbench.audio import write_pcm16
+from acousticbench.core.audio import write_pcm16
 
 PAD_NOTE = "clips padded with trailing silence to the longest clip of the episode (--icl-pad)"
 

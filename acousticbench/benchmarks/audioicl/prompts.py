@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from acousticbench.benchmarks.audioicl.episodes import Episode, Shot
-from acousticbench.records import Prompt, PromptPart
+from acousticbench.core.records import Prompt, PromptPart
 
 Style = Literal["specific", "general", "none"]
 STYLES: tuple[str, ...] = ("specific", "general", "none")
@@ -88,7 +88,7 @@ def episode_lines(episode: Episode, alphabet: dict[str, str] | None = None) -> l
 
 def load_alphabet(folder: Path) -> dict[str, str]:
     """A.wav .. Z.wav of a Morse letter bank, as absolute paths; a user error names what is missing."""
-    from acousticbench.errors import UserError
+    from acousticbench.core.errors import UserError
 
     missing = [ch for ch in string.ascii_uppercase if not (Path(folder) / f"{ch}.wav").is_file()]
     if missing:

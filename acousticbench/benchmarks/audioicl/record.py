@@ -10,9 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from acousticbench.benchmarks.audioicl.episodes import Episode
 from acousticbench.benchmarks.audioicl.scoring import Scoring, score, strict_correct
-from acousticbench.judge.refusal import is_refusal
-from acousticbench.stats import accuracy_stderr, wilson_interval
-from acousticbench.records import Interval, Prompt, RecordBase, was_cut
+from acousticbench.core.refusal import is_refusal
+from acousticbench.core.stats import accuracy_stderr, wilson_interval
+from acousticbench.core.records import Interval, Prompt, RecordBase, was_cut
 
 EpisodeStatus = Literal["answered", "refused", "truncated", "error"]
 FINAL_STATUSES = frozenset({"answered", "refused", "truncated"})  # --resume asks errors again
@@ -94,7 +94,7 @@ class ICLMetrics(BaseModel):
     wilson95: Interval | None = Field(description="Wilson 95% interval of `accuracy` over the n episodes.")
     # lm-eval's name; inspect_ai calls the same figure `stderr`
     acc_stderr: float | None = Field(default=None, description="Standard error of `accuracy` over the n episodes, "
-                                     "sqrt(p(1 - p) / n) (acousticbench.stats.accuracy_stderr); null with n = 0 and "
+                                     "sqrt(p(1 - p) / n) (acousticbench.core.stats.accuracy_stderr); null with n = 0 and "
                                      "in runs written before the field.")
     truncated: int = Field(default=0, description="Replies cut by the token limit (never credited).")
     no_answer_rate: float | None = Field(description="Share of answered episodes where the scorer found no answer.")

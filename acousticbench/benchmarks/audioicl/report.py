@@ -8,7 +8,7 @@ from pathlib import Path
 
 from acousticbench.benchmarks.audioicl.leaderboard import icl_rows
 from acousticbench.benchmarks.entry import Entry, ModelOrder, Section
-from acousticbench.views import Axes, colour, html_table, legend, mean_known, pct
+from acousticbench.core.tables import Axes, colour, html_table, legend, mean_known, pct
 
 
 def sections(entries: list[Entry], order: ModelOrder, records: Mapping[Path, Sequence] | None = None) -> list[Section]:

@@ -8,8 +8,8 @@ from typing import Any, ClassVar, Literal
 from acousticbench.benchmarks.audioicl.pack import default_base, default_meta
 from acousticbench.benchmarks.audioicl.prompts import Style
 from acousticbench.benchmarks.audioicl.scoring import Scoring
-from acousticbench.records import DEFAULT_SEED, GenerationConfig
-from acousticbench.settings import safe_name
+from acousticbench.core.records import DEFAULT_SEED, GenerationConfig
+from acousticbench.core.environment import safe_name
 
 
 @dataclass(frozen=True)

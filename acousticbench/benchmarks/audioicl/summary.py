@@ -10,7 +10,7 @@ from pathlib import Path
 
 from acousticbench.benchmarks.audioicl import TASKS
 from acousticbench.benchmarks.audioicl.scoring import Scoring, score
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 
 COLUMNS = ("model", "shots", "task", "accuracy", "n")
 RUN_COLUMNS = COLUMNS + ("prompt_style", "scoring")  # run folders: a row per setting too, so commands accumulate
@@ -33,7 +33,7 @@ class Answer:
 def run_folder_answers(root: Path, prompt_style: str | None = None, torn: list | None = None) -> list[Answer]:
     """Answers from AudioICL run folders under `root`: the latest folder per (model, task, k, seed, backend, prompt
     style, scoring), each with the prompt style and scoring it was run with; a line a crash cut goes to `torn`."""
-    from acousticbench.readers import read_json, read_jsonl
+    from acousticbench.core.readers import read_json, read_jsonl
 
     latest: dict[str, Path] = {}
     fix = "restore it, or move that run folder out of the results folder"

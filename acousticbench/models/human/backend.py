@@ -11,8 +11,8 @@ from typing import Any
 from acousticbench.models.human.listening import Listening
 from acousticbench.models.human.page import PageServer
 from acousticbench.models.limits import MERGE_GAP_S
-from acousticbench.records import DEFAULT_SEED, Prompt, Reply
-from acousticbench.settings import env_number
+from acousticbench.core.records import DEFAULT_SEED, Prompt, Reply
+from acousticbench.core.environment import env_number
 
 FAREWELL_S = 0.5
 WAIT_S = 30 * 86_400.0  # a person may pause for as long as they like: the run waits (Ctrl-C, then --resume)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from acousticbench.models.human import tone
-from acousticbench.records import Prompt, Reply
+from acousticbench.core.records import Prompt, Reply
 
 
 class Refused(ValueError):

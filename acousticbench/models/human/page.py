@@ -8,7 +8,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 from acousticbench.models.human.listening import Listening, Refused
 
 PAGE = Path(__file__).with_name("page.html")

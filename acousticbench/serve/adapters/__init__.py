@@ -8,7 +8,7 @@ from typing import Protocol, Union
 
 import numpy as np
 
-from acousticbench.errors import UserError, unknown_name
+from acousticbench.core.errors import UserError, unknown_name
 
 Part = Union[str, np.ndarray]  # text, or mono float32 samples at 16 kHz
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import torch
 
-from acousticbench.audio import write_wav
-from acousticbench.errors import UserError
+from acousticbench.core.audio import write_wav
+from acousticbench.core.errors import UserError
 from acousticbench.models.lora import MERGE_DISK_GB  # the one number docker_serve.sh checks before the first start
 from acousticbench.serve.adapters import Chat, Generation, decoding_of, finish_reason
 from acousticbench.serve.lora import merged_model_dir

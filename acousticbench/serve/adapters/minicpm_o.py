@@ -5,8 +5,8 @@ from pathlib import Path
 
 import torch
 
-from acousticbench.audio import merge_clips
-from acousticbench.errors import UserError
+from acousticbench.core.audio import merge_clips
+from acousticbench.core.errors import UserError
 from acousticbench.serve.adapters import Chat, Generation, decoding_of, finish_reason
 
 REPO_ID = "openbmb/MiniCPM-o-4_5"

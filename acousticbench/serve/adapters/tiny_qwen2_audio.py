@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 from acousticbench.serve.adapters import Chat, Generation, decoding_of, finish_reason
 from acousticbench.serve.lora import merged_model_dir
 from acousticbench.serve.tiny_checkpoint import MODEL_ID, VOCAB, checkpoint_dir

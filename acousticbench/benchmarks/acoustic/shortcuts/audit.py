@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from acousticbench.benchmarks.acoustic.pack import load_manifest, load_questions
-from acousticbench.audio import read_audio
+from acousticbench.core.audio import read_audio
 from acousticbench.benchmarks.acoustic.shortcuts.features import FEATURES, PAIRS, clip_features
 from acousticbench.benchmarks.acoustic.shortcuts.joint import joint_accuracy
 from acousticbench.benchmarks.acoustic.shortcuts.measures import ATTRIBUTE_MEASURES

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from acousticbench.audio import SAMPLE_RATE
+from acousticbench.core.audio import SAMPLE_RATE
 
 SR = SAMPLE_RATE
 RAMP_S = 0.01  # raised-cosine on/off ramps: no clicks that would add a broadband cue

@@ -11,7 +11,7 @@ from acousticbench.benchmarks.audioicl.build.speech import digits_sha256
 from acousticbench.benchmarks.audioicl.pack import FOLDER, MANIFEST, OPEN_BENCHMARK, OPEN_VERSION
 from acousticbench.packs.staging import staged_folder
 from acousticbench.packs.workers import map_in_processes
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 
 CHUNK = 40  # clips per worker job
 
@@ -40,7 +40,7 @@ def render_chunk(job: tuple[str, list[ClipJob]]) -> list[tuple[str, str]]:
     """Worker entry point: render and write clips; returns (path, sha256) for each."""
     import numpy as np
 
-    from acousticbench.audio import write_wav
+    from acousticbench.core.audio import write_wav
     from acousticbench.benchmarks.audioicl.build.plan import SR
 
     root, clips = job

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from acousticbench.errors import UserError
+from acousticbench.core.errors import UserError
 
 # (espeak-ng voice, words per minute, pitch 0-99): three speakers, so a digit is not always the very same sound
 VOICES: tuple[tuple[str, int, int], ...] = (("en-us", 165, 45), ("en+f3", 170, 60), ("en-gb-x-rp+m3", 155, 35))

@@ -1,0 +1,76 @@
+"""How far two labelings of the same answers agree (rules against the LLM judge, or two judge models): counts, the
+A/B/none confusion, Cohen's kappa and the ids they disagree on."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from acousticbench.core.errors import UserError
+from acousticbench.benchmarks.acoustic.judge.jsonl import jsonl_rows
+
+LABELS = ("A", "B", "none")
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Two labelings paired by record id."""
+
+    common: int
+    only_first: int
+    only_second: int
+    confusion: dict[tuple[str, str], int]  # (first's label, second's label) -> count
+    disagreeing: list[str]
+
+    @property
+    def agreed(self) -> int:
+        return sum(n for (a, b), n in self.confusion.items() if a == b)
+
+    @property
+    def kappa(self) -> float:
+        """Cohen's kappa: agreement beyond what the two label frequencies give by chance (1 = all agree)."""
+        first = Counter({a: 0 for a in LABELS})
+        second = Counter({b: 0 for b in LABELS})
+        for (a, b), n in self.confusion.items():
+            first[a] += n
+            second[b] += n
+        observed = self.agreed / self.common
+        chance = sum(first[k] * second[k] for k in LABELS) / self.common ** 2
+        return 1.0 if chance == 1 else (observed - chance) / (1 - chance)
+
+
+def read_labels(path: Path) -> dict[str, str]:
+    """id -> A, B or none from a run's responses.jsonl or `judge extract` output (both carry 'id' and 'chosen')."""
+    labels: dict[str, str] = {}
+    for number, row in jsonl_rows(path):
+        if not isinstance(row, dict) or not isinstance(row.get("id"), str) or "chosen" not in row:
+            raise UserError(f"{path}:{number}: needs an 'id' string and a 'chosen' field "
+                            "(a responses.jsonl of a run, or `judge extract` output of lines with ids).")
+        labels[row["id"]] = row["chosen"] if row["chosen"] in ("A", "B") else "none"
+    return labels
+
+
+def agreement(first: dict[str, str], second: dict[str, str]) -> Agreement:
+    """Pair two labelings by id; UserError when they share no id."""
+    common = sorted(first.keys() & second.keys())
+    if not common:
+        raise UserError("the two files share no record id: are they labelings of the same answers?")
+    confusion = Counter((first[i], second[i]) for i in common)
+    return Agreement(len(common), len(first.keys() - second.keys()), len(second.keys() - first.keys()),
+                     {(a, b): confusion[(a, b)] for a in LABELS for b in LABELS},
+                     [i for i in common if first[i] != second[i]])
+
+
+def report(result: Agreement, first_name: str, second_name: str, show: int) -> str:
+    """The agreement as text: counts, kappa, the confusion table, then up to `show` disagreeing ids."""
+    lines = [f"{result.common} answers in both files ({result.only_first} only in {first_name}, "
+             f"{result.only_second} only in {second_name})",
+             f"agree on {result.agreed} ({100 * result.agreed / result.common:.1f}%), Cohen's kappa {result.kappa:.3f}",
+             f"rows: {first_name}; columns: {second_name}",
+             f"{'':>6}" + "".join(f"{b:>8}" for b in LABELS)]
+    lines += [f"{a:>6}" + "".join(f"{result.confusion[(a, b)]:8d}" for b in LABELS) for a in LABELS]
+    lines.append(f"{len(result.disagreeing)} disagreeing ids" + (":" if result.disagreeing and show else ""))
+    lines += result.disagreeing[:show]
+    if len(result.disagreeing) > show > 0:
+        lines.append(f"... and {len(result.disagreeing) - show} more (--show N)")
+    return "\n".join(lines)

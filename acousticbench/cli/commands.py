@@ -1,0 +1,217 @@
+"""What each run.py command does and prints; the CLI only parses flags and picks one of these."""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from acousticbench.core.errors import UserError, writable_folder
+
+
+def list_models(archive: Path | None = None) -> int:
+    from acousticbench.run.catalog import models_table
+
+    print(models_table(archive))
+    return 0
+
+
+def list_tasks() -> int:
+    from acousticbench.benchmarks import faces
+
+    for face in faces().values():
+        for line in face.task_lines():
+            print(line)
+    return 0
+
+
+def build_archive(root: Path, zip_path: Path | None) -> int:
+    """Every benchmark's open pack into --archive (each in its own place there), then the zip of them all."""
+    from acousticbench.benchmarks import faces
+
+    for i, face in enumerate(faces().values()):
+        face.build_pack(root, zip_path, after_another=i > 0)
+    if zip_path:
+        from acousticbench.packs.extract import write_zip
+
+        write_zip(root, Path(zip_path))
+        print(f"Wrote {zip_path}.")
+    return 0
+
+
+def extract(zip_path: Path, root: Path) -> int:
+    from acousticbench.packs.extract import safe_extract
+
+    writable_folder(Path(root).absolute().parent, "the folder of --archive", "--archive")
+    n = safe_extract(zip_path, root)
+    print(f"Extracted {n} files from {zip_path} into {root}. Check them with `python run.py --verify-checksums --archive {root}`.")
+    return 0
+
+
+def verify(root: Path, task_spec: str) -> int:
+    """--verify-checksums: 'all' checks every benchmark's pack where it exists (the first benchmark's is required when
+    none does); task names check the packs of the benchmarks they belong to."""
+    from acousticbench.benchmarks import claim_tasks, faces
+
+    every = faces()
+    if task_spec.strip() == "all":
+        statuses = [face.verify_pack(root, None, required=False) for face in every.values()]
+        if all(s is None for s in statuses):
+            statuses = [next(iter(every.values())).verify_pack(root, None, required=True)]
+        return max(s for s in statuses if s is not None)
+    claimed = claim_tasks(task_spec)  # an unknown name: the same one line as a run's
+    return max(every[name].verify_pack(root, tasks, required=True) for name, tasks in claimed.items() if tasks)
+
+
+@dataclass(frozen=True)
+class ReferenceCheck:
+    """--compare-reference: where the references are and the match rate (percent) below which to exit 1."""
+
+    root: Path | None
+    tolerance: float | None  # None: 100 for local and open-weight models, report only for API models
+
+    def folder(self) -> Path:
+        from acousticbench.tools.reference import default_root
+
+        return self.root or default_root()
+
+    def threshold(self, model: str) -> float | None:
+        from acousticbench.run.catalog import get_model
+
+        if self.tolerance is not None:
+            return self.tolerance
+        return 100.0 if get_model(model).family in ("local", "open-weight") else None
+
+
+def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, args=None,
+        results_out: list | None = None) -> int:
+    """Every run of the command as one sweep: a line per finished run (written above the progress bars), a closing
+    table when there are several; the sweep file (sweepfile.py) records them all. A dry run writes nothing.
+    `results_out` (acousticbench.run.sweep) receives every RunResult."""
+    if dry_run:
+        return _dry_run(specs)
+    from acousticbench.run.sweep import run_sweep
+    from acousticbench.engine.progress import Progress
+    from acousticbench.tools.reference import reference_file
+    from acousticbench.run.sweepfile import closing_table
+
+    if reference:
+        split_warnings(specs)
+    # a missing reference is known before any question is asked
+    ref_files = {spec: reference_file(reference.folder(), spec.model, spec.cell, spec.seed) for spec in specs} if reference else {}
+    status = 0
+    bars = Progress()
+
+    def on_result(result) -> None:
+        nonlocal status
+        if result.error:
+            bars.write(f"error: {result.spec.label()} stopped: {result.error.rstrip('.')}. Fix the cause, then rerun "
+                       "with --resume.", sys.stderr)
+            status = 1
+            return
+        bars.write(result.benchmark.summary_line(result))
+        if result.over_budget:
+            bars.write(f"error: {result.spec.label()} finished with {result.over_budget}; its failures are error records "
+                       f"in {result.run_dir / 'responses.jsonl'}: fix the cause, then rerun with --resume.", sys.stderr)
+            status = 1
+        if result.grader_note and result.metrics.statuses.get("unparsed"):
+            bars.write(f"note: {result.grader_note}.", sys.stderr)
+        if reference:
+            status = max(status, _compare(result, ref_files[result.spec], reference.threshold(result.spec.model),
+                                          bars.write))
+
+    results = run_sweep(specs, on_result, progress=bars)
+    if results_out is not None:
+        results_out.extend(results)
+    if len(results) > 1:
+        print(closing_table(results))
+    for line in sustained_lines(results):
+        print(line)
+    from acousticbench.benchmarks import faces
+
+    for face in faces().values():  # what a benchmark writes over the whole sweep (AudioICL: its summary CSV)
+        face.after_sweep(results, args)
+    return status
+
+
+def sustained_lines(results: list) -> list[str]:
+    """One line per remote model: what its server sustained (the last snapshot of its session's limits)."""
+    from acousticbench.engine.slots import sustained_line
+
+    latest: dict[str, dict] = {}
+    for r in results:
+        c = r.concurrency
+        if c and c["remote"] and sum(e["requests"] for e in c["endpoints"]) >= sum(
+                e["requests"] for e in latest.get(r.spec.model, c)["endpoints"]):
+            latest[r.spec.model] = c
+    return [sustained_line(model, summary) for model, summary in latest.items()]
+
+
+def split_warnings(specs: list) -> None:
+    """--compare-reference on a model whose references were made on one split (the LoRA finetunes: eval, the
+    half they were not trained on), run on another: say so before anything is asked."""
+    from acousticbench.run.catalog import get_model
+
+    for model, split in dict.fromkeys((s.model, s.split) for s in specs):
+        wanted = get_model(model).reference_split
+        if wanted and split != wanted:
+            print(f"warning: the references of {model} were made with --split {wanted}; this run uses --split {split}, "
+                  f"so its other questions have no reference to match: rerun with --split {wanted} to compare like "
+                  "with like.", file=sys.stderr, flush=True)
+
+
+def _compare(result, path: Path, threshold: float | None, say=lambda line, file=None: print(line, file=file)) -> int:
+    from acousticbench.tools.reference import compare_to_reference, write_comparison
+
+    comparison = compare_to_reference(result.records, path, result.spec.split,
+                                      result.benchmark.label_field)
+    write_comparison(result.run_dir, comparison)
+    say(comparison.line())
+    if comparison.note:
+        say(f"Note: {comparison.note}.")
+    for mismatch in comparison.mismatches[:10]:
+        say(f"  {mismatch['id']}: reference {mismatch['reference']}, this run {mismatch['run']}")
+    if len(comparison.mismatches) > 10:
+        say(f"  ... and {len(comparison.mismatches) - 10} more in {result.run_dir / 'comparison.json'}")
+    if threshold is not None and 100 * comparison.match_rate < threshold:
+        say(f"error: the match rate is below the tolerance of {threshold:g}%; every mismatch is in "
+            f"{result.run_dir / 'comparison.json'}.", sys.stderr)
+        return 1
+    return 0
+
+
+def report(results_dirs: list[Path], out: Path, embed_audio: bool, references: Path | None) -> int:
+    from acousticbench.tools.report import build_report
+
+    built = build_report(results_dirs, out, embed_audio, references)
+    missing = f"; {built.missing_clips} clips not found" if built.missing_clips else ""
+    print(f"Wrote {built.path} ({built.runs} runs, {built.records} answers, {built.bytes / 1e6:.1f} MB, "
+          f"{built.seconds:.1f} s{missing}). Open it in a browser: file://{built.path.resolve()}")
+    return 0
+
+
+def promote_references(run_dirs: list[Path], root: Path | None) -> int:
+    from acousticbench.tools.reference import promote
+
+    for path in promote(run_dirs, root or Path("reference_trajectories")):
+        print(f"Wrote {path}")
+    return 0
+
+
+def _dry_run(specs: list) -> int:
+    from acousticbench.benchmarks import faces, get_benchmark
+    from acousticbench.run.plan import format_plan, plan_run
+
+    caches: dict[str, dict] = {}
+    plans = []
+    for spec in specs:
+        bench = get_benchmark(spec.benchmark)
+        items = bench.prepare(spec, caches.setdefault(bench.name, {})).items
+        face = faces()[bench.name]
+        print(f"# {spec.label()}: {len(items)} {bench.item_noun}, nothing sent")
+        for item, prompt in items:
+            print(f"{item.id}: {' | '.join(prompt.text.splitlines())}{face.describe_item(item)}")
+        plans.append(plan_run(spec, items))
+    if not specs:
+        raise UserError("no runs to render.")
+    print(format_plan(plans))  # what matters before spending: requests, audio, tokens, price, time
+    return 0

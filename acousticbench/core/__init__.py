@@ -1,0 +1,1 @@
+"""The ground floor: types, errors, environment, audio and statistics every layer may use."""

@@ -1,0 +1,56 @@
+"""Settings read from the environment, in one leaf module every layer may import (the README lists them)."""
+from __future__ import annotations
+
+import os
+import re
+
+from acousticbench.core.errors import UserError
+
+
+def env_number(variable: str, default: float, *, minimum: float = 0.0) -> float:
+    """A number from the environment; a bad value is a one-line user error naming the variable."""
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise UserError(f"{variable}={text!r} is not a number; unset it or give e.g. {variable}={default:g}.") from None
+    if value < minimum:
+        raise UserError(f"{variable} must be {minimum:g} or more, got {value:g}.")
+    return value
+
+
+def endpoint_variable(serve_name: str) -> str:
+    """'voxtral_mini_3b' -> 'ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT'."""
+    return f"ACOUSTICBENCH_{serve_name.upper()}_ENDPOINT"
+
+
+JUDGE_ENDPOINT = "ACOUSTICBENCH_JUDGE_ENDPOINT"
+CACHE_DIR = "ACOUSTICBENCH_CACHE_DIR"
+
+
+def cache_dir():
+    """Where the harness keeps what it may recompute (judge verdicts, files the pack check verified):
+    $ACOUSTICBENCH_CACHE_DIR, else ~/.cache/acousticbench."""
+    from pathlib import Path
+
+    root = os.environ.get(CACHE_DIR)
+    return Path(root).expanduser() if root else Path.home() / ".cache" / "acousticbench"
+
+
+def safe_name(name: str) -> str:
+    """A display name made safe for a folder name (slashes and spaces become '_')."""
+    return re.sub(r"[^A-Za-z0-9._+-]", "_", name)
+
+
+VLLM_VENV = "ACOUSTICBENCH_VLLM_VENV"
+
+
+def vllm_venv():
+    """The virtual environment with real vLLM that scripts/setup_vllm.sh makes: $ACOUSTICBENCH_VLLM_VENV, else
+    .venv-vllm in the repository root."""
+    from pathlib import Path
+
+    root = os.environ.get(VLLM_VENV)
+    return Path(root).expanduser() if root else Path(__file__).resolve().parents[1] / ".venv-vllm"

@@ -1,0 +1,72 @@
+"""Interval statistics shared by both benchmarks: the Wilson interval of one run, across seeds the interval
+clustered by question (seeds of one question are not new trials; Miller 2024, "Adding error bars to evals"), and
+McNemar's exact test of two models on the same questions."""
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable
+
+from acousticbench.core.records import Interval
+
+Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: float, n: float, z: float = Z95) -> Interval | None:
+    """Wilson score interval for a binomial proportion; None for n == 0 (n may be an effective, fractional size)."""
+    if n <= 0:
+        return None
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / denom
+    return Interval(low=max(0.0, centre - half), high=min(1.0, centre + half))
+
+
+def clustered_stderr(scores: Iterable[tuple[Hashable, float]]) -> tuple[float, int, int] | None:
+    """The standard error of the mean score over answers grouped by question (cluster): sqrt(sum over questions of
+    (sum of the question's residuals)^2) / answers, as lmms-eval's clustered_stderr computes Miller's eq. 4.
+    Returns (stderr, answers, questions), or None with no answers."""
+    by_question: dict[Hashable, list[float]] = {}
+    for question, score in scores:
+        by_question.setdefault(question, []).append(float(score))
+    n = sum(len(v) for v in by_question.values())
+    if n == 0:
+        return None
+    mean = sum(sum(v) for v in by_question.values()) / n
+    spread = sum((sum(v) - mean * len(v)) ** 2 for v in by_question.values())
+    return math.sqrt(spread) / n, n, len(by_question)
+
+
+def accuracy_stderr(scores: Iterable[tuple[Hashable, float]]) -> float | None:
+    """The standard error of an accuracy (lm-eval's `acc_stderr`; inspect_ai calls it `stderr`), clustered by question
+    as the intervals across seeds are: one run (one answer per question) gives sqrt(p(1 - p) / n); None with no
+    answers. lm-eval divides by n - 1 (the sample variance), a factor sqrt(n / (n - 1)) that we leave out so that it
+    is the same figure clustered_interval turns into an interval."""
+    found = clustered_stderr(scores)
+    return None if found is None else found[0]
+
+
+def clustered_interval(scores: list[tuple[Hashable, float]], z: float = Z95) -> tuple[Interval | None, float | None]:
+    """A Wilson interval at the effective sample size the clustering leaves (answers / design effect, Kish), and
+    the effective size: seeds that agree on every question give exactly one seed's Wilson interval, independent
+    ones the pooled one; the effective size is never above the number of answers."""
+    found = clustered_stderr(scores)
+    if found is None:
+        return None, None
+    se, n, questions = found
+    p = sum(s for _, s in scores) / n
+    binomial = p * (1 - p)
+    if binomial <= 0 or se <= 0:  # every answer right (or wrong): no spread to cluster; count questions only
+        n_eff = float(questions)
+    else:
+        n_eff = min(float(n), binomial / (se * se))
+    return wilson_interval(p * n_eff, n_eff, z), n_eff
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value: b = only run A right, c = only run B right (binomial, p = 1/2)."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1)) / 2**n
+    return min(1.0, 2 * tail)

@@ -1,0 +1,1 @@
+"""The async executor: one retry policy, adaptive concurrency, slots and progress."""

@@ -1,0 +1,253 @@
+"""How many requests each endpoint of a model gets at once: a fixed cap, or a limit that finds the server's capacity.
+
+`auto` (the default for remote backends) starts at the backend's default (32 for a served model, 8 for an API) and
+doubles each round trip while the server keeps up and its latency holds (while what is left to send is worth the risk
+of a refused doubling: see _grow); the first 429/503 (or latency past the knee) sets the limit to
+what the server held at that moment, and from there it probes one step up only after holding a few clean windows,
+and only while the queue is long enough that a refused probe (its question waits Retry-After) cannot delay the end. In the spirit of TCP's slow start and AIMD
+and of Netflix's concurrency-limits; a fixed `--concurrency N` is the same limiter that never climbs above N."""
+from __future__ import annotations
+
+import collections
+import time
+from dataclasses import dataclass
+
+from acousticbench.core.environment import env_number
+
+HOLD_WINDOWS = 3  # clean windows at a level before probing one step above it
+LATENCY_KNEE = 2.0  # window latency over this many times the no-load latency: a queue is forming on the server
+DEFAULT_RETRY_AFTER_S = 1.0  # what a refused probe is assumed to cost before a server has said
+# Slow start's step per round trip, as TCP's. Fourfold was tried: 0.1-0.2 s sooner for one task against a server with
+# room, but a sweep of two models against two servers on the harness's own 2 cores took 1.29x one model, not 1.18x.
+SLOW_START_GROWTH = 2
+DEFAULT_MAXIMUM = 128  # per endpoint; ACOUSTICBENCH_MAX_CONCURRENCY changes it
+
+
+@dataclass(frozen=True)
+class Setting:
+    """The concurrency a run asked for: a fixed cap, or auto between 1 and `maximum`."""
+
+    auto: bool
+    start: int
+    maximum: int
+
+    @classmethod
+    def of(cls, requested: int | str | None, backend) -> "Setting":
+        """--concurrency N is a fixed cap; auto (the default of backends that talk to a remote server) adapts."""
+        if isinstance(requested, int):
+            return cls(False, requested, requested)
+        if requested == "auto" or (requested is None and getattr(backend, "adaptive_concurrency", False)):
+            # a model whose server is known to take only a few at once (the open-weight table) is never pushed past it
+            maximum = getattr(backend, "max_concurrency", None) or int(env_number("ACOUSTICBENCH_MAX_CONCURRENCY",
+                                                                                  DEFAULT_MAXIMUM, minimum=1))
+            return cls(True, max(1, min(backend.default_concurrency, maximum)), maximum)
+        return cls(False, backend.default_concurrency, backend.default_concurrency)
+
+
+class Lane:
+    """One endpoint's limit and what it has seen; `limit` changes only at window ends and on overloads."""
+
+    def __init__(self, index: int, name: str, setting: Setting, clock=time.monotonic):
+        self.index, self.name, self.setting, self.clock = index, name, setting, clock
+        self.limit = setting.start
+        self.inflight: set[int] = set()  # sequence numbers of the requests on the wire
+        self.sent = self.answered = self.overloads = 0
+        self.known = setting.maximum if not setting.auto else None  # a level the server refused or queued past
+        self.step, self.held, self.epoch = 1, 0, 0
+        self.probing = False  # the limit was last raised a step above a level that held
+        self.baseline: float | None = None  # the no-load latency: the lowest window mean seen (relaxing slowly)
+        self.retry_after = DEFAULT_RETRY_AFTER_S
+        self.started = clock()
+        self.timeline: list[tuple[float, int]] = [(0.0, self.limit)]
+        self._window_done = self._window_answered = self._window_peak = 0
+        self._window_latency, self._window_started = 0.0, self.started
+        self._window_overloaded = False
+        self._last: tuple[int, float] | None = None  # the last clean full window: its limit and answers per second
+        self._cuts_in_a_row = self._slow_windows = 0
+        self._clean = 0  # the highest limit that has held a window without refusals
+        self._burst: int | None = None  # the epoch of the slow-start burst that was refused
+
+    def room(self) -> int:
+        return self.limit - len(self.inflight)
+
+    def start(self) -> "Ticket":
+        self.sent += 1
+        self.inflight.add(self.sent)
+        self._window_peak = max(self._window_peak, len(self.inflight))
+        return Ticket(self, self.sent, self.epoch)
+
+    def finish(self, seq: int, epoch: int, latency_s: float | None, overloaded: bool, retry_after: float | None,
+               waiting: int) -> None:
+        """What one request came to: an answer's latency (None for other failures) or an overload."""
+        self.inflight.discard(seq)
+        if overloaded:
+            self.overloads += 1
+            self.retry_after = retry_after if retry_after is not None else self.retry_after
+            return self._refused(epoch)
+        if latency_s is not None:
+            self.answered += 1
+            self._window_answered += 1
+            self._window_latency += latency_s
+        self._window_done += 1
+        if self._window_done >= self.limit:
+            self._end_window(waiting)
+
+    def _refused(self, epoch: int) -> None:
+        """One cut per round trip, to what is still out when the refusal comes back (the server holds those, or
+        refuses them on their way back: refusals come back at once, answers take a round trip). The other refusals
+        of a burst each lower it further, never below the last level that held; a refused probe goes back one step;
+        at a level that has held, one refusal in a window only stops growth (a server counts its slots a little late)."""
+        held = len(self.inflight)
+        if epoch == self.epoch and not self.probing and self.limit <= self._clean and not self._window_overloaded:
+            self._window_overloaded = True
+            return
+        if epoch == self.epoch:
+            level = max(held, self.limit - self.step) if self.probing else max(held, self._clean)
+            self._burst = None if self.probing else epoch
+            self._cut(min(self.limit - 1, level))
+        elif epoch == self._burst and held < self.limit:
+            self.known = max(held, self._clean, 1) + 1
+            self._set(self.known - 1, new_epoch=False)
+
+    def _cut(self, level: int) -> None:
+        """Back off to what the server held when it refused; cuts that keep coming with no clean window between
+        them, at a level that held before, mean a rate limit that what is in flight does not explain: then cut by a
+        third each time. (Above a level that held, as after a refused slow-start burst, what is in flight explains
+        them: its requests the server counted a little late come back refused in the next round trip.)"""
+        if self._cuts_in_a_row >= 2 and self.limit <= self._clean:
+            level = min(level, int(self.limit * 0.7))
+        self._cuts_in_a_row += 1
+        level = max(1, level)
+        self.known = level + 1  # the level the server refused
+        self._window_overloaded = True
+        self.step, self.held, self.probing = 1, 0, False
+        self._set(level)
+
+    def _end_window(self, waiting: int) -> None:
+        mean = self._window_latency / self._window_answered if self._window_answered else None
+        now = self.clock()
+        rate = self._window_done / max(now - self._window_started, 1e-6)  # answers per second over the window
+        bound = self._window_peak >= self.limit  # only a window that used the whole limit says the limit is short
+        overloaded = self._window_overloaded
+        self._window_done = self._window_answered = self._window_peak = 0
+        self._window_latency, self._window_started = 0.0, now
+        self._window_overloaded = False
+        if mean is not None:
+            self.baseline = mean if self.baseline is None else min(mean, self.baseline * 1.01)
+        if overloaded or not bound:
+            return
+        self._cuts_in_a_row = 0
+        self._clean = max(self._clean, self.limit)
+        if self.known is not None and self.limit >= self.known:  # the refused level held: the server took more
+            self.known = self.limit + 1
+            self.step = min(self.step * 2, 64) if self.probing else self.step
+        self.probing = False
+        before, self._last = self._last, (self.limit, rate)
+        if self.setting.auto and before and self.limit >= 1.25 * before[0] and rate < 1.1 * before[1]:
+            # more in flight, no more answers: the server was already full at the level before, or below it. By
+            # Little's law it serves rate x no-load latency at once without a queue (here with the knee's allowance)
+            full = int(rate * LATENCY_KNEE * self.baseline) if self.baseline else before[0]
+            return self._knee(max(1, min(before[0], full)))
+        slow = self.setting.auto and mean is not None and mean > LATENCY_KNEE * self.baseline
+        self._slow_windows = self._slow_windows + 1 if slow else 0
+        if self._slow_windows >= 2:  # two windows running: one slow window is noise (a stall on either side)
+            return self._knee(max(1, int(self.limit * max(0.5, LATENCY_KNEE * self.baseline / mean))))
+        if not slow:  # grow while latency holds
+            self._grow(waiting, mean or self.retry_after)
+
+    def _knee(self, level: int) -> None:
+        """Past the knee more in flight only waits longer: back to `level`, and probe above it only now and then."""
+        self.known, self.step, self.held = level + 1, 1, 0
+        self._last, self._slow_windows = None, 0
+        self._set(level)
+
+    def _grow(self, waiting: int, latency_s: float) -> None:
+        if self.limit >= self.setting.maximum:
+            return
+        if self.known is None:  # slow start: grow while the server keeps up
+            target = self.limit * SLOW_START_GROWTH
+        elif self.limit < self.known - 1:
+            target = self.known - 1  # back to the level below the one refused
+        else:
+            self.held += 1
+            if self.held < HOLD_WINDOWS:
+                return
+            target, self.held, self.probing = self.limit + self.step, 0, True
+        target = min(target, len(self.inflight) + waiting)  # no more than there is to send
+        drain_s = waiting / self.limit * latency_s  # what is left to send, at the present limit
+        # A refused request waits Retry-After, so it delays the end by what that wait outlasts the rest: at most
+        # retry_after - drain_s. In slow start nothing says the server is full, and a step that holds saves about
+        # 1 - 1/SLOW_START_GROWTH of what is left (half): grow while that loss is no more than that gain. Above a
+        # refused level the server is known to be near full: probe only where a refusal cannot delay the end at all.
+        if self.known is None:
+            enough = self.retry_after / (2 - 1 / SLOW_START_GROWTH)
+        else:
+            enough = self.retry_after + latency_s
+        if target > self.limit and drain_s >= enough:
+            self._set(target)
+
+    def _set(self, limit: int, new_epoch: bool = True) -> None:
+        limit = max(1, min(limit, self.setting.maximum))
+        if limit != self.limit:
+            self.limit, self.epoch = limit, self.epoch + new_epoch
+            at = round(self.clock() - self.started, 3)
+            if self.timeline[-1][0] == at:
+                self.timeline.pop()
+            self.timeline.append((at, limit))
+
+    def cancel(self, ticket: "Ticket") -> None:
+        """A slot handed to a request that was cancelled before it was sent."""
+        self.inflight.discard(ticket.seq)
+
+    def summary(self) -> dict:
+        """What config.json records: the level over time and what the server sustained."""
+        elapsed = max(self.clock() - self.started, 1e-9)
+        return {"endpoint": self.name, "sustained": sustained(self.timeline, elapsed), "final": self.limit,
+                "peak": max(level for _, level in self.timeline), "requests": self.sent, "answered": self.answered,
+                "overloaded": self.overloads, "answers_per_s": round(self.answered / elapsed, 2),
+                "timeline": self.timeline[:200]}
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """One request's slot on a lane: released once, with what the request came to."""
+
+    lane: Lane
+    seq: int
+    epoch: int
+
+    @property
+    def endpoint(self) -> int:
+        return self.lane.index
+
+
+_WANTED = 0  # connections asked for by every session this process opened (the limit is only ever raised)
+
+
+def room_for_connections(n: int) -> None:
+    """Raise this process's soft limit on open files (up to the hard one) so `n` more connections fit: a sweep runs
+    its models' sessions at once, each endpoint up to its ceiling, and the common soft limit of 1,024 would fail
+    their requests with EMFILE ("Too many open files") instead. Where it cannot be raised (no `resource` module, a
+    system's own cap) the limit stands, and a request it fails is an error record that says so."""
+    global _WANTED
+    try:
+        import resource
+    except ImportError:  # Windows
+        return
+    _WANTED += n
+    want = _WANTED + 256  # and the files, pipes and the event loop's own descriptors
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want if hard == resource.RLIM_INFINITY else min(want, hard),
+                                                        hard))
+        except (ValueError, OSError):  # macOS refuses a soft limit over its own per-process cap
+            pass
+
+
+def sustained(timeline: list[tuple[float, int]], elapsed: float) -> int:
+    """The level held longest in total: what the server took, not a probe's peak."""
+    held: dict[int, float] = collections.defaultdict(float)
+    for (t, level), (t_next, _) in zip(timeline, timeline[1:] + [(elapsed, 0)]):
+        held[level] += max(0.0, t_next - t)
+    return max(held, key=lambda level: (held[level], level))

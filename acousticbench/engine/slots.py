@@ -1,0 +1,111 @@
+"""The slots of one model session: each request waits here for room on one of the model's endpoints, each endpoint
+with its own limit (acousticbench.engine.concurrency), and hands back what it came to so the limits can learn."""
+from __future__ import annotations
+
+import asyncio
+import collections
+
+from acousticbench.engine.concurrency import Lane, Setting, Ticket, room_for_connections
+
+
+class Slots:
+    """The slots of one model session over its endpoints; a request takes the lane with the most room."""
+
+    def __init__(self, names: list[str], setting: Setting):
+        self.setting = setting
+        self.lanes = [Lane(i, name, setting) for i, name in enumerate(names)]
+        room_for_connections(setting.maximum * len(names))
+        self._waiters: collections.deque[asyncio.Future] = collections.deque()
+        self._next = 0
+        self._refusals_in_a_row = 0
+        self._peak = sum(lane.limit for lane in self.lanes)
+
+    @classmethod
+    def fixed(cls, n: int) -> "Slots":
+        return cls(["-"], Setting(False, n, n))
+
+    def _take(self) -> Ticket | None:
+        """A slot on the lane with the most room (ties in turn), reserved at once so no one else counts it free."""
+        best, n = None, len(self.lanes)
+        for k in range(n):
+            lane = self.lanes[(self._next + k) % n]
+            if lane.room() > 0 and (best is None or lane.room() > best.room()):
+                best = lane
+        if best is None:
+            return None
+        self._next = (best.index + 1) % n
+        return best.start()
+
+    async def acquire(self) -> Ticket:
+        ticket = None if self._waiters else self._take()
+        if ticket is not None:
+            return ticket
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():  # handed a slot it will not use: give it to the next
+                self.cancel(waiter.result())
+            raise
+
+    def release(self, ticket: Ticket, latency_s: float | None, error=None) -> None:
+        """Give the slot back with what the request came to: the latency of an answer, else its BackendError (an
+        overloaded one, 429/503, says the server wants fewer); None for neither (cancelled). Returns None."""
+        self._learn(ticket, latency_s, error)
+        self._wake()
+
+    def keep(self, ticket: Ticket, error) -> Ticket:
+        """Learn from a failed attempt but keep the slot (a new ticket on the same endpoint) for the retry."""
+        self._learn(ticket, None, error)
+        kept = ticket.lane.start()  # before anyone waiting is woken: the slot never stands free
+        self._wake()
+        return kept
+
+    def cancel(self, ticket: Ticket) -> None:
+        """A request given up before it came to anything (Ctrl-C, an aborted run): the slot only."""
+        ticket.lane.cancel(ticket)
+        self._wake()
+
+    def _learn(self, ticket: Ticket, latency_s: float | None, error) -> None:
+        lane, overloaded = ticket.lane, bool(getattr(error, "overloaded", False))
+        if overloaded:
+            self._refusals_in_a_row += 1
+        elif latency_s is not None:
+            self._refusals_in_a_row = 0
+        self._peak = max(self._peak, sum(other.limit for other in self.lanes))
+        waiting = len(self._waiters) if len(self.lanes) == 1 else \
+            len(self._waiters) * lane.limit // max(1, sum(other.limit for other in self.lanes))  # its share of the queue
+        lane.finish(ticket.seq, ticket.epoch, latency_s, overloaded, getattr(error, "retry_after", None), waiting)
+
+    @property
+    def failing(self) -> bool:
+        """Refusals with no answer between them, more than two full rounds of the most ever in flight: a server
+        that says "later" to everything is failing, not busy, and its 429/503s count against the questions."""
+        return self._refusals_in_a_row > 2 * self._peak + 10
+
+    def _wake(self) -> None:
+        while self._waiters:
+            if self._waiters[0].done():  # cancelled while waiting
+                self._waiters.popleft()
+                continue
+            ticket = self._take()
+            if ticket is None:
+                return
+            self._waiters.popleft().set_result(ticket)
+
+    def summary(self) -> dict:
+        return {"mode": "auto" if self.setting.auto else "fixed", "start": self.setting.start,
+                "maximum": self.setting.maximum, "endpoints": [lane.summary() for lane in self.lanes]}
+
+
+def sustained_line(model: str, summary: dict) -> str:
+    """The closing line: what each endpoint sustained, and how often it said 'later'."""
+    parts = []
+    for lane in summary["endpoints"]:
+        where = "" if lane["endpoint"] == "-" else f" at {lane['endpoint']}"
+        refused = f", {lane['overloaded']} refused (429/503) and asked again" if lane["overloaded"] else ""
+        parts.append(f"{model}{where}: sustained {lane['sustained']} requests in flight ({summary['mode']}, "
+                     f"{summary['start']} -> {lane['final']}, peak {lane['peak']}{refused}), "
+                     f"{lane['answers_per_s']:g} answers/s")
+    return "; ".join(parts)

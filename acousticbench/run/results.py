@@ -1,0 +1,154 @@
+"""Run folders: responses.jsonl (streamed, one record per line), config.json and metrics.json."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from acousticbench.core.errors import UserError
+from acousticbench.core.records import RecordBase
+
+RESPONSES, CONFIG, METRICS = "responses.jsonl", "config.json", "metrics.json"
+FINAL_STATUSES = frozenset({"answered", "unparsed", "refused", "truncated"})
+
+
+def new_run_dir(results_dir: Path, prefix: str) -> Path:
+    """Create results/<prefix>-<timestamp>/; a clear error if the results folder is not writable."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    try:
+        results_dir.mkdir(parents=True, exist_ok=True)
+        for n in range(100):  # two runs in the same second get distinct folders
+            path = results_dir / (f"{prefix}-{stamp}" if n == 0 else f"{prefix}-{stamp}-{n}")
+            try:
+                path.mkdir()
+                return path
+            except FileExistsError:
+                continue
+    except OSError as err:
+        raise UserError(f"cannot write to results folder {results_dir} ({err.strerror}): choose another with --results-dir.") from None
+    raise UserError(f"too many runs named {prefix} in the same second under {results_dir}.")
+
+
+def latest_run_dir(results_dir: Path, prefix: str) -> Path | None:
+    """The most recent run folder for this prefix (timestamps sort as text)."""
+    if not results_dir.is_dir():
+        return None
+    pattern = re.compile(re.escape(prefix) + r"-\d{8}-\d{6}(-\d+)?$")
+    runs = [p for p in results_dir.iterdir() if p.is_dir() and pattern.match(p.name)]
+    return max(runs, key=lambda p: p.name) if runs else None
+
+
+def read_config(run_dir: Path, missing_ok: bool = False) -> dict:
+    """A run folder's config.json; one line naming it when it cannot be read ({} for a missing one if allowed)."""
+    path = run_dir / CONFIG
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        if missing_ok:
+            return {}
+        raise UserError(f"{path} not found: {run_dir} is not a run folder.") from None
+    except (OSError, ValueError) as err:  # ValueError: not JSON, or not UTF-8
+        raise UserError(f"cannot read {path} ({err}): restore it, or remove that run folder.") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path} is not a run's config (not a JSON object): restore it, or remove that run folder.")
+    return data
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically: a reader never sees a half-written file."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+class ResponsesWriter:
+    """Appends Records as they complete, one flushed line each, so a killed run loses nothing finished."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._fh = path.open("a", encoding="utf-8")
+        self.lines: dict[str, str] = {}  # id -> the line written, so the final sorted rewrite serialises nothing again
+
+    def append(self, record: RecordBase) -> None:
+        line = record.model_dump_json() + "\n"
+        self.lines[record.id] = line
+        try:
+            self._fh.write(line)
+            self._fh.flush()
+        except OSError as err:  # name the file: a full disk otherwise reports none
+            raise OSError(err.errno, err.strerror, str(self.path)) from None
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def read_records(path: Path, record_type: type[RecordBase], torn: list | None = None) -> list:
+    """Read responses.jsonl; a half-written last line (from a killed run) is dropped (--resume asks it again), or
+    collected in `torn` as a readers.TornLine for a caller that must not lose it; later duplicates win.
+    `record_type`: the pydantic model of a line (its benchmark's record_type)."""
+    by_id: dict[str, RecordBase] = {}
+    if not path.exists():
+        return []
+    try:
+        lines = path.read_bytes().split(b"\n")
+    except OSError as err:
+        raise UserError(f"cannot read {path} ({err.strerror or err}).") from None
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = record_type.model_validate_json(line)
+        except ValidationError as err:
+            if lineno >= len(lines) - 1:  # only the last line may be torn by a kill
+                if torn is not None:
+                    from acousticbench.core.readers import TornLine, item_id_of
+
+                    torn.append(TornLine(path, lineno, item_id_of(line)))
+                continue
+            raise UserError(f"{path}:{lineno}: not a valid {record_type.__name__} ({_first_problem(err)}); restore "
+                            f"the file from {path.name}.orig if there is one, or rerun that run.") from None
+        by_id[record.id] = record
+    return list(by_id.values())
+
+
+def _first_problem(err: ValidationError) -> str:
+    first = err.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return f"{where}: {first['msg']}" if where else first["msg"]
+
+
+def rewrite_sorted(path: Path, records: list[RecordBase], lines: dict[str, str] | None = None) -> None:
+    """Replace responses.jsonl with one line per question, sorted by id (atomic); `lines` are records' lines
+    already serialised (by the writer)."""
+    lines = lines or {}
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.writelines(lines.get(r.id) or r.model_dump_json() + "\n" for r in sorted(records, key=lambda r: r.id))
+    os.replace(tmp, path)
+
+
+class RunLock:
+    """One process per run folder: an exclusive flock on <run>/.lock, held while the run writes; the system
+    releases it when the process ends, however it ends."""
+
+    NAME = ".lock"
+
+    def __init__(self, run_dir: Path):
+        import fcntl
+
+        self.path = run_dir / self.NAME
+        self._fh = self.path.open("a")  # never written: the lock is the flock, so the file stays as it was
+        try:
+            fcntl.flock(self._fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._fh.close()
+            raise UserError(f"{run_dir} is being written by another process (a run.py on the same run): wait for it "
+                            "to finish, or stop it, before resuming this run.") from None
+
+    def release(self) -> None:
+        self._fh.close()  # closing drops the lock

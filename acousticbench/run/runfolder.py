@@ -1,0 +1,96 @@
+"""A run's folder: where --resume continues (refusing other settings, one process at a time), and config.json."""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acousticbench.core import provenance
+from acousticbench.benchmarks import Benchmark, Grader, Prepared
+from acousticbench.core.errors import UserError, writable_folder
+from acousticbench.run.results import (
+    CONFIG, RESPONSES, RunLock, latest_run_dir, new_run_dir, read_config, read_records, rewrite_sorted, write_json,
+)
+
+
+@dataclass
+class Cell:
+    """One run of a sweep, from its prepared items to its folder."""
+
+    spec: Any
+    bench: Benchmark
+    prepared: Prepared
+    previous: Path | None = None  # the run --resume continues
+    earlier_config: dict = field(default_factory=dict)
+    lock: RunLock | None = None
+    config: dict = field(default_factory=dict)  # as written to config.json when the run started
+
+
+def _earlier_settings(config: dict) -> dict:
+    """The settings an earlier run recorded (older runs: AudioICL's 'audioicl' section, or the spec itself)."""
+    return config.get("settings") or config.get("audioicl") or config.get("spec", {})
+
+
+def resume_target(cell: Cell, backend_name: str) -> None:
+    """--resume: the latest run folder of this cell, refused when it was made with other settings."""
+    spec = cell.spec
+    if not spec.resume:
+        return
+    previous = latest_run_dir(spec.results_dir, spec.run_prefix(backend_name))
+    if previous is None:
+        print(f"note: --resume: no earlier run of {spec.label()} under {spec.results_dir}; starting it.", file=sys.stderr)
+        return
+    config = read_config(previous, missing_ok=True)
+    earlier = _earlier_settings(config)
+    changed = {k: (earlier[k], v) for k, v in spec.settings().items() if k in earlier and earlier[k] != v}
+    if changed:
+        what = ", ".join(f"{k} {old!r} -> {new!r}" for k, (old, new) in changed.items())
+        raise UserError(f"--resume: the latest run {previous} used other settings ({what}); rerun without --resume or "
+                        "with the same settings.")
+    writable_folder(previous, "run folder", "--results-dir (or without --resume)")
+    cell.lock = RunLock(previous)  # a second run.py resuming the same folder refuses instead of asking twice
+    cell.previous, cell.earlier_config = previous, config
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def command_line() -> str:
+    """The command as run, secrets redacted, for config.json."""
+    return " ".join(provenance.redacted_argv())
+
+
+def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
+    spec, bench = cell.spec, cell.bench
+    config = {"benchmark": bench.name, "spec": spec.to_json(), "settings": spec.settings(),
+              "n_items": len(cell.prepared.items),
+              "command": command_line(),
+              "backend": backend.provenance(), "harness": provenance.harness(), **cell.prepared.config,
+              "started_at": cell.earlier_config.get("started_at", started),
+              "resumed_at": [*cell.earlier_config.get("resumed_at", []), *([started] if cell.previous else [])],
+              "history": cell.earlier_config.get("history", [])}
+    if cell.previous and "backend" in cell.earlier_config:  # what each earlier session's backend was (a listener)
+        config["earlier_backends"] = [*cell.earlier_config.get("earlier_backends", []), cell.earlier_config["backend"]]
+    if grader is not None:  # how the run's labels were obtained (AcousticBench: the judge)
+        config.update(grader.provenance(spec))
+    return config
+
+
+def open_run_dir(cell: Cell, backend, grader: Grader | None) -> tuple[Path, list]:
+    """The run folder (the resumed one with its finished records, or a new one) with config.json written."""
+    spec, bench = cell.spec, cell.bench
+    if cell.previous is None:
+        run_dir, kept = new_run_dir(spec.results_dir, spec.run_prefix(backend.backend_name)), []
+        cell.lock = RunLock(run_dir)
+    else:
+        run_dir = cell.previous
+        wanted = {item.id for item, _ in cell.prepared.items}
+        kept = [r for r in read_records(run_dir / RESPONSES, bench.record_type)
+                if r.status in bench.final_statuses and r.id in wanted]
+        rewrite_sorted(run_dir / RESPONSES, kept)  # drops a torn last line and the records that are asked again
+    cell.config = _config(cell, backend, grader, now())
+    write_json(run_dir / CONFIG, cell.config)
+    return run_dir, kept

@@ -1,0 +1,237 @@
+"""The one run path for every benchmark: a sweep of runs (cells), one backend session per model, one queue.
+
+For each model of a command, its backend is created, opened once and closed once; all its cells (tasks, seeds,
+shot counts) share one queue and its concurrency limits (acousticbench.engine.concurrency), so the server never idles
+between cells. The models of a sweep run their sessions at the same time, each against its own endpoints, so a
+sweep over N servers takes as long as its slowest model. Each cell has its own run folder, resume guard, writer and
+metrics; a cell or a model that fails is reported without losing the others."""
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acousticbench.run import collector
+from acousticbench.core import provenance
+from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
+from acousticbench.engine.concurrency import Setting
+from acousticbench.engine.slots import Slots
+from acousticbench.engine.executor import RetryPolicy, RunAborted, run_items
+from acousticbench.core.errors import UserError, writable_folder
+from acousticbench.run.catalog import get_model
+from acousticbench.run.plan import listening, spent
+from acousticbench.engine.progress import Progress
+from acousticbench.run.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
+from acousticbench.run.cells import groups_of, make_graders, prepare_cells, warm_up
+from acousticbench.run.runfolder import Cell, now, open_run_dir, resume_target
+from acousticbench.run.runlog import RunLog
+from acousticbench.run.sweepfile import SweepFile
+
+
+@dataclass(frozen=True)
+class RunResult:
+    spec: Any  # RunSpec or ICLRunSpec
+    run_dir: Path | None
+    metrics: Any  # None when the cell failed
+    records: list = field(repr=False)  # repr()s of results happen (asyncio formats its task at exit): keep them cheap
+    resumed: int  # records kept from an earlier, interrupted run
+    grader_note: str | None = None  # why labels may be missing (AcousticBench: no LLM judge available)
+    error: str | None = None  # why the cell did not finish
+    over_budget: str | None = None  # the run finished with more errors than --max-error-rate allows
+    concurrency: dict | None = field(default=None, repr=False)  # the model session's limits when the run ended
+
+    @property
+    def benchmark(self) -> Benchmark:
+        return get_benchmark(self.spec.benchmark)
+
+
+@dataclass(frozen=True)
+class Session:
+    """What the cells of one model share: its open backend, its slots (one queue), each benchmark's grader, its
+    progress bar."""
+
+    backend: Any
+    slots: Slots
+    policy: RetryPolicy
+    graders: dict[str, Grader | None]  # benchmark name -> the grader its runs share (None: it needs none)
+    bar: Any
+    opened: Callable[[], None] = lambda: None  # a run folder opened: the sweep file is written from then on
+
+
+async def _run_cell(cell: Cell, session: Session) -> RunResult:
+    spec, started = cell.spec, time.monotonic()
+    note = getattr(session.graders.get(cell.bench.name), "note", None)
+    run_dir, kept = open_run_dir(cell, session.backend, session.graders.get(cell.bench.name))
+    session.opened()
+    log = RunLog(run_dir)  # start, settings, retries, failures and the end: what a tee'd terminal cannot show
+    try:
+        log.start(spec.label(), cell.config, len(kept))
+        try:
+            new = await _ask(cell, session, run_dir, kept, log)
+        except RunAborted as err:
+            log.line(f"stopped: {err}")
+            return RunResult(spec, run_dir, None, [], len(kept), note, error=str(err))
+        result = await _finish(cell, session, run_dir, sorted(kept + new, key=lambda r: r.id), len(kept), started)
+        log.line(f"finished: {cell.bench.summary_line(result)}" + (f"; {result.over_budget}" if result.over_budget else ""))
+        return result
+    finally:
+        log.close()
+
+
+async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: RunLog) -> list:
+    """The cell's questions not kept from an earlier run, asked through the model's queue; each record written as
+    it arrives, each failure in run.log, the bar told which run it came from."""
+    spec, bench = cell.spec, cell.bench
+    done = {r.id for r in kept}
+    session.bar.update(len(kept))
+    run = spec.label().removeprefix(f"{spec.model} on ")  # the bar already names the model
+    writer = ResponsesWriter(run_dir / RESPONSES)
+    items = [item for item in cell.prepared.items if item[0].id not in done]
+    order = getattr(session.backend, "presentation_order", None)  # a person hears the questions shuffled by the seed
+
+    def on_record(record) -> None:
+        writer.append(record)
+        failed = record.status == "error"
+        if failed:
+            log.line(f"{record.id}: failed after {record.attempts} attempt(s): {record.error}")
+        session.bar.show(run, failed)
+
+    try:
+        new = await run_items(order(items) if order else items, session.backend,
+                              slots=session.slots, policy=session.policy,
+                              to_record=bench.record_maker(spec, cell.prepared, session.graders.get(bench.name)),
+                              on_record=on_record, max_error_rate=spec.max_error_rate, bar=session.bar, log=log.line)
+    finally:
+        writer.close()
+    rewrite_sorted(run_dir / RESPONSES, sorted(kept + new, key=lambda r: r.id), writer.lines)
+    return new
+
+
+async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, kept: int, started: float) -> RunResult:
+    """metrics.json and the final config.json of a cell whose questions all have a record."""
+    spec, bench = cell.spec, cell.bench
+    # in a worker thread: the psychometric fit (and numpy's first import) must not stall the queue of other runs
+    metrics = await asyncio.to_thread(bench.metrics, spec, records)
+    metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec)})  # tokens used, their price
+    write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
+    harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
+    concurrency = {**session.slots.summary(), "remote": bool(getattr(session.backend, "adaptive_concurrency", False)),
+                   "note": "the model session's, shared by every run of this model in the command"}
+    write_json(run_dir / CONFIG, {**cell.config, "harness": harness, "finished_at": now(),
+                                  "duration_s": round(time.monotonic() - started, 3), "concurrency": concurrency})
+    errors = sum(1 for r in records if r.status == "error")
+    over = (f"{errors} of {len(records)} failed ({errors / len(records):.1%}), over --max-error-rate "
+            f"{spec.max_error_rate:.0%}" if records and errors / len(records) > spec.max_error_rate else None)
+    return RunResult(spec, run_dir, metrics, records, resumed=kept,
+                     grader_note=getattr(session.graders.get(bench.name), "note", None), over_budget=over,
+                     concurrency=concurrency)
+
+
+async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
+                         opened: Callable[[], None] = lambda: None) -> list[RunResult]:
+    """Open the model's backend once (before any run folder exists: a missing key or a dead server leaves nothing
+    behind), run all its cells through one queue, close it once."""
+    try:
+        await backend.open()
+        names = backend.endpoint_names() if hasattr(backend, "endpoint_names") else ["-"]
+        slots = Slots(names, Setting.of(cells[0].spec.concurrency, backend))
+        # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
+        session = Session(backend, slots, RetryPolicy(**getattr(backend, "retry_settings", {})), graders, bar, opened)
+        warming = warm_up(cells)
+
+        async def reported(index: int, cell: Cell) -> RunResult:
+            for _ in range(index):  # each later run sets up once the ones before it have their requests on the wire
+                await asyncio.sleep(0)
+            result = await _run_cell(cell, session)
+            on_result(result)
+            return result
+
+        try:
+            return list(await asyncio.gather(*(reported(i, cell) for i, cell in enumerate(cells))))
+        finally:
+            warming.cancel()
+    finally:
+        await backend.close()  # also when open() failed: it may have opened clients
+
+
+def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: None,
+              progress: bool | Progress | None = None) -> list[RunResult]:
+    """Run every spec; a model whose backend cannot open fails its cells (alone, it is the command's error). The
+    sweep file names every cell as it finishes; `progress`: bars on a terminal (None: when stderr is one), or the
+    command's Progress, through which it prints while they are drawn."""
+    provenance.prefetch_git_state()  # for config.json, while the pack is loaded and checked
+    cells = prepare_cells(specs)
+    graders = make_graders(cells)
+    groups = groups_of(cells)
+    backends = {key: get_model(key[0], group[0].spec.archive).create(**dict(key[1]))
+                for key, group in groups.items()}  # keys and extras checked first
+    for key, group in groups.items():
+        check = getattr(backends[key], "check_prompts", None)  # a prompt over a model's limits stops the run here
+        for cell in group if check else []:
+            check([prompt for _, prompt in cell.prepared.items])
+    for folder in dict.fromkeys(c.spec.results_dir for c in cells):
+        writable_folder(folder, "results folder", "--results-dir")  # before anything is paid for
+    try:
+        for key, group in groups.items():
+            for cell in group:
+                resume_target(cell, backends[key].backend_name)
+        results: list[RunResult] = []
+        sweep = SweepFile(cells[0].spec.results_dir, [c.spec for c in cells])
+        bars = progress if isinstance(progress, Progress) else Progress(progress)
+
+        def finished(result: RunResult) -> None:
+            sweep.finished(result)
+            on_result(result)
+
+        try:
+            # the coroutine returns nothing: asyncio.run formats its main task (result included) once it is done
+            with collector.settled():  # the start-up is over: run.py held Python's collector through it
+                asyncio.run(_sweep(groups, backends, graders, bars, finished, results, sweep.open))
+        except BaseException:
+            sweep.close(results, interrupted=True)
+            raise
+        sweep.close(results, interrupted=False)
+        return results
+    finally:
+        for cell in cells:
+            if cell.lock is not None:
+                cell.lock.release()
+
+
+async def _sweep(groups, backends, graders, bars: Progress, on_result, results: list[RunResult], opened) -> None:
+    """Every model's session at once, each with its bar; results in command order."""
+    bars.start({key: (key[0], sum(len(c.prepared.items) for c in group)) for key, group in groups.items()})
+
+    async def session(key, group: list[Cell]) -> list[RunResult]:
+        try:
+            return await _model_session(group, backends[key], graders, bars.bar(key), on_result, opened)
+        except UserError as err:  # this model's server or key: the other models go on
+            if len(groups) == 1:
+                raise
+            failed = [RunResult(cell.spec, None, None, [], 0, error=str(err)) for cell in group]
+            for result in failed:
+                on_result(result)
+            return failed
+
+    try:
+        for grader in graders.values():
+            if grader is not None:
+                await grader.probe()  # a dead judge stops the command before any model call is paid for
+        for done in await asyncio.gather(*(session(key, group) for key, group in groups.items())):
+            results += done
+    finally:
+        bars.close()
+        for grader in graders.values():
+            if grader is not None:
+                await grader.aclose()
+
+
+def evaluate(spec, progress: bool | None = None) -> RunResult:
+    """One run; raises RunAborted when it stopped on its error budget."""
+    [result] = run_sweep([spec], progress=progress)
+    if result.error:
+        raise RunAborted(result.error)
+    return result

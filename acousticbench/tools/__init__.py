@@ -1,0 +1,1 @@
+"""Tools over finished run folders: leaderboard, paired view, references, rescoring, report."""

@@ -1,0 +1,146 @@
+"""The leaderboard: finished runs and references of every registered benchmark, mean ± std over seeds; each benchmark
+draws its own table (Benchmark.leaderboard_markdown / leaderboard_csv), headed by its name when several are present."""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from acousticbench.benchmarks import BENCHMARKS, CSV_HEADER, Benchmark, Entry, benchmark_of_config, get_benchmark
+from acousticbench.core.identity import run_identity
+from acousticbench.run.results import CONFIG, METRICS, RESPONSES
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+
+def _warn(message: str) -> None:
+    print(f"skipped: {message}", file=sys.stderr)
+
+
+def _line_count(path: Path) -> tuple[int, bool]:
+    """Complete lines, and whether the file ends in a torn line."""
+    data = path.read_bytes()
+    return data.count(b"\n"), bool(data) and not data.endswith(b"\n")
+
+
+def run_entry(run_dir: Path) -> Entry | None:
+    """The entry of a finished run folder of any benchmark, or None (with the reason on stderr) when it is not usable."""
+    if not (run_dir / METRICS).is_file():
+        _warn(f"{run_dir}: no {METRICS} (the run did not finish; continue it with --resume)")
+        return None
+    try:
+        config = json.loads((run_dir / CONFIG).read_text(encoding="utf-8"))
+        raw_metrics = (run_dir / METRICS).read_bytes()
+        lines, torn = _line_count(run_dir / RESPONSES)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        _warn(f"{run_dir}: unreadable ({err})")
+        return None
+    bench = benchmark_of_config(config)
+    expected = bench.n_records(config)
+    if torn or lines < expected:
+        _warn(f"{run_dir}: {RESPONSES} is truncated ({lines} of {expected} records)")
+        return None
+    metrics = _metrics(run_dir, bench, raw_metrics)
+    if metrics is None:
+        return None
+    return dataclasses.replace(bench.entry(run_dir, config, metrics), identity=run_identity(config),
+                               finished_at=config.get("finished_at"))
+
+
+def _metrics(run_dir: Path, bench: Benchmark, raw: bytes) -> BaseModel | None:
+    """metrics.json as the benchmark's typed model, parsed here once; what every tool reads after. A file that does
+    not validate is one line naming it and its first problem (fields added after a run was written have defaults)."""
+    from pydantic import ValidationError
+
+    try:
+        return bench.metrics_type.model_validate_json(raw)
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = ".".join(map(str, first["loc"]))  # empty when the file is not JSON at all
+        where = f"{loc}: " if loc else ""
+        more = f"; {err.error_count() - 1} more" if err.error_count() > 1 else ""
+        _warn(f"{run_dir}: {METRICS} is unreadable as {bench.name} metrics ({where}{first['msg']}{more}); delete it "
+              "and continue the run with --resume to write it again")
+        return None
+
+
+def reference_entries(root: Path) -> list[Entry]:
+    """An entry per run of every reference folder (summary.json and its run files) under `root`; a damaged one is one
+    line naming it."""
+    from acousticbench.tools.reference import load_summary, read_reference
+
+    entries = []
+    for summary_path in sorted(root.rglob("summary.json")):
+        summary = load_summary(summary_path.parent)
+        bench = get_benchmark(summary.get("benchmark"))
+        for run in summary["runs"]:
+            records = list(read_reference(summary_path.parent / run["file"]).values())
+            entries.append(dataclasses.replace(bench.reference_entry(summary, run, records),
+                                               responses=summary_path.parent / run["file"]))
+    return entries
+
+
+def _identity(e: Entry) -> tuple:
+    return e.benchmark, e.model, e.task, e.variant, e.split, e.manifest, e.max_samples, e.seed
+
+
+def with_references(entries: list[Entry], references: list[Entry]) -> list[Entry]:
+    """The runs and the references, each run once: a run promoted into the references (the same model, task, split,
+    pack, questions and seed) is the run folder's entry, not a second one."""
+    seen = {_identity(e) for e in entries}
+    return entries + [r for r in references if _identity(r) not in seen]
+
+
+def collect(results_dirs: list[Path]) -> list[Entry]:
+    """Finished runs; of several runs of the same (model, identity, task, split, archive, questions, seed) the one
+    that finished last counts (config.json's finished_at; the folder name where a run has none)."""
+    latest: dict[tuple, Entry] = {}
+    for results in results_dirs:
+        for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and (p / CONFIG).is_file()):
+            entry = run_entry(run_dir)
+            if entry:
+                key = (*_identity(entry), entry.identity)  # runs judged or served differently stay apart
+                if key not in latest or _finish_order(entry) >= _finish_order(latest[key]):
+                    latest[key] = entry
+    return list(latest.values())
+
+
+def _finish_order(entry: Entry) -> tuple[str, str]:
+    return entry.finished_at or "", entry.run_dir.name if entry.run_dir else ""
+
+
+def model_index(model: str) -> int:
+    """Registry order (as a paper table lists models), unknown models after."""
+    from acousticbench.run.catalog import MODELS
+
+    names = list(MODELS)
+    return names.index(model) if model in names else len(names)
+
+
+def by_benchmark(entries: list[Entry]) -> list[tuple[str, list[Entry]]]:
+    """The entries of each benchmark present, in registration order."""
+    return [(name, [e for e in entries if e.benchmark == name]) for name in BENCHMARKS
+            if any(e.benchmark == name for e in entries)]
+
+
+def markdown(entries: list[Entry]) -> str:
+    """A table per benchmark present; headed by the benchmark's name when several are."""
+    sections = [(name, get_benchmark(name).leaderboard_markdown(group, model_index))
+                for name, group in by_benchmark(entries)]
+    if len(sections) == 1:
+        return sections[0][1]
+    return "\n".join(f"## {name}\n\n{table}" for name, table in sections)
+
+
+def to_csv(entries: list[Entry]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_HEADER)
+    for name, group in by_benchmark(entries):
+        writer.writerows(get_benchmark(name).leaderboard_csv(group, model_index))
+    return out.getvalue()

@@ -1,0 +1,87 @@
+"""Two runs on the same questions: agreement, the flip table, and McNemar's exact test."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from acousticbench.core.errors import UserError
+from acousticbench.benchmarks import Benchmark, benchmark_of_config, benchmark_of_line
+from acousticbench.run.results import CONFIG, RESPONSES, read_config, read_records
+from acousticbench.core.stats import mcnemar_exact
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    n: int
+    agree: int
+    flips: Counter  # (chosen in A, chosen in B) -> count, for the questions where they differ
+    accuracy_a: float | None
+    accuracy_b: float | None
+    only_a_correct: int
+    only_b_correct: int
+    label: str = "chosen"  # what was compared: the chosen option, or an AudioICL episode's prediction
+    items: str = "questions"
+
+    @property
+    def p_value(self) -> float:
+        return mcnemar_exact(self.only_a_correct, self.only_b_correct)
+
+    def lines(self, name_a: str, name_b: str) -> list[str]:
+        def pct(x: float | None) -> str:
+            return "n/a" if x is None else f"{100 * x:.1f}%"
+
+        out = [f"{self.items.capitalize()} in both runs: {self.n}",
+               f"Agreement on {self.label}: {self.agree}/{self.n} ({pct(self.agree / self.n if self.n else None)})",
+               f"Accuracy (scored): run A {pct(self.accuracy_a)}, run B {pct(self.accuracy_b)}",
+               f"Changed answers (run A's {self.label} -> run B's):"]
+        out += [f"  {_label(a)} -> {_label(b)}: {count}" for (a, b), count in sorted(self.flips.items(), key=str)] or ["  none"]
+        out.append(f"McNemar exact test: only run A right {self.only_a_correct}, only run B right {self.only_b_correct}, "
+                   f"p = {self.p_value:.4g}")
+        out.append(f"run A: {name_a}")
+        out.append(f"run B: {name_b}")
+        return out
+
+
+def _label(chosen: str | None) -> str:
+    return "null" if chosen is None else chosen
+
+
+def load_run(path: Path, torn: list | None = None) -> tuple[list, Benchmark]:
+    """A run folder or its responses.jsonl, with its benchmark (from config.json beside it, else its records); a last
+    line a crash cut is collected in `torn` (readers.TornLine) for the caller to name."""
+    file = path / RESPONSES if path.is_dir() else path
+    if not file.is_file():
+        raise UserError(f"{path} is not a run folder or a responses.jsonl file.")
+    if (file.parent / CONFIG).is_file():
+        bench = benchmark_of_config(read_config(file.parent))
+        return read_records(file, bench.record_type, torn), bench
+    try:  # a responses.jsonl on its own: its first record names its benchmark
+        first = json.loads(next((line for line in file.read_bytes().splitlines() if line.strip()), b"{}"))
+        bench = benchmark_of_line(first)
+    except (ValueError, AttributeError) as err:
+        raise UserError(f"{file} is not a run's responses.jsonl ({type(err).__name__}): pass a run folder or its "
+                        "responses.jsonl.") from None
+    return read_records(file, bench.record_type, torn), bench
+
+
+def compare_runs(a: list, b: list, bench: Benchmark | None = None) -> PairedComparison:
+    """Paired comparison on the items both runs answered: agreement, changed answers, McNemar's exact test."""
+    label = bench.label_field if bench else "chosen"
+    by_id = {r.id: r for r in b}
+    pairs = [(r, by_id[r.id]) for r in a if r.id in by_id]
+    if not pairs:
+        raise UserError("the two runs share no item ids: are they runs of the same task?")
+    scored = [(x, y) for x, y in pairs if bench is None or bench.scored(x)]
+    answer = lambda r: getattr(r, label)  # noqa: E731
+    return PairedComparison(
+        n=len(pairs),
+        agree=sum(1 for x, y in pairs if answer(x) == answer(y)),
+        flips=Counter((answer(x), answer(y)) for x, y in pairs if answer(x) != answer(y)),
+        accuracy_a=sum(bool(x.correct) for x, _ in scored) / len(scored) if scored else None,
+        accuracy_b=sum(bool(y.correct) for _, y in scored) / len(scored) if scored else None,
+        only_a_correct=sum(1 for x, y in scored if x.correct and not y.correct),
+        only_b_correct=sum(1 for x, y in scored if y.correct and not x.correct),
+        label=label, items="questions" if label == "chosen" else "episodes",
+    )

@@ -1,0 +1,56 @@
+"""`run.py --report`: one self-contained HTML file of a results folder: each benchmark's sections (its leaderboard,
+curves, diagnostics: Benchmark.report_sections), and a browser of every answer with its clips and reference."""
+from __future__ import annotations
+
+import html
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from acousticbench.core.errors import UserError
+
+
+@dataclass(frozen=True)
+class Built:
+    path: Path
+    runs: int
+    records: int
+    bytes: int
+    seconds: float
+    missing_clips: int
+
+
+def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
+                 references: Path | None = None) -> Built:
+    from acousticbench.benchmarks import get_benchmark
+    from acousticbench.tools.leaderboard import by_benchmark, model_index
+    from acousticbench.tools.report import page
+    from acousticbench.tools.report.answers import ClipSources, browser_data
+    from acousticbench.tools.report.gather import gather
+
+    started = time.perf_counter()
+    runs = gather(results_dirs, references)
+    if not runs:
+        raise UserError(f"no finished runs under {', '.join(map(str, results_dirs))}: run a model first "
+                        "(python run.py --model Oracle --task rad), or pass the folder that holds the run folders.")
+    records = {run.entry.run_dir: run.records for run in runs}
+    sections = [section for name, entries in by_benchmark([r.entry for r in runs])
+                for section in get_benchmark(name).report_sections(entries, records, model_index)]
+    clips = ClipSources(out, embed_audio)
+    data = browser_data(runs, clips)
+    n_records = len(data["records"]["run"])
+    subtitle = (f"{len(runs)} runs, {n_records} answers, from {html.escape(', '.join(map(str, results_dirs)))}; "
+                f"written {time.strftime('%Y-%m-%d %H:%M')}. Clips "
+                + ("embedded." if embed_audio else "linked by relative path: keep the archive where it is, or "
+                   "rebuild with --embed-audio for a portable file."))
+    text = page.render(sections, data, "AcousticBench report", subtitle)
+    out = Path(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out)
+    except OSError as err:
+        raise UserError(f"cannot write the report to {out} ({err.strerror or err}): choose another path with --out.") from None
+    return Built(out, len(runs), n_records, len(text.encode("utf-8")), time.perf_counter() - started, clips.missing)

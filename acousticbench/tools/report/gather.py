@@ -1,0 +1,69 @@
+"""What the report is made of: the finished runs the leaderboard counts (the latest of each model, task, seed), each
+with its config, metrics and records, and the reference run of the same seed where one exists."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from acousticbench.benchmarks import Entry, benchmark_of_config
+from acousticbench.core.errors import UserError
+from acousticbench.tools.leaderboard import collect
+from acousticbench.run.results import RESPONSES, read_records
+
+
+@dataclass(frozen=True)
+class Run:
+    """One finished run folder, read."""
+
+    entry: Entry
+    config: dict[str, Any]
+    metrics: BaseModel  # metrics.json as the benchmark's typed model (Benchmark.metrics_type)
+    records: list
+    audio_root: str  # absolute folder the records' audio paths are relative to
+    reference: dict[str, Any] | None  # id -> the reference run's label (chosen / prediction), when a reference exists
+    reference_file: str | None
+
+    @property
+    def benchmark(self) -> str:
+        return self.entry.benchmark
+
+
+def gather(results_dirs: list[Path], references: Path | None) -> list[Run]:
+    """Every run the leaderboard would count, in a stable order; a folder that is not a results folder is refused."""
+    for folder in results_dirs:
+        if not Path(folder).is_dir():
+            raise UserError(f"{folder} is not a folder of run folders: pass the results folder (default ./results).")
+    entries = sorted(collect([Path(d) for d in results_dirs]),
+                     key=lambda e: (e.benchmark, e.model, e.task, e.variant or 0, e.split, e.seed, str(e.run_dir)))
+    return [_read(entry, references) for entry in entries]
+
+
+def _read(entry: Entry, references: Path | None) -> Run:
+    run_dir, config, metrics = entry.run_dir, entry.config, entry.metrics  # parsed once, by the leaderboard
+    bench = benchmark_of_config(config)
+    records = sorted(read_records(run_dir / RESPONSES, bench.record_type), key=lambda r: r.id)
+    spec = bench.spec_from_config(config)
+    reference, ref_file = _reference(references, spec, bench.label_field, entry.manifest)
+    return Run(entry, config, metrics, records, bench.audio_root(config, spec, run_dir), reference, ref_file)
+
+
+def _reference(root: Path | None, spec, label: str, pack: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The reference run of the same model, cell and seed, made on the same pack (same ids, same questions)."""
+    from acousticbench.tools.reference import default_root, load_summary
+    from acousticbench.core.environment import safe_name
+
+    folder = (root or default_root()) / safe_name(spec.model) / spec.cell
+    try:
+        summary = load_summary(folder)  # read once: it names the seed's file and the pack
+        run = next((r for r in summary["runs"] if r["seed"] == spec.seed), None)
+        if run is None or summary.get("archive_manifest_sha256") != pack:
+            return None, None  # no run of this seed, or another pack: the same ids name other questions
+        path = folder / run["file"]
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (UserError, OSError):
+        return None, None  # no reference for this model, task or seed: the browser shows none
+    return {r["id"]: r.get(label) for r in (json.loads(line) for line in lines if line.strip())}, str(path)

@@ -1,0 +1,129 @@
+"""Second chances for finished runs of any benchmark: label the null answers again (rejudge.py, through the
+benchmark's relabeller), or ask the model again (rerun_nones.py). Both go through the run's benchmark, named in its
+config.json."""
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from acousticbench.benchmarks import Benchmark, benchmark_of_config
+from acousticbench.engine.executor import RetryPolicy, Slots, progress_bar, run_items
+from acousticbench.core.errors import UserError
+from acousticbench.run.results import CONFIG, METRICS, RESPONSES, read_config, read_records, rewrite_sorted, write_json
+from acousticbench.run.runfolder import command_line, now
+
+BACKUP_SUFFIX = ".orig"
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """A responses.jsonl with its run folder's config and benchmark (needed to rewrite metrics.json)."""
+
+    path: Path
+    config: dict
+    bench: Benchmark
+    records: list
+    torn: tuple = ()  # readers.TornLine: a last line a crash cut, whose question must be asked again, never dropped
+
+    @classmethod
+    def load(cls, path: Path) -> "RunFile":
+        path = path / RESPONSES if path.is_dir() else path
+        config_path = path.parent / CONFIG
+        if not path.is_file() or not config_path.is_file():
+            raise UserError(f"{path} is not the responses.jsonl of a run folder (with its config.json beside it).")
+        config = read_config(path.parent)
+        bench = benchmark_of_config(config)
+        torn: list = []
+        records = read_records(path, bench.record_type, torn)
+        for line in torn:
+            if line.item_id is None:
+                raise UserError(f"{line.describe()} and names no question: run `python run.py ... --resume` on that "
+                                "run to ask it again; nothing was changed.")
+        return cls(path, config, bench, records, tuple(torn))
+
+    def backup(self) -> Path:
+        """Keep the first original beside the file, before any model or judge call (a folder that cannot take it
+        fails here, not after the calls are paid for); a second run keeps the true original."""
+        backup = self.path.with_name(self.path.name + BACKUP_SUFFIX)
+        if not backup.exists():
+            try:
+                shutil.copy2(self.path, backup)
+            except OSError as err:
+                raise UserError(f"cannot write {backup} ({err.strerror or err}), the backup kept before anything is "
+                                "changed: make the run folder writable, or copy it somewhere writable.") from None
+        return backup
+
+    def spec(self, **overrides: Any):
+        return self.bench.spec_from_config(self.config, **overrides)
+
+    def is_null(self, record: Any) -> bool:
+        return getattr(record, self.bench.label_field) is None
+
+
+def status_counts(run: RunFile, records: list) -> Counter:
+    counts = Counter(r.status for r in records)
+    counts["null answers"] = sum(1 for r in records if run.is_null(r))
+    return counts
+
+
+def change_line(name: str, run: RunFile, after: list) -> str:
+    old, new = status_counts(run, run.records), status_counts(run, after)
+    keys = ("answered", "unparsed", "refused", "error", "null answers")
+    return f"{name}: " + ", ".join(f"{k} {old[k]} -> {new[k]}" for k in keys if old[k] or new[k] or k != "unparsed")
+
+
+def save(run: RunFile, records: list, what: str) -> None:
+    """Replace the file atomically (after run.backup()), rewrite metrics.json, and add to config.json's history what
+    was done (`what`), when, by which command, and what changed."""
+    run.backup()
+    rewrite_sorted(run.path, records)
+    from acousticbench.run.plan import listening, spent
+
+    metrics = run.bench.metrics(run.spec(), sorted(records, key=lambda r: r.id))
+    metrics = metrics.model_copy(update={**spent(run.spec(), records), **listening(run.spec())})  # reruns add tokens
+    write_json(run.path.parent / METRICS, metrics.model_dump(mode="json"))
+    before = {r.id: r for r in run.records}
+    changed = [r for r in records if r != before.get(r.id)]
+    entry = {"what": what, "command": command_line(), "time": now(),
+             "changed": len(changed), "statuses": change_line("", run, records).lstrip(": ")}
+    write_json(run.path.parent / CONFIG, {**run.config, "history": [*run.config.get("history", []), entry]})
+
+
+def to_ask_again(run: RunFile, records: list, include: frozenset[str]) -> list:
+    """The records a rerun asks again: errors; refusals when `include` has "refused"; answers nothing could be read
+    from (unparsed; AudioICL: answered with no prediction) when it has "unparsed". Asking those again resamples a
+    model until a letter appears, so only when asked to."""
+    def unreadable(r) -> bool:
+        return r.status not in ("error", "refused") and run.is_null(r)
+
+    return [r for r in records if r.status == "error" or (r.status == "refused" and "refused" in include)
+            or ("unparsed" in include and unreadable(r))]
+
+
+async def ask_again(run: RunFile, records: list, backend, grader, archive: Path | None, concurrency: int,
+                    include: frozenset[str] = frozenset()) -> list:
+    """One more request for each record to_ask_again picks, through the run's benchmark; attempts add up, the
+    record notes what it was, everything else is the new answer's."""
+    spec = run.spec(archive=archive)
+    todo = {r.id: r for r in to_ask_again(run, records, include)}
+    have = {r.id for r in records}
+    cut = {line.item_id for line in run.torn} - have  # a line a crash cut: its question is asked again, not dropped
+    prepared = run.bench.prepare(spec, {})
+    items = [item for item in prepared.items if item[0].id in todo or item[0].id in cut]
+    bar = progress_bar(len(items), None)
+    try:
+        fresh = await run_items(items, backend, slots=Slots.fixed(concurrency), policy=RetryPolicy(),
+                                to_record=run.bench.record_maker(spec, prepared, grader), on_record=lambda r: None,
+                                bar=bar)
+    finally:
+        bar.close()
+    by_id = {r.id: r for r in records}
+    for record in fresh:
+        old = todo.get(record.id)
+        was = old.status if old else "a line cut short by a crash"
+        by_id[record.id] = record.model_copy(update={"attempts": (old.attempts if old else 0) + record.attempts}).with_note(
+            f"re-asked by rerun_nones.py: was {was}")
+    return list(by_id.values())
