@@ -1,42 +1,39 @@
-"""The Python API: `acousticbench.evaluate(...)` runs what `python run.py --model ... --task ...` runs, through the
-same flags, specs and sweep, and hands back each run's records and metrics."""
+"""The Python API: typed operations over declared settings objects. The command line parses its flags into the same
+objects and calls these functions, so a notebook and `acousticbench run` get the same runs, folders and files."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from acousticbench.core.errors import UserError
-
-# settings that are commands of run.py, not settings of a run: evaluate() never takes them
-_COMMANDS = {"list_models", "list_tasks", "verify_checksums", "build_archive", "zip", "extract", "report", "out",
-             "embed_audio", "promote_reference", "build_audioicl", "export_dataset", "import_dataset", "help", "dry_run"}
+from acousticbench.core.settings import BenchmarkOptions, RunSettings, RunSpec, validated
 
 
 @dataclass(frozen=True)
 class Run:
-    """One finished (or failed) run of the sweep: what run.py prints a line for."""
+    """One finished (or failed) run of the sweep: what the command line prints a line for."""
 
     model: str
     benchmark: str  # "AcousticBench", "AudioICL"
-    cell: str  # the task, and for AudioICL its k: "rad", "AudioCount k=3"
+    cell: str  # the task, and for a benchmark with variants the variant: "rad", "AudioCount/k3"
     seed: int
-    run_dir: Path | None  # its folder: responses.jsonl, config.json, metrics.json, as run.py writes them
+    run_dir: Path | None  # its folder: responses.jsonl, config.json, metrics.json
     accuracy: float | None  # the benchmark's headline (None when the run failed or nothing was scored)
     n: int  # what `accuracy` is over (questions, episodes)
     metrics: Any = field(repr=False)  # metrics.json as its pydantic model; None when the run failed
     records: list = field(repr=False)  # responses.jsonl as pydantic records, sorted by id
     error: str | None = None  # why the run stopped, when it did
-    spec: Any = field(default=None, repr=False)  # the frozen settings the CLI builds for it (RunSpec, ICLRunSpec)
+    spec: RunSpec | None = field(default=None, repr=False)  # the run's settings, options, model, task and seed
 
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Every run of one evaluate() call, in the order run.py runs them, and the exit status run.py would give."""
+    """Every run of one evaluate() call, in the order they ran, and the command line's exit status for them."""
 
     runs: list[Run]
-    status: int  # 0: every run finished within its error budget; 1: something needs attention (as run.py)
+    status: int  # 0: every run finished within its error budget; 1: something needs attention
 
     def __iter__(self):
         return iter(self.runs)
@@ -48,54 +45,101 @@ class Evaluation:
         return self.runs[i]
 
 
-def _flag_values(name: str, value: Any) -> list[str]:
-    """One setting as run.py's flags: True -> the flag, a list -> a comma list, None/False -> nothing."""
-    flag = "--" + name.replace("_", "-")
-    if value is None or value is False:
-        return []
-    if value is True:
-        return [flag]
-    if isinstance(value, (list, tuple)):
-        return [flag, ",".join(str(v) for v in value)]
-    return [flag, str(value)]
+def options_types() -> dict[str, type[BenchmarkOptions]]:
+    """Each registered benchmark's options class, by benchmark name."""
+    from acousticbench.benchmarks import faces
+
+    return {name: face.Options for name, face in faces().items()}
 
 
-def arguments(model: str | Sequence[str], task: str | Sequence[str], seeds: int | Sequence[int],
-              settings: dict[str, Any]):
-    """The argparse namespace run.py would make of the same flags: every value parsed and checked by its parser."""
-    from acousticbench.cli import build_parser
-
-    parser = build_parser()
-    known = {a.dest for a in parser._actions} - _COMMANDS - {"model", "task", "seed", "seeds"}
-    unknown = sorted(set(settings) - known)
+def settings_from(settings: RunSettings | None, options: Iterable[BenchmarkOptions],
+                  fields: dict[str, Any]) -> tuple[RunSettings, dict[str, BenchmarkOptions]]:
+    """The settings object and every benchmark's options, from objects and/or keyword fields (each keyword goes to
+    the object that declares it; one that none declares is a TypeError naming them all)."""
+    types = options_types()
+    by_bench: dict[str, BenchmarkOptions] = {}
+    for given in options:
+        name = next((n for n, t in types.items() if isinstance(given, t)), None)
+        if name is None:
+            raise TypeError(f"{type(given).__name__} is no registered benchmark's options ({', '.join(types)})")
+        by_bench[name] = given
+    harness = {k: v for k, v in fields.items() if k in RunSettings.model_fields}
+    own = {name: {k: v for k, v in fields.items() if k in t.model_fields} for name, t in types.items()}
+    unknown = sorted(set(fields) - set(harness) - {k for part in own.values() for k in part})
     if unknown:
-        raise TypeError(f"evaluate() got unknown setting(s) {', '.join(unknown)}; it takes run.py's run flags as "
-                        f"keywords: {', '.join(sorted(known))}")
-
-    def refuse(message: str):  # argparse's own check, raised instead of exiting the caller's process
-        raise UserError(message)
-
-    parser.error = refuse
-    argv = _flag_values("model", [model] if isinstance(model, str) else list(model))
-    argv += _flag_values("task", [task] if isinstance(task, str) else list(task))
-    argv += _flag_values("seeds", [seeds] if isinstance(seeds, int) else list(seeds))
-    for name, value in settings.items():
-        argv += _flag_values(name, value)
-    return parser.parse_args(argv)
+        known = sorted({*RunSettings.model_fields, *(k for t in types.values() for k in t.model_fields)})
+        raise TypeError(f"evaluate() got unknown setting(s) {', '.join(unknown)}; it takes: {', '.join(known)}")
+    if settings is None:
+        settings = validated(RunSettings, harness)
+    elif harness:
+        settings = validated(RunSettings, {**settings.model_dump(exclude_unset=True), **harness})
+    for name, values in own.items():
+        if values:
+            base = by_bench[name].model_dump(exclude_unset=True) if name in by_bench else {}
+            by_bench[name] = validated(types[name], {**base, **values})
+    return settings, by_bench
 
 
-def evaluate(model: str | Sequence[str], task: str | Sequence[str] = "all", seeds: int | Sequence[int] = 42,
-             **settings: Any) -> Evaluation:
-    """The implementation of acousticbench.evaluate (its docstring says what it does)."""
+def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> list[RunSpec]:
+    """Every run of the command: for each model, each benchmark's runs in registration order (task x variant x seed).
+    Options given for a benchmark none of whose tasks is asked for are refused, as is a model no one knows."""
+    from acousticbench.benchmarks import claim_tasks, faces
+    from acousticbench.core import checks
+    from acousticbench.run.catalog import get_model
+
+    if not settings.models:
+        raise UserError("nothing to do: pass --model NAME to run (see --list-models), or a command such as "
+                        "--verify-checksums.")
+    for model in settings.models:
+        get_model(model, settings.archive)  # unknown model (or LoRA adapter missing): fail before anything else
+    for seed in settings.seed_list:
+        checks.check_seed(seed)
+    claimed = claim_tasks(",".join(settings.task))
+    every = faces()
+    for bench, given in options.items():
+        if given.model_fields_set and not claimed[bench]:
+            used = [flag_name(type(given), name) for name in sorted(given.model_fields_set)]
+            raise UserError(f"{', '.join(used)} appl{'y' if len(used) > 1 else 'ies'} to {bench} tasks: "
+                            f"{every[bench].FLAGS_HINT}.")
+    chosen = {bench: options.get(bench) or face.Options() for bench, face in every.items() if claimed[bench]}
+    for given in chosen.values():
+        given.check(settings)  # AcousticBench: its judge endpoint; AudioICL: --plot's matplotlib
+    specs = [RunSpec(bench, model, task, seed, settings, given, variant)
+             for model in settings.models for bench, given in chosen.items()
+             for task in claimed[bench] for variant in given.variants() for seed in settings.seed_list]
+    for spec in specs:  # what a run needs of its model's server (AcousticBench's --judge logprobs: token logprobs)
+        entry = get_model(spec.model, settings.archive)
+        for capability, why in spec.options.requirements().items():
+            if capability not in entry.capabilities:
+                raise UserError(why.format(model=spec.model))
+    return specs
+
+
+def flag_name(model: type, name: str) -> str:
+    from acousticbench.core.settings import flag_of
+
+    return flag_of(model, name)
+
+
+def evaluate(settings: RunSettings | None = None, *, options: Sequence[BenchmarkOptions] = (),
+             progress: bool | None = None, **fields: Any) -> Evaluation:
+    """Run models on tasks and seeds, and return every run's records and metrics (see acousticbench.evaluate)."""
     from acousticbench.cli import commands
-    from acousticbench.run.checks import load_env_file
-    from acousticbench.cli import check_run_settings, specs_from_args
+    from acousticbench.core import checks
 
-    args = arguments(model, task, seeds, settings)
-    load_env_file()  # as run.py: .env read, real environment variables win
-    check = check_run_settings(args)
+    settings, by_bench = settings_from(settings, options, fields)
+    checks.load_env_file()  # .env read, real environment variables win
+    specs = run_specs(settings, by_bench)
+    for part in (settings.endpoint or "").split(","):
+        if part.strip():
+            checks.check_url(part.strip(), "--endpoint")
+    checks.check_environment()
+    reference = (commands.ReferenceCheck(settings.references, settings.reference_tolerance)
+                 if settings.compare_reference else None)
     results: list = []
-    status = commands.run(specs_from_args(args), dry_run=False, reference=check, args=args, results_out=results)
+    status = commands.run(specs, dry_run=settings.dry_run, reference=reference, results_out=results,
+                          options={bench: spec.options for spec in specs for bench in [spec.benchmark]},
+                          progress=progress)
     runs = []
     for r in results:
         accuracy, n = r.benchmark.headline(r.metrics) if r.metrics is not None else (None, 0)

@@ -31,12 +31,12 @@ def timed_build(archive: Path, workers: int | None, with_acousticbench: bool) ->
 
 
 def oracle_table(archive: Path, results: Path) -> dict[tuple[str, int], float]:
-    from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
+    from acousticbench.benchmarks.audioicl.spec import icl_spec
     from acousticbench.run.sweep import run_sweep
 
     accuracy: dict[tuple[str, int], float] = {}
-    specs = [ICLRunSpec(model="Oracle", task=t, shots=k, archive=archive, results_dir=results) for t in TASKS for k in SHOTS]
-    run_sweep(specs, on_result=lambda r: accuracy.__setitem__((r.spec.task, r.spec.shots), r.metrics.accuracy), progress=False)
+    specs = [icl_spec(model="Oracle", task=t, shots=k, archive=archive, results_dir=results) for t in TASKS for k in SHOTS]
+    run_sweep(specs, on_result=lambda r: accuracy.__setitem__((r.spec.task, r.spec.variant), r.metrics.accuracy), progress=False)
     return accuracy
 
 

@@ -4,7 +4,7 @@
     .venv/bin/python bench/bench_engine.py [--questions 3800] [--concurrency 64] [--repeats 3] [--clip-seconds 1.0]
 
 The local OpenAI-compatible server runs in its own process, so the CPU figure is the harness's alone: everything
-evaluate() does (pick questions, open the backend, read the WAVs, base64, the openai SDK request, judge, write each
+run_one() does (pick questions, open the backend, read the WAVs, base64, the openai SDK request, judge, write each
 record, metrics), after the imports: for the CPU figure also the psychometric fit's numpy, which a run imports in a
 worker thread while the questions are out (the throughput phase keeps it in the run, as a user's run has it). Each
 measurement runs in a fresh process (its ru_maxrss is the whole run's peak memory); medians are printed.
@@ -58,13 +58,13 @@ def worker(archive: Path, results: Path, concurrency: int, all_imports_first: bo
         from acousticbench.benchmarks import get_benchmark
 
         get_benchmark("AcousticBench").warm_up()
-    from acousticbench.run.sweep import evaluate
-    from acousticbench.benchmarks.acoustic.spec import RunSpec
+    from acousticbench.run.sweep import run_one
+    from acousticbench.benchmarks.acoustic.spec import acoustic_spec
 
-    spec = RunSpec(model="Voxtral-Mini-3B", task="rad", archive=archive, results_dir=results, concurrency=concurrency)
+    spec = acoustic_spec(model="Voxtral-Mini-3B", task="rad", archive=archive, results_dir=results, concurrency=concurrency)
     before = resource.getrusage(resource.RUSAGE_SELF)
     started = time.perf_counter()
-    result = evaluate(spec, progress=False)
+    result = run_one(spec, progress=False)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_SELF)
     user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime

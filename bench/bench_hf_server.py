@@ -5,7 +5,7 @@
 
 1. Server alone: the harness's own request bodies (two input_audio clips + the rad prompt, max_tokens 32), sent
    one after another (the server answers one at a time), then 4 at once: requests per second, seconds per request.
-2. Harness against the same running server: evaluate() (what run.py does after its imports: pick questions, read
+2. Harness against the same running server: run_one() (what run.py does after its imports: pick questions, read
    and base64 the WAVs, the openai SDK request, judge, write records and metrics) at concurrency 1 and 4.
    Overhead per question = harness wall time per question - server time per question. Medians of the repeats.
 """
@@ -74,14 +74,14 @@ def server_rate(url: str, bodies: list[dict], parallel: int) -> float:
 
 
 def harness_time(url: str, pack: Path, concurrency: int) -> float:
-    from acousticbench.run.sweep import evaluate
-    from acousticbench.benchmarks.acoustic.spec import RunSpec
+    from acousticbench.run.sweep import run_one
+    from acousticbench.benchmarks.acoustic.spec import acoustic_spec
 
     with tempfile.TemporaryDirectory() as results:
-        spec = RunSpec(model="Tiny-Qwen2-Audio", task="rad", archive=pack, results_dir=Path(results), judge="rules",
+        spec = acoustic_spec(model="Tiny-Qwen2-Audio", task="rad", archive=pack, results_dir=Path(results), judge="rules",
                        endpoint=url, concurrency=concurrency)
         started = time.perf_counter()
-        result = evaluate(spec, progress=False)
+        result = run_one(spec, progress=False)
         elapsed = time.perf_counter() - started
     assert not result.metrics.statuses.get("error"), result.metrics.statuses
     return elapsed

@@ -25,7 +25,7 @@ def worker(archive: Path, what: str) -> None:
     from acousticbench.benchmarks.acoustic.pack import load_questions
     from acousticbench.benchmarks.acoustic.trust import check_questions
     from acousticbench.run.sweep import run_sweep
-    from acousticbench.benchmarks.acoustic.spec import RunSpec
+    from acousticbench.benchmarks.acoustic.spec import acoustic_spec
     from acousticbench.benchmarks.acoustic.tasks import TASKS
 
     started = time.perf_counter()
@@ -38,7 +38,7 @@ def worker(archive: Path, what: str) -> None:
             load_questions(archive, task)
     else:
         with tempfile.TemporaryDirectory() as results:
-            run_sweep([RunSpec(model="Oracle", task=t, archive=archive, results_dir=Path(results), judge="rules")
+            run_sweep([acoustic_spec(model="Oracle", task=t, archive=archive, results_dir=Path(results), judge="rules")
                        for t in TASKS], progress=False)
     print(json.dumps({"seconds": time.perf_counter() - started}))
 

@@ -15,7 +15,7 @@ from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL
 
 
 async def _rejudge_all(files: list[Path], model: str, endpoint: str | None, scoring: str | None) -> None:
-    from acousticbench.run import checks
+    from acousticbench.core import checks
 
     checks.check_environment()  # a key or URL the judge could not use: one line before any file is touched
     if endpoint:

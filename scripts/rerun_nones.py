@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
 def _rerun_all(args: argparse.Namespace) -> int:
     if args.max_retries < 1 or (args.concurrency is not None and args.concurrency < 1):
         raise UserError("--max-retries and --concurrency must be 1 or more.")
-    from acousticbench.run import checks
+    from acousticbench.core import checks
 
     checks.check_environment()  # a key or URL no backend could use: one line before any file is touched
     for url in (args.endpoint or "").split(","):

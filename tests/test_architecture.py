@@ -81,22 +81,15 @@ def benchmark_names() -> set[str]:
 
 def own_fields() -> set[str]:
     """The fields of each benchmark's spec and record that the other benchmark's lack: its own."""
-    from dataclasses import fields
-
-    from acousticbench.benchmarks import get_benchmark
+    from acousticbench.benchmarks import faces, get_benchmark
 
     specs, records = [], []
     for name in benchmark_names():
-        bench = get_benchmark(name)
-        records.append(set(bench.record_type.model_fields))
-        specs.append({f.name for f in fields(type(bench.spec_from_config(_config_of(name))))})
+        records.append(set(get_benchmark(name).record_type.model_fields))
+        options = faces()[name].Options
+        specs.append(set(options.model_fields) | ({options.VARIANT[0]} if options.VARIANT else set()))
     shared = set.intersection(*records) | set.intersection(*specs)
     return (set.union(*records) | set.union(*specs)) - shared
-
-
-def _config_of(name: str) -> dict:
-    spec = {"AcousticBench": {"model": "m", "task": "rad"}, "AudioICL": {"model": "m", "task": "AudioCount", "shots": 1}}
-    return {"spec": {"archive": "archive", "results_dir": "results", **spec[name]}}
 
 
 def test_outside_the_benchmarks_nothing_imports_a_benchmarks_own_module(graph):

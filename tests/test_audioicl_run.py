@@ -98,7 +98,7 @@ def test_verify_checksums_covers_the_audioicl_pack(archive, tmp_path):
 
 
 def test_engine_retries_and_backend_notes_reach_the_record(archive, tmp_path, monkeypatch):
-    from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
+    from acousticbench.benchmarks.audioicl.spec import icl_spec
     from acousticbench.engine.executor import progress_bar
     from acousticbench.run.sweep import _model_session, prepare_cells
     from acousticbench.core.errors import BackendError
@@ -119,7 +119,7 @@ def test_engine_retries_and_backend_notes_reach_the_record(archive, tmp_path, mo
                 raise BackendError("rate limited", retryable=True)
             return Reply(text="The answer is 3", notes=["9 clips merged into one"])
 
-    spec = ICLRunSpec(model="Fake", task="AudioCount", shots=2, max_samples=2, archive=archive, results_dir=tmp_path, pad=True)
+    spec = icl_spec(model="Fake", task="AudioCount", shots=2, max_samples=2, archive=archive, results_dir=tmp_path, pad=True)
     results = []
     asyncio.run(_model_session(prepare_cells([spec]), Flaky(), {}, progress_bar(2, False), results.append))
     (result,) = results

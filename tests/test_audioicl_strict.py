@@ -7,8 +7,8 @@ import json
 import pytest
 
 from acousticbench.benchmarks.audioicl.scoring import score, strict_correct
-from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
-from acousticbench.run.sweep import evaluate
+from acousticbench.benchmarks.audioicl.spec import icl_spec
+from acousticbench.run.sweep import run_one
 from audioicl_pack import reduced_pack
 from servers import openai_server
 from servers.fixtures import fast_retries, records  # noqa: F401
@@ -19,9 +19,9 @@ VARIABLE = "ACOUSTICBENCH_QWEN2_AUDIO_7B_INSTRUCT_ENDPOINT"
 def icl_run(fast_retries, tmp_path, answer: str, finish: str = "stop", task: str = "AudioCount"):
     with openai_server.serve(model_ids=["Qwen/Qwen2-Audio-7B-Instruct"], answer_text=answer, finish=finish) as server:
         fast_retries.setenv(VARIABLE, server.url)
-        spec = ICLRunSpec(model="Qwen2-Audio-7B-Instruct", task=task, shots=1, max_samples=6, archive=reduced_pack(),
+        spec = icl_spec(model="Qwen2-Audio-7B-Instruct", task=task, shots=1, max_samples=6, archive=reduced_pack(),
                           results_dir=tmp_path / "results")
-        result = evaluate(spec, progress=False)
+        result = run_one(spec, progress=False)
     return records(result.run_dir), json.loads((result.run_dir / "metrics.json").read_text())
 
 

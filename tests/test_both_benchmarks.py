@@ -107,12 +107,13 @@ def test_promote_then_compare_reference_on_either_benchmark(workspace, tmp_path)
 
 
 @pytest.mark.parametrize("first, second, setting", [
-    (("--task", "rad", "--split", "all"), ("--task", "rad", "--split", "eval"), "split 'all' -> 'eval'"),
+    (("--task", "rad", "--judge", "rules", "--split", "all"), ("--task", "rad", "--judge", "rules", "--split", "eval"),
+     "split 'all' -> 'eval'"),
     (("--task", "AudioCount", "--shots", "1"), ("--task", "AudioCount", "--shots", "1", "--prompt-style", "none"),
      "prompt_style 'specific' -> 'none'"),
 ])
 def test_resume_refuses_other_settings_on_either_benchmark(workspace, tmp_path, first, second, setting):
-    common = ("--model", "Oracle", "--max-samples", "2", "--judge", "rules", "--archive", str(workspace / "archive"))
+    common = ("--model", "Oracle", "--max-samples", "2", "--archive", str(workspace / "archive"))
     assert run_cli(*common, *first, cwd=tmp_path).returncode == 0
     before = sorted(p.name for p in (tmp_path / "results").iterdir())
     out = run_cli(*common, *second, "--resume", cwd=tmp_path)

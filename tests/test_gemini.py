@@ -12,7 +12,7 @@ from acousticbench.benchmarks.acoustic.pack import load_questions
 from acousticbench.core.errors import BackendError, UserError
 from acousticbench.benchmarks.acoustic.benchmark import make_prompt
 from acousticbench.run.catalog import get_model
-from acousticbench.benchmarks.acoustic.spec import RunSpec
+from acousticbench.benchmarks.acoustic.spec import acoustic_spec
 from servers import gemini_server
 from servers.fixtures import evaluate_model, fast_retries, question_keys, records  # noqa: F401
 from servers.local import FaultPlan
@@ -85,7 +85,7 @@ def test_error_classification(fault, retryable, retry_after, fast_retries, tiny_
             use(fast_retries, server)
             backend = get_model("Gemini-3-Flash").create()
             await backend.open()
-            prompt = make_prompt(RunSpec(model="Gemini-3-Flash", task="rad", archive=tiny_pack),
+            prompt = make_prompt(acoustic_spec(model="Gemini-3-Flash", task="rad", archive=tiny_pack),
                                  load_questions(tiny_pack, "rad")[0])
             try:
                 with pytest.raises(BackendError) as caught:
@@ -104,7 +104,7 @@ def test_interleaved_parts_keep_their_order(tiny_pack):
     from acousticbench.core.records import PromptPart
 
     question = load_questions(tiny_pack, "rad")[0]
-    prompt = make_prompt(RunSpec(model="Gemini-3-Flash", task="rad", archive=tiny_pack), question)
+    prompt = make_prompt(acoustic_spec(model="Gemini-3-Flash", task="rad", archive=tiny_pack), question)
     parts = [PromptPart(kind="text", text="[A] "), PromptPart(kind="audio", audio=prompt.audio[1]),
              PromptPart(kind="text", text=" Which?")]
     contents, notes = Gemini._contents(prompt.model_copy(update={"parts": parts}))

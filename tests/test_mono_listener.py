@@ -8,7 +8,7 @@ from acousticbench.benchmarks.acoustic.metrics import MONO_LISTENER, compute_met
 from acousticbench.models.open_weight import OPEN_WEIGHT
 from acousticbench.run.catalog import MODELS
 from acousticbench.run.plan import listening
-from acousticbench.benchmarks.acoustic.spec import RunSpec
+from acousticbench.benchmarks.acoustic.spec import acoustic_spec
 
 
 def test_only_a_one_channel_listener_on_the_stereo_task_is_marked():
@@ -23,10 +23,10 @@ def test_the_table_says_what_every_model_hears():
 
 
 def test_a_served_mono_models_dir_run_is_marked_in_its_metrics():
-    spec = RunSpec(model="Qwen2-Audio-7B-Instruct", task="dir", seed=42)
+    spec = acoustic_spec(model="Qwen2-Audio-7B-Instruct", task="dir", seed=42)
     assert listening(spec) == {"listener": MONO_LISTENER}
-    assert listening(RunSpec(model="Oracle", task="dir", seed=42)) == {}
-    assert listening(RunSpec(model="Qwen2-Audio-7B-Instruct", task="rad", seed=42)) == {}
+    assert listening(acoustic_spec(model="Oracle", task="dir", seed=42)) == {}
+    assert listening(acoustic_spec(model="Qwen2-Audio-7B-Instruct", task="rad", seed=42)) == {}
 
 
 def _entry(task: str, accuracy: float, listener: str | None = None) -> Entry:

@@ -8,9 +8,9 @@ import pytest
 
 from acousticbench.benchmarks.acoustic.pack import manifest_sha256
 from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_MANIFEST_SHA256
-from acousticbench.run.sweep import evaluate
+from acousticbench.run.sweep import run_one
 from acousticbench.tools.reference import compare_to_reference, reference_file
-from acousticbench.benchmarks.acoustic.spec import RunSpec
+from acousticbench.benchmarks.acoustic.spec import acoustic_spec
 from acousticbench.benchmarks.audioicl import TASKS as ICL_TASKS
 from acousticbench.benchmarks.audioicl.pack import OPEN_MANIFEST_SHA256
 from acousticbench.benchmarks.acoustic.tasks import TASKS
@@ -29,7 +29,7 @@ def test_verify_checksums_prints_the_success_line(open_pack):
 
 
 def _run(open_pack, tmp_path, model: str, task: str, seed: int = 42):
-    return evaluate(RunSpec(model=model, task=task, seed=seed, archive=open_pack, results_dir=tmp_path), progress=False)
+    return run_one(acoustic_spec(model=model, task=task, seed=seed, archive=open_pack, results_dir=tmp_path), progress=False)
 
 
 @pytest.mark.parametrize("task", list(TASKS))

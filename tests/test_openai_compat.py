@@ -17,7 +17,7 @@ from acousticbench.benchmarks.acoustic.pack import load_questions
 from acousticbench.core.errors import BackendError, UserError
 from acousticbench.benchmarks.acoustic.benchmark import make_prompt
 from acousticbench.run.catalog import get_model
-from acousticbench.benchmarks.acoustic.spec import RunSpec
+from acousticbench.benchmarks.acoustic.spec import acoustic_spec
 from harness_cli import harness_env, run_cli
 from servers import openai_server
 from servers.fixtures import evaluate_model, fast_retries, records  # noqa: F401
@@ -62,7 +62,7 @@ def test_the_hand_built_request_body_is_the_json_it_stands_for(tiny_pack):
     from acousticbench.models.chat_wire import audio_request_json
 
     question = load_questions(tiny_pack, "rad")[0]
-    prompt = make_prompt(RunSpec(model="Voxtral-Mini-3B", task="rad", archive=tiny_pack), question)
+    prompt = make_prompt(acoustic_spec(model="Voxtral-Mini-3B", task="rad", archive=tiny_pack), question)
     prompt = prompt.model_copy(update={"text": 'Quotes " and \\ and ünïcode\nlines'})
     fields = {"model": "m/x", "seed": 3, "temperature": 0.0}
     body, notes = audio_request_json(fields, prompt)
@@ -77,7 +77,7 @@ def test_interleaved_parts_keep_their_order(tiny_pack):
     from acousticbench.core.records import PromptPart
 
     question = load_questions(tiny_pack, "rad")[0]
-    prompt = make_prompt(RunSpec(model="Voxtral-Mini-3B", task="rad", archive=tiny_pack), question)
+    prompt = make_prompt(acoustic_spec(model="Voxtral-Mini-3B", task="rad", archive=tiny_pack), question)
     clip1, clip2 = prompt.audio
     parts = [PromptPart(kind="text", text="[A] "), PromptPart(kind="audio", audio=clip1),
              PromptPart(kind="text", text=" [B] "), PromptPart(kind="audio", audio=clip2),
@@ -149,7 +149,7 @@ def test_connection_refused_mid_run_is_retryable(fast_retries, tiny_pack):
         with openai_server.serve() as server:
             backend = get_model("Voxtral-Mini-3B").create(endpoint=server.url)
             await backend.open()
-        prompt = make_prompt(RunSpec(model="Voxtral-Mini-3B", task="rad", archive=tiny_pack),
+        prompt = make_prompt(acoustic_spec(model="Voxtral-Mini-3B", task="rad", archive=tiny_pack),
                              load_questions(tiny_pack, "rad")[0])
         try:
             with pytest.raises(BackendError) as caught:
@@ -171,7 +171,7 @@ def test_error_classification(fault, retryable, refused, fast_retries, tiny_pack
         with openai_server.serve(FaultPlan(always=fault), retry_after="7") as server:
             backend = get_model("Voxtral-Mini-3B").create(endpoint=server.url)
             await backend.open()
-            prompt = make_prompt(RunSpec(model="Voxtral-Mini-3B", task="rad", archive=tiny_pack),
+            prompt = make_prompt(acoustic_spec(model="Voxtral-Mini-3B", task="rad", archive=tiny_pack),
                                  load_questions(tiny_pack, "rad")[0])
             try:
                 return await backend.answer(prompt)

@@ -88,10 +88,10 @@ def test_random_answers_the_task_labels_near_chance_over_the_pack(tmp_path):
     """Random on all nine tasks of the reduced pack: every answer is a label of its task, and the correct count is
     within 3 standard deviations of chance (the sum over episodes of 1 / the size of its label space)."""
     from acousticbench.benchmarks.audioicl import TASKS
-    from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
+    from acousticbench.benchmarks.audioicl.spec import icl_spec
     from acousticbench.run.sweep import prepare_cells, run_sweep
 
-    specs = [ICLRunSpec(model="Random", task=t, shots=1, archive=reduced_pack(), results_dir=tmp_path) for t in TASKS]
+    specs = [icl_spec(model="Random", task=t, shots=1, archive=reduced_pack(), results_dir=tmp_path) for t in TASKS]
     spaces = {item.id: prompt.answer_space for cell in prepare_cells(specs) for item, prompt in cell.prepared.items}
     assert spaces["AudioICL00001"] == [str(n) for n in range(1, 9)]  # AudioCount: the open pack's counts 1..8
     assert spaces["AudioICL02401"] == ["Anomalous", "Normal"]

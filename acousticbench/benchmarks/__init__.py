@@ -1,18 +1,18 @@
 """The Benchmark seam: what a benchmark tells the one run path (acousticbench/run/sweep.py), the face (cli.py,
 commands.py) and every tool, so that none of them names a benchmark.
 
-A benchmark is one package under acousticbench/benchmarks/ with two modules the seam loads: `face` (its flags, its
---task names, how flags become its run specs, building and verifying its pack; light, read at --help time) and
+A benchmark is one package under acousticbench/benchmarks/ with two modules the seam loads: `face` (its options
+object, whose fields are its flags, its --task names, building and verifying its pack; light, read at --help time) and
 `benchmark` (BENCHMARK: what a run's items are and how each becomes a Prompt, how an item and what came back become
 the record on disk, how records become metrics, its grader, its ideal observer, which settings identify a run, and
 how its runs read in the leaderboard and the report: an Entry per run, its tables, its Sections; BenchmarkBase has
-defaults).
-Registering one is a line in BENCHMARKS. Everything else (backend sessions, run folders, resume, writers,
+defaults). A run's spec (core/settings.py: RunSpec) is the same for every benchmark: the harness's settings, the
+benchmark's options, the model, task, variant and seed.
+Registering one is a line in BENCHMARKS, or register_benchmark() from outside the harness. Everything else (backend sessions, run folders, resume, writers,
 leaderboard, comparison, rerun/rejudge, references, report) is written once and dispatches on the benchmark named in
 config.json, in every record and in every Prompt."""
 from __future__ import annotations
 
-import argparse
 import importlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from acousticbench.core.errors import UserError
 
-if TYPE_CHECKING:  # run.py --help reads the faces through this module: pydantic and the records are not needed for it
+from acousticbench.core.settings import BenchmarkOptions, OwnCommand, RunSettings, RunSpec, make_spec
+
+if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from acousticbench.benchmarks.base import BenchmarkBase
@@ -42,14 +44,15 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["BENCHMARKS", "CSV_HEADER", "DEFAULT", "AnswerFacts", "ClipFacts", "Benchmark", "BenchmarkBase", "Entry", "ModelOrder", "Prepared",
-           "Section", "benchmark_of_config", "benchmark_of_line", "claim_tasks", "faces", "get_benchmark"]
+           "Section", "benchmark_of_config", "benchmark_of_line", "claim_tasks", "faces", "get_benchmark", "register_benchmark",
+           "spec_from_config"]
 
 # name (as config.json, every record and every Prompt write it) -> its package; in the order runs and tables list them
 BENCHMARKS = {"AcousticBench": "acousticbench.benchmarks.acoustic", "AudioICL": "acousticbench.benchmarks.audioicl"}
 DEFAULT = "AcousticBench"  # runs written before records named their benchmark
 
 Item = TypeVar("Item")  # a question, an episode: what one request asks (it has an `id`, unique in its run)
-Spec = TypeVar("Spec")  # the frozen settings of one run (RunSpec, ICLRunSpec)
+Spec = TypeVar("Spec", bound=RunSpec)  # the frozen settings of one run
 Rec = TypeVar("Rec", bound="RecordBase")  # one line of responses.jsonl
 Met = TypeVar("Met", bound="BaseModel")  # metrics.json (a pydantic model)
 
@@ -104,8 +107,6 @@ class Benchmark(Protocol[Item, Spec, Rec, Met]):
 
     def scored(self, record: Rec) -> bool: ...
 
-    def spec_from_config(self, config: dict, **overrides: Any) -> Spec: ...
-
     def reference_keys(self) -> tuple[str, ...]: ...
 
     def relabeller(self, options: dict[str, Any]) -> Any: ...  # rejudge.py: Relabeller (relabel.py of each package)
@@ -138,12 +139,12 @@ class Benchmark(Protocol[Item, Spec, Rec, Met]):
 
 
 class Face(Protocol):
-    """A benchmark's module `face`: its part of run.py, read without importing anything heavy."""
+    """A benchmark's module `face`: its part of the command line, read without importing anything heavy. Every member
+    is required (tests/test_architecture.py checks each registered face)."""
 
-    OWN_FLAGS: tuple[str, ...]  # argparse dests that apply to its runs only (refused when --task names none)
-    FLAGS_HINT: str  # how to add one of its tasks, for that refusal
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+    Options: type[BenchmarkOptions]  # its own settings, each field a flag (BenchmarkOptions has the defaults)
+    FLAGS_HINT: str  # how to add one of its tasks, when one of its flags is given without any
+    COMMANDS: dict[str, OwnCommand]  # commands of its own (AudioICL: build-audioicl); may be empty
 
     def claim_tasks(self, names: list[str]) -> list[str]: ...  # its tasks among --task's names, canonical order
 
@@ -151,17 +152,17 @@ class Face(Protocol):
 
     def task_lines(self) -> list[str]: ...  # --list-tasks
 
-    def specs(self, args: argparse.Namespace, model: str, tasks: list[str], seeds: list[int]) -> list: ...
-
-    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> None: ...  # --build-archive
+    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> None: ...
 
     def verify_pack(self, root: Path, tasks: list[str] | None, required: bool) -> int | None: ...
 
-    def after_sweep(self, results: list, args: argparse.Namespace) -> None: ...
+    def export_dataset(self, root: Path, out: Path, tasks: list[str] | None, required: bool) -> Any: ...
+
+    def import_dataset(self, export: Path, part: Any, archive: Path) -> str: ...
+
+    def after_sweep(self, results: list, options: BenchmarkOptions) -> None: ...
 
     def describe_item(self, item: Any) -> str: ...  # a dry run's line tail
-
-    def command(self, args: argparse.Namespace) -> Callable[[], Any] | None: ...  # its own command flag, if given
 
 
 def get_benchmark(name: str | None) -> Benchmark:
@@ -170,6 +171,23 @@ def get_benchmark(name: str | None) -> Benchmark:
         raise UserError(f"unknown benchmark {name!r} (known: {', '.join(BENCHMARKS)}): was this run written by a newer "
                         "harness? Update acousticbench.")
     return importlib.import_module(f"{BENCHMARKS[name]}.benchmark").BENCHMARK
+
+
+def register_benchmark(name: str, package: str) -> None:
+    """Add a benchmark package (with its `face` and `benchmark` modules) under `name`, as config.json and its records
+    will name it: every command, tool and the Python API of this process then run and read it."""
+    BENCHMARKS[name] = package
+
+
+def spec_from_config(config: dict, **overrides: Any) -> RunSpec:
+    """The RunSpec a run folder's config.json records (overrides replace its fields where given and known)."""
+    data = {k: v for k, v in config["spec"].items() if k != "benchmark"}
+    bench = benchmark_of_config(config)
+    options = faces()[bench.name].Options
+    known = set(RunSettings.model_fields) | set(options.model_fields) | {"model", "task", "seed", "generation"}
+    known |= {options.VARIANT[0]} if options.VARIANT else set()
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    return make_spec(bench.name, options, **{k: v for k, v in data.items() if k in known})
 
 
 def faces() -> dict[str, ModuleType]:

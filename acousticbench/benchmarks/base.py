@@ -14,16 +14,32 @@ from typing import Any
 from pydantic import BaseModel
 
 from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts, Entry, ModelOrder, Section
-from acousticbench.core.records import RecordBase
+from acousticbench.core.records import Frozen, RecordBase
 from acousticbench.core.tables import html_table, md_table, mean_std, pct
+
+
+class PlainMetrics(Frozen):
+    """metrics.json of a benchmark that says nothing of its own: accuracy over every record, where a failed, refused
+    or unreadable answer counts as not correct (never credited), and how many records had each status."""
+
+    benchmark: str
+    model: str
+    task: str
+    seed: int
+    n: int  # records: items of the run
+    correct: int
+    accuracy: float | None
+    statuses: dict[str, int]
+    tokens: dict[str, int] = {}
+    price_usd: float | None = None
+    price_basis: str | None = None
 
 
 class BenchmarkBase:
     """Defaults for the Benchmark protocol's view methods; a benchmark inherits them and overrides what it knows.
-    They use its core parts (name, metrics_type, headline, spec_from_config) and nothing else."""
+    They use its core parts (name, metrics_type, headline) and config.json's spec, and nothing else."""
 
     name: str
-    metrics_type: type[BaseModel]  # the pydantic model of its metrics.json
     label_field: str
     item_noun = "items"
     # A benchmark's own leaderboard module (entry, reference_entry, markdown, csv_rows), which the view methods below
@@ -34,6 +50,22 @@ class BenchmarkBase:
         """A benchmark's own report module (sections(entries, order, records)), imported only when a report is drawn
         (numpy and the fits); None: the plain table."""
         return None
+
+    metrics_type: type[BaseModel] = PlainMetrics
+
+    def metrics(self, spec: Any, records: Sequence[Any]) -> Any:
+        """PlainMetrics from each record's `correct` field (True counts; False, None and every failure do not)."""
+        correct = sum(1 for r in records if r.correct is True)
+        return PlainMetrics(benchmark=self.name, model=spec.model, task=spec.task, seed=spec.seed, n=len(records),
+                            correct=correct, accuracy=correct / len(records) if records else None,
+                            statuses=dict(Counter(r.status for r in records)))
+
+    def headline(self, metrics: Any) -> tuple[float | None, int]:
+        return metrics.accuracy, metrics.n
+
+    def summary_line(self, result: Any) -> str:
+        acc = "n/a" if result.metrics.accuracy is None else f"{result.metrics.accuracy:.3f}"
+        return f"{result.spec.label()}: accuracy {acc} over {result.metrics.n} {self.item_noun} -> {result.run_dir}"
 
     # the run path's defaults: no grader to share, nothing slow to import, every record scored
     def grader(self, specs: list) -> None:
@@ -71,10 +103,10 @@ class BenchmarkBase:
         """A finished run's Entry, read through its typed spec (model, task, seed, max_samples) and metrics."""
         if self.leaderboard is not None:
             return self.leaderboard.entry(run_dir, config, metrics)
-        spec = self.spec_from_config(config)
+        spec = config["spec"]
         accuracy, n = self.headline(metrics)
-        return Entry(benchmark=self.name, model=spec.model, task=spec.task, split="all", manifest="", seed=spec.seed,
-                     max_samples=spec.max_samples, n=n, accuracy=accuracy, parse_failure_rate=None, error_rate=None,
+        return Entry(benchmark=self.name, model=spec["model"], task=spec["task"], split="all", manifest="",
+                     seed=spec["seed"], max_samples=spec.get("max_samples"), n=n, accuracy=accuracy, parse_failure_rate=None, error_rate=None,
                      run_dir=run_dir, config=config, metrics=metrics)
 
     def reference_entry(self, summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry:

@@ -1,75 +1,118 @@
-"""Command line: flags -> RunSpecs and commands. Heavy modules are imported inside the command that needs them."""
+"""The command line: `acousticbench COMMAND ...` and `python run.py --flags`. Flags are made from the declared settings
+(core/settings.py: RunSettings, and each benchmark's options), parsed into those objects, and handed to the typed
+operations of acousticbench.api and cli/commands.py; nothing below this module reads flags."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import importlib
+import typing
 from pathlib import Path
+from typing import Any
 
 from acousticbench.core.errors import UserError, run_command
+
+REFERENCE_FIELDS = ("compare_reference", "reference_tolerance", "references")
+PATH_FIELDS = ("archive", "results_dir")
+RUN_INTERRUPTED = "finished answers are saved; run the same command with --resume to continue."
+BUILD_INTERRUPTED = "nothing half-built is left in place; run the same command again."
+
+
+PLUGINS = "ACOUSTICBENCH_PLUGINS"
+
+
+def load_plugins() -> None:
+    """Import the modules $ACOUSTICBENCH_PLUGINS names (a comma list): a plugin registers its benchmarks and models
+    (register_benchmark, register_model) as it is imported, before the flags are made from them."""
+    import os
+
+    for name in filter(None, (part.strip() for part in os.environ.get(PLUGINS, "").split(","))):
+        try:
+            importlib.import_module(name)
+        except ImportError as err:
+            import sys
+
+            print(f"error: {PLUGINS} names {name!r}, which cannot be imported ({err}): fix the name or PYTHONPATH.",
+                  file=sys.stderr)
+            raise SystemExit(2) from None
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line naming the fix, exit 2, instead of a usage dump
-        self.exit(2, f"error: {message} (see `python run.py --help`)\n")
+        self.exit(2, f"error: {message} (see `{self.prog} --help`)\n")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
+def add_fields(group, model: type, only: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> None:
+    """A flag per declared field of a settings model; values stay strings for the model to parse and check, and a
+    flag not given is absent from the namespace (so an options object knows what was set)."""
+    from acousticbench.core.settings import flag_of
+
+    for name, field in model.model_fields.items():
+        extra = field.json_schema_extra or {}
+        if "per_run" not in extra or name in skip or (only is not None and name not in only):
+            continue  # not a declared setting (a field made without core.settings.setting has no flag)
+        flag = flag_of(model, name)
+        kind: dict[str, Any] = {"action": "store_true"} if field.annotation is bool else {}
+        choices = [a for a in typing.get_args(field.annotation) if isinstance(a, str)]
+        if typing.get_origin(field.annotation) is typing.Literal:
+            kind["choices"] = choices
+        elif field.annotation is not bool:
+            kind["metavar"] = extra.get("metavar") or flag.lstrip("-").replace("-", "_").upper()
+        group.add_argument(flag, dest=name, default=argparse.SUPPRESS,
+                           help=field.description.replace("%", "%%"), **kind)
 
 
-def _concurrency(text: str) -> int | str:
-    if text.strip().lower() == "auto":
-        return "auto"
-    try:
-        return _positive_int(text)
-    except argparse.ArgumentTypeError as err:
-        raise argparse.ArgumentTypeError(f"{err}: give auto or a number of requests in flight, e.g. 16") from None
+def add_run_flags(p: argparse.ArgumentParser) -> None:
+    """Every run flag: the harness's settings, then each benchmark's options."""
+    from acousticbench.benchmarks import faces
+    from acousticbench.core.settings import RunSettings
+
+    run = p.add_argument_group("run")
+    add_fields(run, RunSettings, skip=REFERENCE_FIELDS + PATH_FIELDS)
+    run.add_argument("--seed", type=int, action="append", dest="seed_flags", default=argparse.SUPPRESS,
+                     help="run seed (default 42); repeat for several")
+    add_fields(p.add_argument_group("reference trajectories"), RunSettings, only=REFERENCE_FIELDS)
+    add_fields(p.add_argument_group("paths"), RunSettings, only=PATH_FIELDS)
+    for name, face in faces().items():
+        add_fields(p.add_argument_group(f"{name} ({face.FLAGS_HINT})"), face.Options)
 
 
-def _seed_list(text: str) -> list[int]:
-    try:
-        return [int(s) for s in text.split(",") if s.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma list of whole numbers, e.g. 42,43,44") from None
+def settings_of(args: argparse.Namespace):
+    """The namespace of a run's flags as (RunSettings, {benchmark: options}), checked by the settings themselves."""
+    from acousticbench.api import settings_from
+    from acousticbench.core.settings import RunSettings
+
+    given = vars(args)
+    fields = {k: v for k, v in given.items() if k in RunSettings.model_fields}
+    if "seed_flags" in given:  # --seed N (repeatable) and --seeds a,b add up
+        fields["seeds"] = ",".join([*map(str, given["seed_flags"]), fields.get("seeds", "")])
+    from acousticbench.benchmarks import faces
+
+    for face in faces().values():
+        fields.update({k: v for k, v in given.items() if k in face.Options.model_fields})
+    return settings_from(None, (), fields)
+
+
+def evaluate_command(args: argparse.Namespace) -> int:
+    from acousticbench.api import evaluate
+
+    settings, options = settings_of(args)
+    return evaluate(settings, options=list(options.values())).status
+
+
+# ---- python run.py: flags, the run's and the commands' -------------------------------------------------------------
+
+COMMAND_FLAGS = ("list_models", "list_tasks", "verify_checksums", "build_archive", "extract", "export_dataset",
+                 "import_dataset", "report", "promote_reference")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="run.py", description="Evaluate an audio-language model on AcousticBench.")
-    run = p.add_argument_group("run")
-    run.add_argument("--model", help="model display name, or a comma list for a sweep (see --list-models)")
-    run.add_argument("--task", default="all", help="task code, comma list, or 'all' (default; see --list-tasks)")
-    run.add_argument("--seed", type=int, action="append", help="run seed (default 42); repeat for several")
-    run.add_argument("--seeds", type=_seed_list, help="comma list of seeds, e.g. 42,43,44")
-    run.add_argument("--max-samples", type=_positive_int, help="only the first N questions in id order")
-    run.add_argument("--concurrency", type=_concurrency, metavar="auto|N",
-                     help="requests in flight: auto (the default for remote backends) finds each endpoint's capacity "
-                     "and backs off on 429/503; N is a fixed cap")
-    run.add_argument("--max-error-rate", type=float, default=0.10,
-                     help="the share of questions that may fail (default 0.10): a run stops early only once at least "
-                     "10 have finished and the lower end of the 99.9%% Wilson interval of its error rate is above it; "
-                     "a run that finishes above it exits 1")
-    run.add_argument("--resume", action="store_true", help="continue the latest matching run")
-    run.add_argument("--dry-run", action="store_true", help="render the prompts, call nothing")
-    run.add_argument("--endpoint", help="server URL(s) for an open-weight model, comma-separated; overrides "
-                     "ACOUSTICBENCH_<NAME>_ENDPOINT")
-    run.add_argument("--api-model", help="the provider's model id, overriding the registry's")
-    ref = p.add_argument_group("reference trajectories")
-    ref.add_argument("--compare-reference", action="store_true",
-                     help="after each run, compare it question by question with the reference run of the same seed")
-    ref.add_argument("--reference-tolerance", type=float, metavar="P",
-                     help="exit 1 when the match rate is below P percent (default 100 for local and open-weight models)")
-    ref.add_argument("--references", type=Path, metavar="DIR", help="reference folder (default ./reference_trajectories)")
-    ref.add_argument("--promote-reference", type=Path, nargs="+", metavar="RUN_DIR",
-                     help="copy finished run folders into the references and rewrite summary.json")
-    paths = p.add_argument_group("paths")
-    paths.add_argument("--archive", type=Path, default=Path("archive"), help="benchmark pack folder (default ./archive)")
-    paths.add_argument("--results-dir", type=Path, default=Path("results"), help="where run folders go (default ./results)")
+    from acousticbench.benchmarks import faces
+
+    p = _Parser(prog="run.py", description="Evaluate an audio-language model on AcousticBench (and AudioICL). The same "
+                "as `acousticbench run`; the command flags below are `acousticbench`'s other commands.")
+    add_run_flags(p)
+    p.add_argument("--promote-reference", type=Path, nargs="+", metavar="RUN_DIR",
+                   help="copy finished run folders into the references and rewrite summary.json")
     cmds = p.add_argument_group("commands")
     cmds.add_argument("--list-models", action="store_true", help="print the model registry (with the LoRA finetunes "
                       "under <--archive>/lora/)")
@@ -86,163 +129,197 @@ def build_parser() -> argparse.ArgumentParser:
                       help="write one offline HTML report of the finished runs in these folders (default --results-dir)")
     cmds.add_argument("--out", type=Path, default=Path("report.html"), help="with --report: the file (default report.html)")
     cmds.add_argument("--embed-audio", action="store_true", help="with --report: put the clips inside the file")
-    from acousticbench.benchmarks import faces
-
-    for face in faces().values():  # each benchmark's own flags (AcousticBench: --split, --judge; AudioICL: --shots, ...)
-        face.add_arguments(p)
+    for face in faces().values():
+        for name, own in face.COMMANDS.items():
+            if own.flag:
+                cmds.add_argument(own.flag, dest="own_" + name.replace("-", "_"), default=None, help=own.help,
+                                  **({"metavar": own.metavar} if own.metavar else {"action": "store_const",
+                                                                                  "const": True}))
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """python run.py: a run, or one of the command flags."""
+    import sys
 
-    def command() -> int:
-        from acousticbench.run.checks import load_env_file
+    load_plugins()
+    args = build_parser().parse_args(argv)
+    try:
+        command = _flag_command(args)
+    except UserError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return _guarded(command or (lambda: evaluate_command(args)), building=command is not None)
+
+
+def _guarded(command, building: bool) -> int:
+    """Run a command as the command line does: .env read, one line per error, SIGTERM unwinding a build like Ctrl-C."""
+    def with_env() -> int:
+        from acousticbench.core.checks import load_env_file
 
         load_env_file()  # real environment variables win; a line that cannot be read is named
-        return _dispatch(args)
+        return command()
 
-    building = (args.build_archive or args.extract or args.export_dataset or args.import_dataset
-                or _own_command(args) is not None)
-    if building:  # a SIGTERM unwinds like Ctrl-C: the staging folder is removed and the workers ended
+    if building:
         import signal
 
         from acousticbench.core.errors import raise_terminated
 
         signal.signal(signal.SIGTERM, raise_terminated)
-    interrupted = ("nothing half-built is left in place; run the same command again." if building else
-                   "finished answers are saved; run the same command with --resume to continue.")
-    return run_command(command, interrupted=interrupted)
+    return run_command(with_env, interrupted=BUILD_INTERRUPTED if building else RUN_INTERRUPTED)
 
 
-def _dispatch(args: argparse.Namespace) -> int:
-    from acousticbench.run import collector
+def _archive(args: argparse.Namespace) -> Path:
+    return Path(getattr(args, "archive", "archive"))
+
+
+def _task(args: argparse.Namespace) -> str:
+    return getattr(args, "task", "all")
+
+
+def _references(args: argparse.Namespace) -> Path | None:
+    return Path(args.references) if getattr(args, "references", None) else None
+
+
+def _flag_command(args: argparse.Namespace):
+    """The command its flags ask for other than a run, ready to call; None for a run. A command flag beside --model
+    is refused: the two cannot both happen."""
+    from acousticbench.benchmarks import faces
     from acousticbench.cli import commands
 
-    other = _other_command(args)
-    if other is not None:
-        collector.release()  # only a run holds Python's collector through its start-up (acousticbench/run/collector.py)
-        return other()
-    if not args.model:
-        raise UserError("nothing to do: pass --model NAME to run (see --list-models), or a command such as --verify-checksums.")
-    check = check_run_settings(args)
-    return commands.run(specs_from_args(args), dry_run=args.dry_run, reference=check, args=args)
-
-
-def _other_command(args: argparse.Namespace) -> Callable[[], int] | None:
-    """The command its flags ask for other than a run (each wins over --model), ready to call; None for a run."""
-    from acousticbench.cli import commands
-
+    own = [(face, name, value) for face in faces().values() for name, command in face.COMMANDS.items()
+           if command.flag and (value := getattr(args, "own_" + name.replace("-", "_"))) is not None]
+    given = [f"--{flag.replace('_', '-')}" for flag in COMMAND_FLAGS if getattr(args, flag) not in (None, False)]
+    given += [face.COMMANDS[name].flag for face, name, _ in own]
+    if given and getattr(args, "model", None):
+        raise UserError(f"{given[0]} is a command of its own and runs no model: drop --model, or run the two one "
+                        "after the other.")
+    archive = _archive(args)
     if args.list_models:
-        return lambda: commands.list_models(args.archive)
+        return lambda: commands.list_models(archive)
     if args.list_tasks:
         return commands.list_tasks
     if args.build_archive:
-        return lambda: commands.build_archive(args.archive, args.zip)
-    own = _own_command(args)
-    if own is not None:  # a benchmark's own command flag (AudioICL: --build-audioicl)
-        def own_command() -> int:
-            own()
-            return 0
-
-        return own_command
+        return lambda: commands.build_archive(archive, args.zip)
+    if own:
+        face, name, value = own[0]
+        argv = ([str(value)] if face.COMMANDS[name].metavar else []) + ["--archive", str(archive), "--task", _task(args)]
+        return lambda: face.COMMANDS[name].main(argv)
     if args.extract:
-        return lambda: commands.extract(args.extract, args.archive)
-    if args.export_dataset or args.import_dataset:
-        return lambda: _dataset_command(args)
+        return lambda: commands.extract(args.extract, archive)
+    if args.export_dataset:
+        return lambda: commands.export_dataset(archive, args.export_dataset, _task(args))
+    if args.import_dataset:
+        return lambda: commands.import_dataset(args.import_dataset, archive)
     if args.verify_checksums:
-        return lambda: commands.verify(args.archive, args.task)
+        return lambda: commands.verify(archive, _task(args))
     if args.report is not None:
-        return lambda: commands.report(args.report or [args.results_dir], args.out, args.embed_audio, args.references)
+        results = Path(getattr(args, "results_dir", "results"))
+        return lambda: commands.report(args.report or [results], args.out, args.embed_audio, _references(args))
     if args.promote_reference:
-        return lambda: commands.promote_references(args.promote_reference, args.references)
+        return lambda: commands.promote_references(args.promote_reference, _references(args))
     return None
 
 
-def _dataset_command(args: argparse.Namespace) -> int:
-    import importlib.util
+# ---- acousticbench COMMAND ------------------------------------------------------------------------------------------
 
-    if importlib.util.find_spec("pyarrow") is None:
-        raise UserError("--export-dataset and --import-dataset need pyarrow: pip install -e '.[hf]'.")
-    from acousticbench.packs import dataset_io
+# commands with a command line of their own: name -> (module with main(argv), what it does)
+DELEGATED = {
+    "leaderboard": ("acousticbench.cli.leaderboard", "mean accuracy ± std over seeds per model and task (Markdown/CSV)"),
+    "compare": ("acousticbench.cli.compare", "two runs on the same questions: agreement, changed answers, McNemar"),
+    "rerun": ("acousticbench.cli.rerun", "ask the model again for the items that failed"),
+    "rejudge": ("acousticbench.cli.rejudge", "label null answers again without asking the model"),
+    "serve": ("acousticbench.serve.__main__", "serve an open-weight model (Docker, or --local from .venv-vllm)"),
+}
 
-    if args.export_dataset:
-        return dataset_io.export_dataset(args.archive, args.export_dataset, args.task)
-    return dataset_io.import_dataset(args.import_dataset, args.archive)
+
+def console_parser() -> argparse.ArgumentParser:
+    from acousticbench.benchmarks import faces
+
+    p = _Parser(prog="acousticbench", description="Evaluate audio-language models: AcousticBench and AudioICL.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    add_run_flags(sub.add_parser("run", help="run models on tasks and seeds (python run.py --model ... is the same)"))
+    models = sub.add_parser("models", help="the model registry")
+    models.add_argument("--archive", type=Path, default=Path("archive"))
+    sub.add_parser("tasks", help="every benchmark's tasks")
+    pack = sub.add_parser("pack", help="build, verify, extract, export or import the benchmark packs")
+    packs = pack.add_subparsers(dest="pack_command", metavar="ACTION", required=True, parser_class=_Parser)
+    for action, what in (("build", "build every benchmark's open pack"), ("verify", "check every question and file"),
+                         ("extract", "safely extract a pack zip"), ("export", "write the packs as Hugging Face "
+                         "datasets (Parquet)"), ("import", "rebuild a pack from an export, every byte checked")):
+        one = packs.add_parser(action, help=what)
+        one.add_argument("--archive", type=Path, default=Path("archive"), help="the pack folder (default ./archive)")
+        if action in ("extract", "export", "import"):
+            one.add_argument("path", type=Path, metavar="ZIP" if action == "extract" else "DIR")
+        if action in ("verify", "export"):
+            one.add_argument("--task", default="all", help="task code, comma list, or 'all'")
+        if action == "build":
+            one.add_argument("--zip", type=Path, metavar="FILE", help="also write a Zip64 zip of the pack")
+            one.add_argument("--benchmark", metavar="NAME", help="only these benchmarks' packs (comma list; default "
+                             f"every one: {', '.join(faces())})")
+    report = sub.add_parser("report", help="one offline HTML report of finished runs")
+    report.add_argument("results_dirs", type=Path, nargs="*", metavar="RESULTS_DIR", help="default ./results")
+    report.add_argument("--out", type=Path, default=Path("report.html"))
+    report.add_argument("--embed-audio", action="store_true", help="put the clips inside the file")
+    report.add_argument("--references", type=Path, metavar="DIR", help="reference folder")
+    ref = sub.add_parser("reference", help="promote finished runs into the reference trajectories")
+    refs = ref.add_subparsers(dest="reference_command", metavar="ACTION", required=True, parser_class=_Parser)
+    promote = refs.add_parser("promote", help="copy finished run folders into the references")
+    promote.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN_DIR")
+    promote.add_argument("--references", type=Path, metavar="DIR", help="default ./reference_trajectories")
+    for name, (_, what) in DELEGATED.items():
+        sub.add_parser(name, help=what, add_help=False)
+    for face in faces().values():
+        for name, own in face.COMMANDS.items():
+            sub.add_parser(name, help=own.help, add_help=False)
+    return p
 
 
-def check_run_settings(args: argparse.Namespace):
-    """A run's settings checked before anything starts (also for acousticbench.run.sweep); returns its
-    --compare-reference check, or None."""
+def console(argv: list[str] | None = None) -> int:
+    """acousticbench COMMAND ...: the console command."""
+    import sys
+
+    from acousticbench.benchmarks import faces
+
+    load_plugins()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    name, rest = (argv[0], argv[1:]) if argv else ("", [])
+    if name in DELEGATED:
+        return int(importlib.import_module(DELEGATED[name][0]).main(rest) or 0)
+    for face in faces().values():
+        if name in face.COMMANDS:
+            return _guarded(lambda: face.COMMANDS[name].main(rest), building=True)
+    args = console_parser().parse_args(argv)
+    if args.command is None:
+        console_parser().print_help()
+        return 2
+    if args.command == "run":
+        return _guarded(lambda: evaluate_command(args), building=False)
+    return _guarded(lambda: _console_command(args), building=args.command == "pack")
+
+
+def _console_command(args: argparse.Namespace) -> int:
     from acousticbench.cli import commands
 
-    if args.reference_tolerance is not None and not 0 <= args.reference_tolerance <= 100:
-        raise UserError(f"--reference-tolerance is a percentage from 0 to 100, got {args.reference_tolerance}.")
-    _check_settings(args)
-    if not args.dry_run:
-        from acousticbench.run.catalog import warm_imports
-
-        warm_imports([m.strip() for m in args.model.split(",")])  # while the specs and the pack are made ready
-    return commands.ReferenceCheck(args.references, args.reference_tolerance) if args.compare_reference else None
-
-
-def _own_command(args: argparse.Namespace):
-    from acousticbench.benchmarks import faces
-
-    return next((c for c in (face.command(args) for face in faces().values()) if c is not None), None)
-
-
-def split_tasks(args: argparse.Namespace) -> dict[str, list[str]]:
-    """--task -> each benchmark's tasks in it (canonical order); a benchmark's own flag without one of its tasks is
-    refused."""
-    from acousticbench.benchmarks import claim_tasks, faces
-
-    claimed = claim_tasks(args.task)
-    parser = build_parser()
-    for bench, face in faces().items():
-        used = [f"--{flag.replace('_', '-')}" for flag in face.OWN_FLAGS
-                if getattr(args, flag) != parser.get_default(flag)]
-        if used and not claimed[bench]:
-            raise UserError(f"{', '.join(used)} appl{'y' if len(used) > 1 else 'ies'} to {bench} tasks: "
-                            f"{face.FLAGS_HINT}.")
-    return claimed
+    if args.command == "models":
+        return commands.list_models(args.archive)
+    if args.command == "tasks":
+        return commands.list_tasks()
+    if args.command == "report":
+        return commands.report(args.results_dirs or [Path("results")], args.out, args.embed_audio, args.references)
+    if args.command == "reference":
+        return commands.promote_references(args.run_dirs, args.references)
+    action = args.pack_command
+    if action == "build":
+        names = [n.strip() for n in (args.benchmark or "").split(",") if n.strip()]
+        return commands.build_archive(args.archive, args.zip, names or None)
+    if action == "verify":
+        return commands.verify(args.archive, args.task)
+    if action == "extract":
+        return commands.extract(args.path, args.archive)
+    if action == "export":
+        return commands.export_dataset(args.archive, args.path, args.task)
+    return commands.import_dataset(args.path, args.archive)
 
 
-def _check_settings(args: argparse.Namespace) -> None:
-    """Seeds, URLs and keys that no backend could use are one line now, before any server is asked."""
-    from acousticbench.run import checks
-
-    for seed in (args.seed or []) + (args.seeds or []):
-        checks.check_seed(seed)
-    for flag, value in (("--endpoint", args.endpoint), ("--judge-endpoint", args.judge_endpoint)):
-        for url in (value or "").split(","):
-            if url.strip():
-                checks.check_url(url.strip(), flag)
-    checks.check_environment()
-
-
-def specs_from_args(args: argparse.Namespace) -> list:
-    """Every run of the command: for each model, each benchmark's runs in registration order (AcousticBench: task x
-    seed; AudioICL: task x k x seed). A sweep of one model or of several is the same list."""
-    from acousticbench.benchmarks import faces
-    from acousticbench.run.catalog import get_model
-    from acousticbench.core.records import DEFAULT_SEED
-
-    models = list(dict.fromkeys(m.strip() for m in args.model.split(",") if m.strip()))
-    if not models:
-        raise UserError(f"--model {args.model!r} names no model (see --list-models).")
-    for model in models:
-        get_model(model, args.archive)  # unknown model (or LoRA adapter missing): fail before anything else
-    if not 0.0 <= args.max_error_rate <= 1.0:
-        raise UserError(f"--max-error-rate must be between 0 and 1, got {args.max_error_rate}.")
-    tasks = split_tasks(args)
-    seeds = list(dict.fromkeys((args.seed or []) + (args.seeds or []))) or [DEFAULT_SEED]
-    every = faces()
-    specs = [spec for model in models for bench, face in every.items() if tasks[bench]
-             for spec in face.specs(args, model, tasks[bench], seeds)]
-    for spec in specs:  # what a run needs of its model's server (AcousticBench's --judge logprobs: token logprobs)
-        entry = get_model(spec.model, args.archive)
-        for capability, why in getattr(spec, "requirements", dict)().items():
-            if capability not in entry.capabilities:
-                raise UserError(why.format(model=spec.model))
-    return specs
+__all__ = ["UserError", "build_parser", "console", "main"]

@@ -24,11 +24,17 @@ def list_tasks() -> int:
     return 0
 
 
-def build_archive(root: Path, zip_path: Path | None) -> int:
-    """Every benchmark's open pack into --archive (each in its own place there), then the zip of them all."""
+def build_archive(root: Path, zip_path: Path | None, benchmarks: list[str] | None = None) -> int:
+    """Every benchmark's open pack (or those named) into --archive, each in its own place there, then the zip."""
     from acousticbench.benchmarks import faces
+    from acousticbench.core.errors import unknown_name
 
-    for i, face in enumerate(faces().values()):
+    every = faces()
+    for name in benchmarks or []:
+        if name not in every:
+            raise unknown_name("benchmark", name, list(every))
+    chosen = [face for name, face in every.items() if not benchmarks or name in benchmarks]
+    for i, face in enumerate(chosen):
         face.build_pack(root, zip_path, after_another=i > 0)
     if zip_path:
         from acousticbench.packs.extract import write_zip
@@ -45,6 +51,29 @@ def extract(zip_path: Path, root: Path) -> int:
     n = safe_extract(zip_path, root)
     print(f"Extracted {n} files from {zip_path} into {root}. Check them with `python run.py --verify-checksums --archive {root}`.")
     return 0
+
+
+def export_dataset(archive: Path, out: Path, task_spec: str) -> int:
+    """The packs of `archive` (or `task_spec`'s) as a Hugging Face dataset folder."""
+    from acousticbench.packs import dataset_io
+
+    _needs_pyarrow()
+    return dataset_io.export_dataset(archive, out, task_spec)
+
+
+def import_dataset(export: Path, archive: Path) -> int:
+    """Rebuild a pack into `archive` from a folder export_dataset wrote, every byte checked against its manifest."""
+    from acousticbench.packs import dataset_io
+
+    _needs_pyarrow()
+    return dataset_io.import_dataset(export, archive)
+
+
+def _needs_pyarrow() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("pyarrow") is None:
+        raise UserError("--export-dataset and --import-dataset need pyarrow: pip install -e '.[hf]'.")
 
 
 def verify(root: Path, task_spec: str) -> int:
@@ -82,11 +111,12 @@ class ReferenceCheck:
         return 100.0 if get_model(model).family in ("local", "open-weight") else None
 
 
-def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, args=None,
-        results_out: list | None = None) -> int:
+def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, results_out: list | None = None,
+        options: dict | None = None, progress: bool | None = None) -> int:
     """Every run of the command as one sweep: a line per finished run (written above the progress bars), a closing
     table when there are several; the sweep file (sweepfile.py) records them all. A dry run writes nothing.
-    `results_out` (acousticbench.run.sweep) receives every RunResult."""
+    `results_out` receives every RunResult; `options`: each benchmark's options, for what it writes after the sweep;
+    `progress`: bars (None: when stderr is a terminal)."""
     if dry_run:
         return _dry_run(specs)
     from acousticbench.run.sweep import run_sweep
@@ -99,7 +129,7 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, arg
     # a missing reference is known before any question is asked
     ref_files = {spec: reference_file(reference.folder(), spec.model, spec.cell, spec.seed) for spec in specs} if reference else {}
     status = 0
-    bars = Progress()
+    bars = Progress(progress)
 
     def on_result(result) -> None:
         nonlocal status
@@ -128,8 +158,9 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, arg
         print(line)
     from acousticbench.benchmarks import faces
 
-    for face in faces().values():  # what a benchmark writes over the whole sweep (AudioICL: its summary CSV)
-        face.after_sweep(results, args)
+    every = faces()
+    for bench, given in (options or {}).items():  # what a benchmark writes over the whole sweep (AudioICL: its CSV)
+        every[bench].after_sweep(results, given)
     return status
 
 
@@ -151,7 +182,7 @@ def split_warnings(specs: list) -> None:
     half they were not trained on), run on another: say so before anything is asked."""
     from acousticbench.run.catalog import get_model
 
-    for model, split in dict.fromkeys((s.model, s.split) for s in specs):
+    for model, split in dict.fromkeys((s.model, s.to_json().get("split", "all")) for s in specs):
         wanted = get_model(model).reference_split
         if wanted and split != wanted:
             print(f"warning: the references of {model} were made with --split {wanted}; this run uses --split {split}, "
@@ -162,7 +193,7 @@ def split_warnings(specs: list) -> None:
 def _compare(result, path: Path, threshold: float | None, say=lambda line, file=None: print(line, file=file)) -> int:
     from acousticbench.tools.reference import compare_to_reference, write_comparison
 
-    comparison = compare_to_reference(result.records, path, result.spec.split,
+    comparison = compare_to_reference(result.records, path, result.spec.to_json().get("split", "all"),
                                       result.benchmark.label_field)
     write_comparison(result.run_dir, comparison)
     say(comparison.line())

@@ -1,4 +1,4 @@
-"""The run.py commands --export-dataset and --import-dataset: every benchmark's pack as one Hugging Face dataset
+"""The pack commands export and import (run.py --export-dataset, --import-dataset): every benchmark's pack as one Hugging Face dataset
 folder and back, each through its face (the format itself is packs/hf_dataset.py)."""
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def export_dataset(root: Path, out: Path, task_spec: str) -> int:
     from acousticbench.packs.staging import staged_folder
 
     refuse_non_empty(out, "--export-dataset", "dataset")
-    every = {name: face for name, face in faces().items() if hasattr(face, "export_dataset")}
+    every = faces()
     started = time.monotonic()
     with staged_folder(Path(out), "exporting") as staging:
         if task_spec.strip() == "all":
@@ -27,9 +27,6 @@ def export_dataset(root: Path, out: Path, task_spec: str) -> int:
                 parts = [next(iter(every.values())).export_dataset(root, staging, None, required=True)]
         else:
             claimed = {name: tasks for name, tasks in claim_tasks(task_spec).items() if tasks}
-            lacking = [name for name in claimed if name not in every]
-            if lacking:
-                raise UserError(f"{', '.join(lacking)} packs have no dataset export yet: leave their tasks out of --task.")
             parts = [every[name].export_dataset(root, staging, tasks, required=True) for name, tasks in claimed.items()]
         parts = [p for p in parts if p is not None]
         write_index_and_card(staging, parts, __version__)
@@ -52,7 +49,7 @@ def import_dataset(export: Path, root: Path) -> int:
     parts = read_index(export)
     refuse_non_empty(root, "--archive", "rebuilt pack")
     every = faces()
-    unknown = [p.benchmark for p in parts if not hasattr(every.get(p.benchmark), "import_dataset")]
+    unknown = [p.benchmark for p in parts if p.benchmark not in every]
     if unknown:
         raise UserError(f"{export} holds a {unknown[0]} pack, which this harness cannot import: update acousticbench.")
     with staged_folder(Path(root), "importing") as staging:

@@ -27,7 +27,7 @@ class ModelEntry:
 
     @property
     def capabilities(self) -> frozenset[str]:
-        """What its server can give beyond text, for runs that need it (RunSpec.requirements)."""
+        """What its server can give beyond text, for runs that need it (BenchmarkOptions.requirements)."""
         return frozenset({"logprobs"} if self.logprobs else set())
 
     @property

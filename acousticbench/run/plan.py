@@ -93,11 +93,11 @@ def plan_run(spec, items: list) -> RunPlan:
     prompts = [prompt for _, prompt in items]
     limits = entry.settings.get("limits") or Limits()
     seconds = [seconds_sent(limits, p.audio) for p in prompts]
-    tokens, cost = estimate(entry, getattr(spec, "api_model", None), prompts, seconds)
-    measured = measured_latency(spec.results_dir, spec.model)
+    tokens, cost = estimate(entry, spec.settings.api_model, prompts, seconds)
+    measured = measured_latency(spec.settings.results_dir, spec.model)
     module = entry.backend.split(":")[0].rsplit(".", 1)[-1]
     latency, source = measured or (DECLARED_LATENCY_S.get(module, 1.0), "declared")
-    fixed = spec.concurrency if isinstance(spec.concurrency, int) else None  # auto: its starting point, at least
+    fixed = spec.settings.concurrency if isinstance(spec.settings.concurrency, int) else None  # auto: its starting point, at least
     return RunPlan(spec.label(), spec.model, len(items), len(prompts), sum(map(sum, seconds)), tokens, cost, latency,
                    source, fixed or _default_concurrency(entry))
 
@@ -159,7 +159,7 @@ def spent(spec, records: list) -> dict:
         entry = get_model(spec.model)
     except UserError:  # a model this harness no longer (or never) registered: its tokens still count
         return {"tokens": dict(sorted(tokens.items())), "price_usd": None, "price_basis": "not in the model registry"}
-    steps, table = _priced(entry, getattr(spec, "api_model", None)), price_table()
+    steps, table = _priced(entry, spec.settings.api_model), price_table()
     billed = [(step, model) for step, model in steps if step != "stt"]  # a transcription's tokens are not on the record
     if not billed or billed[0][1] not in table:
         why = f"no price for {billed[0][1]} in models/prices.py" if billed else "not an API model"

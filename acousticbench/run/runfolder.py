@@ -36,15 +36,15 @@ def _earlier_settings(config: dict) -> dict:
 def resume_target(cell: Cell, backend_name: str) -> None:
     """--resume: the latest run folder of this cell, refused when it was made with other settings."""
     spec = cell.spec
-    if not spec.resume:
+    if not spec.settings.resume:
         return
-    previous = latest_run_dir(spec.results_dir, spec.run_prefix(backend_name))
+    previous = latest_run_dir(spec.settings.results_dir, spec.run_prefix(backend_name))
     if previous is None:
-        print(f"note: --resume: no earlier run of {spec.label()} under {spec.results_dir}; starting it.", file=sys.stderr)
+        print(f"note: --resume: no earlier run of {spec.label()} under {spec.settings.results_dir}; starting it.", file=sys.stderr)
         return
     config = read_config(previous, missing_ok=True)
     earlier = _earlier_settings(config)
-    changed = {k: (earlier[k], v) for k, v in spec.settings().items() if k in earlier and earlier[k] != v}
+    changed = {k: (earlier[k], v) for k, v in spec.identity().items() if k in earlier and earlier[k] != v}
     if changed:
         what = ", ".join(f"{k} {old!r} -> {new!r}" for k, (old, new) in changed.items())
         raise UserError(f"--resume: the latest run {previous} used other settings ({what}); rerun without --resume or "
@@ -65,7 +65,7 @@ def command_line() -> str:
 
 def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
     spec, bench = cell.spec, cell.bench
-    config = {"benchmark": bench.name, "spec": spec.to_json(), "settings": spec.settings(),
+    config = {"benchmark": bench.name, "spec": spec.to_json(), "settings": spec.identity(),
               "n_items": len(cell.prepared.items),
               "command": command_line(),
               "backend": backend.provenance(), "harness": provenance.harness(), **cell.prepared.config,
@@ -83,7 +83,7 @@ def open_run_dir(cell: Cell, backend, grader: Grader | None) -> tuple[Path, list
     """The run folder (the resumed one with its finished records, or a new one) with config.json written."""
     spec, bench = cell.spec, cell.bench
     if cell.previous is None:
-        run_dir, kept = new_run_dir(spec.results_dir, spec.run_prefix(backend.backend_name)), []
+        run_dir, kept = new_run_dir(spec.settings.results_dir, spec.run_prefix(backend.backend_name)), []
         cell.lock = RunLock(run_dir)
     else:
         run_dir = cell.previous

@@ -21,6 +21,7 @@ from acousticbench.engine.concurrency import Setting
 from acousticbench.engine.slots import Slots
 from acousticbench.engine.executor import RetryPolicy, RunAborted, run_items
 from acousticbench.core.errors import UserError, writable_folder
+from acousticbench.core.settings import RunSpec
 from acousticbench.run.catalog import get_model
 from acousticbench.run.plan import listening, spent
 from acousticbench.engine.progress import Progress
@@ -33,7 +34,7 @@ from acousticbench.run.sweepfile import SweepFile
 
 @dataclass(frozen=True)
 class RunResult:
-    spec: Any  # RunSpec or ICLRunSpec
+    spec: RunSpec
     run_dir: Path | None
     metrics: Any  # None when the cell failed
     records: list = field(repr=False)  # repr()s of results happen (asyncio formats its task at exit): keep them cheap
@@ -103,7 +104,7 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
         new = await run_items(order(items) if order else items, session.backend,
                               slots=session.slots, policy=session.policy,
                               to_record=bench.record_maker(spec, cell.prepared, session.graders.get(bench.name)),
-                              on_record=on_record, max_error_rate=spec.max_error_rate, bar=session.bar, log=log.line)
+                              on_record=on_record, max_error_rate=spec.settings.max_error_rate, bar=session.bar, log=log.line)
     finally:
         writer.close()
     rewrite_sorted(run_dir / RESPONSES, sorted(kept + new, key=lambda r: r.id), writer.lines)
@@ -124,7 +125,7 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
                                   "duration_s": round(time.monotonic() - started, 3), "concurrency": concurrency})
     errors = sum(1 for r in records if r.status == "error")
     over = (f"{errors} of {len(records)} failed ({errors / len(records):.1%}), over --max-error-rate "
-            f"{spec.max_error_rate:.0%}" if records and errors / len(records) > spec.max_error_rate else None)
+            f"{spec.settings.max_error_rate:.0%}" if records and errors / len(records) > spec.settings.max_error_rate else None)
     return RunResult(spec, run_dir, metrics, records, resumed=kept,
                      grader_note=getattr(session.graders.get(bench.name), "note", None), over_budget=over,
                      concurrency=concurrency)
@@ -137,7 +138,7 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
     try:
         await backend.open()
         names = backend.endpoint_names() if hasattr(backend, "endpoint_names") else ["-"]
-        slots = Slots(names, Setting.of(cells[0].spec.concurrency, backend))
+        slots = Slots(names, Setting.of(cells[0].spec.settings.concurrency, backend))
         # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
         session = Session(backend, slots, RetryPolicy(**getattr(backend, "retry_settings", {})), graders, bar, opened)
         warming = warm_up(cells)
@@ -166,20 +167,20 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
     cells = prepare_cells(specs)
     graders = make_graders(cells)
     groups = groups_of(cells)
-    backends = {key: get_model(key[0], group[0].spec.archive).create(**dict(key[1]))
+    backends = {key: get_model(key[0], group[0].spec.settings.archive).create(**dict(key[1]))
                 for key, group in groups.items()}  # keys and extras checked first
     for key, group in groups.items():
         check = getattr(backends[key], "check_prompts", None)  # a prompt over a model's limits stops the run here
         for cell in group if check else []:
             check([prompt for _, prompt in cell.prepared.items])
-    for folder in dict.fromkeys(c.spec.results_dir for c in cells):
+    for folder in dict.fromkeys(c.spec.settings.results_dir for c in cells):
         writable_folder(folder, "results folder", "--results-dir")  # before anything is paid for
     try:
         for key, group in groups.items():
             for cell in group:
                 resume_target(cell, backends[key].backend_name)
         results: list[RunResult] = []
-        sweep = SweepFile(cells[0].spec.results_dir, [c.spec for c in cells])
+        sweep = SweepFile(cells[0].spec.settings.results_dir, [c.spec for c in cells])
         bars = progress if isinstance(progress, Progress) else Progress(progress)
 
         def finished(result: RunResult) -> None:
@@ -229,7 +230,7 @@ async def _sweep(groups, backends, graders, bars: Progress, on_result, results: 
                 await grader.aclose()
 
 
-def evaluate(spec, progress: bool | None = None) -> RunResult:
+def run_one(spec, progress: bool | None = None) -> RunResult:
     """One run; raises RunAborted when it stopped on its error budget."""
     [result] = run_sweep([spec], progress=progress)
     if result.error:

@@ -130,12 +130,12 @@ def write_comparison(run_dir: Path, comparison: Comparison) -> None:
 def promote(run_dirs: list[Path], root: Path) -> list[Path]:
     """Copy finished runs of either benchmark into references (run_<i>.jsonl by seed, keeping existing seed->file),
     rewrite summary.json."""
-    from acousticbench.benchmarks import benchmark_of_config
+    from acousticbench.benchmarks import benchmark_of_config, spec_from_config
 
     written = []
     for run_dir, config in sorted(((d, _finished_config(d)) for d in run_dirs), key=lambda dc: dc[1]["spec"]["seed"]):
         bench = benchmark_of_config(config)
-        spec = bench.spec_from_config(config)
+        spec = spec_from_config(config)
         records = read_records(run_dir / RESPONSES, bench.record_type)
         folder = root / safe_name(spec.model) / spec.cell
         folder.mkdir(parents=True, exist_ok=True)

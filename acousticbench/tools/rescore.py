@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acousticbench.benchmarks import Benchmark, benchmark_of_config
+from acousticbench.benchmarks import Benchmark, benchmark_of_config, spec_from_config
 from acousticbench.engine.executor import RetryPolicy, Slots, progress_bar, run_items
 from acousticbench.core.errors import UserError
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, read_config, read_records, rewrite_sorted, write_json
@@ -57,7 +57,7 @@ class RunFile:
         return backup
 
     def spec(self, **overrides: Any):
-        return self.bench.spec_from_config(self.config, **overrides)
+        return spec_from_config(self.config, **overrides)
 
     def is_null(self, record: Any) -> bool:
         return getattr(record, self.bench.label_field) is None

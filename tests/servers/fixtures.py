@@ -56,8 +56,8 @@ def records(run_dir: Path) -> list[dict]:
 
 def evaluate_model(model: str, archive: Path, results: Path, **spec):
     """One in-process run (no progress bar): the RunResult."""
-    from acousticbench.run.sweep import evaluate
-    from acousticbench.benchmarks.acoustic.spec import RunSpec
+    from acousticbench.run.sweep import run_one
+    from acousticbench.benchmarks.acoustic.spec import acoustic_spec
 
     spec.setdefault("judge", "rules")  # these runs test backends; the judge has tests of its own
-    return evaluate(RunSpec(model=model, task="rad", archive=archive, results_dir=results, **spec), progress=False)
+    return run_one(acoustic_spec(model=model, task="rad", archive=archive, results_dir=results, **spec), progress=False)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import importlib
 import os
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -18,18 +17,18 @@ from acousticbench.benchmarks.acoustic.judge.logprobs import NoLogprobs
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
 from acousticbench.core.records import JUDGE_FAILED, Judgement, JudgeInfo, Prompt, was_cut
 from acousticbench.benchmarks.acoustic.records import Metrics, Question, Record
-from acousticbench.benchmarks.acoustic.spec import GenerationConfig, RunSpec
+from acousticbench.core.settings import RunSpec
 
 
 def select_questions(spec: RunSpec) -> tuple[list[Question], int]:
     """The split's questions in canonical id order, cut to --max-samples, after the pack check (archive/trust.py):
     the questions file, these questions and their audio are what the pack pinned, every path inside the pack.
     Returns them and the number of audio files checked."""
-    everything = load_questions(spec.archive, spec.task)
-    questions = everything if spec.split == "all" else [q for q in everything if q.split == spec.split]
-    if spec.max_samples is not None:
-        questions = questions[: spec.max_samples]
-    return questions, check_questions(spec.archive, spec.task, everything, questions)
+    everything = load_questions(spec.settings.archive, spec.task)
+    questions = everything if spec.options.split == "all" else [q for q in everything if q.split == spec.options.split]
+    if spec.settings.max_samples is not None:
+        questions = questions[: spec.settings.max_samples]
+    return questions, check_questions(spec.settings.archive, spec.task, everything, questions)
 
 
 OPTIONS = ("A", "B")  # every question's two options: what Random draws from
@@ -37,7 +36,7 @@ OPTIONS = ("A", "B")  # every question's two options: what Random draws from
 
 def make_prompt(spec: RunSpec, question: Question, root: str | None = None) -> Prompt:
     # string paths, not pathlib or resolve(): no filesystem calls, a tenth of the cost over 3,800 questions
-    root = root or os.path.abspath(spec.archive)
+    root = root or os.path.abspath(spec.settings.archive)
     audio = [os.path.normpath(os.path.join(root, rel)) for rel in question.audio]
     return Prompt(benchmark=AcousticBenchmark.name, question_id=question.id, task=question.task, text=question.prompt,
                   audio=audio, seed=spec.seed, answer_space=list(OPTIONS))
@@ -100,19 +99,19 @@ class AcousticBenchmark(AcousticViews):
     item_noun = "questions"
 
     def prepare(self, spec: RunSpec, cache: dict) -> Prepared:
-        key = (spec.archive, spec.task, spec.split, spec.max_samples)
+        key = (spec.settings.archive, spec.task, spec.options.split, spec.settings.max_samples)
         if key not in cache:  # checked once per command, not once per seed
             cache[key] = select_questions(spec)
         questions, n_audio = cache[key]
-        if spec.archive not in cache:
-            cache[spec.archive] = {"path": str(spec.archive), "absolute_path": os.path.abspath(spec.archive),
-                                   "manifest_sha256": manifest_sha256(spec.archive),
-                                   "benchmark": load_manifest(spec.archive).get("benchmark")}
-        config = {"archive": cache[spec.archive], "n_questions": len(questions),
+        if spec.settings.archive not in cache:
+            cache[spec.settings.archive] = {"path": str(spec.settings.archive), "absolute_path": os.path.abspath(spec.settings.archive),
+                                   "manifest_sha256": manifest_sha256(spec.settings.archive),
+                                   "benchmark": load_manifest(spec.settings.archive).get("benchmark")}
+        config = {"archive": cache[spec.settings.archive], "n_questions": len(questions),
                   "pack_check": {"passed": True, "questions_file": f"{spec.task}/questions.jsonl",
                                  "questions": len(questions), "audio_files": n_audio},
                   "prompt_template_sha256": provenance.prompt_hash([q.prompt for q in questions])}
-        root = os.path.abspath(spec.archive)
+        root = os.path.abspath(spec.settings.archive)
         return Prepared([(q, make_prompt(spec, q, root)) for q in questions], (), config)
 
     def grader(self, specs: list[RunSpec]) -> JudgeGrader:
@@ -177,13 +176,6 @@ class AcousticBenchmark(AcousticViews):
 
     def scored(self, record: Record) -> bool:
         return record.kind == "scored"
-
-    def spec_from_config(self, config: dict, **overrides: Any) -> RunSpec:
-        data = {k: v for k, v in config["spec"].items() if k != "benchmark"}
-        data["generation"] = GenerationConfig(**data.get("generation") or {})
-        data["archive"], data["results_dir"] = Path(data["archive"]), Path(data["results_dir"])
-        known = {f.name for f in fields(RunSpec)}  # an override another benchmark's spec has does not apply
-        return RunSpec(**{**data, **{k: v for k, v in overrides.items() if v is not None and k in known}})
 
     def reference_keys(self) -> tuple[str, ...]:
         return ("id", "benchmark", "task", "split", "kind", "model", "seed", "response", "chosen", "answer", "correct",

@@ -1,28 +1,16 @@
-"""AcousticBench's part of run.py: its flags, its tasks in --task and --list-tasks, its runs (task x seed), building
+"""AcousticBench's part of the command line: its options, its tasks in --task and --list-tasks, its runs (task x seed), building
 and verifying its pack, and how a dry run shows a question. Imports nothing heavy, so --help stays fast."""
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
+from acousticbench.benchmarks.acoustic.spec import NAME, AcousticOptions
 from acousticbench.core.errors import writable_folder
+from acousticbench.core.settings import OwnCommand
+
+Options = AcousticOptions
 
 ALL = "all"  # --task all: every AcousticBench task (the default benchmark's)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("AcousticBench (--task pit, rad, ..., or all)")
-    group.add_argument("--split", choices=["all", "train", "eval"], default="all")
-    group.add_argument("--judge", choices=["auto", "llm", "rules", "logprobs"], default="auto",
-                       help="auto: strict rules first, the LLM judge for the rest (rules alone when no judge key is "
-                       "set); llm: the LLM judge for every answer (the paper's setting); rules: no LLM; logprobs: "
-                       "P(A) against P(B) as the first answer token, for servers that return logprobs (vLLM, ours)")
-    group.add_argument("--judge-model", default="gpt-4o-mini", help="the LLM judge's model (default gpt-4o-mini)")
-    group.add_argument("--judge-endpoint", help="OpenAI-compatible URL for the judge (default "
-                       "$ACOUSTICBENCH_JUDGE_ENDPOINT, else the OpenAI API)")
-    parser.add_argument_group("commands").add_argument(
-        "--export-lmms-tasks", type=Path, metavar="DIR", help="write lmms-eval task YAMLs (and their utils.py) for "
-        "--task's AcousticBench tasks on --archive into DIR (new or empty): lmms-eval --include_path DIR")
 
 
 def claim_tasks(names: list[str]) -> list[str]:
@@ -50,17 +38,6 @@ def task_lines() -> list[str]:
             lines.append(f"{'':<4}needs a stereo listener: a model that hears mono (--list-models: hears) is at chance "
                          "by construction, marked so and left out of averages")
     return lines
-
-
-def specs(args: argparse.Namespace, model: str, tasks: list[str], seeds: list[int]) -> list:
-    from acousticbench.benchmarks.acoustic.spec import RunSpec
-
-    return [RunSpec(model=model, task=task, seed=seed, split=args.split, max_samples=args.max_samples,
-                    concurrency=args.concurrency, archive=args.archive, results_dir=args.results_dir,
-                    judge=args.judge, judge_model=args.judge_model, judge_endpoint=args.judge_endpoint,
-                    resume=args.resume, max_error_rate=args.max_error_rate, endpoint=args.endpoint,
-                    api_model=args.api_model)
-            for task in tasks for seed in seeds]
 
 
 def build_pack(root: Path, zip_path: Path | None, after_another: bool = False) -> None:
@@ -131,28 +108,41 @@ def describe_item(item) -> str:
     return f" [audio: {', '.join(item.audio)}]"
 
 
-# flags that apply to AcousticBench runs only: refused (one line) when --task names none of its tasks
-OWN_FLAGS = ("split",)
-FLAGS_HINT = "add one of its tasks to --task (e.g. --task rad); AudioICL episodes have no splits"
-
-
-def after_sweep(results: list, args) -> None:
+def after_sweep(results: list, options: AcousticOptions) -> None:
     return None
 
 
-def command(args):
-    """AcousticBench's own command flag: --export-lmms-tasks DIR."""
-    if getattr(args, "export_lmms_tasks", None) is None:
-        return None
-    return lambda: export_lmms(args)
+def export_lmms(argv: list[str]) -> int:
+    """acousticbench export-lmms-tasks DIR: lmms-eval task YAMLs for --task's AcousticBench tasks on --archive."""
+    import argparse
 
-
-def export_lmms(args) -> None:
     from acousticbench.benchmarks import claim_tasks as claim_every
     from acousticbench.benchmarks.acoustic.lmms import export_lmms_tasks
 
-    claim_every(args.task)  # an unknown name is one line suggesting the closest
-    codes = claim_tasks([name.strip() for name in args.task.split(",")])
-    written = export_lmms_tasks(args.archive, args.export_lmms_tasks, codes)
-    print(f"Wrote {len(written)} files into {args.export_lmms_tasks}: lmms-eval --include_path "
-          f"{args.export_lmms_tasks} --tasks acousticbench (or acousticbench_<task>) --model ...")
+    p = argparse.ArgumentParser(prog="acousticbench export-lmms-tasks", description=COMMANDS["export-lmms-tasks"].help)
+    p.add_argument("out", type=Path, metavar="DIR")
+    p.add_argument("--archive", type=Path, default=Path("archive"))
+    p.add_argument("--task", default="all")
+    args = p.parse_args(argv)
+    codes = claim_every(args.task)[NAME]  # an unknown name is one line suggesting the closest
+    written = export_lmms_tasks(args.archive, args.out, codes)
+    print(f"Wrote {len(written)} files into {args.out}: lmms-eval --include_path {args.out} --tasks acousticbench (or "
+          "acousticbench_<task>) --model ...")
+    return 0
+
+
+def judge(argv: list[str]) -> int:
+    """acousticbench judge extract|agree ...: the A/B judge over JSONL files of answers."""
+    from acousticbench.benchmarks.acoustic.judge.__main__ import main
+
+    return main(argv)
+
+
+FLAGS_HINT = "add one of its tasks to --task (e.g. --task rad); AudioICL episodes have no splits"
+COMMANDS = {
+    "export-lmms-tasks": OwnCommand("write lmms-eval task YAMLs (and their utils.py) for --task's AcousticBench tasks "
+                                    "on --archive into DIR (new or empty): lmms-eval --include_path DIR", export_lmms,
+                                    flag="--export-lmms-tasks", metavar="DIR"),
+    "judge": OwnCommand("label answers in JSONL files with the A/B judge (extract), or compare two labelings (agree)",
+                        judge),
+}

@@ -16,9 +16,9 @@ def make_judge(spec) -> tuple[Judge, str | None]:
     """The run's judge. --judge auto with no judge key or endpoint falls back to the rules and says so: what they
     cannot read stays unparsed (scripts/rejudge.py can judge it later); --judge llm without one is an error."""
     try:
-        return Judge.create(spec.judge, spec.judge_model, base_url=spec.judge_endpoint), None
+        return Judge.create(spec.options.judge, spec.options.judge_model, base_url=spec.options.judge_endpoint), None
     except UserError:
-        if spec.judge != "auto":
+        if spec.options.judge != "auto":
             raise
     return Judge("rules"), NO_LLM_NOTE
 
@@ -42,4 +42,4 @@ class JudgeGrader:
 
     def provenance(self, spec) -> dict[str, Any]:
         """config.json's `judge` section."""
-        return {"judge": {"requested": spec.judge, **self.judge.provenance(), "note": self.note}}
+        return {"judge": {"requested": spec.options.judge, **self.judge.provenance(), "note": self.note}}

@@ -8,7 +8,7 @@ from pathlib import Path
 from inspect_ai import Task, task
 
 from acousticbench.benchmarks.acoustic.benchmark import BENCHMARK
-from acousticbench.benchmarks.acoustic.spec import RunSpec
+from acousticbench.benchmarks.acoustic.spec import acoustic_spec
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 from acousticbench.benchmarks.inspect_kit import inspect_error, make_task
 from acousticbench.core.errors import UserError
@@ -20,7 +20,7 @@ def acoustic_task(code: str, archive: str | None = None, split: str = "all") -> 
     """One task's scored questions (diagnostic items have no right answer to credit), in id order."""
     if split not in SPLITS:
         raise inspect_error(UserError(f"-T split={split!r} is not a split: give all, train or eval."))
-    spec = RunSpec(model="inspect", task=code, split=split, archive=Path(archive or "archive"), judge="rules")
+    spec = acoustic_spec(model="inspect", task=code, split=split, archive=Path(archive or "archive"), judge="rules")
     return make_task(BENCHMARK, spec, name=f"acousticbench_{code}", target=lambda q: q.answer or "",
                      keep=lambda q: q.kind == "scored", metadata={"benchmark": BENCHMARK.name, "split": split})
 

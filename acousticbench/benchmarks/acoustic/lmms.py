@@ -78,7 +78,7 @@ def export_lmms_tasks(archive: Path, out: Path, codes: list[str]) -> list[Path]:
     utils.py into `out`, which must be new or empty. Returns the files written."""
     from acousticbench.benchmarks.acoustic.benchmark import select_questions
     from acousticbench.benchmarks.acoustic.pack import manifest_sha256, questions_relpath
-    from acousticbench.benchmarks.acoustic.spec import RunSpec
+    from acousticbench.benchmarks.acoustic.spec import acoustic_spec
     from acousticbench.benchmarks.acoustic.tasks import TASKS
 
     if not codes:
@@ -86,7 +86,7 @@ def export_lmms_tasks(archive: Path, out: Path, codes: list[str]) -> list[Path]:
     refuse_unless_empty(out)
     root = Path(archive).absolute()
     for code in codes:
-        select_questions(RunSpec(model="lmms-eval", task=code, archive=root))
+        select_questions(acoustic_spec(model="lmms-eval", task=code, archive=root))
     digest = manifest_sha256(root)
     files = {f"acousticbench_{code}.yaml": task_yaml(code, root / questions_relpath(code), digest, TASKS[code].title)
              for code in codes}

@@ -38,4 +38,4 @@ class AcousticViews(BenchmarkBase):
 
     def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str:
         """The archive's absolute path, as config.json recorded it where the run was made."""
-        return (config.get("archive") or {}).get("absolute_path") or os.path.abspath(spec.archive)
+        return (config.get("archive") or {}).get("absolute_path") or os.path.abspath(spec.settings.archive)

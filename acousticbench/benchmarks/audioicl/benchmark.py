@@ -1,7 +1,6 @@
 """AudioICL-Bench as a Benchmark: k-shot episodes of meta_k{k}.jsonl, scored by string match into EpisodeRecords."""
 from __future__ import annotations
 
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -12,19 +11,19 @@ from acousticbench.benchmarks.audioicl.pack import MANIFEST, clip_format, load_m
 from acousticbench.benchmarks.audioicl.padding import PAD_NOTE
 from acousticbench.benchmarks.audioicl.prompts import build_prompt, load_alphabet, template_sha256
 from acousticbench.benchmarks.audioicl.record import FINAL_STATUSES, EpisodeRecord, ICLMetrics, icl_metrics, make_episode_record
-from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
+from acousticbench.benchmarks.audioicl.spec import base_of, meta_of
 from acousticbench.benchmarks import Prepared
 from acousticbench.benchmarks.audioicl.views import AudioICLViews
 from acousticbench.core.errors import UserError
 from acousticbench.core.records import Prompt
-from acousticbench.core.records import GenerationConfig
+from acousticbench.core.settings import RunSpec
 
 
-def _pinned(spec: ICLRunSpec, cache: dict) -> dict[str, str] | None:
+def _pinned(spec: RunSpec, cache: dict) -> dict[str, str] | None:
     """path -> sha256 of every file the pack's MANIFEST.json pins, when the run uses a pack of ours (not --icl-meta)."""
-    if spec.meta_dir is not None or spec.base_dir is not None:
+    if spec.options.meta_dir is not None or spec.options.base_dir is not None:
         return None
-    root = pack_root(spec.archive)
+    root = pack_root(spec.settings.archive)
     if ("pinned", root) not in cache:
         cache[("pinned", root)] = load_manifest(root).get("sha256", {}) if (root / MANIFEST).is_file() else None
     return cache[("pinned", root)]
@@ -44,42 +43,42 @@ class AudioICLBenchmark(AudioICLViews):
     label_field = "prediction"
     item_noun = "episodes"
 
-    def prepare(self, spec: ICLRunSpec, cache: dict) -> Prepared:
+    def prepare(self, spec: RunSpec, cache: dict) -> Prepared:
         """The task's episodes of meta_k{k}.jsonl (first --max-samples), their audio checked, prompts rendered."""
-        key = (str(spec.meta), spec.shots)
+        key = (str(meta_of(spec)), spec.variant)
         if key not in cache:
-            cache[key] = load_episodes(spec.meta, spec.shots)
-        episodes = [e for e in cache[key] if e.task == spec.task][: spec.max_samples]
-        meta = meta_path(spec.meta, spec.shots)
+            cache[key] = load_episodes(meta_of(spec), spec.variant)
+        episodes = [e for e in cache[key] if e.task == spec.task][: spec.settings.max_samples]
+        meta = meta_path(meta_of(spec), spec.variant)
         if not episodes:
             raise UserError(f"{meta} has no {spec.task} episodes.")
         pinned = _pinned(spec, cache)
         if ("sha", meta) not in cache:  # hashed (and checked against the pack's manifest) once per command
             expected = pinned.get(f"meta/{meta.name}") if pinned is not None else None
             cache[("sha", meta)] = checked_sha256(meta, expected, "meta file", BUILD_HINT)
-        promised = clip_format(load_manifest(pack_root(spec.archive))) if pinned is not None else None
-        n_audio = check_item_audio({e.id: e.audio_paths() for e in episodes}, spec.base, str(meta), pinned,
+        promised = clip_format(load_manifest(pack_root(spec.settings.archive))) if pinned is not None else None
+        n_audio = check_item_audio({e.id: e.audio_paths() for e in episodes}, base_of(spec), str(meta), pinned,
                                    BUILD_HINT, promised)
-        alphabet = load_alphabet(spec.morse_alphabet) if spec.morse_alphabet and spec.task == "MorseCode" else None
-        pad_dir = spec.results_dir / ".audioicl-padded" if spec.pad else None
+        alphabet = load_alphabet(spec.options.morse_alphabet) if spec.options.morse_alphabet and spec.task == "MorseCode" else None
+        pad_dir = spec.settings.results_dir / ".audioicl-padded" if spec.options.pad else None
         if ("labels", key) not in cache:  # the task's labels over every episode of the file, not the first N
             cache[("labels", key)] = task_labels(cache[key])
-        items = [(e, _with_labels(e, build_prompt(e, spec.base, style=spec.prompt_style, seed=spec.seed,
+        items = [(e, _with_labels(e, build_prompt(e, base_of(spec), style=spec.options.prompt_style, seed=spec.seed,
                                                   alphabet=alphabet, pad_dir=pad_dir), cache[("labels", key)]))
                  for e in episodes]
-        config = {"audioicl": {**spec.settings(), "meta_file": str(meta), "meta_sha256": cache[("sha", meta)],
-                               "pack_manifest_sha256": manifest_sha256(pack_root(spec.archive)) if spec.meta_dir is None
+        config = {"audioicl": {**spec.identity(), "meta_file": str(meta), "meta_sha256": cache[("sha", meta)],
+                               "pack_manifest_sha256": manifest_sha256(pack_root(spec.settings.archive)) if spec.options.meta_dir is None
                                else None},
                   "pack_check": {"passed": True, "meta_file": str(meta), "episodes": len(items), "audio_files": n_audio,
                                  "against": "MANIFEST.json" if pinned is not None else "existence only (no manifest)"},
-                  "prompt_template_sha256": template_sha256(spec.prompt_style), "n_episodes": len(items)}
-        return Prepared(items, (PAD_NOTE,) if spec.pad else (), config)
+                  "prompt_template_sha256": template_sha256(spec.options.prompt_style), "n_episodes": len(items)}
+        return Prepared(items, (PAD_NOTE,) if spec.options.pad else (), config)
 
     def warm_up(self) -> None:
         """Nothing slow to import before a run's metrics."""
         return None
 
-    def grader(self, specs: list[ICLRunSpec]) -> None:
+    def grader(self, specs: list[RunSpec]) -> None:
         """Episodes are scored by string match: no grader to share."""
         return None
 
@@ -89,10 +88,10 @@ class AudioICLBenchmark(AudioICLViews):
 
         return ScoreRelabeller(options)
 
-    def record_maker(self, spec: ICLRunSpec, prepared: Prepared, grader):
+    def record_maker(self, spec: RunSpec, prepared: Prepared, grader):
         async def to_record(episode, prompt, outcome) -> EpisodeRecord:
-            return make_episode_record(episode, prompt, spec.model, outcome, shots=spec.shots, scoring=spec.scoring,
-                                       base=spec.base, notes=prepared.notes)
+            return make_episode_record(episode, prompt, spec.model, outcome, shots=spec.variant, scoring=spec.options.scoring,
+                                       base=base_of(spec), notes=prepared.notes)
 
         return to_record
 
@@ -102,9 +101,9 @@ class AudioICLBenchmark(AudioICLViews):
 
         return solve(prompt)
 
-    def metrics(self, spec: ICLRunSpec, records: list[EpisodeRecord]) -> ICLMetrics:
-        return icl_metrics(records, model=spec.model, task=spec.task, shots=spec.shots, seed=spec.seed,
-                           prompt_style=spec.prompt_style, scoring=spec.scoring)
+    def metrics(self, spec: RunSpec, records: list[EpisodeRecord]) -> ICLMetrics:
+        return icl_metrics(records, model=spec.model, task=spec.task, shots=spec.variant, seed=spec.seed,
+                           prompt_style=spec.options.prompt_style, scoring=spec.options.scoring)
 
     def summary_line(self, result) -> str:
         m = result.metrics
@@ -124,14 +123,6 @@ class AudioICLBenchmark(AudioICLViews):
 
     def scored(self, record: EpisodeRecord) -> bool:
         return True
-
-    def spec_from_config(self, config: dict, **overrides: Any) -> ICLRunSpec:
-        data = {k: v for k, v in config["spec"].items() if k != "benchmark"}
-        data["generation"] = GenerationConfig(**data.get("generation") or {})
-        for key in ("archive", "results_dir", "meta_dir", "base_dir", "morse_alphabet"):
-            data[key] = None if data.get(key) is None else Path(data[key])
-        known = {f.name for f in fields(ICLRunSpec)}  # an override another benchmark's spec has does not apply
-        return ICLRunSpec(**{**data, **{k: v for k, v in overrides.items() if v is not None and k in known}})
 
     def reference_keys(self) -> tuple[str, ...]:
         return ("id", "benchmark", "task", "shots", "model", "seed", "response", "prediction", "gt", "correct", "status",

@@ -9,7 +9,7 @@ from inspect_ai import Task, task
 
 from acousticbench.benchmarks.audioicl import SHOTS, TASKS
 from acousticbench.benchmarks.audioicl.benchmark import BENCHMARK
-from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
+from acousticbench.benchmarks.audioicl.spec import icl_spec
 from acousticbench.benchmarks.inspect_kit import inspect_error, make_task
 from acousticbench.core.errors import UserError
 
@@ -22,7 +22,7 @@ def icl_task(name: str, archive: str | None = None, shots: int = 1, prompt_style
         raise inspect_error(UserError(f"-T shots={shots!r} is not a k of the pack: give one of {list(SHOTS)}."))
     if prompt_style not in STYLES:
         raise inspect_error(UserError(f"-T prompt_style={prompt_style!r} is not a style: give one of {list(STYLES)}."))
-    spec = ICLRunSpec(model="inspect", task=name, shots=shots, archive=Path(archive or "archive"),
+    spec = icl_spec(model="inspect", task=name, shots=shots, archive=Path(archive or "archive"),
                       prompt_style=prompt_style)
     return make_task(BENCHMARK, spec, name=f"audioicl_{name}_k{shots}", target=lambda episode: episode.gt,
                      metadata={"benchmark": BENCHMARK.name, "shots": shots, "prompt_style": prompt_style})

@@ -1,80 +1,71 @@
-"""ICLRunSpec: everything that defines one AudioICL run (model, task, k, seed, prompt style, ...), frozen."""
+"""AudioICL's own settings (shots, prompt style, scoring, its pack's folders), each a flag of its own, and its specs."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
+from pydantic import field_validator
+
+from acousticbench.benchmarks.audioicl import SHOTS, parse_shots
 from acousticbench.benchmarks.audioicl.pack import default_base, default_meta
 from acousticbench.benchmarks.audioicl.prompts import Style
 from acousticbench.benchmarks.audioicl.scoring import Scoring
-from acousticbench.core.records import DEFAULT_SEED, GenerationConfig
-from acousticbench.core.environment import safe_name
+from acousticbench.core.errors import UserError
+from acousticbench.core.settings import BenchmarkOptions, RunSettings, RunSpec, make_spec, setting
+
+NAME = "AudioICL"
 
 
-@dataclass(frozen=True)
-class ICLRunSpec:
-    """One (model, task, k, seed) run of AudioICL; the CLI turns flags into a list of these."""
+class ICLOptions(BenchmarkOptions):
+    """What an AudioICL run asks beyond the harness's settings: its k, its prompt and scoring, where its pack is."""
 
-    benchmark: ClassVar[str] = "AudioICL"
-    split: ClassVar[str] = "all"  # episodes have no train/eval halves: a run covers the whole task
-    model: str
-    task: str
-    shots: int
-    seed: int = DEFAULT_SEED
-    max_samples: int | None = None  # the first N episodes in id order: the same episodes for every k and seed
-    concurrency: int | Literal["auto"] | None = None  # None: auto for remote backends, else the backend's number
-    archive: Path = Path("archive")
-    results_dir: Path = Path("results")
-    meta_dir: Path | None = None  # --icl-meta; default <archive>/audioicl/meta
-    base_dir: Path | None = None  # --icl-base, the folder holding data/; default <archive>/audioicl
-    prompt_style: Style = "specific"
-    scoring: Scoring = "strict"
-    pad: bool = False  # --icl-pad
-    morse_alphabet: Path | None = None  # --morse-alphabet: A.wav .. Z.wav sent before MorseCode demos
-    resume: bool = False
-    max_error_rate: float = 0.10
-    generation: GenerationConfig = field(default_factory=GenerationConfig)
-    endpoint: str | None = None
-    api_model: str | None = None
+    VARIANT: ClassVar[tuple[str, str]] = ("shots", "k")  # each k is a run of its own: '<task>/k3', '... k=3'
 
-    def reference_fields(self) -> dict[str, Any]:
-        """What a reference summary.json records about the run beyond model and task: the k."""
-        return {"shots": self.shots}
+    shot_counts: tuple[int, ...] = setting(SHOTS, "comma list of k, e.g. 1,3,5 (default 1,2,3,4,5)", flag="--shots")
+    prompt_style: Style = setting("specific", "instruction before the demos: per task (default), one for all tasks, "
+                                  "or none")
+    scoring: Scoring = setting("strict", "strict: the public eval_str.py rules (default); lenient: number words count too")
+    meta_dir: Path | None = setting(None, "folder of meta_k{k}.jsonl (default <archive>/audioicl/meta)",
+                                    flag="--icl-meta", metavar="DIR")
+    base_dir: Path | None = setting(None, "folder the episodes' audio paths are relative to, the one holding data/ "
+                                    "(default <archive>/audioicl)", flag="--icl-base", metavar="DIR")
+    pad: bool = setting(False, "pad every clip of an episode with silence to the longest (off: it erases "
+                        "AudioLength's cue)", flag="--icl-pad")
+    morse_alphabet: Path | None = setting(None, "A.wav..Z.wav sent before the MorseCode demos (the open pack's: "
+                                          "<archive>/audioicl/data/MorseCode/alphabet)", metavar="DIR")
+    plot: Path | None = setting(None, "after the runs, plot accuracy against shots per task", metavar="FILE.png",
+                                per_run=False)
 
-    @property
-    def meta(self) -> Path:
-        return self.meta_dir or default_meta(self.archive)
+    @field_validator("shot_counts", mode="before")
+    @classmethod
+    def _shots(cls, value: Any) -> Any:
+        return tuple(parse_shots(value if isinstance(value, str) else ",".join(str(k) for k in value)))
 
-    @property
-    def base(self) -> Path:
-        return self.base_dir or default_base(self.archive)
+    def variants(self) -> list[int | None]:
+        return list(self.shot_counts)
 
-    def backend_overrides(self) -> dict[str, Any]:
-        return {"endpoint": self.endpoint, "api_model": self.api_model,
-                "temperature": self.generation.temperature, "max_tokens": self.generation.max_tokens}
+    def identity(self, spec: RunSpec) -> dict[str, Any]:
+        return {"meta": str(meta_of(spec)), "base": str(base_of(spec)), "prompt_style": self.prompt_style,
+                "scoring": self.scoring, "pad": self.pad, "morse_alphabet": str(self.morse_alphabet or "")}
 
-    def run_prefix(self, backend_name: str) -> str:
-        """Folder name without the timestamp: '<Model>-<Task>-k<k>-<backend>-seed<N>'."""
-        return f"{safe_name(self.model)}-{self.task}-k{self.shots}-{backend_name}-seed{self.seed}"
+    def check(self, settings: RunSettings) -> None:
+        if self.plot and not settings.dry_run:
+            import importlib.util
 
-    @property
-    def cell(self) -> str:
-        """The run's place under a model in reference_trajectories/ and in sweep tables: task and k."""
-        return f"{self.task}/k{self.shots}"
+            if importlib.util.find_spec("matplotlib") is None:  # known now, not after every run has been paid for
+                raise UserError("--plot needs matplotlib: pip install -e '.[plot]', or drop --plot.")
 
-    def label(self) -> str:
-        return f"{self.model} on {self.task} k={self.shots} (seed {self.seed})"
 
-    def settings(self) -> dict[str, Any]:
-        """What makes two runs comparable beyond the prefix: --resume continues only a run with the same."""
-        return {"meta": str(self.meta), "base": str(self.base), "prompt_style": self.prompt_style,
-                "scoring": self.scoring, "pad": self.pad, "morse_alphabet": str(self.morse_alphabet or ""),
-                "max_samples": self.max_samples, "temperature": self.generation.temperature,
-                "max_tokens": self.generation.max_tokens, "api_model": self.api_model}
+def meta_of(spec: RunSpec) -> Path:
+    """The folder of meta_k{k}.jsonl the run reads."""
+    return spec.options.meta_dir or default_meta(spec.settings.archive)
 
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        for key in ("archive", "results_dir", "meta_dir", "base_dir", "morse_alphabet"):
-            data[key] = None if data[key] is None else str(data[key])
-        return {"benchmark": self.benchmark, **data}
+
+def base_of(spec: RunSpec) -> Path:
+    """The folder the episodes' audio paths are relative to."""
+    return spec.options.base_dir or default_base(spec.settings.archive)
+
+
+def icl_spec(**fields: Any) -> RunSpec:
+    """One AudioICL run from flat fields (model, task, shots=k, seed, archive, scoring, ...), as config.json's `spec`."""
+    return make_spec(NAME, ICLOptions, **fields)

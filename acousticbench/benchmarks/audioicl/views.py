@@ -40,7 +40,9 @@ class AudioICLViews(BenchmarkBase):
     def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str:
         """The episodes' base folder, written relative to where the run was started: tried from here, then beside
         results/."""
-        base = Path(spec.base)
+        from acousticbench.benchmarks.audioicl.spec import base_of
+
+        base = Path(base_of(spec))
         if base.is_absolute() or base.is_dir():
             return os.path.abspath(base)
         beside = run_dir.parent.parent / base

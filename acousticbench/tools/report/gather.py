@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from acousticbench.benchmarks import Entry, benchmark_of_config
+from acousticbench.benchmarks import Entry, benchmark_of_config, spec_from_config
 from acousticbench.core.errors import UserError
 from acousticbench.tools.leaderboard import collect
 from acousticbench.run.results import RESPONSES, read_records
@@ -46,7 +46,7 @@ def _read(entry: Entry, references: Path | None) -> Run:
     run_dir, config, metrics = entry.run_dir, entry.config, entry.metrics  # parsed once, by the leaderboard
     bench = benchmark_of_config(config)
     records = sorted(read_records(run_dir / RESPONSES, bench.record_type), key=lambda r: r.id)
-    spec = bench.spec_from_config(config)
+    spec = spec_from_config(config)
     reference, ref_file = _reference(references, spec, bench.label_field, entry.manifest)
     return Run(entry, config, metrics, records, bench.audio_root(config, spec, run_dir), reference, ref_file)
 

@@ -1,5 +1,5 @@
-"""`python -m acousticbench.benchmarks.acoustic.judge extract FILE.jsonl`: add the judged option to every line of a JSONL file.
-`python -m acousticbench.benchmarks.acoustic.judge agree FILE_A FILE_B`: how far two labelings of the same answers agree."""
+"""`acousticbench judge extract FILE.jsonl`: add the judged option to every line of a JSONL file.
+`acousticbench judge agree FILE_A FILE_B`: how far two labelings of the same answers agree."""
 from __future__ import annotations
 
 import argparse
@@ -61,7 +61,7 @@ async def judge_rows(rows: list[dict[str, Any]], judge: Any) -> list[dict[str, A
 def main(argv: list[str] | None = None) -> int:
     from acousticbench.benchmarks.acoustic.judge import Judge
 
-    parser = argparse.ArgumentParser(prog="python -m acousticbench.benchmarks.acoustic.judge", description=__doc__)
+    parser = argparse.ArgumentParser(prog="acousticbench judge", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     extract = commands.add_parser("extract", help="judge every line of FILE.jsonl; the result goes to stdout")
     extract.add_argument("file", type=Path)

@@ -1,0 +1,275 @@
+"""The harness's settings, declared once: RunSettings (what every run of a command shares), the base of a benchmark's
+own options, and RunSpec, one run of a sweep. The command line's flags, the Python API and config.json are all made
+from these fields: a new harness setting is one field here."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+
+from acousticbench.core.environment import safe_name
+from acousticbench.core.errors import UserError
+from acousticbench.core.records import DEFAULT_SEED, GenerationConfig
+
+
+def setting(default: Any, help: str, *, flag: str | None = None, metavar: str | None = None,
+            per_run: bool = True, **field: Any) -> Any:
+    """A declared setting: its default, its help line, and how the command line spells it (flag None: --<name>).
+    per_run: part of each run's spec (config.json's `spec`), not only of the command that starts the runs."""
+    extra = {"flag": flag, "metavar": metavar, "per_run": per_run}
+    return Field(default, description=help, json_schema_extra=extra, **field)
+
+
+def flag_of(model: type[BaseModel], name: str) -> str:
+    """How a field of a settings model is spelt on the command line."""
+    extra = model.model_fields[name].json_schema_extra or {}
+    return extra.get("flag") or "--" + name.replace("_", "-")
+
+
+def per_run_fields(model: type[BaseModel]) -> list[str]:
+    return [name for name, f in model.model_fields.items() if (f.json_schema_extra or {}).get("per_run", True)]
+
+
+def comma_list(value: Any) -> Any:
+    """'a,b' or ['a', 'b'] or 'a' -> a tuple; other values are left to the field's type."""
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    if isinstance(value, (int, Path)):
+        return (value,)
+    return tuple(value) if isinstance(value, (list, tuple)) else value
+
+
+def validated(model: type[BaseModel], values: dict[str, Any]) -> Any:
+    """The settings object, or one UserError line naming the flag to fix (the API's and the command line's alike)."""
+    try:
+        return model(**values)
+    except ValidationError as err:
+        first = err.errors()[0]
+        name = str(first["loc"][0]) if first["loc"] else ""
+        message = str(first["msg"]).removeprefix("Value error, ")
+        flag = flag_of(model, name) if name in model.model_fields else name
+        raise UserError(message if message.startswith("--") else f"{flag}: {message}") from None
+
+
+def whole_number(value: Any, flag: str) -> int:
+    try:
+        number = int(value) if not isinstance(value, bool) and str(value).strip().lstrip("-").isdigit() else None
+    except ValueError:
+        number = None
+    if number is None:
+        raise ValueError(f"{flag}: {value!r} is not a whole number")
+    if number < 1:
+        raise ValueError(f"{flag}: must be 1 or more, got {number}")
+    return number
+
+
+class RunSettings(BaseModel):
+    """What a command runs and how: the models, tasks and seeds of the sweep and every harness setting its runs share.
+    A benchmark's own settings are its options object (BenchmarkOptions), not fields here."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    model: tuple[str, ...] = setting((), "model display name, or a comma list for a sweep (see --list-models)",
+                                     per_run=False)
+    task: tuple[str, ...] = setting(("all",), "task code, comma list, or 'all' (default; see --list-tasks)",
+                                    per_run=False)
+    seeds: tuple[int, ...] = setting((), "comma list of seeds, e.g. 42,43,44 (default 42; --seed N adds one)",
+                                     per_run=False)
+    max_samples: int | None = setting(None, "only the first N questions in id order")
+    concurrency: int | Literal["auto"] | None = setting(
+        None, "requests in flight: auto (the default for remote backends) finds each endpoint's capacity and backs "
+        "off on 429/503; N is a fixed cap", metavar="auto|N")
+    max_error_rate: float = setting(
+        0.10, "the share of questions that may fail (default 0.10): a run stops early only once at least 10 have "
+        "finished and the lower end of the 99.9% Wilson interval of its error rate is above it; a run that finishes "
+        "above it exits 1")
+    resume: bool = setting(False, "continue the latest matching run")
+    dry_run: bool = setting(False, "render the prompts, call nothing", per_run=False)
+    endpoint: str | None = setting(None, "server URL(s) for an open-weight model, comma-separated; overrides "
+                                   "ACOUSTICBENCH_<NAME>_ENDPOINT")
+    api_model: str | None = setting(None, "the provider's model id, overriding the registry's")
+    compare_reference: bool = setting(False, "after each run, compare it question by question with the reference run "
+                                      "of the same seed", per_run=False)
+    reference_tolerance: float | None = setting(None, "exit 1 when the match rate is below P percent (default 100 for "
+                                                "local and open-weight models)", metavar="P", per_run=False)
+    references: Path | None = setting(None, "reference folder (default ./reference_trajectories)", metavar="DIR",
+                                      per_run=False)
+    archive: Path = setting(Path("archive"), "benchmark pack folder (default ./archive)")
+    results_dir: Path = setting(Path("results"), "where run folders go (default ./results)")
+    generation: GenerationConfig = Field(default_factory=GenerationConfig, exclude=True,
+                                         description="decoding settings sent to backends that accept them")
+
+    @field_validator("model", "task", mode="before")
+    @classmethod
+    def _names(cls, value: Any, info: ValidationInfo) -> Any:
+        names = comma_list(value)
+        if not names and value:  # '--task ,': something given that names nothing
+            what = "task (see --list-tasks)" if info.field_name == "task" else "model (see --list-models)"
+            raise ValueError(f"--{info.field_name} {value!r} names no {what}.")
+        return names
+
+    @field_validator("seeds", mode="before")
+    @classmethod
+    def _seeds(cls, value: Any) -> Any:
+        try:
+            return tuple(int(seed) for seed in comma_list(value))
+        except (TypeError, ValueError):
+            raise ValueError(f"--seeds: {value!r} is not a comma list of whole numbers, e.g. 42,43,44") from None
+
+    @field_validator("max_samples", mode="before")
+    @classmethod
+    def _max_samples(cls, value: Any) -> Any:
+        return None if value is None else whole_number(value, "--max-samples")
+
+    @field_validator("concurrency", mode="before")
+    @classmethod
+    def _concurrency(cls, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and value.strip().lower() == "auto"):
+            return None if value is None else "auto"
+        try:
+            return whole_number(value, "--concurrency")
+        except ValueError as err:
+            raise ValueError(f"{err}: give auto or a number of requests in flight, e.g. 16") from None
+
+    @field_validator("max_error_rate")
+    @classmethod
+    def _error_rate(cls, value: float) -> float:
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"--max-error-rate must be between 0 and 1, got {value}.")
+        return value
+
+    @field_validator("reference_tolerance")
+    @classmethod
+    def _tolerance(cls, value: float | None) -> float | None:
+        if value is not None and not 0 <= value <= 100:
+            raise ValueError(f"--reference-tolerance is a percentage from 0 to 100, got {value}.")
+        return value
+
+    @property
+    def models(self) -> list[str]:
+        return list(dict.fromkeys(self.model))
+
+    @property
+    def seed_list(self) -> list[int]:
+        return list(dict.fromkeys(self.seeds)) or [DEFAULT_SEED]
+
+
+class BenchmarkOptions(BaseModel):
+    """A benchmark's own settings (AcousticBench: split, judge; AudioICL: shots, prompt style, scoring), each field a
+    flag of its own. The defaults here suit a benchmark with none: every run identified by its fields alone, one run
+    per task and seed, nothing asked of the backend."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # a setting that makes several runs of one task and seed (AudioICL: shots), as (spec field, folder and label
+    # letter); None: none
+    VARIANT: ClassVar[tuple[str, str] | None] = None
+
+    def variants(self) -> list[int | None]:
+        """The values of the variant a command runs (AudioICL: the k of --shots); [None] when there is no variant."""
+        return [None]
+
+    def identity(self, spec: RunSpec) -> dict[str, Any]:
+        """What must match for --resume to continue a run, beyond the harness's settings."""
+        return self.model_dump(mode="json")
+
+    def backend_overrides(self) -> dict[str, Any]:
+        """What the backend must do for these runs (AcousticBench's --judge logprobs: return token logprobs)."""
+        return {}
+
+    def requirements(self) -> dict[str, str]:
+        """Capabilities the model's entry must list, each with the line shown when it lacks it ({model} filled in)."""
+        return {}
+
+    def check(self, settings: RunSettings) -> None:
+        """Refuse, with one UserError line, what cannot work before anything runs (a missing extra, say)."""
+        return None
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run of a sweep: a model on one task (and variant) with one seed, under the command's settings and its
+    benchmark's options. Frozen; the run folder, config.json and --resume are made from it."""
+
+    benchmark: str
+    model: str
+    task: str
+    seed: int
+    settings: RunSettings
+    options: BenchmarkOptions
+    variant: int | None = None
+
+    def _variant(self, pattern: str) -> str:
+        named = self.options.VARIANT
+        return "" if named is None or self.variant is None else pattern.format(letter=named[1], value=self.variant)
+
+    @property
+    def cell(self) -> str:
+        """The run's place under a model in reference_trajectories/ and in sweep tables: 'rad', 'AudioCount/k3'."""
+        return self.task + self._variant("/{letter}{value}")
+
+    def label(self) -> str:
+        return f"{self.model} on {self.task}{self._variant(' {letter}={value}')} (seed {self.seed})"
+
+    def run_prefix(self, backend_name: str) -> str:
+        """Folder name without the timestamp: '<Model>-<task>[-k<k>]-<backend>-seed<N>'."""
+        return f"{safe_name(self.model)}-{self.task}{self._variant('-{letter}{value}')}-{backend_name}-seed{self.seed}"
+
+    def reference_fields(self) -> dict[str, Any]:
+        """What a reference summary.json records about the run beyond model and task: its variant."""
+        named = self.options.VARIANT
+        return {} if named is None else {named[0]: self.variant}
+
+    def backend_overrides(self) -> dict[str, Any]:
+        """Settings the backend constructor takes; None means 'use the registry's'."""
+        s = self.settings
+        return {"endpoint": s.endpoint, "api_model": s.api_model, "temperature": s.generation.temperature,
+                "max_tokens": s.generation.max_tokens, **self.options.backend_overrides()}
+
+    def identity(self) -> dict[str, Any]:
+        """What must match for --resume to continue a run (the folder name already fixes model, task, seed)."""
+        s = self.settings
+        return {"max_samples": s.max_samples, "temperature": s.generation.temperature,
+                "max_tokens": s.generation.max_tokens, "api_model": s.api_model, **self.options.identity(self)}
+
+    def to_json(self) -> dict[str, Any]:
+        """config.json's `spec`: every per-run setting and option by name, flat (spec_from_config reads it back)."""
+        settings = self.settings.model_dump(mode="json", include=set(per_run_fields(RunSettings)))
+        settings["generation"] = {"temperature": self.settings.generation.temperature,
+                                  "max_tokens": self.settings.generation.max_tokens}
+        return {"benchmark": self.benchmark, "model": self.model, "task": self.task, "seed": self.seed,
+                **self.reference_fields(), **settings, **self.options.model_dump(mode="json")}
+
+
+def make_spec(benchmark: str, options_type: type[BenchmarkOptions], *, model: str, task: str,
+              seed: int = DEFAULT_SEED, **fields: Any) -> RunSpec:
+    """A RunSpec from flat fields, each going to the harness's settings or the benchmark's options by its name (as
+    config.json's `spec` holds them); a field neither declares is a TypeError naming it."""
+    named = options_type.VARIANT
+    variant = fields.pop(named[0], None) if named else None
+    generation = fields.pop("generation", None)
+    if isinstance(generation, dict):
+        generation = GenerationConfig(**generation)
+    own = {k: v for k, v in fields.items() if k in options_type.model_fields}
+    harness = {k: v for k, v in fields.items() if k in RunSettings.model_fields}
+    unknown = sorted(set(fields) - set(own) - set(harness))
+    if unknown:
+        raise TypeError(f"{benchmark} runs have no setting {', '.join(unknown)}")
+    settings = validated(RunSettings, {"model": (model,), "task": (task,), "seeds": (seed,), **harness,
+                                       **({"generation": generation} if generation is not None else {})})
+    return RunSpec(benchmark, model, task, seed, settings, validated(options_type, own), variant)
+
+
+@dataclass(frozen=True)
+class OwnCommand:
+    """A command a benchmark adds: `acousticbench NAME ARGS...` runs main(ARGS) and returns its exit status; `flag`,
+    where given, is run.py's spelling of it, whose value (metavar: one; None: a switch) is passed first, followed by
+    --archive and --task."""
+
+    help: str
+    main: Callable[[list[str]], int]
+    flag: str | None = None
+    metavar: str | None = None
