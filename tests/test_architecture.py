@@ -284,3 +284,46 @@ def test_the_shared_view_kit_is_ground_floor_and_benchmarks_draw_without_the_rep
     bad = sorted(f"{m} imports {dep}" for m, deps in graph.items() if m.startswith(SEAM)
                  for dep in deps if dep.startswith(BENCHMARK_FREE))
     assert not bad, bad
+
+
+def _backend_members() -> set[str]:
+    """What the Backend protocol declares: its annotated attributes and its methods."""
+    from acousticbench.models.base import Backend
+
+    return set(Backend.__annotations__) | {name for name in vars(Backend) if not name.startswith("_")}
+
+
+def backend_probes(source: str, members: set[str]) -> list[str]:
+    """getattr/hasattr calls on a backend (an object named like one) or for a member the protocol declares."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
+                and len(node.args) > 1):
+            name = node.args[1].value if isinstance(node.args[1], ast.Constant) else None
+            if "backend" in ast.unparse(node.args[0]).lower() or name in members:
+                found.append(f"{node.lineno} {ast.unparse(node)}")
+    return found
+
+
+def test_outside_the_models_nothing_probes_a_backend_it_reads_what_the_protocol_declares():
+    members = _backend_members()
+    assert {"endpoint_names", "retry_settings", "presentation_order", "max_concurrency"} <= members
+    assert backend_probes('order = getattr(session.backend, "presentation_order", None)', members)  # the finder finds
+    bad = [f"{module}:{probe}" for module, path in {module_name(p): p for p in PACKAGE.rglob("*.py")}.items()
+           if not module.startswith("acousticbench.models") for probe in backend_probes(path.read_text(), members)]
+    assert not bad, bad
+
+
+def test_every_registered_backend_has_every_member_the_protocol_declares():
+    from acousticbench.core.errors import UserError
+    from acousticbench.run.catalog import MODELS
+
+    members, checked = _backend_members(), 0
+    for entry in MODELS.values():
+        try:
+            backend = entry.backend_class()
+        except UserError:  # its extra is not installed here
+            continue
+        checked += 1
+        assert not members - set(dir(backend)), (entry.name, sorted(members - set(dir(backend))))
+    assert checked >= 4  # the local models at least

@@ -103,15 +103,12 @@ def test_engine_retries_and_backend_notes_reach_the_record(archive, tmp_path, mo
     from acousticbench.run.sweep import _model_session, prepare_cells
     from acousticbench.core.errors import BackendError
     from acousticbench.core.records import Reply
+    from acousticbench.models.base import BackendBase
 
     monkeypatch.setenv("ACOUSTICBENCH_RETRY_BASE_DELAY", "0")
 
-    class Flaky:
+    class Flaky(BackendBase):
         backend_name, default_concurrency, sent = "fake", 2, []
-
-        async def open(self): ...
-        async def close(self): ...
-        def provenance(self): return {"backend": "fake"}
 
         async def answer(self, prompt):
             self.sent.append(prompt)
@@ -121,7 +118,7 @@ def test_engine_retries_and_backend_notes_reach_the_record(archive, tmp_path, mo
 
     spec = icl_spec(model="Fake", task="AudioCount", shots=2, max_samples=2, archive=archive, results_dir=tmp_path, pad=True)
     results = []
-    asyncio.run(_model_session(prepare_cells([spec]), Flaky(), {}, progress_bar(2, False), results.append))
+    asyncio.run(_model_session(prepare_cells([spec]), Flaky("Fake"), {}, progress_bar(2, False), results.append))
     (result,) = results
     assert sorted(r.attempts for r in result.records) == [1, 2]
     assert all(r.notes[-1] == "9 clips merged into one" and "--icl-pad" in r.notes[0] for r in result.records)

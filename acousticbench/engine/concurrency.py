@@ -36,10 +36,10 @@ class Setting:
         """--concurrency N is a fixed cap; auto (the default of backends that talk to a remote server) adapts."""
         if isinstance(requested, int):
             return cls(False, requested, requested)
-        if requested == "auto" or (requested is None and getattr(backend, "adaptive_concurrency", False)):
+        if requested == "auto" or (requested is None and backend.adaptive_concurrency):
             # a model whose server is known to take only a few at once (the open-weight table) is never pushed past it
-            maximum = getattr(backend, "max_concurrency", None) or int(env_number("ACOUSTICBENCH_MAX_CONCURRENCY",
-                                                                                  DEFAULT_MAXIMUM, minimum=1))
+            maximum = backend.max_concurrency or int(env_number("ACOUSTICBENCH_MAX_CONCURRENCY", DEFAULT_MAXIMUM,
+                                                                 minimum=1))
             return cls(True, max(1, min(backend.default_concurrency, maximum)), maximum)
         return cls(False, backend.default_concurrency, backend.default_concurrency)
 

@@ -12,6 +12,7 @@ from typing import Any
 import openai
 
 from acousticbench.core.errors import BackendError, UserError
+from acousticbench.models.base import BackendBase
 from acousticbench.models.chat_wire import public_url, redact, reply_from
 from acousticbench.models.openai_api import BASE_URL_VARIABLE, DEFAULT_BASE_URL, KEY_VARIABLE, openai_key
 from acousticbench.models.openai_chat import classify, make_client
@@ -109,7 +110,7 @@ def transcript_prompt(transcripts: list[str], question: str) -> str:
     return "\n".join(lines) + "\n\n" + question
 
 
-class Cascade:
+class Cascade(BackendBase):
     """Speech-to-text for each clip, then a chat model over the transcripts; neither step is retried here."""
 
     backend_name = "cascade"

@@ -9,6 +9,7 @@ from google import genai
 from google.genai import errors, types
 
 from acousticbench.core.errors import BackendError, UserError
+from acousticbench.models.base import BackendBase
 from acousticbench.models.chat_wire import capped, redact, retry_after_s
 from acousticbench.models.wire import prompt_clips, wav_bytes
 from acousticbench.core.records import Prompt, Reply
@@ -84,7 +85,7 @@ def reply_from(response: types.GenerateContentResponse, notes: list[str]) -> Rep
     return Reply(text=text, **common)
 
 
-class Gemini:
+class Gemini(BackendBase):
     """One generate_content call per question; the SDK's own retries stay off (the engine owns retries)."""
 
     backend_name = "gemini"

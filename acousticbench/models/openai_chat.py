@@ -7,6 +7,7 @@ from typing import Any
 import openai
 
 from acousticbench.core.errors import BackendError
+from acousticbench.models.base import BackendBase
 from acousticbench.models.chat_wire import (OVERLOAD_STATUS, audio_request_json, redact, reply_from, retry_after_s,
                                            retryable_status)
 from acousticbench.core.records import Prompt, Reply
@@ -56,7 +57,7 @@ def classify(err: Exception, where: str) -> BackendError:
     raise err
 
 
-class ChatCompletionsBackend:
+class ChatCompletionsBackend(BackendBase):
     """An audio chat model behind the openai SDK: one request per question, failures classified, never retried."""
 
     default_concurrency = 8

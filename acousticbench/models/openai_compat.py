@@ -12,6 +12,7 @@ import aiohttp
 import yarl
 
 from acousticbench.core.errors import BackendError, UserError
+from acousticbench.models.base import BackendBase
 from acousticbench.models.chat_wire import (OVERLOAD_STATUS, audio_request_json, public_url, redact, reply_from,
                                            retry_after_s, retryable_status)
 from acousticbench.core.environment import endpoint_variable, env_number
@@ -88,7 +89,7 @@ def _error_detail(raw: bytes) -> str:
     return raw[:300].decode("utf-8", "replace")
 
 
-class ServedModel:
+class ServedModel(BackendBase):
     """Chat completions with input_audio against `--endpoint` or ACOUSTICBENCH_<SERVE>_ENDPOINT; greedy by default.
 
     Plain HTTP (aiohttp), not the openai SDK: the SDK's request and response layers cost ~0.8 ms of CPU per

@@ -167,6 +167,44 @@ def lora_entries(archive: Path) -> list[ModelEntry]:
     return [lora_entry(name) for name in lora.lora_names(archive)]
 
 
+def register_model(name: str, backend: str | type, *, description: str = "", family: str = "local",
+                   needs: str = "nothing", settings: dict[str, Any] | None = None,
+                   channels: int | None = None) -> ModelEntry:
+    """Make `name` a model of this process's registry, run like the harness's own (acousticbench.evaluate(model=name)).
+
+    `backend` is a class with every member of acousticbench.models.base.Backend (subclass BackendBase for the
+    defaults), or its "module:Class"; it is made as `backend(name, **settings, **the run's flags)`. `description`,
+    `family` (local | api | open-weight) and `needs` are what --list-models shows; `channels` what it hears (1, 2,
+    None: unknown). Registering a name again with the same settings changes nothing; a name taken by another model
+    is refused."""
+    from acousticbench.models.base import missing_members  # pydantic's records: not for --list-models
+
+    target = backend if isinstance(backend, str) else f"{backend.__module__}:{backend.__qualname__}"
+    if not name.strip() or "," in name or lora.name_of(name) is not None:
+        raise UserError(f"{name!r} cannot name a model: --model splits on commas, and {lora.BASE.name}"
+                        f"{lora.NAME_SEPARATOR}<adapter> names a LoRA finetune.")
+    if family not in ("local", "api", "open-weight"):
+        raise UserError(f"family {family!r} is not one of local, api, open-weight.")
+    module, _, attr = target.partition(":")
+    try:
+        found = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError, ValueError) as err:
+        raise UserError(f"cannot import {target} ({err}): register a class defined at the top of a module, or "
+                        "its 'module:Class' importable from sys.path.") from None
+    if found is not backend and not isinstance(backend, str):
+        raise UserError(f"{target} is not the class given: register a class defined at the top of a module.")
+    missing = missing_members(found)
+    if missing:
+        raise UserError(f"{target} lacks {', '.join(missing)}: subclass acousticbench.models.base.BackendBase "
+                        "for the defaults, and set backend_name (the short name its run folders carry).")
+    entry = ModelEntry(name, target, family, needs, description or f"{target}, registered", dict(settings or {}),
+                       channels=channels)
+    if MODELS.get(name, entry) != entry:
+        raise UserError(f"{name!r} is already a model ({MODELS[name].description}): register yours under another name.")
+    MODELS[name] = entry
+    return entry
+
+
 def get_model(name: str, archive: Path | None = None) -> ModelEntry:
     """The registry's model; a LoRA finetune by its name alone, its adapter folder checked when `archive` is given."""
     adapter = lora.name_of(name)

@@ -91,7 +91,6 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
     run = spec.label().removeprefix(f"{spec.model} on ")  # the bar already names the model
     writer = ResponsesWriter(run_dir / RESPONSES)
     items = [item for item in cell.prepared.items if item[0].id not in done]
-    order = getattr(session.backend, "presentation_order", None)  # a person hears the questions shuffled by the seed
 
     def on_record(record) -> None:
         writer.append(record)
@@ -101,7 +100,7 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
         session.bar.show(run, failed)
 
     try:
-        new = await run_items(order(items) if order else items, session.backend,
+        new = await run_items(session.backend.presentation_order(items), session.backend,
                               slots=session.slots, policy=session.policy,
                               to_record=bench.record_maker(spec, cell.prepared, session.graders.get(bench.name)),
                               on_record=on_record, max_error_rate=spec.settings.max_error_rate, bar=session.bar, log=log.line)
@@ -119,7 +118,7 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
     metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec)})  # tokens used, their price
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
-    concurrency = {**session.slots.summary(), "remote": bool(getattr(session.backend, "adaptive_concurrency", False)),
+    concurrency = {**session.slots.summary(), "remote": session.backend.adaptive_concurrency,
                    "note": "the model session's, shared by every run of this model in the command"}
     write_json(run_dir / CONFIG, {**cell.config, "harness": harness, "finished_at": now(),
                                   "duration_s": round(time.monotonic() - started, 3), "concurrency": concurrency})
@@ -137,10 +136,9 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
     behind), run all its cells through one queue, close it once."""
     try:
         await backend.open()
-        names = backend.endpoint_names() if hasattr(backend, "endpoint_names") else ["-"]
-        slots = Slots(names, Setting.of(cells[0].spec.settings.concurrency, backend))
+        slots = Slots(backend.endpoint_names(), Setting.of(cells[0].spec.settings.concurrency, backend))
         # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
-        session = Session(backend, slots, RetryPolicy(**getattr(backend, "retry_settings", {})), graders, bar, opened)
+        session = Session(backend, slots, RetryPolicy(**backend.retry_settings), graders, bar, opened)
         warming = warm_up(cells)
 
         async def reported(index: int, cell: Cell) -> RunResult:
@@ -170,9 +168,8 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
     backends = {key: get_model(key[0], group[0].spec.settings.archive).create(**dict(key[1]))
                 for key, group in groups.items()}  # keys and extras checked first
     for key, group in groups.items():
-        check = getattr(backends[key], "check_prompts", None)  # a prompt over a model's limits stops the run here
-        for cell in group if check else []:
-            check([prompt for _, prompt in cell.prepared.items])
+        for cell in group:  # a prompt over a model's limits stops the run here
+            backends[key].check_prompts([prompt for _, prompt in cell.prepared.items])
     for folder in dict.fromkeys(c.spec.settings.results_dir for c in cells):
         writable_folder(folder, "results folder", "--results-dir")  # before anything is paid for
     try:

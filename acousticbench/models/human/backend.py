@@ -8,6 +8,7 @@ import hashlib
 import sys
 from typing import Any
 
+from acousticbench.models.base import BackendBase
 from acousticbench.models.human.listening import Listening
 from acousticbench.models.human.page import PageServer
 from acousticbench.models.limits import MERGE_GAP_S
@@ -18,7 +19,7 @@ FAREWELL_S = 0.5
 WAIT_S = 30 * 86_400.0  # a person may pause for as long as they like: the run waits (Ctrl-C, then --resume)
 
 
-class Human:
+class Human(BackendBase):
     backend_name = "human"
     default_concurrency = 1  # one question on the page at a time
     retry_settings = {"timeout_s": WAIT_S, "max_attempts": 1}  # never timed out, never asked twice
