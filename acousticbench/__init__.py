@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from acousticbench.api import Evaluation
     from acousticbench.core.settings import BenchmarkOptions, RunSettings
 
-__all__ = ["RunSettings", "__version__", "evaluate"]
+__all__ = ["RunSettings", "__version__", "evaluate", "register_benchmark", "register_model"]
+# imported when first asked for (PEP 562): `import acousticbench` stays light
+_LAZY = {"RunSettings": "acousticbench.core.settings", "register_benchmark": "acousticbench.benchmarks",
+         "register_model": "acousticbench.run.catalog"}
 
 
 def evaluate(settings: RunSettings | None = None, *, options: Sequence[BenchmarkOptions] = (),
@@ -39,8 +42,8 @@ def evaluate(settings: RunSettings | None = None, *, options: Sequence[Benchmark
 
 
 def __getattr__(name: str) -> Any:
-    if name == "RunSettings":  # declared with pydantic: imported when first asked for
-        from acousticbench.core.settings import RunSettings
+    if name in _LAZY:
+        import importlib
 
-        return RunSettings
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,10 +21,9 @@ import sys
 sys.path.insert(0, {examples!r})
 
 import acousticbench
-from acousticbench.run.catalog import register_model
 from toy_backend import FirstAnswer
 
-register_model("Toy", FirstAnswer, description="answers the first option, without listening")
+acousticbench.register_model("Toy", FirstAnswer, description="answers the first option, without listening")
 result = acousticbench.evaluate(model="Toy", task="rad", archive={archive!r}, judge="rules")
 print("status", result.status, [(run.model, run.n, run.accuracy) for run in result])
 """

@@ -2,10 +2,10 @@
 
 Register it under a model name, then run it like any model of the harness:
 
-    from acousticbench.run.catalog import register_model
+    import acousticbench
     from toy_backend import FirstAnswer
 
-    register_model("Toy", FirstAnswer, description="answers the first option, without listening")
+    acousticbench.register_model("Toy", FirstAnswer, description="answers the first option, without listening")
     acousticbench.evaluate(model="Toy", task="rad", archive="archive")
 """
 from __future__ import annotations
