@@ -12,7 +12,7 @@ import os
 import sys
 
 # what every run of the harness imports anyway, and the SDK backends' own (the slow part of most test runs)
-WARM = ("acousticbench.cli", "acousticbench.cli.commands", "acousticbench.run.sweep", "acousticbench.engine.executor",
+WARM = ("acousticbench.cli", "acousticbench.api.commands", "acousticbench.run.sweep", "acousticbench.engine.executor",
         "acousticbench.benchmarks.acoustic.benchmark", "acousticbench.benchmarks.audioicl.benchmark",
         "acousticbench.models.openai_compat", "acousticbench.benchmarks.acoustic.psychometric", "aiohttp", "numpy",
         "soundfile", "httpx", "openai", "google.genai")

@@ -1,8 +1,10 @@
-"""acousticbench.run.sweep runs what run.py runs: the same run folder files and the same metrics for the same seed, the
-records and metrics handed back as objects, and run.py's refusals raised as exceptions instead of exiting."""
+"""acousticbench.evaluate runs what the command line runs: the same run folder files and the same metrics for the same
+seed from settings objects, with no argparse under it; the records and metrics handed back as objects, and the
+command line's refusals raised as exceptions instead of exiting."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -10,7 +12,8 @@ import pytest
 
 import acousticbench
 from acousticbench.core.errors import UserError
-from harness_cli import run_cli
+from audioicl_pack import reduced_pack
+from harness_cli import python, run_cli
 
 
 def test_evaluate_gives_the_metrics_and_files_of_the_same_cli_run(tiny_pack, tmp_path):
@@ -48,3 +51,40 @@ def test_importing_the_package_loads_none_of_the_engine():
     code = "import sys, acousticbench; print(sorted(m for m in sys.modules if m.startswith('acousticbench')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['acousticbench', 'acousticbench.core', 'acousticbench.core.version']"
+
+
+NOTEBOOK = """
+import sys
+import acousticbench
+from acousticbench.benchmarks.acoustic.spec import AcousticOptions
+from acousticbench.benchmarks.audioicl.spec import ICLOptions
+
+settings = acousticbench.RunSettings(model=["Oracle", "Random"], task=["rad", "AudioCount"], seeds=[3, 4],
+                                     max_samples=5, archive={archive!r}, results_dir="api")
+result = acousticbench.evaluate(settings, options=[AcousticOptions(judge="rules"),
+                                                   ICLOptions(shot_counts=[1, 2], scoring="lenient")])
+print("=", "argparse" in sys.modules, result.status, len(result))
+for run in result:
+    print("=", run.model, run.cell, run.seed, run.accuracy, [(r.id, r.status, r.correct) for r in run.records])
+"""
+
+
+def test_a_notebook_with_settings_objects_gets_the_records_of_the_same_command(tiny_pack, tmp_path):
+    shutil.copytree(reduced_pack() / "audioicl", tiny_pack / "audioicl")  # both benchmarks in one archive
+    cli = run_cli("--model", "Oracle,Random", "--task", "rad,AudioCount", "--seeds", "3,4", "--max-samples", "5",
+                  "--judge", "rules", "--shots", "1,2", "--scoring", "lenient",
+                  "--archive", str(tiny_pack), "--results-dir", "cli", cwd=tmp_path)
+    assert cli.returncode == 0, cli.stderr
+    out = python("-c", NOTEBOOK.format(archive=str(tiny_pack)), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    first, *runs = [line[2:] for line in out.stdout.splitlines() if line.startswith("= ")]
+    assert first == "False 0 12"  # no argparse anywhere under the API; 2 models x (rad + AudioCount k=1,2) x 2 seeds
+    for line in runs:
+        model, cell, seed, _, records = line.split(" ", 4)
+        prefix = f"{model}-{cell.replace('/k', '-k')}-local-seed{seed}-"
+        (cli_dir,) = (tmp_path / "cli").glob(prefix + "*")
+        cli_records = [json.loads(row) for row in (cli_dir / "responses.jsonl").read_text().splitlines()]
+        assert records == str([(r["id"], r["status"], r["correct"]) for r in cli_records])
+        (api_dir,) = (tmp_path / "api").glob(prefix + "*")
+        assert json.loads((api_dir / "config.json").read_text())["spec"] == json.loads(
+            (cli_dir / "config.json").read_text())["spec"] | {"results_dir": "api"}

@@ -1,6 +1,6 @@
 """The command line: `acousticbench COMMAND ...` and `python run.py --flags`. Flags are made from the declared settings
 (core/settings.py: RunSettings, and each benchmark's options), parsed into those objects, and handed to the typed
-operations of acousticbench.api and cli/commands.py; nothing below this module reads flags."""
+operations of acousticbench.api (api/commands.py); nothing below this module reads flags."""
 from __future__ import annotations
 
 import argparse
@@ -185,7 +185,7 @@ def _flag_command(args: argparse.Namespace):
     """The command its flags ask for other than a run, ready to call; None for a run. A command flag beside --model
     is refused: the two cannot both happen."""
     from acousticbench.benchmarks import faces
-    from acousticbench.cli import commands
+    from acousticbench.api import commands
 
     own = [(face, name, value) for face in faces().values() for name, command in face.COMMANDS.items()
            if command.flag and (value := getattr(args, "own_" + name.replace("-", "_"))) is not None]
@@ -299,7 +299,7 @@ def console(argv: list[str] | None = None) -> int:
 
 
 def _console_command(args: argparse.Namespace) -> int:
-    from acousticbench.cli import commands
+    from acousticbench.api import commands
 
     if args.command == "models":
         return commands.list_models(args.archive)

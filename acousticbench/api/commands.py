@@ -1,4 +1,4 @@
-"""What each run.py command does and prints; the CLI only parses flags and picks one of these."""
+"""What each command does and prints: typed operations over paths and settings, called by the command line."""
 from __future__ import annotations
 
 import sys

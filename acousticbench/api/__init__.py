@@ -124,7 +124,7 @@ def flag_name(model: type, name: str) -> str:
 def evaluate(settings: RunSettings | None = None, *, options: Sequence[BenchmarkOptions] = (),
              progress: bool | None = None, **fields: Any) -> Evaluation:
     """Run models on tasks and seeds, and return every run's records and metrics (see acousticbench.evaluate)."""
-    from acousticbench.cli import commands
+    from acousticbench.api import commands
     from acousticbench.core import checks
 
     settings, by_bench = settings_from(settings, options, fields)
