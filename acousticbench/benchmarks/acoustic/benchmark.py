@@ -16,8 +16,8 @@ from acousticbench.benchmarks.acoustic.grading import JudgeGrader
 from acousticbench.benchmarks.acoustic.judge import Judge, JudgeFailed, judge_reply
 from acousticbench.benchmarks.acoustic.judge.logprobs import NoLogprobs
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
-from acousticbench.core.records import JUDGE_FAILED, Judgement, JudgeInfo, Prompt, was_cut
-from acousticbench.benchmarks.acoustic.records import Metrics, Question, Record
+from acousticbench.core.records import Prompt, was_cut
+from acousticbench.benchmarks.acoustic.records import JUDGE_FAILED, JudgeInfo, Judgement, Metrics, Question, Record
 from acousticbench.benchmarks.acoustic.spec import GenerationConfig, RunSpec
 
 

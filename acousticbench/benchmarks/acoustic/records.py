@@ -1,4 +1,5 @@
-"""AcousticBench's objects on disk: a pack's Question, a responses.jsonl Record, and metrics.json."""
+"""AcousticBench's objects on disk: a pack's Question, how the judge labelled a reply, a responses.jsonl Record, and
+metrics.json."""
 from __future__ import annotations
 
 import hashlib
@@ -6,8 +7,11 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from acousticbench.core.records import Choice, Frozen, Interval, JudgeInfo, RecordBase, canonical_json
+from acousticbench.core.records import Frozen, Interval, RecordBase, canonical_json
 
+Choice = Literal["A", "B"]
+JudgeMethod = Literal["rules", "llm", "logprobs", "direct", "none"]
+JUDGE_FAILED = "judge failed"  # how a record's error starts when the LLM judge gave no verdict (its cause: 'judge')
 Split = Literal["train", "eval"]
 Kind = Literal["scored", "diagnostic"]
 Status = Literal["answered", "unparsed", "refused", "truncated", "error"]
@@ -33,6 +37,25 @@ class Question(Frozen):
     def sealed(self) -> "Question":
         """This question with its checksum filled in."""
         return self.model_copy(update={"checksum": self.compute_checksum()})
+
+
+class Judgement(Frozen):
+    """How a response was turned into an option."""
+
+    chosen: Choice | None
+    status: Literal["answered", "unparsed", "refused", "truncated"]
+    method: JudgeMethod = Field(description="rules: the strict extractor committed; llm: the judge model did; "
+                                "logprobs: P(A) against P(B) as the first token; direct: the option was given as "
+                                "such (a person clicked it), no judge; none: nobody did.")
+    model: str | None = Field(default=None, description="The judge model, when method is 'llm'.")
+    logprobs: dict[str, float | None] | None = Field(default=None, description="method logprobs: the log probability "
+                                                     "of 'A' and of 'B' as the first token (null: not among the "
+                                                     "server's top alternatives).")
+
+
+class JudgeInfo(Frozen):
+    method: JudgeMethod
+    model: str | None = None
 
 
 class Record(RecordBase):
