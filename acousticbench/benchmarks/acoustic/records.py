@@ -3,6 +3,7 @@ metrics.json."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field
@@ -74,6 +75,12 @@ class Record(RecordBase):
     logprobs: dict[str, float | None] | None = Field(default=None, description="--judge logprobs: the log probability "
                                                      "of 'A' and of 'B' as the first answer token, which the label "
                                                      "came from (null: not among the server's top alternatives).")
+
+
+def line_outcome(line: Mapping[str, Any]) -> bool | None:
+    """A Record as JSON (a responses.jsonl line, or a reference's copy of it): whether it was correct, None for a
+    diagnostic question (never scored; lines written before `kind` are scored)."""
+    return bool(line.get("correct")) if line.get("kind", "scored") == "scored" else None
 
 
 class SliceMetrics(Frozen):
