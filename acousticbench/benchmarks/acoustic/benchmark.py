@@ -10,6 +10,8 @@ from typing import Any
 from acousticbench.core import provenance
 from acousticbench.benchmarks.acoustic.pack import load_manifest, load_questions, manifest_sha256
 from acousticbench.benchmarks import Prepared
+from acousticbench.benchmarks.option import Option
+from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL
 from acousticbench.benchmarks.acoustic.views import AcousticViews
 from acousticbench.benchmarks.acoustic.trust import check_questions
 from acousticbench.benchmarks.acoustic.grading import JudgeGrader
@@ -126,6 +128,14 @@ class AcousticBenchmark(AcousticViews):
             return make_record(question, prompt, spec.model, outcome, *await judge_outcome(judge, question, outcome))
 
         return to_record
+
+    relabel_options = (
+        Option("--judge-model", f"the LLM judge's model (default {DEFAULT_JUDGE_MODEL})", default=DEFAULT_JUDGE_MODEL),
+        Option("--judge-endpoint", "OpenAI-compatible URL (default $ACOUSTICBENCH_JUDGE_ENDPOINT, else OpenAI)",
+               url=True),
+    )
+    rerun_options = (Option("--judge", "how the answers asked again are judged", default="auto",
+                            choices=("auto", "llm", "rules")),)
 
     def relabeller(self, options: dict[str, Any]):
         """rejudge.py: the LLM judge's reading of every null answer that has text."""

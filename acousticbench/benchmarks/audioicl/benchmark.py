@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from acousticbench.packs.trust import check_item_audio, checked_sha256
 from acousticbench.benchmarks.audioicl.episodes import BUILD_HINT, load_episodes, meta_path
@@ -14,6 +14,8 @@ from acousticbench.benchmarks.audioicl.prompts import build_prompt, load_alphabe
 from acousticbench.benchmarks.audioicl.record import FINAL_STATUSES, EpisodeRecord, ICLMetrics, icl_metrics, make_episode_record
 from acousticbench.benchmarks.audioicl.spec import ICLRunSpec
 from acousticbench.benchmarks import Prepared
+from acousticbench.benchmarks.option import Option
+from acousticbench.benchmarks.audioicl.scoring import Scoring
 from acousticbench.benchmarks.audioicl.views import AudioICLViews
 from acousticbench.core.errors import UserError
 from acousticbench.core.records import Prompt
@@ -82,6 +84,9 @@ class AudioICLBenchmark(AudioICLViews):
     def grader(self, specs: list[ICLRunSpec]) -> None:
         """Episodes are scored by string match: no grader to share."""
         return None
+
+    relabel_options = (Option("--scoring", "score with these rules (default: the scoring each run was made with)",
+                              choices=get_args(Scoring)),)
 
     def relabeller(self, options: dict[str, Any]):
         """rejudge.py: every answered episode scored again (with options["scoring"], or the one it was run with)."""
