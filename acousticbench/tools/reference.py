@@ -24,7 +24,7 @@ COMPARISON = "comparison.json"
 def default_root() -> Path:
     """./reference_trajectories when run from a checkout, else the one shipped beside the package."""
     here = Path("reference_trajectories")
-    return here if here.is_dir() else Path(__file__).resolve().parent.parent / "reference_trajectories"
+    return here if here.is_dir() else Path(__file__).resolve().parents[2] / "reference_trajectories"
 
 
 @dataclass(frozen=True)
