@@ -123,24 +123,17 @@ def what_it_names(path: Path, words: set[str], fields: set[str]) -> list[str]:
     return found
 
 
-def test_the_finder_knows_what_a_benchmark_owns():
+def test_the_finder_knows_what_a_benchmark_owns(tmp_path):
     names, codes, owned = what_benchmarks_own()
     assert {"AcousticBench", "AudioICL", "acoustic", "audioicl"} <= names
     assert {"rad", "dir", "AudioCount", "MorseCode"} <= codes and not {"all", "audioicl"} & codes
     assert {"chosen", "answer", "judge", "prediction", "gt", "shots", "scoring"} <= owned
     # the seam's words: a record's base, a Prompt's, an Entry's and an answer's facts, a model's capability
     assert not {"id", "status", "task", "audio", "prompt", "correct", "split", "kind", "logprobs"} & owned
-    bad = "x = r.chosen if r.split == 'rad' else run.spec(judge='llm')\nparser.add_argument('--scoring')\n"
-    assert len(what_it_names(_file(bad), names | codes, owned)) == 4
-    assert what_it_names(_file("backend.answer(prompt)\nhelp = 'the AudioICL pack'\n"), names | codes, owned) == []
-
-
-def _file(text: str) -> Path:
-    import tempfile
-
-    path = Path(tempfile.mkdtemp()) / "probe.py"
-    path.write_text(text, encoding="utf-8")
-    return path
+    bad, fine = tmp_path / "bad.py", tmp_path / "fine.py"
+    bad.write_text("x = r.chosen if r.split == 'rad' else run.spec(judge='llm')\nparser.add_argument('--scoring')\n")
+    fine.write_text("reply = backend.answer(prompt)\nhelp = 'the AudioICL pack'\n")  # a method; prose
+    assert len(what_it_names(bad, names | codes, owned)) == 4 and what_it_names(fine, names | codes, owned) == []
 
 
 def test_outside_the_benchmarks_nothing_names_a_benchmark_its_tasks_or_its_fields():
@@ -154,6 +147,46 @@ def test_outside_the_benchmarks_nothing_names_a_benchmark_its_tasks_or_its_field
         bad += [f"{module}:{where}" for where in what_it_names(path, names | codes, set() if below else owned)]
     for asset in (PACKAGE / "tools" / "report" / "assets").iterdir():  # the report page's script and styles too
         bad += [f"{asset.name} says {name!r}" for name in names if name in asset.read_text(encoding="utf-8")]
+    assert not bad, bad
+
+
+def benchmark_names() -> set[str]:
+    from acousticbench.benchmarks import BENCHMARKS
+
+    return set(BENCHMARKS)
+
+
+def own_fields() -> set[str]:
+    """The fields of each benchmark's spec and record that the other benchmark's lack: its own."""
+    from dataclasses import fields
+
+    from acousticbench.benchmarks import get_benchmark
+
+    specs, records = [], []
+    for name in benchmark_names():
+        bench = get_benchmark(name)
+        records.append(set(bench.record_type.model_fields))
+        specs.append({f.name for f in fields(type(bench.spec_from_config(_config_of(name))))})
+    shared = set.intersection(*records) | set.intersection(*specs)
+    return (set.union(*records) | set.union(*specs)) - shared
+
+
+def _config_of(name: str) -> dict:
+    spec = {"AcousticBench": {"model": "m", "task": "rad"}, "AudioICL": {"model": "m", "task": "AudioCount", "shots": 1}}
+    return {"spec": {"archive": "archive", "results_dir": "results", **spec[name]}}
+
+
+def test_outside_the_benchmarks_nothing_probes_for_a_benchmarks_fields():
+    fields = own_fields()
+    assert {"shots", "split", "judge", "gt", "prediction", "chosen"} <= fields  # the finder knows them
+    bad = []
+    for module, path in outside_the_benchmarks_and_scripts().items():
+        if module.startswith(("acousticbench.models", "acousticbench.serve")):
+            continue  # below the benchmarks: they never hold a spec or a record (an adapter's own `logprobs` is not one)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("hasattr", "getattr")
+                    and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value in fields):
+                bad.append(f"{module}:{node.lineno} {node.func.id}(..., {node.args[1].value!r})")
     assert not bad, bad
 
 
