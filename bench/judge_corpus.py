@@ -28,7 +28,7 @@ from acousticbench.benchmarks.acoustic.judge.answer_text import answer_text  # n
 from acousticbench.benchmarks.acoustic.judge.letters import single_letter, states_answer, states_letter  # noqa: E402
 from acousticbench.benchmarks.acoustic.judge.restated import NAMED_CLIP  # noqa: E402
 from acousticbench.benchmarks.acoustic.judge.rules import RULES_VERSION, extract_choice  # noqa: E402
-from acousticbench.core.records import Judgement  # noqa: E402
+from acousticbench.benchmarks.acoustic.records import Judgement  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "data" / "lalm_outputs"
 

@@ -9,14 +9,18 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
+from typing import Any
 
+from acousticbench.benchmarks import Option
 from acousticbench.core.errors import UserError, run_command
 from acousticbench.run.catalog import get_model
-from acousticbench.tools.rescore import RunFile, ask_again, change_line, save, to_ask_again
+from acousticbench.tools.rescore import (
+    RunFile, add_benchmark_options, ask_again, change_line, options_given, save, to_ask_again,
+)
 
 
 async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None, archive: Path | None,
-                 judge_mode: str, endpoint: str | None, include: frozenset[str]) -> None:
+                 overrides: dict[str, Any], endpoint: str | None, include: frozenset[str]) -> None:
     records = run.records
     cut = bool(run.torn)  # asked in the first round with the rest
     for _ in range(rounds):
@@ -24,7 +28,7 @@ async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None,
             break
         cut = False
         backend = get_model(model).create(endpoint=endpoint)
-        grader = run.bench.grader([run.spec(judge=judge_mode)])  # AcousticBench: the A/B judge
+        grader = run.bench.grader([run.spec(**overrides)])  # a benchmark's judge, made with its own options
         try:
             await backend.open()
             records = await ask_again(run, records, backend, grader, archive, concurrency or backend.default_concurrency,
@@ -51,18 +55,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int)
     parser.add_argument("--max-retries", type=int, default=3, help="rounds of asking again (default 3)")
     parser.add_argument("--archive", type=Path, help="the pack the runs used (default: the one in their config.json)")
-    parser.add_argument("--judge", choices=["auto", "llm", "rules"], default="auto",
-                        help="how AcousticBench answers are judged (AudioICL answers are scored)")
     parser.add_argument("--endpoint", help="server URL(s) for an open-weight model (default: its endpoint variable)")
     parser.add_argument("--include", default="", metavar="STATUSES",
                         help="also ask again the null answers of these statuses, comma-separated: refused, unparsed "
                         "(default: errors only)")
+    declared = add_benchmark_options(parser, lambda bench: bench.rerun_options)
     args = parser.parse_args(argv)
-    return run_command(lambda: _rerun_all(args), interrupted="every finished round is saved; run the same command "
+    return run_command(lambda: _rerun_all(args, declared), interrupted="every finished round is saved; run the same command "
                        "again to continue.")
 
 
-def _rerun_all(args: argparse.Namespace) -> int:
+def _rerun_all(args: argparse.Namespace, declared: list[Option]) -> int:
     if args.max_retries < 1 or (args.concurrency is not None and args.concurrency < 1):
         raise UserError("--max-retries and --concurrency must be 1 or more.")
     from acousticbench.core import checks
@@ -71,6 +74,7 @@ def _rerun_all(args: argparse.Namespace) -> int:
     for url in (args.endpoint or "").split(","):
         if url.strip():
             checks.check_url(url.strip(), "--endpoint")
+    overrides = options_given(args, declared)
     include = frozenset(s.strip() for s in args.include.split(",") if s.strip())
     if include - {"refused", "unparsed"}:
         raise UserError(f"--include takes refused and/or unparsed, got {args.include!r}.")
@@ -85,7 +89,7 @@ def _rerun_all(args: argparse.Namespace) -> int:
         print(f"note: {line.describe()}: it is asked again (the backup keeps the file as it was).", file=sys.stderr)
     for run in runs:
         asyncio.run(_rerun(run, args.model, args.max_retries, args.concurrency, _archive(run, args.archive),
-                           args.judge, args.endpoint, include))
+                           overrides, args.endpoint, include))
     return 0
 
 

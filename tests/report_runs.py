@@ -10,8 +10,7 @@ import numpy as np
 
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
 from acousticbench.benchmarks.acoustic.psychometric import curve
-from acousticbench.core.records import JudgeInfo
-from acousticbench.benchmarks.acoustic.records import Record
+from acousticbench.benchmarks.acoustic.records import JudgeInfo, Record
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 
 PER_LEVEL, N_PROBE = 80, 25  # the open pack: 400 scored + 75 diagnostic questions per task

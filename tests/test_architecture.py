@@ -73,6 +73,83 @@ def outside_benchmarks() -> dict[str, Path]:
     return {module_name(p): p for p in PACKAGE.rglob("*.py") if "benchmarks" not in p.relative_to(PACKAGE).parts}
 
 
+def test_outside_the_benchmarks_nothing_imports_a_benchmarks_own_module(graph):
+    bad = sorted(f"{m} imports {dep}" for m in outside_benchmarks() for dep in graph[m]
+                 if dep.startswith("acousticbench.benchmarks.") and dep.count(".") > 2)
+    assert not bad, bad
+
+
+def what_benchmarks_own() -> tuple[set[str], set[str], set[str]]:
+    """Every registered benchmark's names (as registered, and its package's folder), its task codes (the names its
+    face answers to in --task that stand for one task: a group such as 'all' is a word of the face, not a task), and
+    the fields of its record that the seam does not declare for every benchmark (a record's base, a Prompt, a Reply,
+    an Entry, an answer's and a clip's facts, a model's capabilities as the catalog lists them)."""
+    from dataclasses import fields
+
+    from acousticbench.benchmarks import BENCHMARKS, AnswerFacts, ClipFacts, Entry, faces, get_benchmark
+    from acousticbench.core.records import Prompt, PromptPart, RecordBase, Reply
+    from acousticbench.run.catalog import MODELS
+
+    names = set(BENCHMARKS) | {package.rpartition(".")[2] for package in BENCHMARKS.values()}
+    codes = {code for face in faces().values() for code in face.task_names() if face.claim_tasks([code]) == [code]}
+    declared = set().union(*(model.model_fields for model in (RecordBase, Prompt, PromptPart, Reply)),
+                           *({f.name for f in fields(kind)} for kind in (Entry, AnswerFacts, ClipFacts)),
+                           *(entry.capabilities for entry in MODELS.values()))
+    owned = set().union(*(get_benchmark(name).record_type.model_fields for name in BENCHMARKS)) - declared
+    return names, codes, owned
+
+
+def outside_the_benchmarks_and_scripts() -> dict[str, Path]:
+    return {**outside_benchmarks(), **{f"scripts/{p.name}": p for p in (REPO / "scripts").glob("*.py")}}
+
+
+def what_it_names(path: Path, words: set[str], fields: set[str]) -> list[str]:
+    """Where a file says one of `words` as a string, or uses one of `fields` as a string, a flag, an attribute, a
+    keyword argument or a field it declares."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}  # a method, never a field
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            flag = node.value.startswith("--") and node.value[2:].replace("-", "_") in fields
+            if node.value in words or node.value in fields or flag:
+                found.append(f"{node.lineno} says {node.value!r}")
+        elif isinstance(node, ast.Attribute) and node.attr in fields and id(node) not in called:
+            found.append(f"{node.lineno} reads .{node.attr}")
+        elif isinstance(node, ast.keyword) and node.arg in fields:
+            found.append(f"{node.lineno} passes {node.arg}=")
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id in fields:
+            found.append(f"{node.lineno} declares {node.target.id}")
+    return found
+
+
+def test_the_finder_knows_what_a_benchmark_owns(tmp_path):
+    names, codes, owned = what_benchmarks_own()
+    assert {"AcousticBench", "AudioICL", "acoustic", "audioicl"} <= names
+    assert {"rad", "dir", "AudioCount", "MorseCode"} <= codes and not {"all", "audioicl"} & codes
+    assert {"chosen", "answer", "judge", "prediction", "gt", "shots", "scoring"} <= owned
+    # the seam's words: a record's base, a Prompt's, an Entry's and an answer's facts, a model's capability
+    assert not {"id", "status", "task", "audio", "prompt", "correct", "split", "kind", "logprobs"} & owned
+    bad, fine = tmp_path / "bad.py", tmp_path / "fine.py"
+    bad.write_text("x = r.chosen if r.split == 'rad' else run.spec(judge='llm')\nparser.add_argument('--scoring')\n")
+    fine.write_text("reply = backend.answer(prompt)\nhelp = 'the AudioICL pack'\n")  # a method; prose
+    assert len(what_it_names(bad, names | codes, owned)) == 4 and what_it_names(fine, names | codes, owned) == []
+
+
+def test_outside_the_benchmarks_nothing_names_a_benchmark_its_tasks_or_its_fields():
+    """Every module outside acousticbench/benchmarks/, and every script, goes through the seam: no benchmark's name,
+    no task code, no field only a benchmark's record has (the model and serve layers, below the seam, take a Prompt
+    and give a Reply: their words are a wire's, so only names and task codes are checked there)."""
+    names, codes, owned = what_benchmarks_own()
+    bad = []
+    for module, path in outside_the_benchmarks_and_scripts().items():
+        below = module.startswith(("acousticbench.models", "acousticbench.serve"))
+        bad += [f"{module}:{where}" for where in what_it_names(path, names | codes, set() if below else owned)]
+    for asset in (PACKAGE / "tools" / "report" / "assets").iterdir():  # the report page's script and styles too
+        bad += [f"{asset.name} says {name!r}" for name in names if name in asset.read_text(encoding="utf-8")]
+    assert not bad, bad
+
+
 def benchmark_names() -> set[str]:
     from acousticbench.benchmarks import BENCHMARKS
 
@@ -98,25 +175,11 @@ def test_outside_the_benchmarks_nothing_imports_a_benchmarks_own_module(graph):
     assert not bad, bad
 
 
-def test_outside_the_benchmarks_nothing_compares_with_a_benchmarks_name():
-    names = benchmark_names()
-    bad = []
-    for module, path in outside_benchmarks().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Compare):
-                operands = [node.left, *node.comparators]
-                if any(isinstance(o, ast.Constant) and o.value in names for o in operands):
-                    bad.append(f"{module}:{node.lineno}")
-            elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value in names:
-                bad.append(f"{module}:{node.lineno}")
-    assert not bad, bad
-
-
 def test_outside_the_benchmarks_nothing_probes_for_a_benchmarks_fields():
     fields = own_fields()
     assert {"shots", "split", "judge", "gt", "prediction", "chosen"} <= fields  # the finder knows them
     bad = []
-    for module, path in outside_benchmarks().items():
+    for module, path in outside_the_benchmarks_and_scripts().items():
         if module.startswith(("acousticbench.models", "acousticbench.serve")):
             continue  # below the benchmarks: they never hold a spec or a record (an adapter's own `logprobs` is not one)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -124,6 +187,26 @@ def test_outside_the_benchmarks_nothing_probes_for_a_benchmarks_fields():
                     and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value in fields):
                 bad.append(f"{module}:{node.lineno} {node.func.id}(..., {node.args[1].value!r})")
     assert not bad, bad
+
+
+def test_the_tools_probe_nothing():
+    """The tools read what a benchmark declares (its Benchmark members), never whether it happens to have a thing."""
+    bad = [f"{module}:{node.lineno}" for module, path in outside_benchmarks().items()
+           if module.startswith("acousticbench.tools")
+           for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+           if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "hasattr"]
+    assert not bad, bad
+
+
+def test_the_judge_lives_in_acousticbenchs_package():
+    from acousticbench.benchmarks import BENCHMARKS
+
+    home = BENCHMARKS["AcousticBench"]
+    assert importlib.util.find_spec(f"{home}.judge") is not None
+    stray = sorted(str(p.relative_to(REPO)) for p in PACKAGE.rglob("*judge*")
+                   if (p.is_dir() or p.suffix == ".py") and "__pycache__" not in p.parts
+                   and not module_name(p).startswith(home + "."))
+    assert not stray, stray
 
 
 def test_a_string_loaded_backend_is_never_above_the_catalog(graph):
@@ -241,18 +324,6 @@ def _benchmark_free_files() -> dict[str, Path]:
     return {module_name(p): p for p in PACKAGE.rglob("*.py") if module_name(p).startswith(BENCHMARK_FREE)}
 
 
-def _what_a_benchmark_owns() -> tuple[set[str], set[str]]:
-    """The registered benchmarks' names, and the record fields one benchmark has that the seam does not declare."""
-    from dataclasses import fields
-
-    from acousticbench.benchmarks import BENCHMARKS, AnswerFacts, Entry, get_benchmark
-    from acousticbench.core.records import RecordBase
-
-    declared = set(RecordBase.model_fields) | {f.name for f in fields(Entry)} | {f.name for f in fields(AnswerFacts)}
-    owned = set().union(*(get_benchmark(name).record_type.model_fields for name in BENCHMARKS)) - declared
-    return set(BENCHMARKS), owned
-
-
 def test_the_leaderboard_and_report_import_only_the_seam(graph):
     files = _benchmark_free_files()
     assert {"acousticbench.tools.leaderboard", "acousticbench.tools.report.answers"} <= set(files)
@@ -260,23 +331,6 @@ def test_the_leaderboard_and_report_import_only_the_seam(graph):
     loaded = sorted(f"{m} names {node.value}" for m, path in files.items() for node in ast.walk(ast.parse(path.read_text()))
                     if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(SEAM + "."))
     assert not bad and not loaded, bad + loaded
-
-
-def test_the_leaderboard_and_report_name_no_benchmark_and_probe_none_of_its_fields():
-    names, owned = _what_a_benchmark_owns()
-    assert {"gt", "answer", "shots", "judge"} <= owned  # the check knows what to look for
-    bad = []
-    for module, path in _benchmark_free_files().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and node.value in names | owned:
-                bad.append(f"{module}:{node.lineno} says {node.value!r}")
-            elif isinstance(node, ast.Attribute) and node.attr in owned:
-                bad.append(f"{module}:{node.lineno} reads .{node.attr}")
-            elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "hasattr":
-                bad.append(f"{module}:{node.lineno} probes with hasattr")
-    for asset in (PACKAGE / "tools" / "report" / "assets").iterdir():  # the page's script and styles too
-        bad += [f"{asset.name} says {name!r}" for name in names if name in asset.read_text(encoding="utf-8")]
-    assert not bad, bad
 
 
 def test_the_shared_view_kit_is_ground_floor_and_benchmarks_draw_without_the_report(graph):

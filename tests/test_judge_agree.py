@@ -87,7 +87,8 @@ def test_the_warning_comes_once_from_the_probe_before_it_asks_and_never_for_the_
     import asyncio
 
     from acousticbench.benchmarks.acoustic.judge import Judge
-    from acousticbench.core.records import Judgement, Reply
+    from acousticbench.benchmarks.acoustic.records import Judgement
+    from acousticbench.core.records import Reply
 
     import acousticbench.benchmarks.acoustic.judge.retirement as retirement
 

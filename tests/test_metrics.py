@@ -5,8 +5,7 @@ import pytest
 
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
 from acousticbench.core.stats import wilson_interval
-from acousticbench.core.records import JudgeInfo
-from acousticbench.benchmarks.acoustic.records import Record
+from acousticbench.benchmarks.acoustic.records import JudgeInfo, Record
 
 
 def record(i: int, chosen, answer="A", status="answered", kind="scored", split="train", **meta) -> Record:

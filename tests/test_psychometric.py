@@ -10,8 +10,7 @@ import pytest
 
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
 from acousticbench.benchmarks.acoustic.psychometric import curve, fit_psychometric, threshold_of
-from acousticbench.core.records import JudgeInfo
-from acousticbench.benchmarks.acoustic.records import Record
+from acousticbench.benchmarks.acoustic.records import JudgeInfo, Record
 from harness_cli import REPO
 
 TRUE = {"midpoint": 3.2, "spread": 0.6, "lapse": 0.03}  # the 75% threshold lies at level ~3.12

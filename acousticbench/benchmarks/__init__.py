@@ -4,11 +4,12 @@ commands.py) and every tool, so that none of them names a benchmark.
 A benchmark is one package under acousticbench/benchmarks/ with two modules the seam loads: `face` (its options
 object, whose fields are its flags, its --task names, building and verifying its pack; light, read at --help time) and
 `benchmark` (BENCHMARK: what a run's items are and how each becomes a Prompt, how an item and what came back become
-the record on disk, how records become metrics, its grader, its ideal observer, which settings identify a run, and
-how its runs read in the leaderboard and the report: an Entry per run, its tables, its Sections; BenchmarkBase has
-defaults). A run's spec (core/settings.py: RunSpec) is the same for every benchmark: the harness's settings, the
-benchmark's options, the model, task, variant and seed.
-Registering one is a line in BENCHMARKS, or register_benchmark() from outside the harness. Everything else (backend sessions, run folders, resume, writers,
+the record on disk, how records become metrics and which are correct, its grader, its ideal observer, which settings
+identify a run, its own options on the shared tools, and how its runs read in the leaderboard and the report: an
+Entry per run, its tables, its Sections; BenchmarkBase has defaults). A run's spec (core/settings.py: RunSpec) is the
+same for every benchmark: the harness's settings, the benchmark's options, the model, task, variant and seed.
+Registering one is a line in BENCHMARKS, or register_benchmark() from outside the harness. Everything else (backend
+sessions, run folders, resume, writers,
 leaderboard, comparison, rerun/rejudge, references, report) is written once and dispatches on the benchmark named in
 config.json, in every record and in every Prompt."""
 from __future__ import annotations
@@ -29,13 +30,16 @@ if TYPE_CHECKING:
 
     from acousticbench.benchmarks.base import BenchmarkBase
     from acousticbench.benchmarks.entry import CSV_HEADER, AnswerFacts, ClipFacts, Entry, ModelOrder, Section
+    from acousticbench.benchmarks.option import Option
+    from acousticbench.core.identity import Identity
     from acousticbench.core.records import Prompt, RecordBase
 
 # what the seam re-exports, imported when first asked for (PEP 562)
 _LAZY = {"BenchmarkBase": "acousticbench.benchmarks.base", "CSV_HEADER": "acousticbench.benchmarks.entry",
          "AnswerFacts": "acousticbench.benchmarks.entry", "ClipFacts": "acousticbench.benchmarks.entry",
          "Entry": "acousticbench.benchmarks.entry",
-         "ModelOrder": "acousticbench.benchmarks.entry", "Section": "acousticbench.benchmarks.entry"}
+         "ModelOrder": "acousticbench.benchmarks.entry", "Section": "acousticbench.benchmarks.entry",
+         "Option": "acousticbench.benchmarks.option"}
 
 
 def __getattr__(name: str):
@@ -43,9 +47,9 @@ def __getattr__(name: str):
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ["BENCHMARKS", "CSV_HEADER", "DEFAULT", "AnswerFacts", "ClipFacts", "Benchmark", "BenchmarkBase", "Entry", "ModelOrder", "Prepared",
-           "Section", "benchmark_of_config", "benchmark_of_line", "claim_tasks", "faces", "get_benchmark", "register_benchmark",
-           "spec_from_config"]
+__all__ = ["BENCHMARKS", "CSV_HEADER", "DEFAULT", "AnswerFacts", "ClipFacts", "Benchmark", "BenchmarkBase", "Entry",
+           "ModelOrder", "Option", "Prepared", "Section", "benchmark_of_config", "benchmark_of_line", "claim_tasks",
+           "faces", "get_benchmark", "register_benchmark", "spec_from_config"]
 
 # name (as config.json, every record and every Prompt write it) -> its package; in the order runs and tables list them
 BENCHMARKS = {"AcousticBench": "acousticbench.benchmarks.acoustic", "AudioICL": "acousticbench.benchmarks.audioicl"}
@@ -110,6 +114,16 @@ class Benchmark(Protocol[Item, Spec, Rec, Met]):
     def reference_keys(self) -> tuple[str, ...]: ...
 
     def relabeller(self, options: dict[str, Any]) -> Any: ...  # rejudge.py: Relabeller (relabel.py of each package)
+
+    relabel_options: tuple[Option, ...]  # rejudge.py's flags for its relabeller: `options` holds their values
+
+    rerun_options: tuple[Option, ...]  # rerun_nones.py's flags: overrides of its spec when its items are asked again
+
+    def outcome(self, line: Mapping[str, Any]) -> bool | None: ...  # a record as JSON: correct, wrong, None unscored
+
+    def identity(self, config: dict[str, Any]) -> Identity: ...  # what its runs of one model must share to be averaged
+
+    def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]: ...  # an earlier run's settings() (--resume)
 
     def listener_note(self, spec: Spec, channels: int | None) -> dict[str, Any]: ...  # what a listener cannot hear
 

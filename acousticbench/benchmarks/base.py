@@ -14,6 +14,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts, Entry, ModelOrder, Section
+from acousticbench.benchmarks.option import Option
+from acousticbench.core.identity import Identity, harness_identity, identity_of
 from acousticbench.core.records import Frozen, RecordBase
 from acousticbench.core.tables import html_table, md_table, mean_std, pct
 
@@ -89,10 +91,27 @@ class BenchmarkBase:
         """metrics.json fields saying what a model that hears `channels` channels could not hear of the run; none."""
         return {}
 
+    # no options of its own on rejudge.py and rerun_nones.py
+    relabel_options: tuple[Option, ...] = ()
+    rerun_options: tuple[Option, ...] = ()
+
     def relabeller(self, options: dict[str, Any]):
         from acousticbench.core.errors import UserError
 
         raise UserError(f"rejudge.py cannot label {self.name} answers again: its benchmark has no relabeller.")
+
+    def outcome(self, line: Mapping[str, Any]) -> bool | None:
+        """A record as JSON (a responses.jsonl line, or a reference's copy of it): every record scored, correct where
+        its `correct` is true."""
+        return bool(line.get("correct"))
+
+    def identity(self, config: dict[str, Any]) -> Identity:
+        """What its runs of one model must share to be averaged: the harness's part only (API model, served model)."""
+        return identity_of(harness_identity(config))
+
+    def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]:
+        """The settings() an earlier run's config.json recorded, which --resume compares (older runs: the spec)."""
+        return config.get("settings") or config.get("spec", {})
 
     def n_records(self, config: dict[str, Any]) -> int:
         """How many records a finished run's responses.jsonl holds, from its config.json (its Prepared.config's

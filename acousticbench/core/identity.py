@@ -1,25 +1,23 @@
-"""What makes two runs of one model the same thing to average: judge mode and model, rules version, API model id,
-served model id and prompt style, read from a run's config.json (or a reference's summary.json)."""
+"""What makes two runs of one model the same thing to average: the harness's part (API model id, served model id)
+read from a run's config.json, joined with what its benchmark adds (Benchmark.identity: a judge, a prompt style)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-Identity = tuple[tuple[str, str], ...]
-FIELDS = ("judge", "judge_model", "rules", "api_model", "served_model", "prompt_style")
-_NAMES = {"judge": "judge", "judge_model": "judge model", "rules": "rules", "api_model": "api model",
-          "served_model": "served", "prompt_style": "prompt"}
+Identity = tuple[tuple[str, str], ...]  # (what, value) in a row label's words: ("judge model", "gpt-4o-mini")
 
 
-def run_identity(config: dict[str, Any]) -> Identity:
-    """The fields of a run that change what its numbers mean; absent ones are left out (older runs, local models)."""
-    spec, judge, backend = config.get("spec") or {}, config.get("judge") or {}, config.get("backend") or {}
-    mode = judge.get("mode")
-    values = {"judge": mode, "judge_model": judge.get("model") if mode in ("auto", "llm") else None,
-              "rules": judge.get("rules_version") if mode in ("auto", "rules") else None,
-              "api_model": spec.get("api_model"),
-              "served_model": backend.get("served_model_id") or backend.get("model_id"),
-              "prompt_style": spec.get("prompt_style")}
-    return tuple((k, str(values[k])) for k in FIELDS if values[k])
+def harness_identity(config: dict[str, Any]) -> dict[str, Any]:
+    """The settings of any run that change what its numbers mean: the API model id asked for, the model id served."""
+    spec, backend = config.get("spec") or {}, config.get("backend") or {}
+    return {"api model": spec.get("api_model"),
+            "served": backend.get("served_model_id") or backend.get("model_id")}
+
+
+def identity_of(values: Mapping[str, Any]) -> Identity:
+    """An Identity of the values that are set; absent ones are left out (older runs, local models)."""
+    return tuple((what, str(value)) for what, value in values.items() if value)
 
 
 def differences(identities: list[Identity]) -> dict[Identity, str]:
@@ -29,8 +27,20 @@ def differences(identities: list[Identity]) -> dict[Identity, str]:
     if len(unique) < 2:
         return {i: "" for i in unique}
     as_dicts = [dict(i) for i in unique]
-    varying = [k for k in FIELDS if len({d.get(k) for d in as_dicts}) > 1]
-    return {i: ", ".join(f"{_NAMES[k]} {d[k]}" for k in varying if k in d) for i, d in zip(unique, as_dicts)}
+    varying = [k for k in _in_order(unique) if len({d.get(k) for d in as_dicts}) > 1]
+    return {i: ", ".join(f"{k} {d[k]}" for k in varying if k in d) for i, d in zip(unique, as_dicts)}
+
+
+def _in_order(identities: list[Identity]) -> list[str]:
+    """Every field of the identities in the order their benchmark lists them (each identity leaves out the unset)."""
+    order: list[str] = []
+    for identity in identities:
+        at = 0
+        for what, _ in identity:
+            if what not in order:
+                order.insert(at, what)
+            at = order.index(what) + 1
+    return order
 
 
 def row_labels(entries) -> dict[tuple[str, Identity], str]:

@@ -1,5 +1,5 @@
-"""The objects every benchmark shares that go to disk or cross a module boundary: Prompt, Reply, Judgement, the
-record base, intervals, decoding settings. Each benchmark's own items, records and metrics live in its package."""
+"""The objects every benchmark shares that go to disk or cross a module boundary: Prompt, Reply, the record base,
+intervals, decoding settings. Each benchmark's own items, records, labels and metrics live in its package."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -11,9 +11,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 DEFAULT_SEED = 42  # the run seed when none is given
 
-Choice = Literal["A", "B"]
-JudgeMethod = Literal["rules", "llm", "logprobs", "direct", "none"]
-JUDGE_FAILED = "judge failed"  # how a record's error starts when the LLM judge gave no verdict (its cause: 'judge')
 # finish reasons that mean the token limit cut the reply: OpenAI and vLLM "length", Gemini MAX_TOKENS
 CUT_FINISH = frozenset({"length", "max_tokens", "MAX_TOKENS"})
 
@@ -51,15 +48,15 @@ class Prompt(Frozen):
     seed: int = Field(description="The run seed; backends that accept a seed get it.")
     parts: list[PromptPart] = Field(
         default_factory=list,
-        description="The turn as interleaved text and audio where the order matters (AudioICL); empty for "
-        "AcousticBench. `text` and `audio` always carry the same content flattened (the text names each clip "
-        "'<audio N>'), for backends that send text and audio separately.",
+        description="The turn as interleaved text and audio where the order matters (in-context demos); empty "
+        "where the text and the clips are all there is. `text` and `audio` always carry the same content flattened "
+        "(the text names each clip '<audio N>'), for backends that send text and audio separately.",
     )
     # for the chance baselines only (models/baselines.py): no backend sends these to a model
     answer_space: list[str] = Field(default_factory=list, description="The answers the item allows, in a fixed order "
-                                    "(AcousticBench: A, B; AudioICL: the task's labels): what Random draws from.")
+                                    "(two options, or a task's labels): what Random draws from.")
     demo_labels: list[str] = Field(default_factory=list, description="The answers the prompt's demos show, in the "
-                                   "order shown (AudioICL): what Majority answers the most common of.")
+                                   "order shown (in-context demos): what Majority answers the most common of.")
 
 
 class Reply(Frozen):
@@ -74,37 +71,18 @@ class Reply(Frozen):
     notes: list[str] = Field(default_factory=list, description="What the backend changed about the input, e.g. merged clips.")
     first_token_logprobs: dict[str, float] | None = Field(default=None, description="The first generated token's "
                                                           "most likely alternatives, {token text: logprob}, where the "
-                                                          "server was asked for them (--judge logprobs).")
-    choice: Choice | None = Field(default=None, description="The option given directly (a person clicked it): the "
-                                  "label as it is, no judge reads the text.")
+                                                          "server was asked for them (a benchmark that labels from them).")
+    choice: str | None = Field(default=None, description="The option given directly (a person clicked it): the "
+                               "label as it is, which the benchmark takes without reading the text.")
     human: dict[str, Any] | None = Field(default=None, description="How a person answered (the Human model): plays, "
                                          "response time.")
-
-
-class Judgement(Frozen):
-    """How a response was turned into an option."""
-
-    chosen: Choice | None
-    status: Literal["answered", "unparsed", "refused", "truncated"]
-    method: JudgeMethod = Field(description="rules: the strict extractor committed; llm: the judge model did; "
-                                "logprobs: P(A) against P(B) as the first token; direct: the option was given as "
-                                "such (a person clicked it), no judge; none: nobody did.")
-    model: str | None = Field(default=None, description="The judge model, when method is 'llm'.")
-    logprobs: dict[str, float | None] | None = Field(default=None, description="method logprobs: the log probability "
-                                                     "of 'A' and of 'B' as the first token (null: not among the "
-                                                     "server's top alternatives).")
-
-
-class JudgeInfo(Frozen):
-    method: JudgeMethod
-    model: str | None = None
 
 
 class RecordBase(Frozen):
     """What every line of every benchmark's responses.jsonl has; each benchmark adds its own fields."""
 
     id: str
-    benchmark: str = Field(description="The benchmark the record belongs to: AcousticBench or AudioICL.")
+    benchmark: str = Field(description="The benchmark the record belongs to, as acousticbench.benchmarks names it.")
     model: str
     task: str
     seed: int

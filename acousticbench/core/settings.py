@@ -172,7 +172,7 @@ class BenchmarkOptions(BaseModel):
         """The values of the variant a command runs (AudioICL: the k of --shots); [None] when there is no variant."""
         return [None]
 
-    def identity(self, spec: RunSpec) -> dict[str, Any]:
+    def resume_key(self, spec: RunSpec) -> dict[str, Any]:
         """What must match for --resume to continue a run, beyond the harness's settings."""
         return self.model_dump(mode="json")
 
@@ -229,11 +229,11 @@ class RunSpec:
         return {"endpoint": s.endpoint, "api_model": s.api_model, "temperature": s.generation.temperature,
                 "max_tokens": s.generation.max_tokens, **self.options.backend_overrides()}
 
-    def identity(self) -> dict[str, Any]:
+    def resume_key(self) -> dict[str, Any]:
         """What must match for --resume to continue a run (the folder name already fixes model, task, seed)."""
         s = self.settings
         return {"max_samples": s.max_samples, "temperature": s.generation.temperature,
-                "max_tokens": s.generation.max_tokens, "api_model": s.api_model, **self.options.identity(self)}
+                "max_tokens": s.generation.max_tokens, "api_model": s.api_model, **self.options.resume_key(self)}
 
     def to_json(self) -> dict[str, Any]:
         """config.json's `spec`: every per-run setting and option by name, flat (spec_from_config reads it back)."""

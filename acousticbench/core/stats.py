@@ -1,14 +1,19 @@
-"""Interval statistics shared by both benchmarks: the Wilson interval of one run, across seeds the interval
-clustered by question (seeds of one question are not new trials; Miller 2024, "Adding error bars to evals"), and
-McNemar's exact test of two models on the same questions."""
+"""Interval statistics every benchmark shares: the Wilson interval of one run, across seeds the interval clustered by
+question (seeds of one question are not new trials; Miller 2024, "Adding error bars to evals") read from the runs'
+responses.jsonl, and McNemar's exact test of two models on the same questions."""
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
 
 from acousticbench.core.records import Interval
 
 Z95 = 1.959963984540054
+# one record as JSON (a responses.jsonl line): True correct, False wrong, None not scored (Benchmark.outcome)
+Outcome = Callable[[Mapping[str, Any]], bool | None]
 
 
 def wilson_interval(successes: float, n: float, z: float = Z95) -> Interval | None:
@@ -70,3 +75,45 @@ def mcnemar_exact(b: int, c: int) -> float:
         return 1.0
     tail = sum(math.comb(n, i) for i in range(min(b, c) + 1)) / 2**n
     return min(1.0, 2 * tail)
+
+
+def scored_outcomes(responses: Path, outcome: Outcome) -> list[tuple[str, float]]:
+    """(item id, 1.0 if correct else 0.0) for every record of a run that its benchmark's `outcome` scores."""
+    out = []
+    for line in responses.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            data = json.loads(line)
+            if (correct := outcome(data)) is not None:
+                out.append((data["id"], 1.0 if correct else 0.0))
+    return out
+
+
+def across_seeds(runs: list[tuple[float | None, int, Path | None]],
+                 outcome: Outcome) -> tuple[Interval | None, float | None]:
+    """The 95% interval of a cell's accuracy over its runs (accuracy, n, responses.jsonl or None), and the
+    effective number of questions it is worth. One run: its Wilson interval. Several: clustered by question; where a
+    run's records cannot be read (a reference summary), the Wilson interval of the mean accuracy over one seed's n
+    questions, which is never narrower than the clustered one (the design effect is at most the number of seeds)."""
+    known = [(acc, n, path) for acc, n, path in runs if acc is not None and n]
+    if not known:
+        return None, None
+    if len(known) == 1:
+        acc, n, _ = known[0]
+        return wilson_interval(round(acc * n), n), float(n)
+    if all(path is not None and path.is_file() for _, _, path in known):
+        scores = [score for _, _, path in known for score in scored_outcomes(path, outcome)]
+        return clustered_interval(scores)
+    mean, n = sum(a for a, _, _ in known) / len(known), max(n for _, n, _ in known)
+    return wilson_interval(mean * n, n), float(n)
+
+
+def interval_of(entries, outcome: Outcome) -> Interval | None:
+    """The 95% interval of a cell's entries (benchmarks/entry.py) over their seeds, clustered by question."""
+    runs = [(e.accuracy, e.n, e.responses or (e.run_dir / "responses.jsonl" if e.run_dir else None)) for e in entries]
+    return across_seeds(runs, outcome)[0]
+
+
+def without_errors(entries) -> float | None:
+    """The mean accuracy with errors left out, where any of the runs had errors; None where none had."""
+    known = [e.accuracy_without_errors for e in entries if e.error_rate and e.accuracy_without_errors is not None]
+    return sum(known) / len(known) if known else None

@@ -28,11 +28,6 @@ class Cell:
     config: dict = field(default_factory=dict)  # as written to config.json when the run started
 
 
-def _earlier_settings(config: dict) -> dict:
-    """The settings an earlier run recorded (older runs: AudioICL's 'audioicl' section, or the spec itself)."""
-    return config.get("settings") or config.get("audioicl") or config.get("spec", {})
-
-
 def resume_target(cell: Cell, backend_name: str) -> None:
     """--resume: the latest run folder of this cell, refused when it was made with other settings."""
     spec = cell.spec
@@ -43,8 +38,8 @@ def resume_target(cell: Cell, backend_name: str) -> None:
         print(f"note: --resume: no earlier run of {spec.label()} under {spec.settings.results_dir}; starting it.", file=sys.stderr)
         return
     config = read_config(previous, missing_ok=True)
-    earlier = _earlier_settings(config)
-    changed = {k: (earlier[k], v) for k, v in spec.identity().items() if k in earlier and earlier[k] != v}
+    earlier = cell.bench.recorded_settings(config)
+    changed = {k: (earlier[k], v) for k, v in spec.resume_key().items() if k in earlier and earlier[k] != v}
     if changed:
         what = ", ".join(f"{k} {old!r} -> {new!r}" for k, (old, new) in changed.items())
         raise UserError(f"--resume: the latest run {previous} used other settings ({what}); rerun without --resume or "
@@ -65,7 +60,7 @@ def command_line() -> str:
 
 def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
     spec, bench = cell.spec, cell.bench
-    config = {"benchmark": bench.name, "spec": spec.to_json(), "settings": spec.identity(),
+    config = {"benchmark": bench.name, "spec": spec.to_json(), "settings": spec.resume_key(),
               "n_items": len(cell.prepared.items),
               "command": command_line(),
               "backend": backend.provenance(), "harness": provenance.harness(), **cell.prepared.config,
@@ -74,7 +69,7 @@ def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
               "history": cell.earlier_config.get("history", [])}
     if cell.previous and "backend" in cell.earlier_config:  # what each earlier session's backend was (a listener)
         config["earlier_backends"] = [*cell.earlier_config.get("earlier_backends", []), cell.earlier_config["backend"]]
-    if grader is not None:  # how the run's labels were obtained (AcousticBench: the judge)
+    if grader is not None:  # how the run's labels were obtained (a judge's settings)
         config.update(grader.provenance(spec))
     return config
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acousticbench.benchmarks import BENCHMARKS, CSV_HEADER, Benchmark, Entry, benchmark_of_config, get_benchmark
-from acousticbench.core.identity import run_identity
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES
 
 if TYPE_CHECKING:
@@ -48,7 +47,7 @@ def run_entry(run_dir: Path) -> Entry | None:
     metrics = _metrics(run_dir, bench, raw_metrics)
     if metrics is None:
         return None
-    return dataclasses.replace(bench.entry(run_dir, config, metrics), identity=run_identity(config),
+    return dataclasses.replace(bench.entry(run_dir, config, metrics), identity=bench.identity(config),
                                finished_at=config.get("finished_at"))
 
 

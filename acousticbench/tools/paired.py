@@ -16,13 +16,13 @@ from acousticbench.core.stats import mcnemar_exact
 class PairedComparison:
     n: int
     agree: int
-    flips: Counter  # (chosen in A, chosen in B) -> count, for the questions where they differ
+    flips: Counter  # (label in A, label in B) -> count, for the items where they differ
     accuracy_a: float | None
     accuracy_b: float | None
     only_a_correct: int
     only_b_correct: int
-    label: str = "chosen"  # what was compared: the chosen option, or an AudioICL episode's prediction
-    items: str = "questions"
+    label: str  # what was compared: the benchmark's label field (Benchmark.label_field)
+    items: str  # what the items are called (Benchmark.item_noun)
 
     @property
     def p_value(self) -> float:
@@ -44,8 +44,8 @@ class PairedComparison:
         return out
 
 
-def _label(chosen: str | None) -> str:
-    return "null" if chosen is None else chosen
+def _label(label: str | None) -> str:
+    return "null" if label is None else label
 
 
 def load_run(path: Path, torn: list | None = None) -> tuple[list, Benchmark]:
@@ -66,22 +66,24 @@ def load_run(path: Path, torn: list | None = None) -> tuple[list, Benchmark]:
     return read_records(file, bench.record_type, torn), bench
 
 
-def compare_runs(a: list, b: list, bench: Benchmark | None = None) -> PairedComparison:
-    """Paired comparison on the items both runs answered: agreement, changed answers, McNemar's exact test."""
-    label = bench.label_field if bench else "chosen"
+def compare_runs(a: list, b: list, bench: Benchmark) -> PairedComparison:
+    """Paired comparison on the items both runs answered: agreement on the benchmark's label, changed answers, and
+    McNemar's exact test over the items it scores."""
+    label = bench.label_field
     by_id = {r.id: r for r in b}
     pairs = [(r, by_id[r.id]) for r in a if r.id in by_id]
     if not pairs:
         raise UserError("the two runs share no item ids: are they runs of the same task?")
-    scored = [(x, y) for x, y in pairs if bench is None or bench.scored(x)]
     answer = lambda r: getattr(r, label)  # noqa: E731
+    outcomes = [(bench.outcome(x.model_dump()), bool(bench.outcome(y.model_dump()))) for x, y in pairs]
+    scored = [(bool(x), y) for x, y in outcomes if x is not None]
     return PairedComparison(
         n=len(pairs),
         agree=sum(1 for x, y in pairs if answer(x) == answer(y)),
         flips=Counter((answer(x), answer(y)) for x, y in pairs if answer(x) != answer(y)),
-        accuracy_a=sum(bool(x.correct) for x, _ in scored) / len(scored) if scored else None,
-        accuracy_b=sum(bool(y.correct) for _, y in scored) / len(scored) if scored else None,
-        only_a_correct=sum(1 for x, y in scored if x.correct and not y.correct),
-        only_b_correct=sum(1 for x, y in scored if y.correct and not x.correct),
-        label=label, items="questions" if label == "chosen" else "episodes",
+        accuracy_a=sum(x for x, _ in scored) / len(scored) if scored else None,
+        accuracy_b=sum(y for _, y in scored) / len(scored) if scored else None,
+        only_a_correct=sum(1 for x, y in scored if x and not y),
+        only_b_correct=sum(1 for x, y in scored if y and not x),
+        label=label, items=bench.item_noun,
     )

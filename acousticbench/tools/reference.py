@@ -5,15 +5,17 @@ import json
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from acousticbench.core.errors import UserError
 from acousticbench.core.readers import read_json, read_jsonl
-from acousticbench.core.records import RecordBase
-from acousticbench.run.results import CONFIG, RESPONSES, read_config, read_records, write_json
+from acousticbench.run.results import CONFIG, METRICS, RESPONSES, read_config, read_records, write_json
 from acousticbench.core.environment import safe_name
+
+if TYPE_CHECKING:
+    from acousticbench.benchmarks import Benchmark, Entry
 
 SUMMARY = "summary.json"
 COMPARISON = "comparison.json"
@@ -22,7 +24,7 @@ COMPARISON = "comparison.json"
 def default_root() -> Path:
     """./reference_trajectories when run from a checkout, else the one shipped beside the package."""
     here = Path("reference_trajectories")
-    return here if here.is_dir() else Path(__file__).resolve().parent.parent / "reference_trajectories"
+    return here if here.is_dir() else Path(__file__).resolve().parents[2] / "reference_trajectories"
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ def read_reference(path: Path) -> dict[str, dict]:
 
 def reference_file(root: Path, model: str, task: str, seed: int) -> Path:
     """The run file for (model, cell, seed), found through summary.json; the error says what exists. The cell is the
-    task for AcousticBench, '<Task>/k<k>' for AudioICL."""
+    run spec's `cell`: its task, or its task and variant."""
     folder = root / safe_name(model) / task
     if not folder.is_dir():
         models = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
@@ -96,31 +98,34 @@ def reference_file(root: Path, model: str, task: str, seed: int) -> Path:
                     f"{', '.join(str(r['seed']) for r in runs)}.")
 
 
-def _accuracy(records: list[RecordBase | dict]) -> float | None:
-    scored = [r for r in records if _get(r, "kind") == "scored"]  # AudioICL records have no kind: all are scored
-    return sum(1 for r in scored if _get(r, "correct")) / len(scored) if scored else None
+def _accuracy(lines: list[dict[str, Any]], bench: Benchmark) -> float | None:
+    """Correct over scored, as the benchmark says of each record (Benchmark.outcome)."""
+    scored = [correct for correct in map(bench.outcome, lines) if correct is not None]
+    return sum(scored) / len(scored) if scored else None
 
 
-def _get(record: RecordBase | dict, key: str):
-    default = "scored" if key == "kind" else None
-    return record.get(key, default) if isinstance(record, dict) else getattr(record, key, default)
+def compare_to_reference(records: list, path: Path, run_split: str = "all", label: str | None = None) -> Comparison:
+    """Match item by item on `label` (default: the benchmark's label field, Benchmark.label_field), over the items
+    the run covered; the records name their benchmark."""
+    from acousticbench.benchmarks import get_benchmark
 
-
-def compare_to_reference(records: list, path: Path, run_split: str, label: str = "chosen") -> Comparison:
-    """Match item by item on `label` (the chosen option; an AudioICL episode's prediction), over the items the run
-    covered."""
     reference = read_reference(path)
+    if not records:
+        return Comparison(path, 0, 0, [], None, None, None)
+    bench = get_benchmark(records[0].benchmark)
+    label = label or bench.label_field
     shared = [r for r in records if r.id in reference]
-    ref_splits = {r.get("split", "all") for r in reference.values()}
     note = None
     if len(shared) < len(records):
-        note = f"{len(records) - len(shared)} questions of the run are not in the reference; compared the {len(shared)} shared"
-    elif run_split != "all" and ref_splits != {run_split}:
-        note = f"the run covers split {run_split}, the reference {', '.join(sorted(ref_splits))}: compared the shared questions"
+        note = (f"{len(records) - len(shared)} {bench.item_noun} of the run are not in the reference; compared the "
+                f"{len(shared)} shared")
+    elif run_split != "all" and (ref_split := load_summary(path.parent)["split"]) != run_split:
+        note = f"the run covers split {run_split}, the reference {ref_split}: compared the shared {bench.item_noun}"
     mismatches = [{"id": r.id, "reference": reference[r.id].get(label), "run": getattr(r, label)}
                   for r in shared if getattr(r, label) != reference[r.id].get(label)]
-    return Comparison(path, len(shared), len(shared) - len(mismatches), mismatches, _accuracy(shared),
-                      _accuracy([reference[r.id] for r in shared]), note)
+    return Comparison(path, len(shared), len(shared) - len(mismatches), mismatches,
+                      _accuracy([r.model_dump(mode="json") for r in shared], bench),
+                      _accuracy([reference[r.id] for r in shared], bench), note)
 
 
 def write_comparison(run_dir: Path, comparison: Comparison) -> None:
@@ -136,52 +141,49 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
     for run_dir, config in sorted(((d, _finished_config(d)) for d in run_dirs), key=lambda dc: dc[1]["spec"]["seed"]):
         bench = benchmark_of_config(config)
         spec = spec_from_config(config)
-        records = read_records(run_dir / RESPONSES, bench.record_type)
+        records = [r.model_dump(mode="json") for r in read_records(run_dir / RESPONSES, bench.record_type)]
         folder = root / safe_name(spec.model) / spec.cell
         folder.mkdir(parents=True, exist_ok=True)
         summary = load_summary(folder) if (folder / SUMMARY).is_file() else {"runs": []}
-        _check_same_setting(summary, config, folder)
+        identity = _identity(bench, run_dir, config)
+        _check_same_setting(summary, identity, folder)
         runs = {r["seed"]: r for r in summary["runs"]}
         name = runs[spec.seed]["file"] if spec.seed in runs else f"run_{len(runs) + 1}.jsonl"
         keep = bench.reference_keys()
-        slim = [{k: v for k, v in r.model_dump(mode="json").items() if k in keep} for r in sorted(records, key=lambda r: r.id)]
+        slim = [{k: v for k, v in r.items() if k in keep} for r in sorted(records, key=lambda r: r["id"])]
         (folder / name).write_text("".join(json.dumps(r) + "\n" for r in slim), encoding="utf-8")
-        runs[spec.seed] = {"seed": spec.seed, "file": name, "n": len(records), "accuracy": _accuracy(records)}
-        _write_summary(folder, spec, config, list(runs.values()))
+        runs[spec.seed] = {"seed": spec.seed, "file": name, "n": len(records), "accuracy": _accuracy(records, bench)}
+        _write_summary(folder, spec, config, identity, list(runs.values()))
         written.append(folder / name)
     return written
 
 
 def _finished_config(run_dir: Path) -> dict:
-    if not (run_dir / CONFIG).is_file() or not (run_dir / "metrics.json").is_file():
+    if not (run_dir / CONFIG).is_file() or not (run_dir / METRICS).is_file():
         raise UserError(f"{run_dir} is not a finished run (config.json or metrics.json missing): finish it with --resume first.")
     return read_config(run_dir)
 
 
-def _identity(config: dict) -> tuple:
-    """What the runs of one reference must share: split, first-N and the pack (AudioICL: the pack's manifest, which
-    pins every clip; the meta file's hash for episodes from elsewhere)."""
-    spec = config["spec"]
-    icl = config.get("audioicl") or {}
-    pack = (config.get("archive") or {}).get("manifest_sha256") or icl.get("pack_manifest_sha256") or icl.get("meta_sha256")
-    return spec.get("split", "all"), spec.get("max_samples"), pack or ""
+def _identity(bench: Benchmark, run_dir: Path, config: dict) -> tuple[str, int | None, str]:
+    """What the runs of one reference must share: split, first-N and the pack, as the run's Entry says them."""
+    entry: Entry = bench.entry(run_dir, config, bench.metrics_type.model_validate_json((run_dir / METRICS).read_bytes()))
+    return entry.split, entry.max_samples, entry.manifest
 
 
-def _check_same_setting(summary: dict, config: dict, folder: Path) -> None:
+def _check_same_setting(summary: dict, ours: tuple[str, int | None, str], folder: Path) -> None:
     """The runs of one reference must cover the same items of the same pack."""
     if not summary["runs"]:
         return
     theirs = (summary["split"], summary.get("max_samples"), summary["archive_manifest_sha256"])
-    ours = _identity(config)
     if theirs != ours:
         raise UserError(f"{folder} holds runs with split/max-samples/archive {theirs[0]}/{theirs[1]}/{theirs[2][:8]}, "
                         f"this run has {ours[0]}/{ours[1]}/{ours[2][:8]}: remove {folder} first to replace them.")
 
 
-def _write_summary(folder: Path, spec, config: dict, runs: list[dict]) -> None:
+def _write_summary(folder: Path, spec, config: dict, identity: tuple[str, int | None, str], runs: list[dict]) -> None:
     runs = sorted(runs, key=lambda r: r["file"])
     accuracies = [r["accuracy"] for r in runs if r["accuracy"] is not None]
-    split, max_samples, pack = _identity(config)
+    split, max_samples, pack = identity
     write_json(folder / SUMMARY, {
         "benchmark": spec.benchmark, "model": spec.model, "task": spec.task,
         **spec.reference_fields(),

@@ -3,13 +3,15 @@ benchmark's relabeller), or ask the model again (rerun_nones.py). Both go throug
 config.json."""
 from __future__ import annotations
 
+import argparse
 import shutil
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acousticbench.benchmarks import Benchmark, benchmark_of_config, spec_from_config
+from acousticbench.benchmarks import BENCHMARKS, Benchmark, Option, benchmark_of_config, get_benchmark, spec_from_config
 from acousticbench.engine.executor import RetryPolicy, Slots, progress_bar, run_items
 from acousticbench.core.errors import UserError
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, read_config, read_records, rewrite_sorted, write_json
@@ -63,6 +65,31 @@ class RunFile:
         return getattr(record, self.bench.label_field) is None
 
 
+def add_benchmark_options(parser: argparse.ArgumentParser,
+                          declared: Callable[[Benchmark], Sequence[Option]]) -> list[Option]:
+    """Every registered benchmark's own options on this tool (`declared` picks them from a benchmark) as flags in a
+    group named for it; a flag two benchmarks declare is added once. Returns them, for options_given."""
+    added: dict[str, Option] = {}
+    for name in BENCHMARKS:
+        new = [option for option in declared(get_benchmark(name)) if option.flag not in added]
+        group = parser.add_argument_group(f"{name} runs") if new else parser
+        for option in new:
+            group.add_argument(option.flag, default=option.default, choices=option.choices, help=option.help)
+            added[option.flag] = option
+    return list(added.values())
+
+
+def options_given(args: argparse.Namespace, options: list[Option]) -> dict[str, Any]:
+    """dest -> value of each benchmark option, a URL among them checked first (one line naming its flag)."""
+    from acousticbench.core import checks
+
+    values = {option.dest: vars(args)[option.dest] for option in options}
+    for option in options:
+        if option.url and values[option.dest]:
+            checks.check_url(values[option.dest], option.flag)
+    return values
+
+
 def status_counts(run: RunFile, records: list) -> Counter:
     counts = Counter(r.status for r in records)
     counts["null answers"] = sum(1 for r in records if run.is_null(r))
@@ -94,8 +121,8 @@ def save(run: RunFile, records: list, what: str) -> None:
 
 def to_ask_again(run: RunFile, records: list, include: frozenset[str]) -> list:
     """The records a rerun asks again: errors; refusals when `include` has "refused"; answers nothing could be read
-    from (unparsed; AudioICL: answered with no prediction) when it has "unparsed". Asking those again resamples a
-    model until a letter appears, so only when asked to."""
+    from (a null label whatever the status says) when it has "unparsed". Asking those again resamples a model until
+    a label appears, so only when asked to."""
     def unreadable(r) -> bool:
         return r.status not in ("error", "refused") and run.is_null(r)
 

@@ -9,14 +9,16 @@ from typing import Any
 from acousticbench.core import provenance
 from acousticbench.benchmarks.acoustic.pack import load_manifest, load_questions, manifest_sha256
 from acousticbench.benchmarks import Prepared
+from acousticbench.benchmarks.option import Option
+from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL
 from acousticbench.benchmarks.acoustic.views import AcousticViews
 from acousticbench.benchmarks.acoustic.trust import check_questions
 from acousticbench.benchmarks.acoustic.grading import JudgeGrader
 from acousticbench.benchmarks.acoustic.judge import Judge, JudgeFailed, judge_reply
 from acousticbench.benchmarks.acoustic.judge.logprobs import NoLogprobs
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
-from acousticbench.core.records import JUDGE_FAILED, Judgement, JudgeInfo, Prompt, was_cut
-from acousticbench.benchmarks.acoustic.records import Metrics, Question, Record
+from acousticbench.core.records import Prompt, was_cut
+from acousticbench.benchmarks.acoustic.records import JUDGE_FAILED, JudgeInfo, Judgement, Metrics, Question, Record
 from acousticbench.core.settings import RunSpec
 
 
@@ -125,6 +127,14 @@ class AcousticBenchmark(AcousticViews):
             return make_record(question, prompt, spec.model, outcome, *await judge_outcome(judge, question, outcome))
 
         return to_record
+
+    relabel_options = (
+        Option("--judge-model", f"the LLM judge's model (default {DEFAULT_JUDGE_MODEL})", default=DEFAULT_JUDGE_MODEL),
+        Option("--judge-endpoint", "OpenAI-compatible URL (default $ACOUSTICBENCH_JUDGE_ENDPOINT, else OpenAI)",
+               url=True),
+    )
+    rerun_options = (Option("--judge", "how the answers asked again are judged", default="auto",
+                            choices=("auto", "llm", "rules")),)
 
     def relabeller(self, options: dict[str, Any]):
         """rejudge.py: the LLM judge's reading of every null answer that has text."""

@@ -15,8 +15,7 @@ from acousticbench.packs.staging import default_workers, staged_folder
 from acousticbench.packs.workers import map_in_processes
 from acousticbench.core.audio import SAMPLE_RATE, write_pcm16, write_wav
 from acousticbench.core.errors import UserError
-from acousticbench.core.records import Choice
-from acousticbench.benchmarks.acoustic.records import Question, Split
+from acousticbench.benchmarks.acoustic.records import Choice, Question, Split
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 

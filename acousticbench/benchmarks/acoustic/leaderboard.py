@@ -8,11 +8,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from acousticbench.benchmarks.acoustic.records import Metrics
+from acousticbench.benchmarks.acoustic.records import Metrics, line_outcome
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 from acousticbench.benchmarks.entry import Entry, ModelOrder
 from acousticbench.core.identity import row_labels
-from acousticbench.core.seeds import interval_of, without_errors
+from acousticbench.core.stats import interval_of, without_errors
 from acousticbench.core.tables import cell_text, md_table, mean_known, mean_std, pct
 
 NAME = "AcousticBench"
@@ -64,7 +64,8 @@ def table_rows(entries: list[Entry], order: ModelOrder) -> tuple[list[str], list
         for task in tasks:
             runs = [e for e in group if e.task == task and e.accuracy is not None]
             cells[task] = (mean_std([e.accuracy for e in runs]), len(runs), sum(e.n for e in runs)) if runs else None
-            intervals[task], clean[task] = (interval_of(runs), without_errors(runs)) if runs else (None, None)
+            intervals[task] = interval_of(runs, line_outcome) if runs else None
+            clean[task] = without_errors(runs) if runs else None
         # a mono listener's dir is chance by construction: marked, and left out of the average across tasks
         marked = {t: e.listener for t in tasks for e in group if e.task == t and e.listener}
         means = [cells[t][0][0] for t in common if t not in marked]

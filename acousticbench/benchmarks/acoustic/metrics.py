@@ -4,9 +4,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from acousticbench.core.records import JUDGE_FAILED
 from acousticbench.core.stats import accuracy_stderr, wilson_interval
-from acousticbench.benchmarks.acoustic.records import Diagnostics, Metrics, Record, SliceMetrics
+from acousticbench.benchmarks.acoustic.records import JUDGE_FAILED, Diagnostics, Metrics, Record, SliceMetrics
 
 MONO_LISTENER = "mono listener: chance by construction"
 

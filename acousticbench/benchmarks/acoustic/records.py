@@ -1,13 +1,18 @@
-"""AcousticBench's objects on disk: a pack's Question, a responses.jsonl Record, and metrics.json."""
+"""AcousticBench's objects on disk: a pack's Question, how the judge labelled a reply, a responses.jsonl Record, and
+metrics.json."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field
 
-from acousticbench.core.records import Choice, Frozen, Interval, JudgeInfo, RecordBase, canonical_json
+from acousticbench.core.records import Frozen, Interval, RecordBase, canonical_json
 
+Choice = Literal["A", "B"]
+JudgeMethod = Literal["rules", "llm", "logprobs", "direct", "none"]
+JUDGE_FAILED = "judge failed"  # how a record's error starts when the LLM judge gave no verdict (its cause: 'judge')
 Split = Literal["train", "eval"]
 Kind = Literal["scored", "diagnostic"]
 Status = Literal["answered", "unparsed", "refused", "truncated", "error"]
@@ -35,6 +40,25 @@ class Question(Frozen):
         return self.model_copy(update={"checksum": self.compute_checksum()})
 
 
+class Judgement(Frozen):
+    """How a response was turned into an option."""
+
+    chosen: Choice | None
+    status: Literal["answered", "unparsed", "refused", "truncated"]
+    method: JudgeMethod = Field(description="rules: the strict extractor committed; llm: the judge model did; "
+                                "logprobs: P(A) against P(B) as the first token; direct: the option was given as "
+                                "such (a person clicked it), no judge; none: nobody did.")
+    model: str | None = Field(default=None, description="The judge model, when method is 'llm'.")
+    logprobs: dict[str, float | None] | None = Field(default=None, description="method logprobs: the log probability "
+                                                     "of 'A' and of 'B' as the first token (null: not among the "
+                                                     "server's top alternatives).")
+
+
+class JudgeInfo(Frozen):
+    method: JudgeMethod
+    model: str | None = None
+
+
 class Record(RecordBase):
     """One line of an AcousticBench responses.jsonl: a question, what the model said, and how it was judged."""
 
@@ -51,6 +75,12 @@ class Record(RecordBase):
     logprobs: dict[str, float | None] | None = Field(default=None, description="--judge logprobs: the log probability "
                                                      "of 'A' and of 'B' as the first answer token, which the label "
                                                      "came from (null: not among the server's top alternatives).")
+
+
+def line_outcome(line: Mapping[str, Any]) -> bool | None:
+    """A Record as JSON (a responses.jsonl line, or a reference's copy of it): whether it was correct, None for a
+    diagnostic question (never scored; lines written before `kind` are scored)."""
+    return bool(line.get("correct")) if line.get("kind", "scored") == "scored" else None
 
 
 class SliceMetrics(Frozen):

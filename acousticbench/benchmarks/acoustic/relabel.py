@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from acousticbench.benchmarks.acoustic.records import Record
+from acousticbench.benchmarks.acoustic.records import JudgeInfo, Judgement, Record
 from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL
-from acousticbench.core.records import JudgeInfo, Judgement, Reply
+from acousticbench.core.records import Reply
 
 
 def relabel(record: Record, judgement: Judgement) -> Record:

@@ -29,7 +29,7 @@ class AcousticOptions(BenchmarkOptions):
             if url.strip():
                 check_url(url.strip(), "--judge-endpoint")
 
-    def identity(self, spec: RunSpec) -> dict[str, Any]:
+    def resume_key(self, spec: RunSpec) -> dict[str, Any]:
         return {"split": self.split, "judge": self.judge, "judge_model": self.judge_model}
 
     def backend_overrides(self) -> dict[str, Any]:

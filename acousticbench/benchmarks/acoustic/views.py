@@ -3,6 +3,7 @@ browser's facts."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -10,7 +11,8 @@ from typing import Any
 from acousticbench.benchmarks.acoustic import leaderboard
 from acousticbench.benchmarks.base import BenchmarkBase
 from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts
-from acousticbench.benchmarks.acoustic.records import Record
+from acousticbench.benchmarks.acoustic.records import Record, line_outcome
+from acousticbench.core.identity import Identity, harness_identity, identity_of
 
 
 class AcousticViews(BenchmarkBase):
@@ -23,6 +25,18 @@ class AcousticViews(BenchmarkBase):
         from acousticbench.benchmarks.acoustic import report  # numpy and the fit: only a report needs them
 
         return report
+
+    def outcome(self, line: Mapping[str, Any]) -> bool | None:
+        return line_outcome(line)
+
+    def identity(self, config: dict[str, Any]) -> Identity:
+        """How the answers were judged (mode; the model where the LLM judged, the rules' version where they did),
+        then the harness's part."""
+        judge = config.get("judge") or {}
+        mode = judge.get("mode")
+        return identity_of({"judge": mode, "judge model": judge.get("model") if mode in ("auto", "llm") else None,
+                            "rules": judge.get("rules_version") if mode in ("auto", "rules") else None,
+                            **harness_identity(config)})
 
     def answer_facts(self, record: Record) -> AnswerFacts:
         return AnswerFacts(prompt=record.prompt, audio=record.audio, truth=record.answer, correct=record.correct,

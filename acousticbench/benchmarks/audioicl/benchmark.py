@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from acousticbench.packs.trust import check_item_audio, checked_sha256
 from acousticbench.benchmarks.audioicl.episodes import BUILD_HINT, load_episodes, meta_path
@@ -13,6 +13,8 @@ from acousticbench.benchmarks.audioicl.prompts import build_prompt, load_alphabe
 from acousticbench.benchmarks.audioicl.record import FINAL_STATUSES, EpisodeRecord, ICLMetrics, icl_metrics, make_episode_record
 from acousticbench.benchmarks.audioicl.spec import base_of, meta_of
 from acousticbench.benchmarks import Prepared
+from acousticbench.benchmarks.option import Option
+from acousticbench.benchmarks.audioicl.scoring import Scoring
 from acousticbench.benchmarks.audioicl.views import AudioICLViews
 from acousticbench.core.errors import UserError
 from acousticbench.core.records import Prompt
@@ -66,7 +68,7 @@ class AudioICLBenchmark(AudioICLViews):
         items = [(e, _with_labels(e, build_prompt(e, base_of(spec), style=spec.options.prompt_style, seed=spec.seed,
                                                   alphabet=alphabet, pad_dir=pad_dir), cache[("labels", key)]))
                  for e in episodes]
-        config = {"audioicl": {**spec.identity(), "meta_file": str(meta), "meta_sha256": cache[("sha", meta)],
+        config = {"audioicl": {**spec.resume_key(), "meta_file": str(meta), "meta_sha256": cache[("sha", meta)],
                                "pack_manifest_sha256": manifest_sha256(pack_root(spec.settings.archive)) if spec.options.meta_dir is None
                                else None},
                   "pack_check": {"passed": True, "meta_file": str(meta), "episodes": len(items), "audio_files": n_audio,
@@ -81,6 +83,9 @@ class AudioICLBenchmark(AudioICLViews):
     def grader(self, specs: list[RunSpec]) -> None:
         """Episodes are scored by string match: no grader to share."""
         return None
+
+    relabel_options = (Option("--scoring", "score with these rules (default: the scoring each run was made with)",
+                              choices=get_args(Scoring)),)
 
     def relabeller(self, options: dict[str, Any]):
         """rejudge.py: every answered episode scored again (with options["scoring"], or the one it was run with)."""

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.benchmarks.audioicl import TASKS
-from acousticbench.benchmarks.audioicl.record import ICLMetrics
+from acousticbench.benchmarks.audioicl.record import ICLMetrics, line_outcome
 from acousticbench.benchmarks.entry import Entry, ModelOrder
 from acousticbench.core.identity import row_labels
-from acousticbench.core.seeds import interval_of, without_errors
+from acousticbench.core.stats import interval_of, without_errors
 from acousticbench.core.tables import cell_text, md_table, mean_known, mean_std, pct
 
 NAME = "AudioICL"
@@ -52,7 +52,7 @@ def icl_rows(entries: list[Entry], order: ModelOrder) -> list[dict]:
     for (model, identity, task, shots, max_samples, manifest), group in groups.items():
         accs = [e.accuracy for e in group if e.accuracy is not None]
         rows.append({"model": labels[(model, identity)] + (f" [first {max_samples}]" if max_samples else ""),
-                     "task": task, "shots": shots, "identity": identity, "interval": interval_of(group),
+                     "task": task, "shots": shots, "identity": identity, "interval": interval_of(group, line_outcome),
                      "without_errors": without_errors(group),
                      "mean_std": mean_std(accs) if accs else None, "seeds": len({e.seed for e in group}),
                      "n": sum(e.n for e in group), "entries": group, "no_answer": mean_known([e.parse_failure_rate for e in group]),

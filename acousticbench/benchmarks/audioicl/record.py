@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -57,6 +58,12 @@ def make_episode_record(episode: Episode, prompt: Prompt, model: str, outcome, *
         notes=[*notes, *([] if reply is None else reply.notes)],
         finish_reason=None if reply is None else reply.finish_reason, human=None if reply is None else reply.human,
     )
+
+
+def line_outcome(line: Mapping[str, Any]) -> bool | None:
+    """An EpisodeRecord as JSON (a responses.jsonl line, or a reference's copy of it): whether it was correct; every
+    episode is scored."""
+    return bool(line.get("correct"))
 
 
 def episode_status(reply) -> EpisodeStatus:

@@ -44,7 +44,7 @@ class ICLOptions(BenchmarkOptions):
     def variants(self) -> list[int | None]:
         return list(self.shot_counts)
 
-    def identity(self, spec: RunSpec) -> dict[str, Any]:
+    def resume_key(self, spec: RunSpec) -> dict[str, Any]:
         return {"meta": str(meta_of(spec)), "base": str(base_of(spec)), "prompt_style": self.prompt_style,
                 "scoring": self.scoring, "pad": self.pad, "morse_alphabet": str(self.morse_alphabet or "")}
 

@@ -3,12 +3,14 @@ browser's facts."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from acousticbench.benchmarks.audioicl import leaderboard
-from acousticbench.benchmarks.audioicl.record import EpisodeRecord
+from acousticbench.benchmarks.audioicl.record import EpisodeRecord, line_outcome
+from acousticbench.core.identity import Identity, harness_identity, identity_of
 from acousticbench.benchmarks.base import BenchmarkBase
 from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts
 
@@ -26,6 +28,17 @@ class AudioICLViews(BenchmarkBase):
         from acousticbench.benchmarks.audioicl import report
 
         return report
+
+    def outcome(self, line: Mapping[str, Any]) -> bool | None:
+        return line_outcome(line)
+
+    def identity(self, config: dict[str, Any]) -> Identity:
+        """The harness's part, then the prompt style the episodes were asked in."""
+        return identity_of({**harness_identity(config), "prompt": (config.get("spec") or {}).get("prompt_style")})
+
+    def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]:
+        """The settings() an earlier run recorded (runs written before `settings`: its 'audioicl' section)."""
+        return config.get("settings") or config.get("audioicl") or config.get("spec", {})
 
     def answer_facts(self, record: EpisodeRecord) -> AnswerFacts:
         return AnswerFacts(prompt=record.prompt, audio=record.audio, truth=record.gt, correct=record.correct,

@@ -96,7 +96,7 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
         e, bench = run.entry, get_benchmark(run.entry.benchmark)
         variant = bench.variant_label(e.variant)
         run_rows.append({"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "split": e.split,
-                         "variant": variant, "dir": str(e.run_dir), "ref": run.reference_file})
+                         "variant": variant, "folder": str(e.run_dir), "ref": run.reference_file})
         task = f"{e.task} {variant}" if variant else e.task
         for r in run.records:
             facts = bench.answer_facts(r)

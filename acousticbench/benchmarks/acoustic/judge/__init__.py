@@ -9,7 +9,8 @@ from acousticbench.benchmarks.acoustic.judge.llm import JUDGE_PROMPT_SHA256, JUD
 from acousticbench.benchmarks.acoustic.judge.logprobs import judge_logprobs
 from acousticbench.benchmarks.acoustic.judge.retirement import retirement_notice
 from acousticbench.benchmarks.acoustic.judge.rules import RULES_VERSION, extract_choice
-from acousticbench.core.records import Judgement, Reply, was_cut
+from acousticbench.benchmarks.acoustic.records import Judgement
+from acousticbench.core.records import Reply, was_cut
 from acousticbench.core.environment import JUDGE_ENDPOINT
 from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL, JudgeMode
 

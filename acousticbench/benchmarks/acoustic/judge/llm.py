@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from acousticbench.core.errors import AcousticBenchError, BackendError, UserError
 from acousticbench.benchmarks.acoustic.judge.cache import JudgeCache, cache_key
 from acousticbench.models.chat_wire import retry_after_s, retryable_status
-from acousticbench.core.records import Judgement
+from acousticbench.benchmarks.acoustic.records import Judgement
 from acousticbench.engine.retry import RetryPolicy, with_retries
 from acousticbench.core.environment import JUDGE_ENDPOINT
 from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL

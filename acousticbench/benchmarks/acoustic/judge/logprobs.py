@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from acousticbench.core.records import Choice, Judgement, Reply
+from acousticbench.benchmarks.acoustic.records import Choice, Judgement
+from acousticbench.core.records import Reply
 
 LETTERS: tuple[Choice, Choice] = ("A", "B")
 

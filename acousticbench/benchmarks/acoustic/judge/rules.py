@@ -12,7 +12,7 @@ from acousticbench.benchmarks.acoustic.judge.letters import single_letter, state
 from acousticbench.benchmarks.acoustic.judge.options import Terms, affirmed, option_terms, words, words_fit
 from acousticbench.core.refusal import is_refusal
 from acousticbench.benchmarks.acoustic.judge.restated import restated_choice, restated_lead_in
-from acousticbench.core.records import Judgement
+from acousticbench.benchmarks.acoustic.records import Judgement
 
 RULES_VERSION = "rules-6"  # rules-6: a lone last-line letter after the question's words in its clip; "...\n\nBut" cut
 

@@ -197,7 +197,7 @@
       ["Error", text(R.error[i]) || "—"], ["Latency", R.latency[i] === null ? "—" : R.latency[i] + " s"],
       ["Reference", R.ref[i] === -1 ? "no reference run of this model, task and seed on this pack" :
         (text(R.ref[i]) || "(none)") + (referenceDisagrees(i) ? "  ← disagrees with this run" : "  (agrees)") +
-        ` — ${run.ref}`], ["Across seeds", seedsOf(i)], ["Run folder", run.dir]];
+        ` — ${run.ref}`], ["Across seeds", seedsOf(i)], ["Run folder", run.folder]];
     rows.forEach(([k, v]) => {
       dl.appendChild(el("dt", {}, k));
       dl.appendChild(el("dd", k === "Reference" && referenceDisagrees(i) ? { class: "disagree" } : {}, v));
