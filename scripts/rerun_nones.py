@@ -1,97 +1,10 @@
 #!/usr/bin/env python3
-"""Ask the model again for the items that failed (status error), up to K rounds each; with --include refused,unparsed
-also those null answers (at a model's default temperature that resamples until a letter appears, so only when
-asked). Every record asked again says so in its notes, config.json's history records the rerun, metrics.json is
-recomputed, and the first original is kept as responses.jsonl.orig. Works on run folders of either benchmark."""
-from __future__ import annotations
-
-import argparse
-import asyncio
+"""`acousticbench rerun`, kept under its old name: the same flags and output."""
 import sys
 from pathlib import Path
-from typing import Any
 
-from acousticbench.benchmarks import Option
-from acousticbench.core.errors import UserError, run_command
-from acousticbench.run.catalog import get_model
-from acousticbench.tools.rescore import (
-    RunFile, add_benchmark_options, ask_again, change_line, options_given, save, to_ask_again,
-)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from acousticbench.cli import console  # noqa: E402
 
-async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None, archive: Path | None,
-                 overrides: dict[str, Any], endpoint: str | None, include: frozenset[str]) -> None:
-    records = run.records
-    cut = bool(run.torn)  # asked in the first round with the rest
-    for _ in range(rounds):
-        if not to_ask_again(run, records, include) and not cut:
-            break
-        cut = False
-        backend = get_model(model).create(endpoint=endpoint)
-        grader = run.bench.grader([run.spec(**overrides)])  # a benchmark's judge, made with its own options
-        try:
-            await backend.open()
-            records = await ask_again(run, records, backend, grader, archive, concurrency or backend.default_concurrency,
-                                      include)
-        finally:
-            await backend.close()
-            if grader is not None:
-                await grader.aclose()
-        save(run, records, "rerun_nones.py: asked again")  # after every round: an interrupted rerun keeps the rounds it finished
-    print(change_line(str(run.path), run, records))
-
-
-def _archive(run: RunFile, override: Path | None) -> Path | None:
-    archive = override or Path(run.config["spec"]["archive"])
-    if not archive.is_dir():
-        raise UserError(f"no benchmark pack at {archive} (the run's archive): pass --archive DIR.")
-    return override
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("files", type=Path, nargs="+", help="responses.jsonl files or run folders")
-    parser.add_argument("--model", required=True, help="the model that produced the files")
-    parser.add_argument("--concurrency", type=int)
-    parser.add_argument("--max-retries", type=int, default=3, help="rounds of asking again (default 3)")
-    parser.add_argument("--archive", type=Path, help="the pack the runs used (default: the one in their config.json)")
-    parser.add_argument("--endpoint", help="server URL(s) for an open-weight model (default: its endpoint variable)")
-    parser.add_argument("--include", default="", metavar="STATUSES",
-                        help="also ask again the null answers of these statuses, comma-separated: refused, unparsed "
-                        "(default: errors only)")
-    declared = add_benchmark_options(parser, lambda bench: bench.rerun_options)
-    args = parser.parse_args(argv)
-    return run_command(lambda: _rerun_all(args, declared), interrupted="every finished round is saved; run the same command "
-                       "again to continue.")
-
-
-def _rerun_all(args: argparse.Namespace, declared: list[Option]) -> int:
-    if args.max_retries < 1 or (args.concurrency is not None and args.concurrency < 1):
-        raise UserError("--max-retries and --concurrency must be 1 or more.")
-    from acousticbench.core import checks
-
-    checks.check_environment()  # a key or URL no backend could use: one line before any file is touched
-    for url in (args.endpoint or "").split(","):
-        if url.strip():
-            checks.check_url(url.strip(), "--endpoint")
-    overrides = options_given(args, declared)
-    include = frozenset(s.strip() for s in args.include.split(",") if s.strip())
-    if include - {"refused", "unparsed"}:
-        raise UserError(f"--include takes refused and/or unparsed, got {args.include!r}.")
-    get_model(args.model)
-    runs = [RunFile.load(path) for path in args.files]
-    for run in runs:  # every file is checked, and its backup written, before any model call
-        if run.config["spec"]["model"] != args.model:
-            raise UserError(f"{run.path} holds answers of {run.config['spec']['model']}, not {args.model}.")
-        _archive(run, args.archive)
-        run.backup()
-    for line in (line for run in runs for line in run.torn):
-        print(f"note: {line.describe()}: it is asked again (the backup keeps the file as it was).", file=sys.stderr)
-    for run in runs:
-        asyncio.run(_rerun(run, args.model, args.max_retries, args.concurrency, _archive(run, args.archive),
-                           overrides, args.endpoint, include))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+sys.exit(console(["rerun", *sys.argv[1:]]))

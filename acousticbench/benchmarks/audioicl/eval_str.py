@@ -8,7 +8,7 @@ from acousticbench.core.errors import UserError, run_command, writable_folder
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="eval_str.py", description=__doc__)
+    p = argparse.ArgumentParser(prog="acousticbench eval-str", description=__doc__)
     p.add_argument("--in", dest="inp", type=Path, required=True,
                    help="folder searched recursively: AudioICL run folders and {model}_results_k{k}.jsonl files")
     p.add_argument("--out", type=Path, required=True, help="CSV to write")

@@ -127,5 +127,14 @@ def build_command(argv: list[str]) -> int:
     return 0
 
 
+def eval_str(argv: list[str]) -> int:
+    """acousticbench eval-str: the public scorer's CSV of run folders and public result files."""
+    from acousticbench.benchmarks.audioicl.eval_str import main
+
+    return main(argv)
+
+
 COMMANDS = {"build-audioicl": OwnCommand("build the open AudioICL pack into <archive>/audioicl", build_command,
-                                         flag="--build-audioicl")}
+                                         flag="--build-audioicl"),
+            "eval-str": OwnCommand("AudioICL string-match scores: a CSV of model, shots, task, accuracy, n from run "
+                                   "folders and public result files (scripts/eval_str.py)", eval_str)}
