@@ -228,7 +228,7 @@ DELEGATED = {
     "leaderboard": ("acousticbench.cli.leaderboard", "mean accuracy ± std over seeds per model and task (Markdown/CSV)"),
     "compare": ("acousticbench.cli.compare", "two runs on the same questions: agreement, changed answers, McNemar"),
     "rerun": ("acousticbench.cli.rerun", "ask the model again for the items that failed"),
-    "rejudge": ("acousticbench.cli.rejudge", "label null answers again without asking the model"),
+    "rejudge": ("acousticbench.cli.relabel", "label null answers again without asking the model"),
     "serve": ("acousticbench.serve.__main__", "serve an open-weight model (Docker, or --local from .venv-vllm)"),
 }
 
