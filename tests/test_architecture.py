@@ -381,3 +381,24 @@ def test_every_registered_backend_has_every_member_the_protocol_declares():
         checked += 1
         assert not members - set(dir(backend)), (entry.name, sorted(members - set(dir(backend))))
     assert checked >= 4  # the local models at least
+
+
+def protocol_members(protocol: type) -> set[str]:
+    """Every member a Protocol declares, its bases' included: methods and annotated attributes."""
+    names = set()
+    for cls in protocol.__mro__:
+        if cls.__module__ == "acousticbench.benchmarks":
+            names |= {n for n in vars(cls) if not n.startswith("_")} | set(getattr(cls, "__annotations__", {}))
+    return names
+
+
+def test_every_registered_benchmark_and_face_has_every_declared_member():
+    """The run path and the tools read these members plainly: a benchmark or face lacking one would fail mid-run."""
+    from acousticbench.benchmarks import Benchmark, Face, faces, get_benchmark
+
+    assert {"prepare", "record_maker", "outcome", "entry", "item_noun"} <= protocol_members(Benchmark)
+    assert {"Options", "COMMANDS", "claim_tasks", "export_dataset"} <= protocol_members(Face)
+    for name, face in faces().items():
+        bench = get_benchmark(name)
+        assert not [m for m in protocol_members(Benchmark) if not hasattr(bench, m)], name
+        assert not [m for m in protocol_members(Face) if not hasattr(face, m)], name

@@ -83,7 +83,10 @@ class Grader(Protocol):
     def provenance(self, spec: Any) -> dict[str, Any]: ...  # config.json sections, e.g. {"judge": {...}}
 
 
-class Benchmark(Protocol[Item, Spec, Rec, Met]):
+class RunPart(Protocol[Item, Spec, Rec, Met]):
+    """What the one run path asks of a benchmark. A new benchmark writes the first eight members; BenchmarkBase has
+    the rest (no grader, PlainMetrics from each record's `correct`, every record scored)."""
+
     name: str
     record_type: type[Rec]
     final_statuses: frozenset[str]  # kept by --resume; the rest are asked again
@@ -92,14 +95,16 @@ class Benchmark(Protocol[Item, Spec, Rec, Met]):
 
     def prepare(self, spec: Spec, cache: dict) -> Prepared[Item]: ...
 
-    def grader(self, specs: list[Spec]) -> Grader | None: ...
-
     def record_maker(self, spec: Spec, prepared: Prepared[Item],
                      grader: Grader | None) -> Callable[[Item, Prompt, Any], Awaitable[Rec]]: ...
 
     def ideal_observer(self, prompt: Prompt) -> str: ...  # the Oracle's answer to one of its prompts
 
+    def grader(self, specs: list[Spec]) -> Grader | None: ...
+
     def warm_up(self) -> None: ...  # slow imports its metrics need, made in a worker thread while requests are out
+
+    metrics_type: type[Met]  # the pydantic model of metrics.json: the leaderboard validates the file with it, once
 
     def metrics(self, spec: Spec, records: list[Rec]) -> Met: ...
 
@@ -107,30 +112,36 @@ class Benchmark(Protocol[Item, Spec, Rec, Met]):
 
     def headline(self, metrics: Met) -> tuple[float | None, int]: ...
 
+    def listener_note(self, spec: Spec, channels: int | None) -> dict[str, Any]: ...  # what a listener cannot hear
+
+
+class ToolPart(Protocol[Rec, Met]):
+    """What the tools over finished runs ask (references, paired view, --resume, rerun and rejudge); BenchmarkBase
+    has a default for each."""
+
     def headline_stderr(self, metrics: Met) -> float | None: ...  # the standard error of headline's accuracy
 
     def scored(self, record: Rec) -> bool: ...
-
-    def reference_keys(self) -> tuple[str, ...]: ...
-
-    def relabeller(self, options: dict[str, Any]) -> Any: ...  # rejudge.py: Relabeller (relabel.py of each package)
-
-    relabel_options: tuple[Option, ...]  # rejudge.py's flags for its relabeller: `options` holds their values
-
-    rerun_options: tuple[Option, ...]  # rerun_nones.py's flags: overrides of its spec when its items are asked again
 
     def outcome(self, line: Mapping[str, Any]) -> bool | None: ...  # a record as JSON: correct, wrong, None unscored
 
     def identity(self, config: dict[str, Any]) -> Identity: ...  # what its runs of one model must share to be averaged
 
-    def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]: ...  # an earlier run's settings() (--resume)
+    def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]: ...  # an earlier run's resume key
 
-    def listener_note(self, spec: Spec, channels: int | None) -> dict[str, Any]: ...  # what a listener cannot hear
+    def reference_keys(self) -> tuple[str, ...]: ...
 
-    # what the leaderboard and the report read (BenchmarkBase has a plain default for each)
-    metrics_type: type[Met]  # the pydantic model of metrics.json: the leaderboard validates the file with it, once
+    def relabeller(self, options: dict[str, Any]) -> Any: ...  # rejudge: Relabeller (relabel.py of each package)
+
+    relabel_options: tuple[Option, ...]  # rejudge's flags for its relabeller: `options` holds their values
+
+    rerun_options: tuple[Option, ...]  # rerun's flags: overrides of its spec when its items are asked again
 
     def n_records(self, config: dict[str, Any]) -> int: ...
+
+
+class ViewPart(Protocol[Met]):
+    """How its runs read in the leaderboard and the report; BenchmarkBase draws a plain model x task table."""
 
     def entry(self, run_dir: Path, config: dict[str, Any], metrics: Met) -> Entry[Met]: ...
 
@@ -150,6 +161,11 @@ class Benchmark(Protocol[Item, Spec, Rec, Met]):
     def clip_facts(self, record: RecordBase) -> ClipFacts: ...  # asked once per item, not per answer
 
     def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str: ...
+
+
+class Benchmark(RunPart[Item, Spec, Rec, Met], ToolPart[Rec, Met], ViewPart[Met], Protocol[Item, Spec, Rec, Met]):
+    """A benchmark as the seam sees it: subclass BenchmarkBase and write RunPart's first eight members
+    (docs/examples/toy_benchmark is one in about 100 lines)."""
 
 
 class Face(Protocol):
