@@ -153,19 +153,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _guarded(command, building: bool) -> int:
-    """Run a command as the command line does: .env read, one line per error, SIGTERM unwinding a build like Ctrl-C."""
+    """Run a command as the command line does: .env read, one line per error, SIGTERM and SIGHUP unwinding like Ctrl-C."""
     def with_env() -> int:
         from acousticbench.core.checks import load_env_file
 
         load_env_file()  # real environment variables win; a line that cannot be read is named
         return command()
 
-    if building:
-        import signal
+    from acousticbench.core.errors import end_on_signals
 
-        from acousticbench.core.errors import raise_terminated
-
-        signal.signal(signal.SIGTERM, raise_terminated)
+    end_on_signals()  # a run keeps its records and marks itself interrupted; a build removes what it staged
     return run_command(with_env, interrupted=BUILD_INTERRUPTED if building else RUN_INTERRUPTED)
 
 

@@ -46,20 +46,39 @@ def unknown_name(kind: str, name: str, known: list[str]) -> UserError:
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where a build must clean up (its staging folder, its workers) before it exits."""
+    """SIGTERM or SIGHUP (a batch scheduler's time limit, `timeout`, a closed terminal): unwinds like Ctrl-C, so a run
+    keeps what it wrote and marks itself interrupted, and a build removes its staging folder."""
+
+    def __init__(self, signum: int = 15):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def raise_terminated(signum, frame) -> None:
-    raise Terminated()
+    raise Terminated(signum)
+
+
+def end_on_signals() -> None:
+    """SIGTERM and SIGHUP end a command the way Ctrl-C does (where the platform has them)."""
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), raise_terminated)
 
 
 def run_command(command, *, interrupted: str) -> int:
-    """Run a command-line entry point: a harness error prints its one line (exit 2 for user errors), Ctrl-C
-    prints `interrupted` (what was kept, how to go on) and gives 130."""
+    """Run a command-line entry point: a harness error prints its one line (exit 2 for user errors); Ctrl-C, SIGTERM,
+    SIGHUP and a reader that went away (a pipe into `head`) print `interrupted` (what was kept, how to go on) and
+    give 128 + the signal, as a shell reports it."""
     import sys
 
     try:
         return command()
+    except BrokenPipeError:  # stdout's reader is gone (SIGPIPE): nothing more can go there, stderr still may
+        _silence_stdout()
+        print(f"interrupted: the output's reader went away; {interrupted}", file=sys.stderr)
+        return 141
     except AcousticBenchError as err:
         print(f"error: {err}", file=sys.stderr)
         return err.exit_code
@@ -68,7 +87,18 @@ def run_command(command, *, interrupted: str) -> int:
         return 2
     except KeyboardInterrupt as err:
         print(f"\ninterrupted: {interrupted}", file=sys.stderr)
-        return 143 if isinstance(err, Terminated) else 130  # 128 + the signal, as a shell reports it
+        return 128 + (err.signum if isinstance(err, Terminated) else 2)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's own flush at exit does not fail on the closed pipe again."""
+    import os
+    import sys
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def os_error_line(err: OSError) -> str:

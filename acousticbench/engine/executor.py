@@ -91,6 +91,15 @@ def progress_bar(total: int, progress: bool | None):
     return tqdm(total=total, unit="q")
 
 
+class KeptOnInterrupt(Exception):
+    """Raised by a record maker cancelled while it labels an answer (the run is being interrupted): `record` is the
+    answer labelled as far as it could be without waiting, and is written before the run ends."""
+
+    def __init__(self, record: Any):
+        super().__init__("interrupted while labelling")
+        self.record = record
+
+
 async def run_items(items: list[tuple[Any, Prompt]], backend: Backend, *, slots: Slots,
                     policy: RetryPolicy, to_record: ToRecord, on_record: Callable[[Any], None],
                     max_error_rate: float = 1.0, bar: Any = None, log: Callable[[str], None] | None = None) -> list[Any]:
@@ -102,7 +111,12 @@ async def run_items(items: list[tuple[Any, Prompt]], backend: Backend, *, slots:
 
     async def one(item: Any, prompt: Prompt) -> None:
         outcome = await ask(backend, prompt, policy, slots, log)
-        record = await to_record(item, prompt, outcome)
+        try:
+            record = await to_record(item, prompt, outcome)
+        except KeptOnInterrupt as kept:  # stopped while labelling: the answer, paid for, is written as far as read
+            records.append(kept.record)
+            on_record(kept.record)
+            raise asyncio.CancelledError from None
         records.append(record)
         on_record(record)
         if bar is not None:

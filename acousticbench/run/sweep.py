@@ -8,6 +8,7 @@ metrics; a cell or a model that fails is reported without losing the others."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,6 +76,10 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
         except RunAborted as err:
             log.line(f"stopped: {err}")
             return RunResult(spec, run_dir, None, [], len(kept), note, error=str(err))
+        except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C, SIGTERM, SIGHUP: say so where the run is
+            log.line("interrupted: its finished records are kept; --resume asks the rest")
+            write_json(run_dir / CONFIG, {**cell.config, "interrupted_at": now()})
+            raise
         result = await _finish(cell, session, run_dir, sorted(kept + new, key=lambda r: r.id), len(kept), started)
         log.line(f"finished: {cell.bench.summary_line(result)}" + (f"; {result.over_budget}" if result.over_budget else ""))
         return result
@@ -156,6 +161,24 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
         await backend.close()  # also when open() failed: it may have opened clients
 
 
+@contextlib.contextmanager
+def held_signals():
+    """Ctrl-C, SIGTERM and SIGHUP wait until the block is done (it records that the command was interrupted)."""
+    import signal
+
+    names = [n for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    try:
+        previous = {n: signal.signal(getattr(signal, n), signal.SIG_IGN) for n in names}
+    except ValueError:  # not the main thread: nothing to hold
+        yield
+        return
+    try:
+        yield
+    finally:
+        for n, handler in previous.items():
+            signal.signal(getattr(signal, n), handler)
+
+
 def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: None,
               progress: bool | Progress | None = None) -> list[RunResult]:
     """Run every spec; a model whose backend cannot open fails its cells (alone, it is the command's error). The
@@ -189,7 +212,8 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
             with collector.settled():  # the start-up is over: run.py held Python's collector through it
                 asyncio.run(_sweep(groups, backends, graders, bars, finished, results, sweep.open))
         except BaseException:
-            sweep.close(results, interrupted=True)
+            with held_signals():  # a second Ctrl-C or a SIGTERM now must not leave the sweep file saying "running"
+                sweep.close(results, interrupted=True)
             raise
         sweep.close(results, interrupted=False)
         return results

@@ -1,6 +1,7 @@
 """AcousticBench as a Benchmark: A/B questions of a pack, judged into Records (rules first, the LLM judge after)."""
 from __future__ import annotations
 
+import asyncio
 import importlib
 import os
 from pathlib import Path
@@ -20,6 +21,7 @@ from acousticbench.benchmarks.acoustic.metrics import compute_metrics
 from acousticbench.core.records import Prompt, was_cut
 from acousticbench.benchmarks.acoustic.records import JUDGE_FAILED, JudgeInfo, Judgement, Metrics, Question, Record
 from acousticbench.core.settings import RunSpec
+from acousticbench.engine.executor import KeptOnInterrupt
 
 
 def select_questions(spec: RunSpec) -> tuple[list[Question], int]:
@@ -33,7 +35,8 @@ def select_questions(spec: RunSpec) -> tuple[list[Question], int]:
     return questions, check_questions(spec.settings.archive, spec.task, everything, questions)
 
 
-OPTIONS = ("A", "B")  # every question's two options: what Random draws from
+OPTIONS = ("A", "B")
+INTERRUPTED_NOTE = "the run was interrupted before the LLM judge read this answer: rejudge labels it"  # every question's two options: what Random draws from
 
 
 def make_prompt(spec: RunSpec, question: Question, root: str | None = None) -> Prompt:
@@ -124,7 +127,12 @@ class AcousticBenchmark(AcousticViews):
         judge = grader.judge if grader is not None else Judge("rules")
 
         async def to_record(question: Question, prompt: Prompt, outcome) -> Record:
-            return make_record(question, prompt, spec.model, outcome, *await judge_outcome(judge, question, outcome))
+            try:
+                judged = await judge_outcome(judge, question, outcome)
+            except asyncio.CancelledError:  # interrupted while the LLM judge reads it: the rules label it, or rejudge
+                kept = make_record(question, prompt, spec.model, outcome)
+                raise KeptOnInterrupt(kept.with_note(INTERRUPTED_NOTE) if kept.status == "unparsed" else kept) from None
+            return make_record(question, prompt, spec.model, outcome, *judged)
 
         return to_record
 

@@ -1,0 +1,142 @@
+"""A run ended as clusters and shells end it: SIGTERM (a batch scheduler's time limit, `timeout`), SIGHUP (a closed
+terminal), Ctrl-C once or twice, and a reader that goes away (`| head -1`). Each keeps every record written, marks the
+run and the sweep interrupted, says how to resume, exits 128 + the signal within seconds, and --resume finishes the
+sweep with every question once."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import write_tiny_pack
+from harness_cli import REPO, harness_env, run_dirs
+from servers import openai_server
+
+VARIABLE = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"
+
+
+def sweep_file(results: Path) -> dict:
+    (path,) = results.glob("sweep-*.json")
+    return json.loads(path.read_text())
+
+
+def answered_ids(results: Path) -> list[str]:
+    (run_dir,) = run_dirs(results)
+    return [json.loads(line)["id"] for line in (run_dir / "responses.jsonl").read_text().splitlines()]
+
+
+def start(archive: Path, results: Path, url: str, *extra: str, cwd: Path, **streams) -> subprocess.Popen:
+    argv = [sys.executable, str(REPO / "run.py"), "--model", "Voxtral-Mini-3B", "--task", "rad", "--archive",
+            str(archive), "--results-dir", str(results), "--concurrency", "2", "--judge", "rules", *extra]
+    return subprocess.Popen(argv, cwd=cwd, env=harness_env(**{VARIABLE: url}), text=True,
+                            **({"stdout": subprocess.PIPE, "stderr": subprocess.PIPE} | streams))
+
+
+def wait_for_records(results: Path, n: int, limit_s: float = 60) -> None:
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        dirs = run_dirs(results) if results.is_dir() else []
+        if dirs and (dirs[0] / "responses.jsonl").is_file() and len(
+                (dirs[0] / "responses.jsonl").read_bytes().splitlines()) >= n:
+            return
+        time.sleep(0.02)
+    pytest.fail(f"the run wrote fewer than {n} records in {limit_s} s")
+
+
+def check_interrupted_then_resume(archive: Path, results: Path, url: str, out: str, err: str, code: int,
+                                  expected: int, cwd: Path) -> None:
+    assert code == expected, err
+    assert "Traceback" not in err and "--resume" in err, err
+    state = sweep_file(results)
+    assert state["state"] == "interrupted" and state["finished_at"], state
+    (run_dir,) = run_dirs(results)
+    config = json.loads((run_dir / "config.json").read_text())
+    assert "interrupted_at" in config and "finished_at" not in config  # nothing looks finished that is not
+    kept = answered_ids(results)
+    assert kept and len(kept) == len(set(kept))
+    done = start(archive, results, url, "--resume", cwd=cwd)
+    out, err = done.communicate(timeout=120)
+    assert done.returncode == 0, err
+    ids = answered_ids(results)
+    assert sorted(ids) == sorted(set(ids)) and len(ids) == 11  # the tiny pack's 11 questions, each once
+    assert set(kept) <= set(ids)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_keep_the_records_and_mark_the_run_interrupted(sig, tmp_path):
+    archive, results = write_tiny_pack(tmp_path / "archive"), tmp_path / "results"
+    with openai_server.serve(delay_s=0.4) as server:
+        proc = start(archive, results, server.url, cwd=tmp_path)
+        wait_for_records(results, 2)
+        sent = time.monotonic()
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=30)
+        assert time.monotonic() - sent < 5  # a scheduler sends SIGKILL soon after
+        check_interrupted_then_resume(archive, results, server.url, out, err, proc.returncode, 128 + sig, tmp_path)
+
+
+def test_timeout_sends_term_mid_run_and_resume_finishes_the_sweep(tmp_path):
+    archive, results = write_tiny_pack(tmp_path / "archive"), tmp_path / "results"
+    with openai_server.serve(delay_s=0.5) as server:
+        argv = ["timeout", "-s", "TERM", "3", sys.executable, str(REPO / "run.py"), "--model", "Voxtral-Mini-3B",
+                "--task", "rad", "--archive", str(archive), "--results-dir", str(results), "--concurrency", "1",
+                "--judge", "rules"]
+        out = subprocess.run(argv, cwd=tmp_path, env=harness_env(**{VARIABLE: server.url}), capture_output=True,
+                             text=True, timeout=60)
+        assert run_dirs(results), out.stderr  # it had started before the limit
+        check_interrupted_then_resume(archive, results, server.url, out.stdout, out.stderr, out.returncode, 124,
+                                      tmp_path)  # timeout's own code when it had to stop the command
+
+
+def test_ctrl_c_twice_still_marks_the_sweep_interrupted(tmp_path):
+    archive, results = write_tiny_pack(tmp_path / "archive"), tmp_path / "results"
+    with openai_server.serve(delay_s=0.4) as server:
+        proc = start(archive, results, server.url, cwd=tmp_path)
+        wait_for_records(results, 2)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        check_interrupted_then_resume(archive, results, server.url, out, err, proc.returncode, 130, tmp_path)
+
+
+def test_a_pipe_into_head_ends_the_run_with_a_word_of_resume(tmp_path):
+    archive, results = write_tiny_pack(tmp_path / "archive"), tmp_path / "results"
+    with openai_server.serve(delay_s=0.2) as server:
+        command = (f"{sys.executable} {REPO / 'run.py'} --model Voxtral-Mini-3B,Oracle --task rad --archive {archive} "
+                   f"--results-dir {results} --judge rules --seeds 1,2,3 | head -1")
+        out = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=tmp_path, capture_output=True, text=True,
+                             env=harness_env(**{VARIABLE: server.url}), timeout=120)
+    assert len(out.stdout.splitlines()) == 1
+    assert out.returncode == 141 and "Traceback" not in out.stderr and "--resume" in out.stderr, out.stderr
+    assert sweep_file(results)["state"] == "interrupted"
+
+
+def test_answers_waiting_for_the_judge_are_kept_labelled_by_the_rules(tiny_pack, tmp_path):
+    """SIGTERM while the LLM judge reads: no answer is lost; each is labelled by the rules, or left for rejudge."""
+    from servers.judge_server import JudgeServer, verdict
+
+    def slow(request):
+        time.sleep(3)
+        return verdict("A")
+
+    env = harness_env(ACOUSTICBENCH_CACHE_DIR=str(tmp_path / "cache"))
+    with JudgeServer(default=slow) as judge:
+        proc = subprocess.Popen([sys.executable, str(REPO / "run.py"), "--model", "Always-A", "--task", "rad",
+                                 "--archive", str(tiny_pack), "--judge", "llm", "--judge-endpoint", judge.url],
+                                cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while not list((tmp_path / "results").glob("*/config.json")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.5)  # every answer is with the judge, which takes 3 s over each
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143 and "--resume" in err, err
+    (run_dir,) = run_dirs(tmp_path / "results")
+    lines = [json.loads(line) for line in (run_dir / "responses.jsonl").read_text().splitlines()]
+    assert lines and {(r["chosen"], r["status"], r["judge"]["method"]) for r in lines} == {("A", "answered", "rules")}
