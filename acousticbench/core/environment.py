@@ -53,4 +53,4 @@ def vllm_venv():
     from pathlib import Path
 
     root = os.environ.get(VLLM_VENV)
-    return Path(root).expanduser() if root else Path(__file__).resolve().parents[1] / ".venv-vllm"
+    return Path(root).expanduser() if root else Path(__file__).resolve().parents[2] / ".venv-vllm"

@@ -43,7 +43,7 @@ def git_state() -> dict[str, object]:
 
 
 def _git_state() -> dict[str, object]:  # two git processes per run folder held up a sweep's first requests by 0.4 s
-    repo = Path(__file__).resolve().parent.parent
+    repo = Path(__file__).resolve().parents[2]
     try:
         commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
         status = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
