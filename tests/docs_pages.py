@@ -6,6 +6,7 @@ import glob
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -91,12 +92,15 @@ class Shell:
 
     def __init__(self, folder: Path, env: dict[str, str]):
         self.folder, self.env = folder, env
+        console = shutil.which("acousticbench", path=env.get("PATH"))  # the console script pip installed
+        forkable = console and open(console, "rb").read(2) == b"#!"  # a Python file, not a launcher binary
+        self.scripts = {"python": None, **({"acousticbench": console} if forkable else {})}
 
     def run(self, line: str, timeout: float = 180) -> subprocess.CompletedProcess:
         tokens = shlex.split(line, comments=True)
         if tokens[0] == "export" and len(tokens) == 2 and "=" in tokens[1]:
             name, value = tokens[1].split("=", 1)
-            self.env[name] = value
+            self.env[name] = re.sub(r"\$\{?(\w+)\}?", lambda m: self.env.get(m.group(1), ""), value)
             return subprocess.CompletedProcess(tokens, 0, "", "")
         if self._forkable(line, tokens):
             return self._fork(tokens, timeout)
@@ -107,20 +111,23 @@ class Shell:
         return subprocess.run([sys.executable, "-"], input=code, cwd=self.folder, env=self.env, text=True,
                               capture_output=True, timeout=timeout)
 
-    @staticmethod
-    def _forkable(line: str, tokens: list[str]) -> bool:
+    def _forkable(self, line: str, tokens: list[str]) -> bool:
         plain = re.sub(r">\s*\S+\s*(#.*)?$", "", line)  # one stdout redirect at the end is handled here
         quoted_glob = re.search(r"[\"'][^\"']*[*?\[][^\"']*[\"']", line)
-        return (len(tokens) > 1 and tokens[0] == "python" and tokens[1].endswith(".py")
-                and not SHELL_ONLY.search(plain) and not quoted_glob)
+        script = tokens[0] in self.scripts and (tokens[0] != "python" or tokens[1:2] and tokens[1].endswith(".py"))
+        return bool(script) and not SHELL_ONLY.search(plain) and not quoted_glob
 
     def _fork(self, tokens: list[str], timeout: float) -> subprocess.CompletedProcess:
         out = None
         if ">" in tokens:
             at = tokens.index(">")
             tokens, out = tokens[:at], tokens[at + 1]
-        argv = [sys.executable, str(self.folder / tokens[1])]
-        for token in tokens[2:]:  # the shell's pathname expansion: sorted matches, or the word as it is
+        if tokens[0] == "python":  # python FILE.py ARGS
+            tokens = tokens[1:]
+            argv = [sys.executable, str(self.folder / tokens[0])]
+        else:  # the console script, a Python file pip wrote: what its own interpreter would run
+            argv = [sys.executable, self.scripts[tokens[0]]]
+        for token in tokens[1:]:  # the shell's pathname expansion: sorted matches, or the word as it is
             matches = sorted(glob.glob(token, root_dir=self.folder)) if re.search(r"[*?\[]", token) else []
             argv += matches or [token]
         result = _run(argv, self.folder, self.env, timeout)

@@ -38,8 +38,9 @@ def check_unrun(command: Command, shell: Shell) -> None:
     usage = _usage(command, tokens, shell)
     for flag in (t.split("=", 1)[0] for t in tokens if t.startswith("--")):
         assert re.search(rf"{re.escape(flag)}\b", usage), f"{command.where}: {program} takes no {flag}"
-    if program == "python" and tokens[1].endswith("run.py") and "--model" in tokens:
-        listed = shell.run("python run.py --list-models").stdout
+    runs = program == "acousticbench" and tokens[1:2] == ["run"] or program == "python" and tokens[1].endswith("run.py")
+    if runs and "--model" in tokens:
+        listed = shell.run("acousticbench models").stdout
         for model in tokens[tokens.index("--model") + 1].split(","):
             assert re.search(rf"^{re.escape(model)}\s", listed, flags=re.M), f"{command.where}: no model {model}"
 
@@ -50,6 +51,8 @@ def _usage(command: Command, tokens: list[str], shell: Shell) -> str:
     program, head = tokens[0], _until_flag(tokens)
     if program == "python":
         assert tokens[1] == "-m" or (shell.folder / tokens[1]).is_file(), f"{command.where}: no {tokens[1]}"
+        return _help(command, shell, head)
+    if program == "acousticbench":
         return _help(command, shell, head)
     path = shell.folder / program
     assert path.is_file() and path.stat().st_mode & 0o111, f"{command.where}: {program} is not an executable script"
