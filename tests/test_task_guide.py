@@ -1,6 +1,6 @@
-"""README's "Adding a task", followed on a copy of the package with a toy attribute (tests/fixtures/toy_task/hum.py):
-each step edits the file the guide names, and the new task is listed, built, verified, audited and answered by the
-Oracle end to end. If a step of the guide stops being enough, this test fails."""
+"""docs/extending.md's "Adding a task", followed on a copy of the package with a toy attribute
+(tests/fixtures/toy_task/hum.py): each step edits the file the guide names, and the new task is listed, built,
+verified, audited and answered by the Oracle end to end. If a step of the guide stops being enough, this test fails."""
 from __future__ import annotations
 
 import shutil
