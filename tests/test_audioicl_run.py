@@ -61,7 +61,7 @@ def test_resume_keeps_finished_episodes_and_refuses_other_settings(archive, tmp_
     full = (run_dir / "responses.jsonl").read_text().splitlines()
     (run_dir / "responses.jsonl").write_text(full[0] + "\n" + full[1][:40])  # a kill mid-write
     out = run_cli(*args, "--resume", cwd=tmp_path)
-    assert out.returncode == 0 and "1 kept from the interrupted run" in out.stdout, out.stderr
+    assert out.returncode == 0 and "1 kept from the earlier run" in out.stdout, out.stderr
     assert len((run_dir / "responses.jsonl").read_text().splitlines()) == 4
     out = run_cli(*args, "--resume", "--prompt-style", "none", cwd=tmp_path)
     assert out.returncode == 2 and "prompt_style 'specific' -> 'none'" in out.stderr

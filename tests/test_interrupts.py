@@ -82,7 +82,7 @@ def test_ctrl_c_keeps_finished_answers_and_says_how_to_resume(tmp_path):
         assert 4 <= len(kept) < 33
         done = run_cli(*args, "--resume", cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
-    assert f"{len(kept)} kept from the interrupted run" in done.stdout
+    assert f"{len(kept)} kept from the earlier run" in done.stdout
     ids = [r["id"] for r in records(run_dir)]
     assert ids == sorted(set(ids)) and len(ids) == 33
 

@@ -80,7 +80,7 @@ def test_resume_after_a_kill_keeps_every_question_once(tiny_pack, tmp_path):
     (run_dir / "responses.jsonl").write_text(full[0] + "\n" + full[1] + "\n" + full[2][: len(full[2]) // 2])
     out = run_cli(*args, "--resume", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    assert "2 kept from the interrupted run" in out.stdout
+    assert "2 kept from the earlier run" in out.stdout
     assert only_run_dir(tmp_path / "results") == run_dir
     def without_latency(text_lines):
         return [{k: v for k, v in json.loads(line).items() if k != "latency_s"} for line in text_lines]

@@ -1,4 +1,4 @@
-"""Settings read from the environment, in one leaf module every layer may import (the README lists them)."""
+"""Settings read from the environment, in one leaf module every layer may import (docs/settings.md lists them)."""
 from __future__ import annotations
 
 import os

@@ -176,7 +176,7 @@ class AcousticBenchmark(AcousticViews):
         s, st = m.scored, m.statuses
         acc = "n/a" if s.accuracy is None else f"{s.accuracy:.3f}"
         ci = f" [{s.wilson95.low:.3f}, {s.wilson95.high:.3f}]" if s.wilson95 else ""
-        resumed = f", {result.resumed} kept from the interrupted run" if result.resumed else ""
+        resumed = f", {result.resumed} kept from the earlier run" if result.resumed else ""
         judge_errors = m.error_causes.get("judge", 0)
         causes = f" ({judge_errors} of them the judge's)" if judge_errors else ""
         cut = f"{st['truncated']} truncated (cut by the token limit), " if st.get("truncated") else ""

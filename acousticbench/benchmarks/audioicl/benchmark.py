@@ -115,7 +115,7 @@ class AudioICLBenchmark(AudioICLViews):
         acc = "n/a" if m.accuracy is None else f"{m.accuracy:.3f}"
         ci = f" [{m.wilson95.low:.3f}, {m.wilson95.high:.3f}]" if m.wilson95 else ""
         st = m.statuses
-        resumed = f", {result.resumed} kept from the interrupted run" if result.resumed else ""
+        resumed = f", {result.resumed} kept from the earlier run" if result.resumed else ""
         public = f" (public scorer {m.accuracy_public:.3f})" if m.accuracy_public not in (None, m.accuracy) else ""
         cut = f"{st['truncated']} truncated, " if st.get("truncated") else ""
         return (f"{result.spec.label()}: accuracy {acc}{ci}{public} over {m.n} episodes; {st.get('answered', 0)} "

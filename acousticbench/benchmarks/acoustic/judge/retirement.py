@@ -12,7 +12,7 @@ SHUTDOWNS = {
     "gpt-4o": "2027-01-14", "gpt-4.1": "2027-01-14", "gpt-4.1-mini": "2027-01-14",
     "gpt-4.1-mini-2025-04-14": "2027-01-14", "gpt-5-mini": "2026-12-11", "gpt-5-mini-2025-08-07": "2026-12-11",
 }
-FIX = "pick a current model with --judge-model (README, Judge: how to check it agrees with the old one)"
+FIX = "pick a current model with --judge-model (docs/judging.md, Choosing the judge model: how to check it agrees)"
 
 
 class RetiredJudgeModel(AcousticBenchError):
