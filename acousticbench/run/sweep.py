@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acousticbench.run import collector
 from acousticbench.core import provenance
 from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
 from acousticbench.engine.concurrency import Setting
@@ -184,7 +183,6 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
     """Run every spec; a model whose backend cannot open fails its cells (alone, it is the command's error). The
     sweep file names every cell as it finishes; `progress`: bars on a terminal (None: when stderr is one), or the
     command's Progress, through which it prints while they are drawn."""
-    provenance.prefetch_git_state()  # for config.json, while the pack is loaded and checked
     cells = prepare_cells(specs)
     graders = make_graders(cells)
     groups = groups_of(cells)
@@ -209,8 +207,7 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
 
         try:
             # the coroutine returns nothing: asyncio.run formats its main task (result included) once it is done
-            with collector.settled():  # the start-up is over: run.py held Python's collector through it
-                asyncio.run(_sweep(groups, backends, graders, bars, finished, results, sweep.open))
+            asyncio.run(_sweep(groups, backends, graders, bars, finished, results, sweep.open))
         except BaseException:
             with held_signals():  # a second Ctrl-C or a SIGTERM now must not leave the sweep file saying "running"
                 sweep.close(results, interrupted=True)
