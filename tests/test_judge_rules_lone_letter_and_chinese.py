@@ -41,6 +41,14 @@ def test_a_last_line_letter_after_a_comparison_that_fits_it_commits(response, le
     assert judged(LOUDER, response) == letter
 
 
+def test_letters_that_head_what_is_said_of_each_clip_are_no_answers():
+    headed = "A:\nThe first clip is soft.\n\nB:\nThe second clip is loud.\n\n"
+    assert judged(LOUDER, headed + "B") == "B"
+    assert judged(LOUDER, headed.replace("A:", "**A:**").replace("B:", "**B:**") + "Answer: B") == "B"
+    assert judged(LOUDER, headed + "A") == "unparsed"  # the last comparison names the other clip
+    assert judged(LOUDER, "A\nThe first clip is soft.\n\nB\nThe second clip is loud.\n\nB") == "unparsed"  # bare
+
+
 def test_a_lead_in_may_give_its_reason_in_other_words_where_the_question_names_a_way():
     # MiMo-Audio_think_mode/distance_comparison.jsonl:26, its last sentence: the first clip far, so the second close
     response = ("The second clip has a much clearer, more direct sound with minimal echo or reverberation. The first "

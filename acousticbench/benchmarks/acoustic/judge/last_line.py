@@ -13,9 +13,14 @@ from acousticbench.benchmarks.acoustic.judge.restated import restated_lead_in
 _NAMED = re.compile(rf"^\s*{OPEN}*\s*(?:option|choice|answer)\s*{CLOSE}*\s*{OPEN}*(?P<letter>[AB])(?![A-Za-z0-9])"
                     rf"\s*{CLOSE}*\s*[.!]?\s*$", re.IGNORECASE)
 
+_HEADING = re.compile(r"[:：][\W_]*$")
+
 
 def line_letter(line: str) -> str | None:
-    """'B', '**b.**', 'A A', 'Option B', '**Answer B**' -> the letter; any other word, or both letters -> None."""
+    """'B', '**b.**', 'A A', 'Option B', '**Answer B**' -> the letter; any other word, both letters, or a heading
+    ('**A:**' over what is said of A) -> None."""
+    if _HEADING.search(line):
+        return None
     letter = single_letter(line)
     if letter:
         return letter
