@@ -32,6 +32,10 @@ def judged(prompt: str, response: str) -> str:
     ("The first clip is quieter.\n\nB", "B"),  # the other clip, the opposite way
     ("The second clip is less quiet.\n\nB", "B"),
     ("Let me analyze.\nClip A: quiet.\nClip B: loud.\n\nB", "B"),
+    ("Clip A is quieter, while clip B is noticeably louder.\n\nB", "B"),  # clauses on each clip that agree
+    ("The first clip is soft, while the second has a sharp attack.\n\nB", "B"),
+    ("Therefore, B is the louder clip, not A.\n\nB", "B"),
+    ("The second clip, not the first, is louder.\n\nB", "B"),
     (REASONING + "\n\nSo the second clip is louder.\n\nB", "B"),  # long reasoning, the letter at its end
     ("So the second clip is louder.\n\nOption B", "B"),
     ("The second clip is louder.\n\n**Option B**", "B"),
@@ -71,8 +75,11 @@ def test_a_lead_in_may_give_its_reason_in_other_words_where_the_question_names_a
     "A: first clip\nB: second clip",
     "The second clip is louder.\n\nA or B",
     "The second clip is louder.\n\nA\n\nB",  # letter-only lines that disagree
-    "Clip A is quiet while clip B is loud.\n\nA",  # both clips named: left to the LLM judge
+    "Clip A is quiet while clip B is loud.\n\nA",
+    "Clip A is soft, but clip B is even softer.\n\nB",  # clauses that disagree: left to the LLM judge
     "The first clip is louder in the intro, but the second is louder overall.\n\nB",
+    "The first clip might be soft, while the second is loud.\n\nB",
+    "The second clip is not louder.\n\nB",
     "The second clip is louder.\n\nB-flat",  # a letter inside a word is no letter
     "The second clip is louder.\n\nAB",
     REASONING + "\n\nSo the first clip is louder.\n\nB",
@@ -107,6 +114,7 @@ def test_chinese_statements_of_a_letter_commit(response, letter):
     (LOUDER, "与第一段相比，第二段更响。", "B"),
     (LOUDER, "总的来说，第二段明显更响。", "B"),
     (LOUDER, "第二个片段更响，因为它的振幅更大。", "B"),
+    (LOUDER, "第一段很安静，第二段更响。", "B"),
     (PITCH, "第二个片段的音调更高", "B"),
     (PITCH, "第二个片段的音调更低", "A"),
     (LOUDER, "第二段更响。\n\nB", "B"),
@@ -131,6 +139,9 @@ def test_chinese_comparisons_of_the_clips_commit_as_the_options_order_them(promp
     (LOUDER, "两个片段一样响。"),
     (LOUDER, "第二段不如第一段响。"),  # a negation
     (LOUDER, "第二次更响"),  # a second time, not a second clip
+    (LOUDER, "第一段很安静，第二段更轻。"),  # its clauses disagree
+    (LOUDER, "第二段更大"),  # bigger: which property, the words do not say
+    (LOUDER, "比如第二段更响，选B"),  # an example
     (LOUDER, "第一段更响。\n\nB"),  # the lead-in names the other clip
     (PITCH, "第二个片段的音量更高"),  # volume, not pitch
     (SHORTER, "第二段更短"),  # the options have a way of their own ('A' if the first is longer)

@@ -30,12 +30,15 @@ _EMPTY = {"is", "are", "was", "has", "have", "had", "sounds", "sound", "seems", 
           "recording", "audio", "so", "thus", "therefore", "hence", "overall", "clearly", "noticeably", "slightly",
           "much", "significantly", "definitely", "obviously", "somewhat", "bit", "considerably", "comparing",
           "conclusion", "two", "this", "which", "and", "then", "to", "me", "with", "option", "choice", "answer",
-          "final", "even", "distinctly", "evidently", "by", "there", "a", "b", "more", "less"}
-# the other clip set aside: 'than the first (one)', 'compared to clip A', 'than that of the second segment'
-_SET_ASIDE = re.compile(r"\b(?:than|compared\s+(?:to|with)|unlike|versus|vs\.?)\s+(?:that\s+of\s+|those\s+of\s+)?"
+          "final", "even", "distinctly", "evidently", "by", "there", "a", "b", "more", "less", "very", "quite"}
+# the other clip set aside: 'than the first (one)', 'compared to clip A', 'than that of the second segment', 'not A'
+_SET_ASIDE = re.compile(r"\b(?:than|compared\s+(?:to|with)|unlike|versus|vs\.?|not)\s+(?:that\s+of\s+|those\s+of\s+)?"
                         r"(?:the\s+)?(?:(?:first|second|former|latter|other|1st|2nd)\b(?:\s+(?:one|clip|segment|part|"
                         r"sound|recording|audio|sample|note|tone)\b)?"
                         r"|(?:(?:clip|segment|option|part)\s+)?[\"'‘“(*]*[AB][\"'’”)*]*(?![A-Za-z0-9]))", re.IGNORECASE)
+# where one clause of a sentence ends and one about the other clip may begin
+_CLAUSE = re.compile(r"[;,]?\s*\b(?:while|whereas|but|and|however|although|though)\b|;|,\s*(?=(?:the\s+|clip\s+)?"
+                     r"(?:first|second|[AB]\b))", re.IGNORECASE)
 _DURATION = re.compile(r"\d\s*-?\s*(?:second|sec)s?\b", re.IGNORECASE)  # '0.5-second' names no clip
 _REASON = re.compile(r",?\s*\bbecause\b", re.IGNORECASE)  # strict: the claim, not why ('..., because its ...')
 _UNGLOSSED = re.compile(r"[\u3400-\u9fff]+")
@@ -47,13 +50,25 @@ Way = tuple[int, frozenset[int]]  # +1 or -1, and the contrasts named (none for 
 
 def compared_clip(sentence: str, prompt: str, strict: bool = True) -> str | None:
     """The letter whose clip the sentence says has the question's property, or None when it does not say so plainly.
-    Not `strict` (the sentence only checks a letter given on its own line), it may give reasons in other words ('The
-    first clip has a noticeable echo, suggesting the speaker is further away.' to 'Which seems close?') where the
-    question names a contrast: another property then shows as another contrast."""
+    Clauses that each compare one clip ('The first clip is soft, while the second is loud.') must agree. Not `strict`
+    (the sentence only checks a letter given on its own line), it may give reasons in other words ('The first clip
+    has a noticeable echo, suggesting the speaker is further away.' to 'Which seems close?') where the question names
+    a contrast: another property then shows as another contrast."""
     position = _positions(prompt)
-    if position is None or HEDGE.search(sentence) or NEGATION.search(sentence) or CONDITION.search(sentence):
+    if position is None:
         return None  # the options are not just the clips ("'A' if the first is longer": the option has a way)
     claim = _DURATION.sub(" ", _SET_ASIDE.sub(" ", _REASON.split(sentence)[0] if strict else sentence))
+    if HEDGE.search(claim) or NEGATION.search(claim) or CONDITION.search(claim):
+        return None
+    whole = _compared(claim, prompt, position, strict)
+    if whole is not None:
+        return whole
+    ways = [clause for clause in _CLAUSE.split(claim) if set(_ordered(clause)) & _WAY_WORDS]  # the rest says no way
+    readings = {_compared(clause, prompt, position, strict) for clause in ways}
+    return readings.pop() if len(readings) == 1 and None not in readings else None
+
+
+def _compared(claim: str, prompt: str, position: dict[str, str], strict: bool) -> str | None:
     said, asked = _ordered(claim), _ordered(asked_text(prompt))
     named = {letter for letter in "AB" if mentions_letter(claim, other_than="B" if letter == "A" else "A")
              or set(said) & (_FIRST if position[letter] == "first" else _SECOND)}
@@ -123,6 +138,9 @@ def _way(said: list[str]) -> Way | None:
     if len(signs) != 1:
         return None
     return signs.pop(), frozenset(poles)
+
+
+_WAY_WORDS = set().union(*(up | down for up, down in _POLES)) | {"more", "less"}
 
 
 def _pole_words(poles: frozenset[int]) -> set[str]:
