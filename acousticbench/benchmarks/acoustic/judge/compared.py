@@ -1,10 +1,11 @@
 """Which clip a comparison puts the question's property in: to 'Which one is louder?', 'So the second clip is louder.'
 names the second clip's letter, and so do 'The first clip is quieter.' and 'Clip B is louder than clip A.'
 
-Read only when it needs no understanding: each option is one clip's position, the sentence names one clip (by
-position or letter; 'than the first' sets the other aside), says the question's way or its exact opposite ('quieter'
-and 'less loud' to 'louder'), and, when `strict`, uses no word the question does not ('noticeably', 'sounds' carry
-nothing). Anything else (a hedge, a negation, both clips, another way) reads as no comparison.
+Read only when it needs no understanding: each option is one clip's position, the sentence (or each of its clauses
+that says a way) names one clip (by position or letter; 'than the first', 'not A' set the other aside), says the
+question's way or its exact opposite ('quieter' and 'less loud' to 'louder'), and, when `strict`, uses no word the
+question does not ('noticeably', 'sounds' carry nothing). Anything else (a hedge, a negation, clauses that disagree,
+another way) reads as no comparison.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ _EMPTY = {"is", "are", "was", "has", "have", "had", "sounds", "sound", "seems", 
           "recording", "audio", "so", "thus", "therefore", "hence", "overall", "clearly", "noticeably", "slightly",
           "much", "significantly", "definitely", "obviously", "somewhat", "bit", "considerably", "comparing",
           "conclusion", "two", "this", "which", "and", "then", "to", "me", "with", "option", "choice", "answer",
-          "final", "even", "distinctly", "evidently", "by", "there", "a", "b", "more", "less", "very", "quite"}
+          "final", "even", "distinctly", "evidently", "by", "there", "b", "more", "less", "very", "quite"}
 # the other clip set aside: 'than the first (one)', 'compared to clip A', 'than that of the second segment', 'not A'
 _SET_ASIDE = re.compile(r"\b(?:than|compared\s+(?:to|with)|unlike|versus|vs\.?|not)\s+(?:that\s+of\s+|those\s+of\s+)?"
                         r"(?:the\s+)?(?:(?:first|second|former|latter|other|1st|2nd)\b(?:\s+(?:one|clip|segment|part|"
