@@ -88,6 +88,12 @@ def test_a_last_line_letter_that_disagrees_hedges_or_echoes_does_not(response):
     assert judged(LOUDER, response) == "unparsed"
 
 
+def test_a_statement_after_a_comparison_of_the_other_clip_in_its_sentence_does_not_commit():
+    assert judged(LOUDER, "The second clip is louder, so the answer is A.") == "unparsed"
+    assert judged(LOUDER, "The second clip is louder, so the answer is B.") == "B"
+    assert judged(LOUDER, "第一段很安静，所以答案是B。") == "B"
+
+
 def test_another_property_is_no_comparison():
     assert judged(PITCH, "The second clip has less reverb.\n\nB") == "unparsed"
     assert judged(PITCH, "The second clip has a higher pitch.\n\nB") == "B"
@@ -141,6 +147,7 @@ def test_chinese_comparisons_of_the_clips_commit_as_the_options_order_them(promp
     (LOUDER, "第二次更响"),  # a second time, not a second clip
     (LOUDER, "第一段很安静，第二段更轻。"),  # its clauses disagree
     (LOUDER, "第二段更大"),  # bigger: which property, the words do not say
+    (LOUDER, "第二段更响，选A"),  # its own comparison names the other clip
     (LOUDER, "比如第二段更响，选B"),  # an example
     (LOUDER, "第一段更响。\n\nB"),  # the lead-in names the other clip
     (PITCH, "第二个片段的音量更高"),  # volume, not pitch

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from acousticbench.benchmarks.acoustic.judge.answer_text import answer_text
 from acousticbench.benchmarks.acoustic.judge.chinese import gloss, has_chinese
 from acousticbench.benchmarks.acoustic.judge.claims import tied_claims
-from acousticbench.benchmarks.acoustic.judge.compared import stated_comparison
+from acousticbench.benchmarks.acoustic.judge.compared import compared_clip, stated_comparison
 from acousticbench.benchmarks.acoustic.judge.cues import (BOUNDARY, CLOSE, CONDITION, HEDGE, NEGATION, OPEN, SECOND_THOUGHTS, mentions_letter,
                                       plain, sentence_at)
 from acousticbench.benchmarks.acoustic.judge.last_line import fits_lead_in, line_letter
@@ -143,16 +143,16 @@ def _commitments(text: str, prompt: str, terms: Terms | None) -> list[_Hit]:
             hits.append(_Hit(offset, offset + len(line.rstrip()), letter, ok, line=True))
         offset += len(line)
     for pattern in _EXPLICIT:
-        hits += [_statement(text, m, terms) for m in pattern.finditer(text)]
+        hits += [_statement(text, m, terms, prompt) for m in pattern.finditer(text)]
     first_end = BOUNDARY.search(text)
     for m in _IS.finditer(text[: first_end.end() if first_end else len(text)]):
         if not _names_clip(text, m):
-            hits.append(_statement(text, m, terms, needs_end=True))
+            hits.append(_statement(text, m, terms, prompt, needs_end=True))
     core = re.sub(r"[\s.!]+$", "", text)
     last_start = sentence_at(core, len(core), len(core))[0]
     for m in _IS.finditer(text, last_start):  # a quoted final verdict: '... so the right classification is 'A'.'
         if (m.group("open") + m.group("close")).strip() and not _names_clip(text, m):
-            hits.append(_statement(text, m, terms, needs_end=True))
+            hits.append(_statement(text, m, terms, prompt, needs_end=True))
     hits += [_Hit(*tie) for tie in tied_claims(text, prompt, terms)]
     restated = restated_choice(text, prompt, terms)
     hits += [_Hit(*restated, ok=True)] if restated else []
@@ -197,8 +197,9 @@ def _leading(text: str, terms: Terms | None) -> _Hit | None:
     return _Hit(m.start("letter"), m.end("letter"), letter, ok)
 
 
-def _statement(text: str, m: re.Match, terms: Terms | None, needs_end: bool = False) -> _Hit | None:
-    """Check one explicit statement: hedges and negation before it, the other letter or a condition after it."""
+def _statement(text: str, m: re.Match, terms: Terms | None, prompt: str, needs_end: bool = False) -> _Hit | None:
+    """Check one explicit statement: hedges and negation before it, the other letter or a condition after it, a
+    comparison of the clips before it in its sentence that names the other one ('第二段更响，选A')."""
     letter, start, end = m.group("letter"), m.start("letter"), m.end()
     decorated = bool(re.search(r"[^\s]", m.group("open") + m.group("close")))
     after = text[end:]
@@ -219,7 +220,8 @@ def _statement(text: str, m: re.Match, terms: Terms | None, needs_end: bool = Fa
     ok = not (HEDGE.search(prefix) or NEGATION.search(clause) or terminator == "?"
               or mentions_letter(rest, other_than=letter) or _conditional(rest)
               or (needs_end and (_POSITIONAL.search(clause) or mentions_letter(prefix, other_than=letter)))
-              or not words_fit(letter, affirmed(rest), terms, short=False))
+              or not words_fit(letter, affirmed(rest), terms, short=False)
+              or compared_clip(prefix, prompt, strict=False) not in (None, letter))
     return _Hit(start, end, letter, ok)
 
 
