@@ -163,3 +163,11 @@ def test_an_english_answer_is_read_as_it_was():
     # the gloss touches only text with Chinese or full-width forms
     assert judged(LOUDER, "The answer is B.") == "B"
     assert judged(LOUDER, "The second clip is louder.") == "unparsed"  # English comparisons alone: the LLM judge's
+
+
+def test_the_clips_map_to_letters_as_the_prompt_orders_them():
+    reversed_options = ("Which one is louder? Only answer letter 'A' (refers to the second clip) or 'B' (refers to the "
+                        "first clip).")
+    assert judged(reversed_options, "第二段更响。") == "A"
+    assert judged(reversed_options, "So the second clip is louder.\n\nA") == "A"
+    assert judged(reversed_options, "So the second clip is louder.\n\nB") == "unparsed"
