@@ -8,6 +8,7 @@ and a random sample of non-trivial commitments to read by hand.
   python bench/judge_corpus.py --uncovered 40          # letter-stating answers the rules left to the LLM
   python bench/judge_corpus.py --labels-out old.jsonl  # every label, for `judge agree` or --new-since
   python bench/judge_corpus.py --new-since old.jsonl --sample 300 --seed 1   # sample commitments old.jsonl lacked
+  python bench/judge_corpus.py --changed-since old.jsonl  # every label that differs from old.jsonl's, to read
 
 The corpus is SonicBench's released raw outputs (see its README); it is read in place and never copied.
 """
@@ -131,6 +132,19 @@ def show(item: Item, judgement: Judgement, limit: int = 700) -> None:
     print(f"  answer: {answer[:limit]!r}{' ...' if len(answer) > limit else ''}")
 
 
+def print_changes(pairs: list[tuple[Item, Judgement]], old: Path) -> None:
+    """Every answer whose label is not the one in `old` (a --labels-out file), each with its answer to read."""
+    with old.open(encoding="utf-8") as handle:
+        before = {row["id"]: row["chosen"] or row["judge_status"] for row in map(json.loads, handle)}
+    changed = [(i, j) for i, j in pairs if i.id in before and before[i.id] != (j.chosen or j.status)]
+    kinds = Counter("new" if before[i.id] in ("unparsed", "refused") else "lost" if j.chosen is None else "changed"
+                    for i, j in changed)
+    print(f"\n{len(changed)} labels differ from {old} ({dict(kinds)})")
+    for item, judgement in changed:
+        print(f"--- was {before[item.id]}")
+        show(item, judgement)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
@@ -142,6 +156,8 @@ def main() -> int:
     parser.add_argument("--model", help="only this model")
     parser.add_argument("--labels-out", type=Path, help="write every answer's label as JSONL (id, chosen, judge_status)")
     parser.add_argument("--new-since", type=Path, help="sample only commitments that this --labels-out file lacked")
+    parser.add_argument("--changed-since", type=Path,
+                        help="print every answer whose label differs from this --labels-out file's (new, lost, changed)")
     args = parser.parse_args()
     if not args.corpus.is_dir():
         print(f"corpus not found: {args.corpus} (pass --corpus DIR)", file=sys.stderr)
@@ -168,6 +184,8 @@ def main() -> int:
         print(f"\nsample of {min(args.sample, len(pool))} from {len(pool)} {kind} (seed {args.seed})")
         for item, judgement in rng.sample(pool, min(args.sample, len(pool))):
             show(item, judgement)
+    if args.changed_since:
+        print_changes(pairs, args.changed_since)
     if args.uncovered:
         pool = [(i, j) for i, j in pairs if j.status != "answered" and states_answer(answer_text(i.text))]
         print(f"\n{min(args.uncovered, len(pool))} of {len(pool)} letter-stating answers left to the LLM judge")

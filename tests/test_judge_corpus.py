@@ -101,6 +101,14 @@ HAND_CHECKED = [
     # **A** (loud). If ... -16, ... **B**': the options restated, no answer
     ("step_audio_r1/duration_comparison.jsonl:50", None, "unparsed"),  # cut trace: '... the answer is B.\n\nBut wait, the'
     ("step_audio_r1/velocity_recog.jsonl:67", None, "unparsed"),  # a trace that stops on a full sentence: '... so likely A.'
+    # rules-7
+    ("MiMo-Audio_think_mode/distance_comparison.jsonl:26", "B", "answered"),  # '... The first clip has a noticeable
+    # echo, suggesting the speaker is ... further from the microphone.\n\nB' to 'Which ... seems to be close?'
+    ("MiMo-Audio_think_mode/tempo_comparison.jsonl:45", None, "unparsed"),  # 'The second segment plays more
+    # gradually.\n\nA': the comparison names the other clip
+    ("step_audio_r1/reverberation_comparison.jsonl:15", "A", "answered"),  # '...所以第一段的混响更强。所以答案应该是A。</think>\nA'
+    ("GPT4o_audio/velocity_recog.jsonl:33", None, "unparsed"),  # '请提供音频剪辑。' (please provide the clip)
+    ("MiMo-Audio_think_mode/direction_comparison.jsonl:11", None, "unparsed"),  # a cut trace quoting Chinese speech
 ]
 
 
@@ -128,7 +136,8 @@ def test_rules_commit_to_99_percent_of_answers_that_state_a_letter(corpus):
             committed += extract_choice(prompt, text).status == "answered"
     assert len(corpus) == 43_200
     assert stating == 40_812
-    # rules-6: 40,611 of 40,812, 99.51% (rules-5 read 98.04% of all 41,422 texts that name a letter, traces included)
+    # rules-7: 40,612 of 40,812, 99.51% (rules-6: 40,611; rules-5 read 98.04% of all 41,422 texts that name a letter,
+    # traces included)
     assert committed / stating >= 0.995, f"coverage {committed}/{stating}"
 
 
@@ -136,3 +145,14 @@ def test_rules_commit_to_99_percent_of_answers_that_state_a_letter(corpus):
 def test_hand_checked_answers(corpus, item, chosen, status):
     judgement = extract_choice(*corpus[item])
     assert (judgement.chosen, judgement.status) == (chosen, status)
+
+
+def test_a_chinese_conclusion_at_the_end_of_real_reasoning_is_read(corpus):
+    # step_audio_r1 reasons in English and concludes in Chinese inside its <think> block; read as a reply of its own
+    # (as a model without think tags would send it), the conclusion commits, and so do its last sentences alone
+    prompt, text = corpus["step_audio_r1/reverberation_comparison.jsonl:15"]
+    reasoning = text.split("</think>")[0].replace("<think>", "").strip()
+    assert reasoning.endswith("所以第一段的混响更强。所以答案应该是A。")
+    assert extract_choice(prompt, reasoning).chosen == "A"
+    assert extract_choice(prompt, "所以第一段的混响更强。").chosen == "A"  # 'so the first clip's reverberation is stronger'
+    assert extract_choice(prompt, "所以第二段的混响更强。\n\nA").status == "unparsed"

@@ -5,15 +5,17 @@ import re
 
 OPEN = r"[\"'‘’“”`*_(\[<{]"
 CLOSE = r"[\"'‘’“”`*_)\]>}]"
+# Chinese cues are words of their own (no \b between Chinese characters): if, suppose, maybe, probably, guess, e.g.
+_HEDGE_ZH = "如果|假如|假设|若是|要是|除非|可能|也许|或许|大概|不(?:太|很|是很)?确定|没(?:有)?把握|猜|例如|比如|要么|或者|两者|两个都|都很"
 HEDGE = re.compile(r"\b(?:if|unless|whether|assum\w*|suppos\w*|maybe|perhaps|might|could|possibly|otherwise|"
-                   r"either|guess\w*|example|says|said|asks|instructs?|both)\b", re.IGNORECASE)
+                   rf"either|guess\w*|example|says|said|asks|instructs?|both)\b|{_HEDGE_ZH}", re.IGNORECASE)
 NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot|wrong|incorrect)\b|n['’]t\b|[不没非别]", re.IGNORECASE)
-CONDITION = re.compile(r"\b(?:if|unless|when|whether|assuming|provided)\b|\?", re.IGNORECASE)
+CONDITION = re.compile(r"\b(?:if|unless|when|whether|assuming|provided)\b|[?？]|如果|假如|假设|若是|要是|除非", re.IGNORECASE)
 SECOND_THOUGHTS = re.compile(
     r"\b(?:wait|hmm+|actually|reconsider\w*|on\s+second\s+thought|alternatively|unsure|not\s+(?:sure|certain)|"
     r"let\s+me\s+(?:re\w*|double|check|think|verify|listen|analy\w*)|double[- ]check\w*|correction|scratch\s+that|"
     r"or\s+(?:maybe|perhaps|possibly)|(?:could|might)\s+also)\b"
-    r"|\?", re.IGNORECASE)
+    r"|[?？]|等等|等一下|不对|再想想|重新考虑|重新思考|也可能|不(?:太|很|是很)?确定|没(?:有)?把握|或者", re.IGNORECASE)
 # where a sentence ends: not after a lone capital ('A. keyboard' is a label) and not inside '2.4'
 BOUNDARY = re.compile(r"(?<![^A-Za-z0-9][A-Za-z])[.!?](?=\s|$)|\n")
 _OTHER_LETTER = {k: re.compile(rf"(?<![A-Za-z0-9])(?:{k}|{OPEN}{k.lower()}{CLOSE}|{k.lower()}[.)])(?![A-Za-z0-9])")

@@ -101,24 +101,30 @@ def _located(text: str, prompt: str, terms: Terms) -> tuple[int, int, str] | Non
 def _restates(claim: str, prompt: str, letter: str, position: str, option: bool = True) -> bool:
     """Does the claim say what the question asks, in its words and direction (or, with `option`, what the letter's
     own option says, with the clip's position)?"""
-    said = _canonical(claim)
-    asked = _asked(prompt)
+    said = canonical(claim)
+    asked = asked_words(prompt)
     if asked and _same(said, asked, comparative=_has_comparative(claim)):
         return True
     own = (described(prompt) or {}).get(letter)
     if not option or not own or not said - _FILLER - {position}:
         return False  # 'The first clip (A) is the one.' says nothing of the option
-    return _same(said | {position}, _canonical(" ".join(own)), comparative=False)
+    return _same(said | {position}, canonical(" ".join(own)), comparative=False)
 
 
 @lru_cache(maxsize=256)  # the question's words, found once per prompt (a regex scan of the whole prompt)
-def _asked(prompt: str) -> frozenset[str]:
+def asked_words(prompt: str) -> frozenset[str]:
     """The words of the prompt's one question, or none when it asks several or none."""
-    questions = _QUESTION.findall(prompt.split("Only")[0])
-    asked = frozenset(_canonical(questions[0])) if len(questions) == 1 else frozenset()
+    asked = frozenset(canonical(asked_text(prompt)))
     if {"first", "second"} <= asked:
         asked -= {"first", "second"}  # '... more brightness — the first or the second?' names both, asks neither
     return asked
+
+
+@lru_cache(maxsize=256)
+def asked_text(prompt: str) -> str:
+    """The prompt's one question ('Which one is louder?'), or '' when it asks several or none."""
+    questions = _QUESTION.findall(prompt.split("Only")[0])
+    return questions[0] if len(questions) == 1 else ""
 
 
 def _same(said: set[str], asked: set[str], comparative: bool) -> bool:
@@ -129,16 +135,21 @@ def _same(said: set[str], asked: set[str], comparative: bool) -> bool:
     return bool(content) and content <= asked and (asked & _DIRECTION) == (said & _DIRECTION)
 
 
-def _canonical(text: str) -> set[str]:
+def canonical(text: str) -> set[str]:
     """The words, with comparatives as 'more'/'less' and their base word ('closer' -> more, close)."""
-    out: set[str] = set()
+    return set(canonical_words(text))
+
+
+def canonical_words(text: str) -> list[str]:
+    """canonical's words in their order ('less distant' -> less, distant; 'closer' -> more, close)."""
+    out: list[str] = []
     for word in words(text):
         if word in _MORE or word in _LESS:
-            out.add("more" if word in _MORE else "less")
+            out.append("more" if word in _MORE else "less")
         elif word in _COMPARATIVE:
-            out |= {"more", _COMPARATIVE[word]}
+            out += ["more", _COMPARATIVE[word]]
         else:
-            out.add(_NOUN.get(word, word))
+            out.append(_NOUN.get(word, word))
     return out
 
 

@@ -5,16 +5,19 @@ import re
 from dataclasses import dataclass
 
 from acousticbench.benchmarks.acoustic.judge.answer_text import answer_text
+from acousticbench.benchmarks.acoustic.judge.chinese import gloss, has_chinese
 from acousticbench.benchmarks.acoustic.judge.claims import tied_claims
+from acousticbench.benchmarks.acoustic.judge.compared import compared_clip, stated_comparison
 from acousticbench.benchmarks.acoustic.judge.cues import (BOUNDARY, CLOSE, CONDITION, HEDGE, NEGATION, OPEN, SECOND_THOUGHTS, mentions_letter,
                                       plain, sentence_at)
+from acousticbench.benchmarks.acoustic.judge.last_line import fits_lead_in, line_letter
 from acousticbench.benchmarks.acoustic.judge.letters import single_letter, states_letter, unfinished
 from acousticbench.benchmarks.acoustic.judge.options import Terms, affirmed, option_terms, words, words_fit
 from acousticbench.core.refusal import is_refusal
-from acousticbench.benchmarks.acoustic.judge.restated import restated_choice, restated_lead_in
+from acousticbench.benchmarks.acoustic.judge.restated import restated_choice
 from acousticbench.benchmarks.acoustic.records import Judgement
 
-RULES_VERSION = "rules-6"  # rules-6: a lone last-line letter after the question's words in its clip; "...\n\nBut" cut
+RULES_VERSION = "rules-7"  # rules-7: a last-line letter after a comparison that fits it; Chinese conclusions
 
 _LETTER = (rf"(?P<open>(?:{OPEN}[ \t]*)*)(?<![A-Za-z0-9])(?P<letter>[AaBb])"
            rf"(?![A-Za-z0-9]|['’]s\b|-[A-Za-z])(?P<close>(?:[ \t]*{CLOSE})*)")
@@ -25,7 +28,6 @@ _EXPLICIT = [re.compile(lead + _LETTER, re.IGNORECASE) for lead in (
     rf"|\bis\b\s*:?|\b(?:would|should|will|must)\s+be\b\s*:?)\s*{_ADVERB}{_NOUN}",
     rf"\bI\s+(?:(?:would|will|'ll|’ll)\s+)?(?:choose|select|pick|go\s+with|opt\s+for|"
     rf"(?:classify|label|categori[sz]e)\s+(?:it|this|the\s+\w+)\s+as)\s+{_NOUN}",
-    r"(?:答案\s*(?:是|为|：|:)|选择?|(?:应该|应当|应)?回答)\s*",
     r"\\boxed\{\s*(?:\\text\{)?\s*",
     r"\b(?:is|are|be)\s*[:：]\s*",  # '... the clip with more echo is: **A**'
 )] + [re.compile(rf"(?:\boption\s+)?{_LETTER}\s+is\s+(?:the\s+)?(?:(?:correct|right|best|final)\b|answer\b)",
@@ -69,13 +71,17 @@ def extract_choice(prompt: str, response: str, cut: bool = False) -> Judgement:
     Precision over coverage. After reasoning is removed and a tagged final answer preferred (answer_text), these
     commit: the whole answer is a letter, decorated or repeated ("A", "b.", "**A**", "(B)", "☞A", "A A A", "AAAA");
     a short label and a letter that agree with the prompt's options ("a. keyboard", "A (first clip)", "slow, B");
-    a line that is only a letter (after a sentence that fits it, or puts the question's own words in its clip:
-    "... the second clip carries weaker sound intensity.\n\nB"); an explicit statement ("Answer: B", "the correct answer is 'A'", "I choose B",
+    a line that is only a letter or 'Option B' (after a sentence that fits it: one that puts the question's own words
+    in its clip, "... the second clip carries weaker sound intensity.\n\nB", or says the question's way of its clip
+    or the opposite way of the other, "Overall, the second clip sounds louder.", "The first clip is quieter.",
+    compared.py); an explicit statement ("Answer: B", "the correct answer is 'A'", "I choose B",
     "B is correct", "B's the clear choice", "... is: **A**", in the first sentence "The sound is A." and in the last
     "so it's 'B'."); a claim tied to its letter ("the sound is from the front, as indicated by the letter 'A'",
     claims.py); a clip named with its letter in the question's or the option's own words, or the question's words
     placed in a lettered clip (restated.py); "The sound is most likely 'A', guitar." (the option's own name after the
-    letter). The last commitment wins.
+    letter). Chinese is read in the same English words (chinese.py: '答案是A' is 'answer: A', '选B' 'I choose B');
+    a short Chinese answer that names no letter commits by a comparison of the clips ('第二个片段更响。' to 'Which is
+    louder?'). The last commitment wins.
     Words that set the other option aside ("not a crow", "unlike ...") are no contradiction. Nothing commits
     when it is hedged or conditional ("if", "maybe", "whether"), negated, followed by the other letter in its
     sentence ("A or B"), followed by second thoughts ("wait", "actually"), when letter-only lines disagree, when
@@ -84,11 +90,12 @@ def extract_choice(prompt: str, response: str, cut: bool = False) -> Judgement:
     the token limit stopped the reply) the unfinished last sentence is dropped first: only what was said in full
     before the cut is read ('A' alone, cut, may be the start of 'A piano ...').
     """
-    text = before_cut(answer_text(response)) if cut else answer_text(response)
+    original = answer_text(response)
+    text = before_cut(gloss(original)) if cut else gloss(original)  # Chinese conclusions in the words read below
     if not cut and (_cut_off(text) or unfinished(text)):  # what coverage leaves out (states_answer) is never read
         return Judgement(chosen=None, status="unparsed", method="none")
     terms = option_terms(prompt)
-    letter = _whole_answer(text, terms) or _final_commitment(text, prompt, terms)
+    letter = _whole_answer(text, terms) or _final_commitment(text, prompt, terms, has_chinese(original))
     if letter is not None:
         return Judgement(chosen=letter, status="answered", method="rules")
     if is_refusal(text) and not states_letter(text):
@@ -96,10 +103,12 @@ def extract_choice(prompt: str, response: str, cut: bool = False) -> Judgement:
     return Judgement(chosen=None, status="unparsed", method="none")
 
 
-def _final_commitment(text: str, prompt: str, terms: Terms | None) -> str | None:
+def _final_commitment(text: str, prompt: str, terms: Terms | None, chinese: bool = False) -> str | None:
     """The last commitment, if nothing casts doubt on it: no catch in it, no second thoughts after it,
-    no disagreeing letter-only lines."""
+    no disagreeing letter-only lines. A Chinese answer that names no letter commits by its comparisons alone."""
     hits = _commitments(text, prompt, terms)
+    if chinese and not states_letter(text):
+        hits = [_Hit(*compared) for compared in [stated_comparison(text, prompt)] if compared]
     if len(text) >= _LONG:  # a statement in the middle of long reasoning is not the answer
         hits = [h for h in hits if h.start < _EDGE or len(text) - h.end < _EDGE]
     if not hits:
@@ -128,22 +137,22 @@ def _commitments(text: str, prompt: str, terms: Terms | None) -> list[_Hit]:
     hits = [leading] if leading else []
     offset = 0
     for line in text.splitlines(keepends=True):
-        letter = single_letter(line)
+        letter = line_letter(line)
         if letter and line.strip():
-            ok = _fits_lead_in(text[:offset], letter, prompt, terms)
+            ok = fits_lead_in(text[:offset], letter, prompt, terms)
             hits.append(_Hit(offset, offset + len(line.rstrip()), letter, ok, line=True))
         offset += len(line)
     for pattern in _EXPLICIT:
-        hits += [_statement(text, m, terms) for m in pattern.finditer(text)]
+        hits += [_statement(text, m, terms, prompt) for m in pattern.finditer(text)]
     first_end = BOUNDARY.search(text)
     for m in _IS.finditer(text[: first_end.end() if first_end else len(text)]):
         if not _names_clip(text, m):
-            hits.append(_statement(text, m, terms, needs_end=True))
+            hits.append(_statement(text, m, terms, prompt, needs_end=True))
     core = re.sub(r"[\s.!]+$", "", text)
     last_start = sentence_at(core, len(core), len(core))[0]
     for m in _IS.finditer(text, last_start):  # a quoted final verdict: '... so the right classification is 'A'.'
         if (m.group("open") + m.group("close")).strip() and not _names_clip(text, m):
-            hits.append(_statement(text, m, terms, needs_end=True))
+            hits.append(_statement(text, m, terms, prompt, needs_end=True))
     hits += [_Hit(*tie) for tie in tied_claims(text, prompt, terms)]
     restated = restated_choice(text, prompt, terms)
     hits += [_Hit(*restated, ok=True)] if restated else []
@@ -157,20 +166,6 @@ def _commitments(text: str, prompt: str, terms: Terms | None) -> list[_Hit]:
 def _names_clip(text: str, m: re.Match) -> bool:
     """'... than the second clip, which is labeled as 'B'': the letter is a clip's name, not a statement."""
     return bool(_LABELLED.match(m.group()) and _CLIP_BEFORE.search(text[:m.start()]))
-
-
-def _fits_lead_in(before: str, letter: str, prompt: str, terms: Terms | None) -> bool:
-    """A letter on its own line after prose: the sentence just before it must not describe the other option
-    ('The second segment plays more gradually.' then 'A' contradicts itself); one that puts the question's words in
-    the letter's own clip fits, value words and all ('... the second clip carries weaker sound intensity.' then 'B')."""
-    pieces = [p for p in BOUNDARY.split(before) if p.strip()]
-    if not pieces:
-        return True
-    last = pieces[-1]
-    if mentions_letter(last, other_than=letter):
-        return False
-    return words_fit(letter, last, terms, short=len(words(last)) <= 8) or (
-        not before.rstrip().endswith("?") and restated_lead_in(last, prompt, letter, terms))
 
 
 def before_cut(text: str) -> str:
@@ -202,8 +197,9 @@ def _leading(text: str, terms: Terms | None) -> _Hit | None:
     return _Hit(m.start("letter"), m.end("letter"), letter, ok)
 
 
-def _statement(text: str, m: re.Match, terms: Terms | None, needs_end: bool = False) -> _Hit | None:
-    """Check one explicit statement: hedges and negation before it, the other letter or a condition after it."""
+def _statement(text: str, m: re.Match, terms: Terms | None, prompt: str, needs_end: bool = False) -> _Hit | None:
+    """Check one explicit statement: hedges and negation before it, the other letter or a condition after it, a
+    comparison of the clips before it in its sentence that names the other one ('第二段更响，选A')."""
     letter, start, end = m.group("letter"), m.start("letter"), m.end()
     decorated = bool(re.search(r"[^\s]", m.group("open") + m.group("close")))
     after = text[end:]
@@ -224,7 +220,8 @@ def _statement(text: str, m: re.Match, terms: Terms | None, needs_end: bool = Fa
     ok = not (HEDGE.search(prefix) or NEGATION.search(clause) or terminator == "?"
               or mentions_letter(rest, other_than=letter) or _conditional(rest)
               or (needs_end and (_POSITIONAL.search(clause) or mentions_letter(prefix, other_than=letter)))
-              or not words_fit(letter, affirmed(rest), terms, short=False))
+              or not words_fit(letter, affirmed(rest), terms, short=False)
+              or compared_clip(prefix, prompt, strict=False) not in (None, letter))
     return _Hit(start, end, letter, ok)
 
 
