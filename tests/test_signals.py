@@ -82,8 +82,8 @@ def test_sigterm_and_sighup_keep_the_records_and_mark_the_run_interrupted(sig, t
 
 def test_timeout_sends_term_mid_run_and_resume_finishes_the_sweep(tmp_path):
     archive, results = write_tiny_pack(tmp_path / "archive"), tmp_path / "results"
-    with openai_server.serve(delay_s=0.5) as server:
-        argv = ["timeout", "-s", "TERM", "3", sys.executable, str(REPO / "run.py"), "--model", "Voxtral-Mini-3B",
+    with openai_server.serve(delay_s=2.0) as server:  # 11 questions one at a time: 22 s, far past the limit
+        argv = ["timeout", "-s", "TERM", "10", sys.executable, str(REPO / "run.py"), "--model", "Voxtral-Mini-3B",
                 "--task", "rad", "--archive", str(archive), "--results-dir", str(results), "--concurrency", "1",
                 "--judge", "rules"]
         out = subprocess.run(argv, cwd=tmp_path, env=harness_env(**{VARIABLE: server.url}), capture_output=True,
