@@ -63,6 +63,8 @@ REFUSALS = [
     "I'm sorry, I can't help with that.", "As a text-based model, I cannot process audio.",
     "I'm happy to help, but I'm a text-based AI and do not have the capability to play audio segments.",
     "I am unable to listen to the audio file.",
+    "I cannot listen to <audio 1>.",  # the prompt's placeholder for a clip the model never got
+    "我无法听音频。", "抱歉，我不能处理音频文件。", "我听不到声音。",  # Chinese: I cannot hear / process the audio
 ]
 
 
