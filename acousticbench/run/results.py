@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from acousticbench.core.errors import UserError
+from acousticbench.core.jsontext import model_line, parse_model
 from acousticbench.core.records import RecordBase
 
 RESPONSES, CONFIG, METRICS = "responses.jsonl", "config.json", "metrics.json"
@@ -75,7 +76,7 @@ class ResponsesWriter:
         self.lines: dict[str, str] = {}  # id -> the line written, so the final sorted rewrite serialises nothing again
 
     def append(self, record: RecordBase) -> None:
-        line = record.model_dump_json() + "\n"
+        line = model_line(record) + "\n"  # any text a server sent, invalid Unicode included
         self.lines[record.id] = line
         try:
             self._fh.write(line)
@@ -102,7 +103,7 @@ def read_records(path: Path, record_type: type[RecordBase], torn: list | None = 
         if not line.strip():
             continue
         try:
-            record = record_type.model_validate_json(line)
+            record = parse_model(record_type, line)
         except ValidationError as err:
             if lineno >= len(lines) - 1:  # only the last line may be torn by a kill
                 if torn is not None:
@@ -128,7 +129,7 @@ def rewrite_sorted(path: Path, records: list[RecordBase], lines: dict[str, str] 
     lines = lines or {}
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as fh:
-        fh.writelines(lines.get(r.id) or r.model_dump_json() + "\n" for r in sorted(records, key=lambda r: r.id))
+        fh.writelines(lines.get(r.id) or model_line(r) + "\n" for r in sorted(records, key=lambda r: r.id))
     os.replace(tmp, path)
 
 
