@@ -120,7 +120,9 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
     concurrency = {**session.slots.summary(), "remote": session.backend.adaptive_concurrency,
                    "note": "the model session's, shared by every run of this model in the command"}
-    write_json(run_dir / CONFIG, {**cell.config, "harness": harness, "finished_at": now(),
+    # the backend read again: where its answers came from may have moved during the run (a redirect)
+    write_json(run_dir / CONFIG, {**cell.config, "backend": session.backend.provenance(), "harness": harness,
+                                  "finished_at": now(),
                                   "duration_s": round(time.monotonic() - started, 3), "concurrency": concurrency})
     errors = sum(1 for r in records if r.status == "error")
     over = (f"{errors} of {len(records)} failed ({errors / len(records):.1%}), over --max-error-rate "
