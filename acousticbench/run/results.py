@@ -12,6 +12,8 @@ from pydantic import ValidationError
 
 from acousticbench.core.errors import UserError
 from acousticbench.core.jsontext import model_line, parse_model
+from acousticbench.core.readers import problem_of
+from acousticbench.core.written_by import version_line
 from acousticbench.core.records import RecordBase
 
 RESPONSES, CONFIG, METRICS = "responses.jsonl", "config.json", "metrics.json"
@@ -54,9 +56,11 @@ def read_config(run_dir: Path, missing_ok: bool = False) -> dict:
             return {}
         raise UserError(f"{path} not found: {run_dir} is not a run folder.") from None
     except (OSError, ValueError) as err:  # ValueError: not JSON, or not UTF-8
-        raise UserError(f"cannot read {path} ({err}): restore it, or remove that run folder.") from None
+        raise UserError(f"cannot read {path} ({err}): restore it from a copy; the run's answers in {RESPONSES} are "
+                        "not touched by this.") from None
     if not isinstance(data, dict):
-        raise UserError(f"{path} is not a run's config (not a JSON object): restore it, or remove that run folder.")
+        raise UserError(f"{path} is not a run's config (not a JSON object): restore it from a copy; the run's answers "
+                        f"in {RESPONSES} are not touched by this.")
     return data
 
 
@@ -105,22 +109,19 @@ def read_records(path: Path, record_type: type[RecordBase], torn: list | None = 
         try:
             record = parse_model(record_type, line)
         except ValidationError as err:
+            written = version_line(path.parent)  # another version's records: never taken for a torn line
+            if written:
+                raise UserError(f"{path}:{lineno}: {problem_of(err)}: {written}.") from None
             if lineno >= len(lines) - 1:  # only the last line may be torn by a kill
                 if torn is not None:
                     from acousticbench.core.readers import TornLine, item_id_of
 
                     torn.append(TornLine(path, lineno, item_id_of(line)))
                 continue
-            raise UserError(f"{path}:{lineno}: not a valid {record_type.__name__} ({_first_problem(err)}); restore "
+            raise UserError(f"{path}:{lineno}: not a valid {record_type.__name__} ({problem_of(err)}); restore "
                             f"the file from {path.name}.orig if there is one, or rerun that run.") from None
         by_id[record.id] = record
     return list(by_id.values())
-
-
-def _first_problem(err: ValidationError) -> str:
-    first = err.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    return f"{where}: {first['msg']}" if where else first["msg"]
 
 
 def rewrite_sorted(path: Path, records: list[RecordBase], lines: dict[str, str] | None = None) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 from acousticbench.core import provenance
 from acousticbench.benchmarks import Benchmark, Grader, Prepared
 from acousticbench.core.errors import UserError, writable_folder
+from acousticbench.core.written_by import is_newer, version_line, version_of
 from acousticbench.run.results import (
     CONFIG, RESPONSES, RunLock, latest_run_dir, new_run_dir, read_config, read_records, rewrite_sorted, write_json,
 )
@@ -38,6 +39,9 @@ def resume_target(cell: Cell, backend_name: str) -> None:
         print(f"note: --resume: no earlier run of {spec.label()} under {spec.settings.results_dir}; starting it.", file=sys.stderr)
         return
     config = read_config(previous, missing_ok=True)
+    written = version_line(previous, config)
+    if written and is_newer(version_of(config)):  # its records may say what this version cannot: never mixed
+        raise UserError(f"--resume: {written}.")
     earlier = cell.bench.recorded_settings(config)
     changed = {k: (earlier[k], v) for k, v in spec.resume_key().items() if k in earlier and earlier[k] != v}
     if changed:
