@@ -43,14 +43,37 @@ def resume_target(cell: Cell, backend_name: str) -> None:
     if written and is_newer(version_of(config)):  # its records may say what this version cannot: never mixed
         raise UserError(f"--resume: {written}.")
     earlier = cell.bench.recorded_settings(config)
-    changed = {k: (earlier[k], v) for k, v in spec.resume_key().items() if k in earlier and earlier[k] != v}
+    # what this run would record: its settings and the pack it reads (each benchmark names what identifies its pack)
+    now = cell.bench.recorded_settings({**cell.prepared.config, "settings": spec.resume_key()})
+    changed = {k: (earlier[k], v) for k, v in now.items() if k in earlier and earlier[k] != v}
     if changed:
-        what = ", ".join(f"{k} {old!r} -> {new!r}" for k, (old, new) in changed.items())
-        raise UserError(f"--resume: the latest run {previous} used other settings ({what}); rerun without --resume or "
-                        "with the same settings.")
+        what = ", ".join(f"{k} {_shown(old)} -> {_shown(new)}" for k, (old, new) in changed.items())
+        fix = ("to start a new run on this pack, or point --archive at the pack it was made with"
+               if any("pack" in k or "sha256" in k for k in changed) else "or with the same settings")
+        raise UserError(f"--resume: the latest run {previous} used other settings ({what}); rerun without --resume "
+                        f"{fix}.")
     writable_folder(previous, "run folder", "--results-dir (or without --resume)")
     cell.lock = RunLock(previous)  # a second run.py resuming the same folder refuses instead of asking twice
     cell.previous, cell.earlier_config = previous, config
+
+
+def _shown(value: Any) -> str:
+    """A setting's value in the refusal: a sha256 by its first 12 digits (the rest says nothing more to a reader)."""
+    if isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value):
+        return value[:12]
+    return repr(value)
+
+
+def same_served_model(cells: list[Cell], backend) -> None:
+    """--resume, once the backend is open: the model its server serves now is the one the earlier answers came from
+    (a server restarted with another model would mix two models' answers in one run); nothing is written before."""
+    served = backend.provenance().get("served_model_id")
+    for cell in cells:
+        before = (cell.earlier_config.get("backend") or {}).get("served_model_id")
+        if cell.previous is not None and served and before and before != served:
+            raise UserError(f"--resume: the latest run {cell.previous} was answered by {before!r}, and the server now "
+                            f"serves {served!r}: rerun without --resume to start a new run, or serve {before!r} "
+                            "again.")
 
 
 def now() -> str:

@@ -27,7 +27,7 @@ from acousticbench.run.plan import listening, spent
 from acousticbench.engine.progress import Progress
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
 from acousticbench.run.cells import groups_of, make_graders, prepare_cells, warm_up
-from acousticbench.run.runfolder import Cell, now, open_run_dir, resume_target
+from acousticbench.run.runfolder import Cell, now, open_run_dir, resume_target, same_served_model
 from acousticbench.run.runlog import RunLog
 from acousticbench.run.sweepfile import SweepFile
 
@@ -138,6 +138,7 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
     behind), run all its cells through one queue, close it once."""
     try:
         await backend.open()
+        same_served_model(cells, backend)  # --resume: the server still serves the model the run was answered by
         slots = Slots(backend.endpoint_names(), Setting.of(cells[0].spec.settings.concurrency, backend))
         # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
         session = Session(backend, slots, RetryPolicy(**backend.retry_settings), graders, bar, opened)

@@ -30,7 +30,13 @@ class AcousticOptions(BenchmarkOptions):
                 check_url(url.strip(), "--judge-endpoint")
 
     def resume_key(self, spec: RunSpec) -> dict[str, Any]:
-        return {"split": self.split, "judge": self.judge, "judge_model": self.judge_model}
+        """The split and the judge, with the versions of the rules and of the LLM judge's prompt where they label:
+        a harness updated between two sessions of a run must not label its halves two ways."""
+        from acousticbench.benchmarks.acoustic.judge import JUDGE_PROMPT_VERSION, RULES_VERSION
+
+        versions = {"judge_rules_version": RULES_VERSION if self.judge in ("auto", "rules") else None,
+                    "judge_prompt_version": JUDGE_PROMPT_VERSION if self.judge in ("auto", "llm") else None}
+        return {"split": self.split, "judge": self.judge, "judge_model": self.judge_model, **versions}
 
     def backend_overrides(self) -> dict[str, Any]:
         return {"logprobs": True if self.judge == "logprobs" else None}
