@@ -142,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     """python run.py: a run, or one of the command flags."""
     import sys
 
+    from acousticbench.core.console import safe_output
+
+    safe_output()  # an ASCII-only console prints ± as +/-, never a traceback
     load_plugins()
     args = build_parser().parse_args(argv)
     try:
@@ -280,7 +283,9 @@ def console(argv: list[str] | None = None) -> int:
     import sys
 
     from acousticbench.benchmarks import faces
+    from acousticbench.core.console import safe_output
 
+    safe_output()
     load_plugins()
     argv = sys.argv[1:] if argv is None else list(argv)
     name, rest = (argv[0], argv[1:]) if argv else ("", [])
