@@ -1,5 +1,6 @@
 """JSON that holds any text a server can send: lone surrogates (invalid Unicode, from a `\\ud800` escape or bytes
-that were not UTF-8) are written as `\\uXXXX` escapes, so a file stays UTF-8 and reads back exactly as it was sent."""
+that were not UTF-8) are written as `\\uXXXX` escapes, so a file stays UTF-8 and reads back exactly as it was sent;
+so are the characters other than a newline that a reader splitting text into lines breaks a line at (U+2028...)."""
 from __future__ import annotations
 
 import json
@@ -9,6 +10,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# what JSON may leave as it is but str.splitlines() ends a line at: one record must stay one line to every reader
+ESCAPED = re.compile("[\ud800-\udfff\u2028\u2029\x85]")
 Model = TypeVar("Model", bound=BaseModel)
 
 
@@ -19,16 +22,17 @@ def _escaped(match: re.Match) -> str:
 def json_text(data: Any, **dumps: Any) -> str:
     """json.dumps(data, ensure_ascii=False, **dumps), with every lone surrogate as its escape: only strings can hold
     one, so the escape lands inside a JSON string."""
-    return LONE_SURROGATE.sub(_escaped, json.dumps(data, ensure_ascii=False, **dumps))
+    return ESCAPED.sub(_escaped, json.dumps(data, ensure_ascii=False, **dumps))
 
 
 def model_line(model: BaseModel) -> str:
     """A pydantic model as one compact JSON line (pydantic's own fast path; json_text where a string holds invalid
     Unicode, which pydantic cannot encode)."""
     try:
-        return model.model_dump_json()
+        line = model.model_dump_json()
     except ValueError:  # PydanticSerializationError: a lone surrogate (in a key, pydantic's python dump fails too)
         return json_text(model.model_dump(), separators=(",", ":"), default=str)
+    return ESCAPED.sub(_escaped, line) if ESCAPED.search(line) else line
 
 
 def parse_model(model: type[Model], line: bytes | str) -> Model:
