@@ -57,8 +57,3 @@ def _bytes(line: bytes | str) -> bytes:
 def sendable(text: str) -> str:
     """The text with each lone surrogate as U+FFFD: what can go in a request or on a page, which must be UTF-8."""
     return LONE_SURROGATE.sub("\ufffd", text)
-
-
-def has_lone_surrogates(text: str | None) -> int:
-    """How many characters of the text are not valid Unicode (lone surrogates)."""
-    return len(LONE_SURROGATE.findall(text)) if text else 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import email.utils
 import functools
 import json
+import re
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -21,6 +22,7 @@ RETRYABLE_STATUS = frozenset({408, 409, 429})
 # A reply is stored up to this many characters (ACOUSTICBENCH_MAX_REPLY_CHARS): an A/B answer or an AudioICL label
 # with its reasoning fits in a few thousand; a server that runs away once wrote 63 MB for 12 questions.
 MAX_REPLY_CHARS = 65_536
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # invalid Unicode a reply may carry (core/jsontext.py stores it)
 
 
 def retryable_status(code: int) -> bool:
@@ -86,9 +88,8 @@ def capped(text: str | None, notes: list[str]) -> tuple[str | None, list[str]]:
     """The reply text as it is stored: cut at the stated cap, with a note saying so and how long it was, and a note
     where it holds characters that are not valid Unicode (kept as sent)."""
     from acousticbench.core.environment import env_number
-    from acousticbench.core.jsontext import has_lone_surrogates
 
-    invalid = has_lone_surrogates(text)
+    invalid = len(LONE_SURROGATE.findall(text)) if text else 0
     if invalid:
         notes = [*notes, f"{invalid} character(s) of the reply are not valid Unicode (lone surrogates, or bytes that "
                          "were not UTF-8): stored as sent, as \\uXXXX escapes in the JSON"]
