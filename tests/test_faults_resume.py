@@ -134,3 +134,18 @@ def test_resume_of_a_run_an_older_harness_wrote_continues_it(tmp_path):
     out = run_cli(*RUN, "--archive", str(archive), "--resume", cwd=tmp_path, env=harness_env())
     assert out.returncode == 0, out.stderr
     assert len(records(run_dir)) == 11 and (run_dir / "metrics.json").is_file()
+
+
+def test_asking_failed_questions_again_on_a_rebuilt_pack_is_refused(tmp_path):
+    from harness_cli import script
+
+    archive, run_dir = started_run(tmp_path, keep=11)
+    path = run_dir / "responses.jsonl"
+    rows = records(run_dir)
+    rows[0] = {**rows[0], "status": "error", "chosen": None, "response": None, "error": "HTTP 500"}
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rebuilt_as_another_version(archive)
+    before = snapshot(tmp_path / "results")
+    out = script("rerun_nones.py", "--model", "Oracle", str(run_dir), cwd=tmp_path)
+    assert_one_line(out, 2, "was made on another pack", "pack_manifest_sha256", "nothing was asked or changed")
+    assert snapshot(tmp_path / "results") == before

@@ -42,19 +42,32 @@ def resume_target(cell: Cell, backend_name: str) -> None:
     written = version_line(previous, config)
     if written and is_newer(version_of(config)):  # its records may say what this version cannot: never mixed
         raise UserError(f"--resume: {written}.")
-    earlier = cell.bench.recorded_settings(config)
-    # what this run would record: its settings and the pack it reads (each benchmark names what identifies its pack)
-    now = cell.bench.recorded_settings({**cell.prepared.config, "settings": spec.resume_key()})
-    changed = {k: (earlier[k], v) for k, v in now.items() if k in earlier and earlier[k] != v}
+    changed = differences(cell.bench, config, cell.prepared.config, spec)
     if changed:
-        what = ", ".join(f"{k} {_shown(old)} -> {_shown(new)}" for k, (old, new) in changed.items())
         fix = ("to start a new run on this pack, or point --archive at the pack it was made with"
-               if any("pack" in k or "sha256" in k for k in changed) else "or with the same settings")
-        raise UserError(f"--resume: the latest run {previous} used other settings ({what}); rerun without --resume "
-                        f"{fix}.")
+               if any(is_pack(k) for k in changed) else "or with the same settings")
+        raise UserError(f"--resume: the latest run {previous} used other settings ({described(changed)}); rerun "
+                        f"without --resume {fix}.")
     writable_folder(previous, "run folder", "--results-dir (or without --resume)")
     cell.lock = RunLock(previous)  # a second run.py resuming the same folder refuses instead of asking twice
     cell.previous, cell.earlier_config = previous, config
+
+
+def differences(bench: Benchmark, earlier: dict, prepared: dict, spec: Any) -> dict[str, tuple[Any, Any]]:
+    """What an earlier run recorded that this one would record otherwise: its settings and the pack it reads (each
+    benchmark's recorded_settings names what identifies its pack, from Prepared.config); a key the earlier run did
+    not record (an older harness) is no difference."""
+    before = bench.recorded_settings(earlier)
+    now = bench.recorded_settings({**prepared, "settings": spec.resume_key()})
+    return {k: (before[k], v) for k, v in now.items() if k in before and before[k] != v}
+
+
+def is_pack(key: str) -> bool:
+    return "pack" in key or "sha256" in key
+
+
+def described(changed: dict[str, tuple[Any, Any]]) -> str:
+    return ", ".join(f"{k} {_shown(old)} -> {_shown(new)}" for k, (old, new) in changed.items())
 
 
 def _shown(value: Any) -> str:
