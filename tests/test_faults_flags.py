@@ -64,3 +64,13 @@ def test_the_flags_that_go_together_still_work(tmp_path):
     assert out.returncode == 0 and (tmp_path / "r.html").is_file(), out.stderr
     out = run_cli("--verify-checksums", "--task", "rad", "--archive", str(archive), cwd=tmp_path, env=harness_env())
     assert out.returncode == 0, out.stderr
+
+
+def test_a_leaderboard_with_a_references_folder_that_is_not_there_is_refused(tmp_path):
+    from harness_cli import script
+
+    archive = write_tiny_pack(tmp_path / "archive")
+    assert run_cli(*RUN, "--archive", str(archive), cwd=tmp_path, env=harness_env()).returncode == 0
+    out = script("leaderboard.py", "results", "--references", "refs", cwd=tmp_path)
+    assert_one_line(out, 2, "--references refs is not a folder")
+    assert not out.stdout  # never a table that silently left the references out
