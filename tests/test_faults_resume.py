@@ -128,9 +128,11 @@ def test_resume_of_a_run_a_newer_harness_wrote_is_refused_naming_its_version(tmp
     assert snapshot(tmp_path / "results") == before
 
 
-def test_resume_of_a_run_an_older_harness_wrote_continues_it(tmp_path):
+def test_resume_of_a_run_an_older_harness_wrote_continues_it_past_a_torn_last_line(tmp_path):
     archive, run_dir = started_run(tmp_path)
     written_by(run_dir, "0.0.9")
+    with (run_dir / "responses.jsonl").open("a") as fh:
+        fh.write('{"id":"rad_0005","benchmark":"AcousticBench","model":"Ora')  # the kill that stopped it
     out = run_cli(*RUN, "--archive", str(archive), "--resume", cwd=tmp_path, env=harness_env())
     assert out.returncode == 0, out.stderr
     assert len(records(run_dir)) == 11 and (run_dir / "metrics.json").is_file()

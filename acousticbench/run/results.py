@@ -109,7 +109,8 @@ def read_records(path: Path, record_type: type[RecordBase], torn: list | None = 
         try:
             record = parse_model(record_type, line)
         except ValidationError as err:
-            written = version_line(path.parent)  # another version's records: never taken for a torn line
+            cut = any(e["type"] == "json_invalid" for e in err.errors())  # not even JSON: a kill's torn line
+            written = None if cut else version_line(path.parent)  # another version's records: never taken for one
             if written:
                 raise UserError(f"{path}:{lineno}: {problem_of(err)}: {written}.") from None
             if lineno >= len(lines) - 1:  # only the last line may be torn by a kill
