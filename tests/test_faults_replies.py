@@ -185,3 +185,18 @@ def test_the_llm_judge_reads_a_reply_holding_invalid_unicode(tmp_path):
         ("answered", "B", "llm")}
     answers = [text for text in sent if "I would say" in text]  # the others: the judge's probe before the run
     assert answers and all("I would say \ufffd the second" in text for text in answers)  # what a request can carry
+
+
+def test_a_record_holding_a_raw_line_separator_is_one_record_to_every_tool(tmp_path):
+    """As an older harness wrote it: U+2028 unescaped in a response; str.splitlines() would break the line there."""
+    archive = write_tiny_pack(tmp_path / "archive")
+    out = run_cli("--model", "Oracle", "--task", "rad", "--judge", "rules", "--seeds", "42,43", "--archive",
+                  str(archive), cwd=tmp_path, env=harness_env())
+    assert out.returncode == 0, out.stderr
+    for run_dir in run_dirs(tmp_path / "results"):
+        rows = records(run_dir)
+        rows[0]["response"] = "A\u2028(first clip)"
+        (run_dir / "responses.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    for done in (script("leaderboard.py", "results", cwd=tmp_path),
+                 run_cli("--report", "results", "--out", "r.html", cwd=tmp_path, env=harness_env())):
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
