@@ -68,16 +68,17 @@ def test_compare_reference_off_the_eval_split_warns_that_the_references_were_mad
                                                                                          fast_retries, capsys):
     results, references = tmp_path / "results", tmp_path / "references"
     common = ["--model", MODEL, "--task", "rad", "--archive", str(archive), "--judge", "rules",
-              "--results-dir", str(results), "--references", str(references)]
+              "--results-dir", str(results)]
+    compare = ["--compare-reference", "--references", str(references)]  # --references goes with it alone
     with serve() as server:
         fast_retries.setenv("ACOUSTICBENCH_KIMI_LORA_RAD_FT_ENDPOINT", server.url)
         assert cli.main([*common, "--split", "eval"]) == 0
         (first,) = run_dirs(results)
         assert cli.main(["--promote-reference", str(first), "--references", str(references)]) == 0
         capsys.readouterr()
-        assert cli.main([*common, "--split", "eval", "--compare-reference"]) == 0
+        assert cli.main([*common, "--split", "eval", *compare]) == 0
         assert "warning" not in capsys.readouterr().err
-        cli.main([*common, "--compare-reference"])  # --split all: questions outside eval have no reference
+        cli.main([*common, *compare])  # --split all: questions outside eval have no reference
     err = capsys.readouterr().err
     assert (f"warning: the references of {MODEL} were made with --split eval; this run uses --split all" in err
             and "rerun with --split eval" in err)

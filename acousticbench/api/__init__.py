@@ -83,6 +83,7 @@ def settings_from(settings: RunSettings | None, options: Iterable[BenchmarkOptio
 def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> list[RunSpec]:
     """Every run of the command: for each model, each benchmark's runs in registration order (task x variant x seed).
     Options given for a benchmark none of whose tasks is asked for are refused, as is a model no one knows."""
+    from acousticbench.api.unused import check_unused
     from acousticbench.benchmarks import claim_tasks, faces
     from acousticbench.core import checks
     from acousticbench.run.catalog import get_model
@@ -92,6 +93,7 @@ def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> li
                         "--verify-checksums.")
     for model in settings.models:
         get_model(model, settings.archive)  # unknown model (or LoRA adapter missing): fail before anything else
+    check_unused(settings)  # a flag that would do nothing beside the others given is refused
     for seed in settings.seed_list:
         checks.check_seed(seed)
     claimed = claim_tasks(",".join(settings.task))

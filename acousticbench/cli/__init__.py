@@ -127,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "--export-dataset wrote, every byte checked against its manifest (needs the [hf] extra)")
     cmds.add_argument("--report", type=Path, nargs="*", metavar="RESULTS_DIR",
                       help="write one offline HTML report of the finished runs in these folders (default --results-dir)")
-    cmds.add_argument("--out", type=Path, default=Path("report.html"), help="with --report: the file (default report.html)")
+    cmds.add_argument("--out", type=Path, help="with --report: the file (default report.html)")
     cmds.add_argument("--embed-audio", action="store_true", help="with --report: put the clips inside the file")
     for face in faces().values():
         for name, own in face.COMMANDS.items():
@@ -142,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     """python run.py: a run, or one of the command flags."""
     import sys
 
+    from acousticbench.core.console import safe_output
+
+    safe_output()  # an ASCII-only console prints ± as +/-, never a traceback
     load_plugins()
     args = build_parser().parse_args(argv)
     try:
@@ -191,6 +194,9 @@ def _flag_command(args: argparse.Namespace):
     if given and getattr(args, "model", None):
         raise UserError(f"{given[0]} is a command of its own and runs no model: drop --model, or run the two one "
                         "after the other.")
+    from acousticbench.cli import combinations  # any other flag beside a command, or a command's flag without it
+
+    combinations.check(args, given)
     archive = _archive(args)
     if args.list_models:
         return lambda: commands.list_models(archive)
@@ -212,7 +218,8 @@ def _flag_command(args: argparse.Namespace):
         return lambda: commands.verify(archive, _task(args))
     if args.report is not None:
         results = Path(getattr(args, "results_dir", "results"))
-        return lambda: commands.report(args.report or [results], args.out, args.embed_audio, _references(args))
+        return lambda: commands.report(args.report or [results], args.out or Path("report.html"), args.embed_audio,
+                                       _references(args))
     if args.promote_reference:
         return lambda: commands.promote_references(args.promote_reference, _references(args))
     return None
@@ -277,7 +284,9 @@ def console(argv: list[str] | None = None) -> int:
     import sys
 
     from acousticbench.benchmarks import faces
+    from acousticbench.core.console import safe_output
 
+    safe_output()
     load_plugins()
     argv = sys.argv[1:] if argv is None else list(argv)
     name, rest = (argv[0], argv[1:]) if argv else ("", [])

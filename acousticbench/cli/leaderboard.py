@@ -18,6 +18,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--csv", action="store_true", help="CSV instead of Markdown")
     args = parser.parse_args(argv)
     dirs = args.results_dirs or ([] if args.references else [Path("results")])
+    refs = default_root() if args.references is True else Path(args.references) if args.references else None
+    if refs is not None and not refs.is_dir():  # a folder given is read, or refused: never an empty part
+        print(f"error: --references {refs} is not a folder: pass the reference trajectories' folder.", file=sys.stderr)
+        return 2
     missing = [d for d in dirs if not d.is_dir()]
     if missing:
         print(f"error: {missing[0]} is not a folder: pass results folders (default ./results).", file=sys.stderr)
@@ -25,11 +29,11 @@ def main(argv: list[str] | None = None) -> int:
     entries = collect(dirs)
     if args.references:
         try:
-            refs = reference_entries(default_root() if args.references is True else Path(args.references))
+            references = reference_entries(refs)
         except UserError as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
-        entries = with_references(entries, refs)  # a run that is also a reference counts once
+        entries = with_references(entries, references)  # a run that is also a reference counts once
     if not entries:
         print("error: no finished runs found.", file=sys.stderr)
         return 2

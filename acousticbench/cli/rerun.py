@@ -47,6 +47,18 @@ def _archive(run: RunFile, override: Path | None) -> Path | None:
     return override
 
 
+def _same_pack(run: RunFile, archive: Path | None) -> None:
+    """The items asked again come from the pack the run was made on: a rebuilt one would mix two versions."""
+    from acousticbench.run.runfolder import described, differences, is_pack
+
+    spec = run.spec(archive=archive)
+    changed = {k: v for k, v in differences(run.bench, run.config, run.bench.prepare(spec, {}).config, spec).items()
+               if is_pack(k)}
+    if changed:
+        raise UserError(f"{run.path} was made on another pack than {spec.settings.archive} ({described(changed)}): "
+                        "pass the pack it was made with as --archive; nothing was asked or changed.")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="acousticbench rerun", description=__doc__)
     parser.add_argument("files", type=Path, nargs="+", help="responses.jsonl files or run folders")
@@ -82,7 +94,7 @@ def _rerun_all(args: argparse.Namespace, declared: list[Option]) -> int:
     for run in runs:  # every file is checked, and its backup written, before any model call
         if run.config["spec"]["model"] != args.model:
             raise UserError(f"{run.path} holds answers of {run.config['spec']['model']}, not {args.model}.")
-        _archive(run, args.archive)
+        _same_pack(run, _archive(run, args.archive))
         run.backup()
     for line in (line for run in runs for line in run.torn):
         print(f"note: {line.describe()}: it is asked again (the backup keeps the file as it was).", file=sys.stderr)

@@ -80,7 +80,7 @@ def mcnemar_exact(b: int, c: int) -> float:
 def scored_outcomes(responses: Path, outcome: Outcome) -> list[tuple[str, float]]:
     """(item id, 1.0 if correct else 0.0) for every record of a run that its benchmark's `outcome` scores."""
     out = []
-    for line in responses.read_text(encoding="utf-8").splitlines():
+    for line in responses.read_bytes().split(b"\n"):  # not splitlines: a reply's U+2028 is no line break
         if line.strip():
             data = json.loads(line)
             if (correct := outcome(data)) is not None:

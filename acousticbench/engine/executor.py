@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from acousticbench.engine.slots import Slots
-from acousticbench.core.errors import AcousticBenchError
+from acousticbench.core.errors import AcousticBenchError, UserError
 from acousticbench.core.stats import wilson_interval
 from acousticbench.models.base import Backend
 from acousticbench.core.records import Prompt, Reply
@@ -80,6 +80,18 @@ class ErrorBudget:
 ToRecord = Callable[[Any, Prompt, Outcome], Awaitable[Any]]
 
 
+async def recorded(to_record: ToRecord, item: Any, prompt: Prompt, outcome: Outcome) -> Any:
+    """The item's record; a failure while labelling or recording one answer (a bug, a reply no one foresaw) is that
+    item's error record, never the end of a run: the others go on, and rerun asks it again."""
+    try:
+        return await to_record(item, prompt, outcome)
+    except (UserError, KeptOnInterrupt):
+        raise  # a setting to fix stops the command, as it would before the first question; an interrupt ends it
+    except Exception as err:  # noqa: BLE001
+        failed = f"unexpected {type(err).__name__} while recording the reply: {str(err)[:300]}"
+        return await to_record(item, prompt, Outcome(None, failed, outcome.attempts, outcome.latency_s))
+
+
 def progress_bar(total: int, progress: bool | None):
     """One plain bar (re-scoring); without a terminal a NoBar, and tqdm is never imported."""
     if not (sys.stderr.isatty() if progress is None else progress):
@@ -112,7 +124,7 @@ async def run_items(items: list[tuple[Any, Prompt]], backend: Backend, *, slots:
     async def one(item: Any, prompt: Prompt) -> None:
         outcome = await ask(backend, prompt, policy, slots, log)
         try:
-            record = await to_record(item, prompt, outcome)
+            record = await recorded(to_record, item, prompt, outcome)
         except KeptOnInterrupt as kept:  # stopped while labelling: the answer, paid for, is written as far as read
             records.append(kept.record)
             on_record(kept.record)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import email.utils
 import functools
 import json
-import math
+import re
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -13,13 +13,16 @@ from typing import Any
 
 from acousticbench.core.errors import BackendError
 from acousticbench.models.wire import prompt_clips, wav_bytes
-from acousticbench.core.records import Prompt, Reply
+from acousticbench.core.records import Prompt, Reply, was_cut
+from acousticbench.models.completion import (content_text, first_choice, first_token_logprobs, flat_usage,
+                                             message_of, refusal_text)
 
 # the statuses worth asking again: timeouts, conflicts, rate limits, and every 5xx
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 # A reply is stored up to this many characters (ACOUSTICBENCH_MAX_REPLY_CHARS): an A/B answer or an AudioICL label
 # with its reasoning fits in a few thousand; a server that runs away must not fill the disk.
 MAX_REPLY_CHARS = 65_536
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # invalid Unicode a reply may carry (core/jsontext.py stores it)
 
 
 def retryable_status(code: int) -> bool:
@@ -82,9 +85,14 @@ def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int |
 
 
 def capped(text: str | None, notes: list[str]) -> tuple[str | None, list[str]]:
-    """The reply text cut at the stated cap, with a note saying so and how long it was."""
+    """The reply text as it is stored: cut at the stated cap, with a note saying so and how long it was, and a note
+    where it holds characters that are not valid Unicode (kept as sent)."""
     from acousticbench.core.environment import env_number
 
+    invalid = len(LONE_SURROGATE.findall(text)) if text else 0
+    if invalid:
+        notes = [*notes, f"{invalid} character(s) of the reply are not valid Unicode (lone surrogates, or bytes that "
+                         "were not UTF-8): stored as sent, as \\uXXXX escapes in the JSON"]
     cap = int(env_number("ACOUSTICBENCH_MAX_REPLY_CHARS", MAX_REPLY_CHARS, minimum=1))
     if text is None or len(text) <= cap:
         return text, notes
@@ -101,59 +109,33 @@ def model_note(served: object, asked: str | None) -> list[str]:
 
 def reply_from(completion: object, notes: list[str] | None = None, asked: str | None = None) -> Reply:
     """A Reply, a refusal, or an error from a chat completion (the JSON body as a dict, or the SDK's model of it):
-    an empty answer is never passed on as an answer; a reply over the cap is cut with a note, and a reply from
-    another model than `asked` is noted."""
+    an empty answer is never passed on as an answer (one the token limit cut before any text is a cut reply); a
+    reply over the cap is cut with a note, and a reply from another model than `asked` is noted. Fields the label
+    does not need (usage, logprobs, the model's name) are read where they make sense and never fail a reply."""
     if hasattr(completion, "model_dump"):  # the openai SDK's model of it
         completion = completion.model_dump()
     if not isinstance(completion, dict) or "choices" not in completion:  # the SDK hands back text for non-JSON
         raise BackendError(f"the server's answer is not a chat completion: {str(completion)[:120]!r}", retryable=True)
-    if not completion["choices"]:
+    choice = first_choice(completion)
+    if choice is None:
         raise BackendError("the server returned no choices (nothing to score)", retryable=False)
-    choice = completion["choices"][0]
-    message = choice.get("message") or {}
-    usage = flat_usage(completion.get("usage") or {})
-    notes = [*(notes or []), *model_note(completion.get("model"), asked)]
-    common = {"usage": usage, "model_id": completion.get("model"),
+    message, model = message_of(choice), completion.get("model")
+    model = model if isinstance(model, str) else None
+    notes = [*(notes or []), *model_note(model, asked)]
+    finish = choice.get("finish_reason")
+    finish = finish if isinstance(finish, str) else None
+    common = {"usage": flat_usage(completion.get("usage")), "model_id": model, "finish_reason": finish,
               "first_token_logprobs": first_token_logprobs(choice.get("logprobs"))}
-    content, finish = message.get("content"), choice.get("finish_reason")
-    common["finish_reason"] = finish if isinstance(finish, str) else None
-    if message.get("refusal") or finish == "content_filter":
-        text, notes = capped(message.get("refusal") or content, notes)
+    content, refusal = content_text(message, choice), message.get("refusal")
+    if refusal or finish == "content_filter":
+        text, notes = capped(refusal_text(refusal) or content, notes)
         return Reply(text=text, refused=True, notes=notes, **common)
-    if not isinstance(content, str) or not content.strip():
+    if content is None or not content.strip():
+        if was_cut(finish):  # the token limit ended it before any text (a thinking model): cut, never an answer
+            return Reply(text=content or "", notes=notes, **common)
         raise BackendError(f"the model returned no text (finish_reason {finish!r})", retryable=False)
     text, notes = capped(content, notes)
     return Reply(text=text, notes=notes, **common)
-
-
-def first_token_logprobs(logprobs: Any) -> dict[str, float] | None:
-    """The first generated token's alternatives as {token text: logprob}, from OpenAI's `logprobs.content[0]
-    .top_logprobs`; ids that decode to the same text pool their probability. None when the server sent none."""
-    content = logprobs.get("content") if isinstance(logprobs, dict) else None
-    if not content or not isinstance(content[0], dict):
-        return None
-    pooled: dict[str, float] = {}
-    for alt in content[0].get("top_logprobs") or []:
-        token, value = alt.get("token"), alt.get("logprob")
-        if isinstance(token, str) and isinstance(value, (int, float)) and math.isfinite(value):
-            pooled[token] = _log_add(pooled[token], value) if token in pooled else float(value)
-    return pooled or None
-
-
-def _log_add(a: float, b: float) -> float:
-    return max(a, b) + math.log1p(math.exp(-abs(a - b)))
-
-
-def flat_usage(usage: dict) -> dict[str, int]:
-    """The provider's token counts, nested details as 'prompt_tokens_details.audio_tokens': the audio share is
-    priced apart from the text."""
-    flat: dict[str, int] = {}
-    for key, value in usage.items():
-        if isinstance(value, dict):
-            flat.update({f"{key}.{k}": v for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool)})
-        elif isinstance(value, int) and not isinstance(value, bool):
-            flat[key] = value
-    return flat
 
 
 def retry_after_s(headers: Any) -> float | None:

@@ -1,6 +1,7 @@
 """Gemini audio models through google-genai: inline WAV parts, safety blocks as refusals, errors classified."""
 from __future__ import annotations
 
+import json
 import os
 import re
 from typing import Any
@@ -12,13 +13,14 @@ from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.base import BackendBase
 from acousticbench.models.chat_wire import capped, redact, retry_after_s
 from acousticbench.models.wire import prompt_clips, wav_bytes
-from acousticbench.core.records import Prompt, Reply
+from acousticbench.core.records import Prompt, Reply, was_cut
 
 KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY")  # the SDK's order: GOOGLE_API_KEY wins
 BASE_URL_VARIABLE = "GOOGLE_GEMINI_BASE_URL"  # the SDK's own override; tests point it at a local server
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 CURRENT_MODEL = "gemini-3-flash-preview"
 # a provider's decision not to answer: counted as a refusal, never scored
+NEEDED = frozenset({"candidates", "promptFeedback", "prompt_feedback"})  # what a label is read from; the rest may be odd
 BLOCKED_FINISH = frozenset({"SAFETY", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "RECITATION", "IMAGE_SAFETY",
                             "IMAGE_PROHIBITED_CONTENT", "MODEL_ARMOR"})
 
@@ -62,6 +64,29 @@ def _flat_usage(usage: dict) -> dict[str, int]:
     return flat
 
 
+def parsed(body: str | None, where: str) -> types.GenerateContentResponse:
+    """The raw answer as the SDK's model; a part the label does not need (usage, the model version) that the SDK
+    cannot read is left out rather than failing the answer."""
+    from pydantic import ValidationError
+
+    try:
+        data = json.loads(body or "{}")
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise BackendError(f"{where} sent a malformed response (not a JSON object: {str(body)[:80]!r})", retryable=True)
+    while True:
+        try:
+            return types.GenerateContentResponse.model_validate(data)
+        except ValidationError as err:
+            odd = {str(e["loc"][0]) for e in err.errors() if e["loc"]}
+            if not odd or not odd <= set(data) - NEEDED:
+                first = err.errors()[0]
+                raise BackendError(f"{where} sent a malformed response ({'.'.join(map(str, first['loc']))}: "
+                                   f"{first['msg']})", retryable=True) from None
+            data = {k: v for k, v in data.items() if k not in odd}
+
+
 def reply_from(response: types.GenerateContentResponse, notes: list[str]) -> Reply:
     """A Reply, a refusal (blocked prompt, safety stop), or an error when no text came back."""
     usage = response.usage_metadata.model_dump(exclude_none=True) if response.usage_metadata else {}
@@ -80,6 +105,8 @@ def reply_from(response: types.GenerateContentResponse, notes: list[str]) -> Rep
     if finish in BLOCKED_FINISH:
         return Reply(text=text or None, refused=True, **common)
     if not text.strip():
+        if was_cut(finish):  # the token limit ended it before any text (thinking took it all): cut, never an answer
+            return Reply(text=text, **common)
         raise BackendError(f"Gemini returned no text (finish_reason {finish})", retryable=False)
     text, common["notes"] = capped(text, notes)  # the same stated cap as every chat backend
     return Reply(text=text, **common)
@@ -128,8 +155,9 @@ class Gemini(BackendBase):
             await self._client.aio.aclose()
 
     def _config(self, prompt: Prompt) -> types.GenerateContentConfig:
+        # the raw answer back too (not sent to the server): the SDK refuses a whole answer over an odd usage block
         return types.GenerateContentConfig(temperature=self.temperature, seed=prompt.seed,
-                                           max_output_tokens=self.max_tokens)
+                                           max_output_tokens=self.max_tokens, should_return_http_response=True)
 
     @staticmethod
     def _contents(prompt: Prompt) -> tuple[list, list[str]]:
@@ -150,7 +178,7 @@ class Gemini(BackendBase):
                 model=self.api_model, contents=contents, config=self._config(prompt))
         except Exception as err:
             raise self._classify(err) from None
-        return reply_from(response, notes)
+        return reply_from(parsed(response.sdk_http_response.body, f"{self.name} at {self.base_url}"), notes)
 
     def _classify(self, err: Exception) -> BackendError:
         where = f"{self.name} at {self.base_url}"

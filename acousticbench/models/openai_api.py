@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import urllib.parse
 from typing import Any
 
 import openai
@@ -9,6 +10,7 @@ import openai
 from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.chat_wire import public_url, redact
 from acousticbench.models.openai_chat import ChatCompletionsBackend, classify, make_client
+from acousticbench.models.server_facts import moved_root, say_moved
 from acousticbench.core.records import Prompt
 
 KEY_VARIABLE, BASE_URL_VARIABLE = "OPENAI_API_KEY", "OPENAI_BASE_URL"
@@ -36,18 +38,29 @@ class OpenAIAudio(ChatCompletionsBackend):
         self.temperature, self.max_tokens = temperature, max_tokens
         self._key = openai_key(name)
         self.base_url = (endpoint or os.environ.get(BASE_URL_VARIABLE) or DEFAULT_BASE_URL).rstrip("/")
+        self._base_from = "--endpoint" if endpoint else BASE_URL_VARIABLE  # where a base URL not OpenAI's was set
         self._client: openai.AsyncOpenAI | None = None
         self.served_model_id: str | None = None
+        self.redirected: dict[str, str] = {}  # the base URL given -> where its server redirects every request
 
     def _gone(self) -> str:
+        """The fix for a model the server does not serve; never the advice to ask for the model it just refused."""
+        ours = self.base_url == DEFAULT_BASE_URL
+        who = "the OpenAI API" if ours else f"the server at {public_url(self.base_url)} ({self._base_from})"
         when = f" (retired by OpenAI on {self.retired})" if self.retired else ""
-        return (f"the OpenAI API does not serve {self.api_model!r}{when}: rerun with --api-model {CURRENT_AUDIO_MODEL} "
-                f"(a current audio model; results then differ from the paper's {self.name}) or pick another --model.")
+        if self.api_model != CURRENT_AUDIO_MODEL:
+            return (f"{who} does not serve {self.api_model!r}{when}: rerun with --api-model {CURRENT_AUDIO_MODEL} (a "
+                    f"current audio model; results then differ from the paper's {self.name}) or pick another --model.")
+        fix = ("check that the key's project may use it" if ours else
+               "pass a model it serves with --api-model (GET /v1/models lists them)")
+        return f"{who} does not serve {self.api_model!r}{when}: {fix}, or pick another --model."
 
     async def open(self) -> None:
         self._client = make_client(self.base_url, self._key)
         try:
-            self.served_model_id = (await self._client.models.retrieve(self.api_model)).id
+            raw = await self._client.models.with_raw_response.retrieve(self.api_model)
+            self.served_model_id = raw.parse().id
+            self._follow(str(raw.url))
         except openai.NotFoundError:
             raise UserError(self._gone()) from None
         except openai.AuthenticationError:
@@ -57,6 +70,15 @@ class OpenAIAudio(ChatCompletionsBackend):
                                    f"{BASE_URL_VARIABLE}.", [self._key])) from None
         except openai.APIStatusError:
             pass  # a key may chat without being allowed to list models; the questions will tell
+
+    def _follow(self, final: str) -> None:
+        """A server that redirects to another origin: every request goes there, and config.json names both."""
+        moved = moved_root(self.base_url, final, f"/models/{self.api_model}")
+        if urllib.parse.urlsplit(moved)[:2] != urllib.parse.urlsplit(self.base_url)[:2]:
+            say_moved(self.name, self.base_url, moved)
+            self.redirected[self.base_url] = moved
+            self.base_url = moved
+            self._client = self._client.with_options(base_url=moved)
 
     async def close(self) -> None:
         if self._client is not None:
@@ -86,7 +108,8 @@ class OpenAIAudio(ChatCompletionsBackend):
         return [self._key]
 
     def provenance(self) -> dict:
-        return {"backend": self.backend_name, "endpoint": public_url(self.base_url), "api_model": self.api_model,
+        moved = {"redirected": {public_url(a): public_url(b) for a, b in self.redirected.items()}} if self.redirected else {}
+        return {"backend": self.backend_name, "endpoint": public_url(self.base_url), "api_model": self.api_model, **moved,
                 "served_model_id": self.served_model_id,
                 "temperature": self.temperature if self.temperature is not None else "provider default",
                 "max_completion_tokens": self.max_tokens, "seed": "passed per request (best effort)"}

@@ -19,6 +19,7 @@ from acousticbench.core.environment import endpoint_variable, env_number
 from acousticbench.core.records import Prompt, Reply
 from acousticbench.models.health import health_status
 from acousticbench.models.limits import Limits, check_prompts
+from acousticbench.models.server_facts import moved_root, redirect_note, say_moved, served_models
 
 # Every sampling parameter vLLM would otherwise take from a checkpoint's generation_config.json, at its greedy value:
 # vLLM fills what a request leaves unset from the server's defaults (ChatCompletionRequest.to_sampling_params in
@@ -125,16 +126,23 @@ class ServedModel(BackendBase):
         self.served_ids: list[str] = []
         self.server_decoding: dict | None = None  # what our server says it applies; vLLM reports none over HTTP
         self.server_version: str | None = None  # vLLM's GET /version
+        self.redirected: dict[str, str] = {}  # an endpoint given -> where its server redirects every request
+        self.answered_from: set[str] = set()  # origins single answers were redirected to
 
     def _where(self, i: int) -> str:
         return f"{self.name} at {public_url(self.roots[i])}"  # made only on a failure, never per request
 
     async def _call(self, i: int, method: str, path: str, body: bytes | None = None) -> Any:
         """One HTTP exchange with endpoint i: its JSON, or a BackendError that says whether asking again can help."""
+        return (await self._exchange(i, method, path, body))[0]
+
+    async def _exchange(self, i: int, method: str, path: str, body: bytes | None = None) -> tuple[Any, str | None]:
+        """_call's JSON, and the root that answered where a redirect took the request to another origin (else None).
+        A body that is not UTF-8 is read with its bytes kept (as lone surrogates), never refused."""
+        url = self._url(i, path)
         try:
-            async with self._endpoints.sessions[i].request(method, self._url(i, path), data=body,
-                                                           headers=self._headers) as response:
-                status, response_headers = response.status, response.headers
+            async with self._endpoints.sessions[i].request(method, url, data=body, headers=self._headers) as response:
+                status, response_headers, final = response.status, response.headers, response.url
                 raw = await self._body(i, response)
         except aiohttp.ClientError as err:
             message = redact(f"lost the connection to {self._where(i)} ({type(err).__name__}: {err})", [self._key])
@@ -144,8 +152,12 @@ class ServedModel(BackendBase):
             raise BackendError(redact(f"{self._where(i)} answered HTTP {status}: {_error_detail(raw)}", [self._key]),
                                retryable=retryable, retry_after=retry_after_s(response_headers) if retryable else None,
                                overloaded=status in OVERLOAD_STATUS)
+        moved = None if final.origin() == url.origin() else moved_root(str(url), str(final), path)
         try:
-            return json.loads(raw)
+            try:
+                return json.loads(raw), moved
+            except UnicodeDecodeError:  # the JSON is fine, a string in it is not UTF-8: kept byte for byte
+                return json.loads(raw.decode("utf-8", "surrogateescape")), moved
         except ValueError:
             raise BackendError(f"{self._where(i)} sent a malformed response (not JSON: {raw[:80]!r})",
                                retryable=True) from None
@@ -176,20 +188,26 @@ class ServedModel(BackendBase):
         nothing: then they are asked again."""
         try:
             health, listing, version = await asyncio.gather(
-                asyncio.to_thread(health_status, self.roots[i]), self._call(i, "GET", "/v1/models"), self._version(i),
+                asyncio.to_thread(health_status, self.roots[i]), self._exchange(i, "GET", "/v1/models"), self._version(i),
                 return_exceptions=True)
             if isinstance(health, BaseException) or health is None or health == 503:
                 await wait_until_up(self.roots[i], wait_s)
                 listing = version = None
             if listing is None or isinstance(listing, BaseException):  # asked again once up (or raced its start)
-                listing, version = await self._call(i, "GET", "/v1/models"), await self._version(i)
+                listing, version = await self._exchange(i, "GET", "/v1/models"), await self._version(i)
             self.server_version = version
-            served = [m["id"] for m in listing.get("data", [])]
-            decoding = {m["id"]: m.get("decoding") for m in listing.get("data", [])}
+            listing, moved = listing
+            if moved:  # every request goes where the server sends them; config.json names both
+                say_moved(self.name, self.roots[i], moved)
+                self.redirected[self.roots[i]] = moved
+                self.roots[i] = moved
+                self._urls = {key: url for key, url in self._urls.items() if key[0] != i}
+            decoding = served_models(listing, public_url(self.roots[i]))
+            served = list(decoding)
         except TimeoutError as err:
             raise UserError(f"no server at {public_url(self.roots[i])} for {self.name} ({err} after {wait_s:g} s): start "
                             f"it with `./scripts/docker_serve.sh {self.serve_name}` or fix {self.variable} / --endpoint.") from None
-        except (BackendError, AttributeError, KeyError, TypeError) as err:
+        except BackendError as err:
             raise UserError(f"{err} (reading /v1/models); check the server's logs.") from None
         if self.api_model and self.api_model not in served:
             raise UserError(f"{public_url(self.roots[i])} serves {', '.join(served) or 'no model'}, not {self.api_model!r}: "
@@ -234,10 +252,13 @@ class ServedModel(BackendBase):
                                          text_first=self.text_first)
         i = self._endpoints.take() if endpoint is None else endpoint
         try:
-            completion = await self._call(i, "POST", "/v1/chat/completions", body)
+            completion, moved = await self._exchange(i, "POST", "/v1/chat/completions", body)
         finally:
             if endpoint is None:
                 self._endpoints.give_back(i)
+        if moved:  # this answer came from elsewhere than the endpoint asked: the record says where
+            self.answered_from.add(public_url(moved))
+            notes = [*notes, redirect_note(self.roots[i], moved)]
         return reply_from(completion, notes, self.api_model)
 
     def _request(self, prompt: Prompt) -> dict[str, Any]:
@@ -258,7 +279,10 @@ class ServedModel(BackendBase):
                 "sampling_sent": {"temperature": self.temperature, **self.sampling},
                 "server_decoding": self.server_decoding or self._unreported(),
                 "system_prompt": self.system, "text_first": self.text_first, "logprobs": self.logprobs,
-                "limits": self.limits.describe()}
+                "limits": self.limits.describe(),
+                **({"redirected": {public_url(a): public_url(b) for a, b in self.redirected.items()}}
+                   if self.redirected else {}),
+                **({"answered_from": sorted(self.answered_from)} if self.answered_from else {})}
 
     def _unreported(self) -> str:
         if self.server == "vllm":

@@ -76,7 +76,7 @@ def measured_latency(results_dir: Path, model: str, runs: int = 3) -> tuple[floa
                      key=lambda p: p.name[-15:])[-runs:]  # the timestamp ends the name
     latencies = []
     for folder in folders:
-        for line in (folder / "responses.jsonl").read_text(encoding="utf-8").splitlines():
+        for line in (folder / "responses.jsonl").read_bytes().split(b"\n"):  # not splitlines: U+2028 in a reply
             try:
                 record = json.loads(line)
             except ValueError:

@@ -11,6 +11,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from acousticbench.core.errors import UserError
+from acousticbench.core.jsontext import model_line, parse_model
+from acousticbench.core.readers import problem_of
+from acousticbench.core.written_by import version_line
 from acousticbench.core.records import RecordBase
 
 RESPONSES, CONFIG, METRICS = "responses.jsonl", "config.json", "metrics.json"
@@ -53,9 +56,11 @@ def read_config(run_dir: Path, missing_ok: bool = False) -> dict:
             return {}
         raise UserError(f"{path} not found: {run_dir} is not a run folder.") from None
     except (OSError, ValueError) as err:  # ValueError: not JSON, or not UTF-8
-        raise UserError(f"cannot read {path} ({err}): restore it, or remove that run folder.") from None
+        raise UserError(f"cannot read {path} ({err}): restore it from a copy; the run's answers in {RESPONSES} are "
+                        "not touched by this.") from None
     if not isinstance(data, dict):
-        raise UserError(f"{path} is not a run's config (not a JSON object): restore it, or remove that run folder.")
+        raise UserError(f"{path} is not a run's config (not a JSON object): restore it from a copy; the run's answers "
+                        f"in {RESPONSES} are not touched by this.")
     return data
 
 
@@ -75,7 +80,7 @@ class ResponsesWriter:
         self.lines: dict[str, str] = {}  # id -> the line written, so the final sorted rewrite serialises nothing again
 
     def append(self, record: RecordBase) -> None:
-        line = record.model_dump_json() + "\n"
+        line = model_line(record) + "\n"  # any text a server sent, invalid Unicode included
         self.lines[record.id] = line
         try:
             self._fh.write(line)
@@ -102,24 +107,22 @@ def read_records(path: Path, record_type: type[RecordBase], torn: list | None = 
         if not line.strip():
             continue
         try:
-            record = record_type.model_validate_json(line)
+            record = parse_model(record_type, line)
         except ValidationError as err:
+            cut = any(e["type"] == "json_invalid" for e in err.errors())  # not even JSON: a kill's torn line
+            written = None if cut else version_line(path.parent)  # another version's records: never taken for one
+            if written:
+                raise UserError(f"{path}:{lineno}: {problem_of(err)}: {written}.") from None
             if lineno >= len(lines) - 1:  # only the last line may be torn by a kill
                 if torn is not None:
                     from acousticbench.core.readers import TornLine, item_id_of
 
                     torn.append(TornLine(path, lineno, item_id_of(line)))
                 continue
-            raise UserError(f"{path}:{lineno}: not a valid {record_type.__name__} ({_first_problem(err)}); restore "
+            raise UserError(f"{path}:{lineno}: not a valid {record_type.__name__} ({problem_of(err)}); restore "
                             f"the file from {path.name}.orig if there is one, or rerun that run.") from None
         by_id[record.id] = record
     return list(by_id.values())
-
-
-def _first_problem(err: ValidationError) -> str:
-    first = err.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    return f"{where}: {first['msg']}" if where else first["msg"]
 
 
 def rewrite_sorted(path: Path, records: list[RecordBase], lines: dict[str, str] | None = None) -> None:
@@ -128,7 +131,7 @@ def rewrite_sorted(path: Path, records: list[RecordBase], lines: dict[str, str] 
     lines = lines or {}
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as fh:
-        fh.writelines(lines.get(r.id) or r.model_dump_json() + "\n" for r in sorted(records, key=lambda r: r.id))
+        fh.writelines(lines.get(r.id) or model_line(r) + "\n" for r in sorted(records, key=lambda r: r.id))
     os.replace(tmp, path)
 
 

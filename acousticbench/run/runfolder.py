@@ -10,6 +10,7 @@ from typing import Any
 from acousticbench.core import provenance
 from acousticbench.benchmarks import Benchmark, Grader, Prepared
 from acousticbench.core.errors import UserError, writable_folder
+from acousticbench.core.written_by import is_newer, version_line, version_of
 from acousticbench.run.results import (
     CONFIG, RESPONSES, RunLock, latest_run_dir, new_run_dir, read_config, read_records, rewrite_sorted, write_json,
 )
@@ -38,15 +39,54 @@ def resume_target(cell: Cell, backend_name: str) -> None:
         print(f"note: --resume: no earlier run of {spec.label()} under {spec.settings.results_dir}; starting it.", file=sys.stderr)
         return
     config = read_config(previous, missing_ok=True)
-    earlier = cell.bench.recorded_settings(config)
-    changed = {k: (earlier[k], v) for k, v in spec.resume_key().items() if k in earlier and earlier[k] != v}
+    written = version_line(previous, config)
+    if written and is_newer(version_of(config)):  # its records may say what this version cannot: never mixed
+        raise UserError(f"--resume: {written}.")
+    changed = differences(cell.bench, config, cell.prepared.config, spec)
     if changed:
-        what = ", ".join(f"{k} {old!r} -> {new!r}" for k, (old, new) in changed.items())
-        raise UserError(f"--resume: the latest run {previous} used other settings ({what}); rerun without --resume or "
-                        "with the same settings.")
+        fix = ("to start a new run on this pack, or point --archive at the pack it was made with"
+               if any(is_pack(k) for k in changed) else "or with the same settings")
+        raise UserError(f"--resume: the latest run {previous} used other settings ({described(changed)}); rerun "
+                        f"without --resume {fix}.")
     writable_folder(previous, "run folder", "--results-dir (or without --resume)")
     cell.lock = RunLock(previous)  # a second run.py resuming the same folder refuses instead of asking twice
     cell.previous, cell.earlier_config = previous, config
+
+
+def differences(bench: Benchmark, earlier: dict, prepared: dict, spec: Any) -> dict[str, tuple[Any, Any]]:
+    """What an earlier run recorded that this one would record otherwise: its settings and the pack it reads (each
+    benchmark's recorded_settings names what identifies its pack, from Prepared.config); a key the earlier run did
+    not record (an older harness) is no difference."""
+    before = bench.recorded_settings(earlier)
+    now = bench.recorded_settings({**prepared, "settings": spec.resume_key()})
+    return {k: (before[k], v) for k, v in now.items() if k in before and before[k] != v}
+
+
+def is_pack(key: str) -> bool:
+    return "pack" in key or "sha256" in key
+
+
+def described(changed: dict[str, tuple[Any, Any]]) -> str:
+    return ", ".join(f"{k} {_shown(old)} -> {_shown(new)}" for k, (old, new) in changed.items())
+
+
+def _shown(value: Any) -> str:
+    """A setting's value in the refusal: a sha256 by its first 12 digits (the rest says nothing more to a reader)."""
+    if isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value):
+        return value[:12]
+    return repr(value)
+
+
+def same_served_model(cells: list[Cell], backend) -> None:
+    """--resume, once the backend is open: the model its server serves now is the one the earlier answers came from
+    (a server restarted with another model would mix two models' answers in one run); nothing is written before."""
+    served = backend.provenance().get("served_model_id")
+    for cell in cells:
+        before = (cell.earlier_config.get("backend") or {}).get("served_model_id")
+        if cell.previous is not None and served and before and before != served:
+            raise UserError(f"--resume: the latest run {cell.previous} was answered by {before!r}, and the server now "
+                            f"serves {served!r}: rerun without --resume to start a new run, or serve {before!r} "
+                            "again.")
 
 
 def now() -> str:

@@ -15,7 +15,7 @@ class RunLog:
     def __init__(self, run_dir: Path):
         self.path = run_dir / RUN_LOG
         try:
-            self._fh = self.path.open("a", encoding="utf-8")
+            self._fh = self.path.open("a", encoding="utf-8", errors="backslashreplace")  # a reply's invalid text
         except OSError:
             self._fh = None  # a log that cannot be written must not stop a run whose records can
 

@@ -27,7 +27,7 @@ from acousticbench.run.plan import listening, spent
 from acousticbench.engine.progress import Progress
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
 from acousticbench.run.cells import groups_of, make_graders, prepare_cells, warm_up
-from acousticbench.run.runfolder import Cell, now, open_run_dir, resume_target
+from acousticbench.run.runfolder import Cell, now, open_run_dir, resume_target, same_served_model
 from acousticbench.run.runlog import RunLog
 from acousticbench.run.sweepfile import SweepFile
 
@@ -124,7 +124,9 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
     concurrency = {**session.slots.summary(), "remote": session.backend.adaptive_concurrency,
                    "note": "the model session's, shared by every run of this model in the command"}
-    write_json(run_dir / CONFIG, {**cell.config, "harness": harness, "finished_at": now(),
+    # the backend read again: where its answers came from may have moved during the run (a redirect)
+    write_json(run_dir / CONFIG, {**cell.config, "backend": session.backend.provenance(), "harness": harness,
+                                  "finished_at": now(),
                                   "duration_s": round(time.monotonic() - started, 3), "concurrency": concurrency})
     errors = sum(1 for r in records if r.status == "error")
     over = (f"{errors} of {len(records)} failed ({errors / len(records):.1%}), over --max-error-rate "
@@ -140,6 +142,7 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
     behind), run all its cells through one queue, close it once."""
     try:
         await backend.open()
+        same_served_model(cells, backend)  # --resume: the server still serves the model the run was answered by
         slots = Slots(backend.endpoint_names(), Setting.of(cells[0].spec.settings.concurrency, backend))
         # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
         session = Session(backend, slots, RetryPolicy(**backend.retry_settings), graders, bar, opened)

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acousticbench.benchmarks import BENCHMARKS, CSV_HEADER, Benchmark, Entry, benchmark_of_config, get_benchmark
+from acousticbench.core.errors import UserError
+from acousticbench.core.written_by import version_line
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES
 
 if TYPE_CHECKING:
@@ -39,19 +41,23 @@ def run_entry(run_dir: Path) -> Entry | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         _warn(f"{run_dir}: unreadable ({err})")
         return None
-    bench = benchmark_of_config(config)
+    try:
+        bench = benchmark_of_config(config)
+    except UserError as err:  # a benchmark this harness does not have (a newer one wrote the run)
+        _warn(version_line(run_dir, config) or f"{run_dir}: {err}")
+        return None
     expected = bench.n_records(config)
     if torn or lines < expected:
         _warn(f"{run_dir}: {RESPONSES} is truncated ({lines} of {expected} records)")
         return None
-    metrics = _metrics(run_dir, bench, raw_metrics)
+    metrics = _metrics(run_dir, bench, raw_metrics, config)
     if metrics is None:
         return None
     return dataclasses.replace(bench.entry(run_dir, config, metrics), identity=bench.identity(config),
                                finished_at=config.get("finished_at"))
 
 
-def _metrics(run_dir: Path, bench: Benchmark, raw: bytes) -> BaseModel | None:
+def _metrics(run_dir: Path, bench: Benchmark, raw: bytes, config: dict) -> BaseModel | None:
     """metrics.json as the benchmark's typed model, parsed here once; what every tool reads after. A file that does
     not validate is one line naming it and its first problem (fields added after a run was written have defaults)."""
     from pydantic import ValidationError
@@ -59,6 +65,10 @@ def _metrics(run_dir: Path, bench: Benchmark, raw: bytes) -> BaseModel | None:
     try:
         return bench.metrics_type.model_validate_json(raw)
     except ValidationError as err:
+        written = version_line(run_dir, config)  # another version's metrics: good data, never to be deleted
+        if written:
+            _warn(written)
+            return None
         first = err.errors()[0]
         loc = ".".join(map(str, first["loc"]))  # empty when the file is not JSON at all
         where = f"{loc}: " if loc else ""

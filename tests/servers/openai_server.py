@@ -88,7 +88,17 @@ class OpenAIHandler(Handler):
     """Routes of an OpenAI-compatible server; options: model_ids, missing_models, answer_text, finish (the
     finish_reason of every answer, default stop), loading_until, echo_key (error messages repeat the API key), lean
     (answer 'A' without reading the request: benchmarks), reply_model (the model id its answers name, whatever was
-    asked), probe_delay_s (each GET answers that late)."""
+    asked), probe_delay_s (each GET answers that late), listing (the /v1/models `data` it sends, as it is),
+    reply_shape (a function of each answer's completion dict giving what is sent instead: a dict as JSON, bytes as
+    they are), redirect_to (a URL: each request whose path is in redirect_paths, default every one, gets a 307 to
+    the same path there)."""
+
+    def _redirected(self) -> bool:
+        target = self.state.options.get("redirect_to")
+        if not target or self.path not in self.state.options.get("redirect_paths", (self.path,)):
+            return False
+        self.send_body(307, b"", headers={"Location": target + self.path})
+        return True
 
     def _models(self) -> list[str]:
         return self.state.options.get("model_ids", ["local/served-model"])
@@ -102,6 +112,8 @@ class OpenAIHandler(Handler):
                 self.state.gets.append((self.path, arrival, time.monotonic()))
 
     def _get(self) -> None:
+        if self._redirected():
+            return None
         if self.state.options.get("probe_delay_s"):  # a server far away: each of these answers one round trip late
             time.sleep(self.state.options["probe_delay_s"])
         if self.path == "/health":
@@ -116,6 +128,7 @@ class OpenAIHandler(Handler):
             return self.send_json(200, stats)
         if self.path == "/v1/models":
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "local"} for m in self._models()]
+            data = self.state.options.get("listing", data)
             return self.send_json(200, {"object": "list", "data": data})
         if self.path.startswith("/v1/models/"):
             model = self.path.removeprefix("/v1/models/")
@@ -127,6 +140,8 @@ class OpenAIHandler(Handler):
 
     def do_POST(self) -> None:
         raw = self.read_body()
+        if self._redirected():
+            return None
         if self.path == "/v1/audio/transcriptions":
             return self._transcribe(raw)
         if self.path != "/v1/chat/completions":
@@ -161,7 +176,11 @@ class OpenAIHandler(Handler):
             return self.send_json(200, completion(model, None, refusal="I can't help with that."))
         text = self.state.options.get("answer_text", "{letter}").format(letter=answer_for(key))
         finish = self.state.options.get("finish", "stop")
-        self.send_json(200, completion(model, text, finish=finish, usage=usage_of(body, text)))
+        answer = completion(model, text, finish=finish, usage=usage_of(body, text))
+        shaped = self.state.options.get("reply_shape", lambda c: c)(answer)
+        if isinstance(shaped, bytes):
+            return self.send_body(200, shaped)
+        self.send_json(200, shaped)
 
     def _transcribe(self, raw: bytes) -> None:
         """multipart/form-data with `file` and `model`: a transcript naming the clip's hash."""

@@ -24,13 +24,25 @@ class AcousticOptions(BenchmarkOptions):
 
     def check(self, settings: RunSettings) -> None:
         from acousticbench.core.checks import check_url
+        from acousticbench.core.errors import UserError
+        from acousticbench.core.settings import flag_of
 
         for url in (self.judge_endpoint or "").split(","):
             if url.strip():
                 check_url(url.strip(), "--judge-endpoint")
+        for name in ("judge_model", "judge_endpoint"):  # only the LLM judge reads them
+            if name in self.model_fields_set and self.judge not in ("auto", "llm"):
+                raise UserError(f"{flag_of(AcousticOptions, name)} has no effect with --judge {self.judge}, which asks "
+                                "no LLM judge: drop it, or use --judge auto or llm.")
 
     def resume_key(self, spec: RunSpec) -> dict[str, Any]:
-        return {"split": self.split, "judge": self.judge, "judge_model": self.judge_model}
+        """The split and the judge, with the versions of the rules and of the LLM judge's prompt where they label:
+        a harness updated between two sessions of a run must not label its halves two ways."""
+        from acousticbench.benchmarks.acoustic.judge import JUDGE_PROMPT_VERSION, RULES_VERSION
+
+        versions = {"judge_rules_version": RULES_VERSION if self.judge in ("auto", "rules") else None,
+                    "judge_prompt_version": JUDGE_PROMPT_VERSION if self.judge in ("auto", "llm") else None}
+        return {"split": self.split, "judge": self.judge, "judge_model": self.judge_model, **versions}
 
     def backend_overrides(self) -> dict[str, Any]:
         return {"logprobs": True if self.judge == "logprobs" else None}

@@ -38,6 +38,12 @@ class AcousticViews(BenchmarkBase):
                             "rules": judge.get("rules_version") if mode in ("auto", "rules") else None,
                             **harness_identity(config)})
 
+    def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]:
+        """The settings an earlier run recorded, and the pack it ran on (its manifest's sha256, from the `archive`
+        section of Prepared.config): --resume never mixes two versions of a pack in one run."""
+        pack = (config.get("archive") or {}).get("manifest_sha256")
+        return {**super().recorded_settings(config), **({"pack_manifest_sha256": pack} if pack else {})}
+
     def answer_facts(self, record: Record) -> AnswerFacts:
         return AnswerFacts(prompt=record.prompt, audio=record.audio, truth=record.answer, correct=record.correct,
                            level=record.meta.get("level"), kind=record.kind, split=record.split,

@@ -37,8 +37,13 @@ class AudioICLViews(BenchmarkBase):
         return identity_of({**harness_identity(config), "prompt": (config.get("spec") or {}).get("prompt_style")})
 
     def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]:
-        """The settings() an earlier run recorded (runs written before `settings`: its 'audioicl' section)."""
-        return config.get("settings") or config.get("audioicl") or config.get("spec", {})
+        """The settings() an earlier run recorded (runs written before `settings`: its 'audioicl' section), and the
+        episodes it asked (the meta file's sha256) and the pack's manifest: --resume never mixes two versions of a
+        pack in one run."""
+        section = config.get("audioicl") or {}
+        pack = {"episodes_sha256": section.get("meta_sha256"), "pack_manifest_sha256": section.get("pack_manifest_sha256")}
+        return {**(config.get("settings") or section or config.get("spec", {})),
+                **{k: v for k, v in pack.items() if v}}
 
     def answer_facts(self, record: EpisodeRecord) -> AnswerFacts:
         return AnswerFacts(prompt=record.prompt, audio=record.audio, truth=record.gt, correct=record.correct,

@@ -2,11 +2,11 @@
 forbids every network request (clips load from relative file paths or from data: URLs)."""
 from __future__ import annotations
 
-import json
 from html import escape
 from importlib import resources
 
 from acousticbench.benchmarks import Section
+from acousticbench.core.jsontext import json_text
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
        "media-src 'self' file: data:")
@@ -62,7 +62,7 @@ def render(sections: list[Section], data: dict, title: str, subtitle: str) -> st
                         "the label was obtained, the clips' physical parameters, and the reference run's answer "
                         "(disagreements highlighted). Click a header to sort.", BROWSER)]
     nav = "".join(f'<a href="#{s.id}">{escape(s.title)}</a>' for s in sections)
-    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+    payload = json_text(data, separators=(",", ":")).replace("</", "<\\/")  # a reply's invalid Unicode as escapes
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f"<title>{escape(title)}</title><style>{_asset('report.css')}</style></head><body>"

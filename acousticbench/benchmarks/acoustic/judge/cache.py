@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.core.errors import UserError
+from acousticbench.core.jsontext import json_text
 from acousticbench.core.environment import CACHE_DIR, cache_dir
 
 FILE_NAME = "verdicts.jsonl"
@@ -24,7 +25,7 @@ def cache_key(model: str, prompt_version: str, question: str, response: str, end
     another model), the judge prompt version, the question and the response."""
     parts = [model, prompt_version, question, response] + ([endpoint] if endpoint else [])
     material = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+    return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()  # a reply with invalid Unicode
 
 
 class JudgeCache:
@@ -44,9 +45,11 @@ class JudgeCache:
         if self.path.is_file():
             data = self.path.read_bytes()
             self._needs_newline = bool(data) and not data.endswith(b"\n")
-            lines = data.decode("utf-8", errors="replace").splitlines()
+            lines = data.decode("utf-8", errors="replace").split("\n")  # not splitlines: U+2028 in a reason
             damaged = 0
             for lineno, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
                 try:
                     entry = json.loads(line)
                     if not isinstance(entry["key"], str) or not isinstance(entry["verdict"], dict):
@@ -68,7 +71,7 @@ class JudgeCache:
             return self._load().get(key)
 
     def put(self, key: str, verdict: dict[str, Any]) -> None:
-        line = json.dumps({"key": key, "verdict": verdict}, ensure_ascii=False, separators=(",", ":")) + "\n"
+        line = json_text({"key": key, "verdict": verdict}, separators=(",", ":")) + "\n"
         with self._lock:
             index = self._load()
             if key in index:

@@ -11,6 +11,7 @@ from urllib.parse import urlparse
 from pydantic import BaseModel, Field
 
 from acousticbench.core.errors import AcousticBenchError, BackendError, UserError
+from acousticbench.core.jsontext import sendable
 from acousticbench.benchmarks.acoustic.judge.cache import JudgeCache, cache_key
 from acousticbench.models.chat_wire import retry_after_s, retryable_status
 from acousticbench.benchmarks.acoustic.records import Judgement
@@ -76,6 +77,7 @@ def messages_for(question: str, response: str, cut: bool = False) -> list[dict[s
     marked when the token limit cut it."""
     if len(response) > MAX_RESPONSE_CHARS:
         response = "[... earlier text omitted ...]\n" + response[-MAX_RESPONSE_CHARS:]
+    response = sendable(response)  # invalid Unicode cannot go in a request; the record keeps it as sent
     return [{"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": USER_TEMPLATE.format(question=question, response=response,
                                                                   cut=CUT_MARK if cut else "")}]
