@@ -8,7 +8,8 @@ import json
 import pytest
 
 from acousticbench.api import options_types
-from acousticbench.cli import build_parser, console_parser
+from acousticbench.cli import build_parser
+from acousticbench.cli.console import console_parser
 from acousticbench.core.errors import UserError
 from acousticbench.core.settings import RunSettings, flag_of, per_run_fields, validated
 from harness_cli import run_cli, run_dirs

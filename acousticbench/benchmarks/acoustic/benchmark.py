@@ -4,7 +4,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
-from pathlib import Path
 from typing import Any
 
 from acousticbench.core import provenance

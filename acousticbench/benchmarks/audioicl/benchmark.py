@@ -1,7 +1,6 @@
 """AudioICL-Bench as a Benchmark: k-shot episodes of meta_k{k}.jsonl, scored by string match into EpisodeRecords."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, get_args
 
 from acousticbench.packs.trust import check_item_audio, checked_sha256
