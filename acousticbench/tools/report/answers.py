@@ -12,6 +12,7 @@ from urllib.parse import quote
 from acousticbench.benchmarks import get_benchmark
 from acousticbench.core.records import RecordBase
 from acousticbench.tools.report.gather import Run
+from acousticbench.tools.model_grid import row_key, row_names
 from acousticbench.tools.report.paired import Scored, paired_data
 
 NONE = -1  # a column's "nothing here"
@@ -86,7 +87,9 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
     """The browser's tables: runs, questions, texts, clips, one column per record field, and the paired view's."""
     texts, clip_table, questions = _Table(), _Table(), _Table()
     flips = _flips(runs)
+    names = row_names(run.entry for run in runs)  # runs of one model made differently pair as different rows
     scored: list[Scored] = []
+    nouns: dict[str, str] = {}  # task -> what its items are called
     seen: dict[tuple, tuple] = {}
     columns: dict[str, list] = {name: [] for name in
                                 ("run", "q", "status", "response", "label", "correct", "method", "by", "error",
@@ -98,6 +101,7 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
         run_rows.append({"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "split": e.split,
                          "variant": variant, "folder": str(e.run_dir), "ref": run.reference_file})
         task = f"{e.task} {variant}" if variant else e.task
+        nouns[task] = bench.item_noun
         for r in run.records:
             facts = bench.answer_facts(r)
             clip_ids = tuple(clip_table.add(clips.source(run.audio_root, a)) for a in facts.audio)
@@ -106,7 +110,8 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
                 seen[item] = _clip_columns(bench.clip_facts(r), texts)
             q = questions.add(item + seen[item])
             if facts.correct is not None and bench.scored(r):
-                scored.append(Scored(len(columns["run"]), e.model, task, (e.manifest, r.id, e.seed), facts.correct))
+                scored.append(Scored(len(columns["run"]), names[row_key(e)], task, (e.manifest, r.id), e.seed,
+                                     facts.correct))
             ref = NONE if run.reference is None or r.id not in run.reference else texts.add(run.reference[r.id] or "")
             row = (index, q, texts.add(r.status), texts.add(r.response), texts.add(_label(r)),
                    NONE if facts.correct is None else int(facts.correct), texts.add(facts.method), texts.add(facts.by),
@@ -116,4 +121,4 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
             for name, value in zip(columns, row):
                 columns[name].append(value)
     return {"runs": run_rows, "texts": texts.values, "clips": clip_table.values,
-            "questions": questions.values, "records": columns, "paired": paired_data(scored)}
+            "questions": questions.values, "records": columns, "paired": paired_data(scored, nouns)}
