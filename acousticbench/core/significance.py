@@ -7,7 +7,6 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 from acousticbench.core.records import Interval
 
@@ -75,14 +74,14 @@ def paired_difference(counts: Sequence[tuple[int, int, int, int]]) -> PairedDiff
     """The paired comparison of Pairing.counts; None with no question."""
     if not counts:
         return None
-    diffs = [Fraction(ra, na) - Fraction(rb, nb) for ra, na, rb, nb in counts]
-    n = len(diffs)
-    mean_a = math.fsum(ra / na for ra, na, _, _ in counts) / n
-    mean_b = math.fsum(rb / nb for _, _, rb, nb in counts) / n
-    p, exact = sign_flip_p(diffs)
-    return PairedDifference(questions=n, accuracy_a=mean_a, accuracy_b=mean_b, a_better=sum(d > 0 for d in diffs),
-                            b_better=sum(d < 0 for d in diffs), interval=t_interval([float(d) for d in diffs]),
-                            p_value=p, exact=exact)
+    scale = math.lcm(*(n for ra, na, rb, nb in counts for n in (na, nb)))  # every difference a whole number of these
+    steps = [ra * (scale // na) - rb * (scale // nb) for ra, na, rb, nb in counts]
+    n = len(steps)
+    p, exact = sign_flip_p(steps)
+    return PairedDifference(questions=n, accuracy_a=math.fsum(ra / na for ra, na, _, _ in counts) / n,
+                            accuracy_b=math.fsum(rb / nb for _, _, rb, nb in counts) / n,
+                            a_better=sum(d > 0 for d in steps), b_better=sum(d < 0 for d in steps),
+                            interval=t_interval([d / scale for d in steps]), p_value=p, exact=exact)
 
 
 def t_interval(values: Sequence[float], level: float = 0.95) -> Interval:
@@ -98,18 +97,16 @@ def t_interval(values: Sequence[float], level: float = 0.95) -> Interval:
     return Interval(low=mean - half, high=mean + half)
 
 
-def sign_flip_p(differences: Sequence[Fraction]) -> tuple[float, bool]:
-    """Two-sided p of the sum of the differences under random signs (A and B interchangeable on every question):
-    counted exactly on the differences' common denominator, or from 20,000 seeded random flips when that grid is too
-    fine. Returns (p, exact)."""
+def sign_flip_p(differences: Sequence[int]) -> tuple[float, bool]:
+    """Two-sided p of the sum of the differences (whole numbers: the per-question differences on their common
+    denominator) under random signs, A and B interchangeable on every question: counted exactly, or from 20,000
+    seeded random flips when that is too much work. Returns (p, exact)."""
     nonzero = [d for d in differences if d]
     if not nonzero:
         return 1.0, True
-    scale = math.lcm(*(d.denominator for d in nonzero))
-    steps = [abs(int(d * scale)) for d in nonzero]
-    common = math.gcd(*steps)
-    steps = [s // common for s in steps]
-    observed = abs(sum(int(d * scale) // common for d in nonzero))
+    common = math.gcd(*nonzero)
+    steps = [abs(d) // common for d in nonzero]
+    observed = abs(sum(nonzero)) // common
     total = sum(steps)
     if len(steps) * (2 * total + 1) > EXACT_LIMIT:
         return _sampled_p(steps, observed), False

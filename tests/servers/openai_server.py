@@ -88,7 +88,8 @@ class OpenAIHandler(Handler):
     """Routes of an OpenAI-compatible server; options: model_ids, missing_models, answer_text, finish (the
     finish_reason of every answer, default stop), loading_until, echo_key (error messages repeat the API key), lean
     (answer 'A' without reading the request: benchmarks), reply_model (the model id its answers name, whatever was
-    asked), probe_delay_s (each GET answers that late)."""
+    asked), probe_delay_s (each GET answers that late), listeners (served model id -> servers.listener.Listener, who
+    answers requests for that id) with questions (request key -> (id, listener.Question), from the test's pack)."""
 
     def _models(self) -> list[str]:
         return self.state.options.get("model_ids", ["local/served-model"])
@@ -159,9 +160,21 @@ class OpenAIHandler(Handler):
             return self.send_json(200, completion(model, None, finish="content_filter"))
         if fault == "refusal":
             return self.send_json(200, completion(model, None, refusal="I can't help with that."))
+        listener = self.state.options.get("listeners", {}).get(body.get("model"))
+        if listener is not None:  # a simulated listener of known truth (servers/listener.py)
+            return self._listen(model, listener, key, body)
         text = self.state.options.get("answer_text", "{letter}").format(letter=answer_for(key))
         finish = self.state.options.get("finish", "stop")
         self.send_json(200, completion(model, text, finish=finish, usage=usage_of(body, text)))
+
+    def _listen(self, model: str, listener, key: str, body: dict) -> None:
+        from servers.listener import CUT, REFUSAL
+
+        kind, label = listener.reply(key, self.state.options["questions"][key][1], body.get("seed"))
+        if kind == "refusal":
+            return self.send_json(200, completion(model, None, refusal=REFUSAL))
+        text = CUT if kind == "cutoff" else label
+        self.send_json(200, completion(model, text, finish="length" if kind == "cutoff" else "stop"))
 
     def _transcribe(self, raw: bytes) -> None:
         """multipart/form-data with `file` and `model`: a transcript naming the clip's hash."""
