@@ -8,7 +8,7 @@ from pathlib import Path
 
 from acousticbench.benchmarks.acoustic import summaries
 from acousticbench.benchmarks.acoustic.figures import psychometric_grid, threshold_text
-from acousticbench.benchmarks.acoustic.leaderboard import table_rows
+from acousticbench.benchmarks.acoustic.leaderboard import average_key, seeds_text, table_rows
 from acousticbench.benchmarks.acoustic.summaries import Psychometric
 from acousticbench.benchmarks.entry import Entry, ModelOrder, Section
 from acousticbench.core.tables import html_table, pct
@@ -69,14 +69,13 @@ def leaderboard(tasks: list[str], rows: list[dict]) -> str:
                          f"{interval}{werr}{note}")
         average = pct(row["average"]) + (' <small class="partial">partial</small>' if row["partial"] else "")
         out.append([escape(row["model"]) + (HUMAN_MARK if row.get("human") else ""), row["split"], *cells, average,
-                    str(row["seeds"]),
+                    seeds_text(row),
                     pct(row["parse"]), pct(row["truncated"]), pct(row["error"])])
-    over = ", ".join(rows[0]["average_over"]) if rows else ""
     header = ["Model", "Split", *tasks, "Avg", "Seeds", "Unparsed %", "Truncated %", "Error %"]
     return html_table("leaderboard", header, out,
                       "Accuracy % (mean ± std over seeds; below: 95% interval clustered by question across seeds; "
-                      "'w/o errors': server and judge errors left out). Avg over the tasks every row ran "
-                      f"({over or 'none'}); 'partial': the row lacks some tasks")
+                      f"'w/o errors': server and judge errors left out). {average_key(rows)}. Seeds: per task, a range "
+                      "where they differ")
 
 
 def lora(tasks: list[str], rows: list[dict]) -> str:
