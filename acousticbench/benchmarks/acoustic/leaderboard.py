@@ -12,7 +12,7 @@ from acousticbench.benchmarks.acoustic.records import Metrics, line_outcome
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 from acousticbench.benchmarks.entry import Entry, ModelOrder
 from acousticbench.core.identity import row_labels
-from acousticbench.core.stats import interval_of, without_errors
+from acousticbench.core.stats import censored_median, censored_text, interval_of, without_errors
 from acousticbench.core.tables import cell_text, md_table, mean_known, mean_std, pct
 
 NAME = "AcousticBench"
@@ -128,23 +128,37 @@ def markdown(entries: list[Entry], order: ModelOrder) -> str:
 
 
 def _thresholds(tasks: list[str], rows: list[dict]) -> str:
-    """The 75%-correct threshold in each task's unit, mean over the seeds' own fits (metrics.json); '' when no run
-    has one (references, runs before units were recorded)."""
+    """The 75%-correct threshold in each task's unit, the median over the seeds' own fits (metrics.json) with a seed
+    beyond the tested differences counted as such, never dropped; '' when no run has one (references, runs before
+    units were recorded)."""
     lines = []
     for row in rows:
-        cells = []
-        for task in tasks:
-            fits = [e.metrics.psychometric for e in row["entries"]
-                    if e.task == task and e.metrics is not None and e.metrics.psychometric is not None]
-            known = [f.threshold_physical for f in fits if f.threshold_physical is not None]
-            unit = next((f.unit for f in fits if f.unit), "")
-            cells.append(f"{statistics.fmean(known):.3g} {unit}" if known else "-")
+        cells = [_threshold_cell([e.metrics.psychometric for e in row["entries"] if e.task == task and e.metrics])
+                 for task in tasks]
         if any(c != "-" for c in cells):
             lines.append([row["model"], row["split"], *cells])
     if not lines:
         return ""
-    return "\nThreshold at 75% correct, in each task's unit (mean over seeds):\n\n" + md_table(
-        ["Model", "Split", *tasks], lines)
+    return ("\nThreshold at 75% correct, in each task's unit: the median over seeds, where a seed whose curve stays "
+            "above 75% at every tested difference counts as '< the smallest' (below 75% at every one: '> the "
+            "largest'), named and never dropped:\n\n" + md_table(["Model", "Split", *tasks], lines))
+
+
+def _threshold_cell(fits: list) -> str:
+    """'0.21 semitones (median of 8 seeds; 3 beyond the tested range: < 0.2, < 0.2, < 0.2)', or '-'."""
+    values = [v for f in fits if f is not None and (v := f.censored(physical=True)) is not None]
+    if not values:
+        return "-"
+    median = censored_median(values)
+    unit = next(f.unit for f in fits if f is not None and f.unit)
+    notes = [f"median of {len(values)} seeds"] if len(values) > 1 else []
+    beyond = [censored_text(v) for v in values if v[0] != "="]
+    if beyond:
+        notes.append(f"{len(beyond)} beyond the tested range: {', '.join(beyond)}")
+    if len(fits) > len(values):
+        notes.append(f"{len(fits) - len(values)} without a threshold")
+    text = f"{censored_text(median)} {unit}" if median else "undetermined"
+    return text + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def csv_rows(entries: list[Entry], order: ModelOrder) -> list[list[str | int]]:
