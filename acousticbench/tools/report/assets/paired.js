@@ -16,14 +16,51 @@
     $(id).value = String(chosen);
   }
 
+  // Each run's records (the browser writes a run's records together): [first, last + 1) by run index.
+  const spans = RUNS.map(() => [0, 0]);
+  for (let i = R.run.length - 1; i >= 0; i--) spans[R.run[i]][0] = i;
+  R.run.forEach((run, i) => { spans[run][1] = i + 1; });
+
+  // question id -> seed -> record index, over the records the paired test counted of one row on one task
+  function answersOf(row, cell) {
+    const out = new Map();
+    RUNS.forEach((run, r) => {
+      if (run.row !== row || run.cell !== cell) return;
+      for (let i = spans[r][0]; i < spans[r][1]; i++) {
+        if (!R.paired[i]) continue;
+        const id = Q[R.q[i]][0];
+        if (!out.has(id)) out.set(id, new Map());
+        out.get(id).set(run.seed, i);
+      }
+    });
+    return out;
+  }
+
+  // The questions A did better on and those B did (as the test counts them: over the seeds both ran, else each
+  // side's own), each as [A's record indices, B's].
+  function better(a, b, cell, seeds) {
+    const mine = answersOf(P.models[a], cell), theirs = answersOf(P.models[b], cell), out = [[], []];
+    const right = (list) => list.reduce((sum, i) => sum + (R.correct[i] === 1), 0);
+    mine.forEach((bySeed, id) => {
+      const other = theirs.get(id);
+      if (!other) return;
+      const used = (side) => (seeds.length ? seeds.filter((s) => bySeed.has(s) && other.has(s)).map((s) => side.get(s))
+        : [...side.keys()].sort((x, y) => x - y).map((s) => side.get(s)));
+      const [x, y] = [used(bySeed), used(other)];
+      if (!x.length) return;
+      const diff = right(x) * y.length - right(y) * x.length;
+      if (diff) out[diff > 0 ? 0 : 1].push([x, y]);
+    });
+    return out;
+  }
+
   // The rows of the pair (a, b) in the order asked: the stored rows put the lower model index first; swapped, the
-  // accuracies, the interval's sign and the two lists change places.
+  // accuracies, the interval's sign and the counts change places.
   function rowsFor(a, b) {
     const rows = P.cells[`${Math.min(a, b)},${Math.max(a, b)}`] || [];
-    return rows.map(([t, n, seeds, unA, unB, accA, accB, lo, hi, p, q, betterA, betterB]) => (a < b ?
-      { t, n, seeds, unA, unB, accA, accB, lo, hi, p, q, betterA, betterB } :
-      { t, n, seeds, unA: unB, unB: unA, accA: accB, accB: accA, lo: -hi, hi: -lo, p, q, betterA: betterB,
-        betterB: betterA, swapped: true }));
+    return rows.map(([t, n, seeds, unA, unB, accA, accB, lo, hi, p, q, nA, nB]) => (a < b ?
+      { t, n, seeds, unA, unB, accA, accB, lo, hi, p, q, nA, nB } :
+      { t, n, seeds, unA: unB, unB: unA, accA: accB, accB: accA, lo: -hi, hi: -lo, p, q, nA: nB, nB: nA }));
   }
 
   function link(i, word) {
@@ -37,8 +74,7 @@
   }
 
   // One question: its id, how often each side was right over the seeds used, and a link to each answer.
-  function item(li, indices, swapped) {
-    const [mine, theirs] = swapped ? [indices[1], indices[0]] : indices;
+  function item(li, [mine, theirs]) {
     const right = (list) => list.reduce((sum, i) => sum + (R.correct[i] === 1), 0);
     li.appendChild(document.createTextNode(`${Q[R.q[mine[0]]][0]}: A right ${right(mine)}/${mine.length}, ` +
       `B right ${right(theirs)}/${theirs.length} · `));
@@ -50,11 +86,11 @@
     }
   }
 
-  function list(title, questions, swapped) {
+  function list(title, questions) {
     const box = el("div", { class: "discordant" });
     box.appendChild(el("div", { class: "note" }, `${title} (${questions.length})`));
     const ul = box.appendChild(el("ul"));
-    questions.forEach((indices) => item(ul.appendChild(el("li")), indices, swapped));
+    questions.forEach((indices) => item(ul.appendChild(el("li")), indices));
     return box;
   }
 
@@ -79,14 +115,15 @@
       const tr = body.appendChild(el("tr"));
       [P.tasks[r.t], r.n, r.seeds.length ? r.seeds.join(", ") : "none shared", pct(r.accA), pct(r.accB),
         `${points(r.accA - r.accB)} [${points(r.lo)}, ${points(r.hi)}]`, pText(r.p), pText(r.q),
-        r.q < P.fdr ? "yes" : "no", r.betterA.length, r.betterB.length, r.unA, r.unB]
+        r.q < P.fdr ? "yes" : "no", r.nA, r.nB, r.unA, r.unB]
         .forEach((v) => tr.appendChild(el("td", {}, v)));
-      if (!r.betterA.length && !r.betterB.length) return;
+      if (!r.nA && !r.nB) return;
+      const [betterA, betterB] = better(a, b, P.tasks[r.t], r.seeds);
       const details = lists.appendChild(el("details", { "data-task": P.tasks[r.t] }));
       details.appendChild(el("summary", {},
-        `${P.tasks[r.t]}: A better on ${r.betterA.length} ${P.nouns[r.t]}, B better on ${r.betterB.length}`));
-      details.appendChild(list(`A (${P.models[a]}) better`, r.betterA, r.swapped));
-      details.appendChild(list(`B (${P.models[b]}) better`, r.betterB, r.swapped));
+        `${P.tasks[r.t]}: A better on ${betterA.length} ${P.nouns[r.t]}, B better on ${betterB.length}`));
+      details.appendChild(list(`A (${P.models[a]}) better`, betterA));
+      details.appendChild(list(`B (${P.models[b]}) better`, betterB));
     });
   }
 
