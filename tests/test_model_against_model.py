@@ -155,3 +155,16 @@ def test_report_leaderboard_and_compare_give_the_same_paired_test(served):
     assert p_compare == pytest.approx(float(row["p"]), rel=1e-3) == pytest.approx(cell[9], rel=1e-3)
     assert cell[9] == pytest.approx(expected, abs=0.01)  # an independent sign-flip count over the same questions
     assert float(row["q_bh"]) == pytest.approx(cell[10], rel=1e-3) and cell[10] >= cell[9]
+
+
+def test_compare_refuses_a_side_that_mixes_runs_made_differently(served):
+    root, _, _ = served
+    served_as = {f: json.loads((f / "config.json").read_text())["backend"]["served_model_id"]
+                 for f in run_dirs(root / "results")}
+    voxtral = sorted((f for f in served_as if f.name.startswith("Voxtral")), key=lambda f: f.name)
+    qwen = [str(f) for f in served_as if f.name.startswith("Qwen2")]
+    mixed = [str(f) for f in voxtral if "seed42" not in f.name or served_as[f] == "listener/beta"]
+    out = script("compare_runs.py", *mixed, "--vs", *qwen, cwd=root)
+    assert out.returncode == 2 and "side A mixes runs that differ in api model" in out.stderr, out.stderr
+    out = script("compare_runs.py", *map(str, voxtral), "--vs", *qwen, cwd=root)  # two runs of seed 42
+    assert out.returncode == 2 and "not one per seed (seed 42 x2, seed 43, seed 44)" in out.stderr, out.stderr
