@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import re
+import zlib
 
 import pytest
 
@@ -16,6 +17,8 @@ from acousticbench.tools.leaderboard import collect, model_index
 from audioicl_pack import reduced_pack
 from harness_cli import run_cli, run_dirs, script
 from report_runs import write_run
+
+RULES = {"mode": "rules", "rules_version": "rules-6"}
 
 
 def leaderboard(root, *flags: str) -> str:
@@ -57,7 +60,7 @@ def full_row(results, model: str, seed: int = 42, **config) -> None:
         for section, values in config.items():
             data[section] = {**data.get(section, {}), **values}
         (run_dir / "config.json").write_text(json.dumps(data))
-        run_dir.rename(run_dir.with_name(f"{run_dir.name}-{abs(hash(json.dumps(config))) % 10**6}"))
+        run_dir.rename(run_dir.with_name(f"{run_dir.name}-{zlib.crc32(json.dumps(config).encode())}"))
 
 
 def averages(results) -> dict[tuple, float]:
@@ -70,18 +73,18 @@ def averages(results) -> dict[tuple, float]:
 def mixed(tmp_path_factory):
     """Two full rows, then runs unlike them added one kind at a time: the averages after each step."""
     results = tmp_path_factory.mktemp("alike") / "results"
-    full_row(results, "M1", judge={"mode": "rules", "rules_version": "rules-6"})
-    full_row(results, "M2", judge={"mode": "rules", "rules_version": "rules-6"})
+    full_row(results, "M1", judge=RULES)
+    full_row(results, "M2", judge=RULES)
     steps = [averages(results)]
     write_run(results, "P", "rad", 42, midpoint=1.0)  # a partial run: one task of eight
     steps.append(averages(results))
     first_20 = write_run(results, "M1", "rad", 43, midpoint=1.0)  # M1 again, on the first 20 questions only
     config = json.loads((first_20 / "config.json").read_text())
-    config.update(spec={**config["spec"], "max_samples": 20}, judge={"mode": "rules", "rules_version": "rules-6"})
+    config.update(spec={**config["spec"], "max_samples": 20}, judge=RULES)
     (first_20 / "config.json").write_text(json.dumps(config))
     first_20.rename(first_20.with_name(first_20.name + "-first20"))
     steps.append(averages(results))
-    full_row(results, "M1", seed=43, archive={"manifest_sha256": "e" * 64}, judge={"mode": "rules", "rules_version": "rules-6"})
+    full_row(results, "M1", seed=43, archive={"manifest_sha256": "e" * 64}, judge=RULES)
     full_row(results, "M2", seed=43, judge={"mode": "llm", "model": "gpt-4o-mini", "rules_version": "rules-6"})
     steps.append(averages(results))
     return results, steps
@@ -109,5 +112,6 @@ def test_unlike_runs_are_rows_of_their_own_in_markdown_and_the_report(mixed):
     assert f"1 of 8 (rad): M1 [first 20] [archive {'f' * 8}], P]" in text and "(partial)" in text
     out = run_cli("--report", str(results), "--out", str(results.parent / "report.html"), cwd=results.parent)
     assert out.returncode == 0, out.stderr
-    table = re.search(r'<table id="leaderboard">.*?</table>', (results.parent / "report.html").read_text(), re.S).group(0)
+    html = (results.parent / "report.html").read_text()
+    table = re.search(r'<table id="leaderboard">.*?</table>', html, re.S).group(0)
     assert table.count("<tr>") == len(rows) + 1 and "M2 [judge llm, judge model gpt-4o-mini]" in table

@@ -24,8 +24,8 @@ def main(argv: list[str] | None = None) -> int:
         torn: list = []
         a, b = [load_run(p, torn) for p in paths_a], [load_run(p, torn) for p in paths_b]
         if a[0].bench.name != b[0].bench.name:
-            raise UserError(f"{paths_a[0]} is a {a[0].bench.name} run and {paths_b[0]} a {b[0].bench.name} run: compare "
-                            "runs of the same benchmark and task.")
+            raise UserError(f"{paths_a[0]} is a {a[0].bench.name} run and {paths_b[0]} a {b[0].bench.name} run: "
+                            "compare runs of the same benchmark and task.")
         check_side(a, "A")
         check_side(b, "B")
         check_sides(a, b)

@@ -106,15 +106,15 @@ def _seeds(t: CellTest) -> str:
 
 def markdown(tests: list[CellTest]) -> str:
     """The grid as a Markdown table with its key: what n counts, what the seeds do, the test and the FDR control."""
-    rows = [[t.a, t.b, t.cell, f"{t.result.questions} {t.items}", _seeds(t), pct(t.result.accuracy_a), pct(t.result.accuracy_b),
-             f"{100 * t.result.difference:+.1f} [{100 * t.result.interval.low:+.1f}, {100 * t.result.interval.high:+.1f}]",
-             f"{t.result.p_value:.3g}", f"{t.q:.3g}", "yes" if t.q < FDR else "no"] for t in tests]
+    rows = [[t.a, t.b, t.cell, f"{r.questions} {t.items}", _seeds(t), pct(r.accuracy_a), pct(r.accuracy_b),
+             f"{100 * r.difference:+.1f} [{100 * r.interval.low:+.1f}, {100 * r.interval.high:+.1f}]",
+             f"{r.p_value:.3g}", f"{t.q:.3g}", "yes" if t.q < FDR else "no"] for t in tests for r in [t.result]]
     table = md_table(["A", "B", "Task", "n", "Seeds", "A %", "B %", "A - B [95% interval]", "p", "q",
                       f"Different (q < {FDR:g})"], rows)
-    return (table + f"\nn counts the questions (or episodes) both rows answered and scored; an item's answers are "
-            f"averaged over the seeds both rows ran, so a seed is never a new pair. A - B in points, its 95% interval Student's "
-            f"t over the questions; p: {METHOD}; q: Benjamini-Hochberg over the {len(tests)} comparisons of this "
-            f"table: calling only q < {FDR:g} keeps the expected share of false calls among them at {FDR:.0%} or "
+    return (table + "\nn counts the questions (or episodes) both rows answered and scored; an item's answers are "
+            "averaged over the seeds both rows ran, so a seed is never a new pair. A - B in points, its 95% interval "
+            f"Student's t over the questions; p: {METHOD}; q: Benjamini-Hochberg over the {len(tests)} comparisons of "
+            f"this table: calling only q < {FDR:g} keeps the expected share of false calls among them at {FDR:.0%} or "
             "less.\n")
 
 
@@ -125,7 +125,7 @@ def to_csv(tests: list[CellTest]) -> str:
                      "difference_low", "difference_high", "p", "q_bh"])
     for t in tests:
         r = t.result
-        writer.writerow([t.a, t.b, t.cell, r.questions, t.items, _seeds(t), f"{r.accuracy_a:.6f}", f"{r.accuracy_b:.6f}",
-                         f"{r.difference:.6f}", f"{r.interval.low:.6f}", f"{r.interval.high:.6f}", f"{r.p_value:.6g}",
-                         f"{t.q:.6g}"])
+        writer.writerow([t.a, t.b, t.cell, r.questions, t.items, _seeds(t), f"{r.accuracy_a:.6f}",
+                         f"{r.accuracy_b:.6f}", f"{r.difference:.6f}", f"{r.interval.low:.6f}",
+                         f"{r.interval.high:.6f}", f"{r.p_value:.6g}", f"{t.q:.6g}"])
     return out.getvalue()

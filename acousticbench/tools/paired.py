@@ -71,8 +71,9 @@ def check_side(runs: list[Run], name: str) -> None:
     if len(runs) > 1 and (None in seeds or max(seeds.values()) > 1):
         raise UserError(f"side {name} has {len(runs)} runs but not one per seed ({_seed_text(seeds)}): pass one run "
                         "per seed of one model's cell.")
-    for what in dict.fromkeys(k for r in runs for k in r.facts):
-        values = {r.facts.get(what) for r in runs}
+    known = [what for what in runs[0].facts if all(what in r.facts for r in runs)]  # a bare responses.jsonl says less
+    for what in known:
+        values = {r.facts[what] for r in runs}
         if len(values) > 1:
             raise UserError(f"side {name} mixes runs that differ in {what} ({', '.join(sorted(map(str, values)))}): "
                             "its runs must be the seeds of one cell, run the same way.")
@@ -120,7 +121,8 @@ class PairedComparison:
             out.append(f"Scored {items} without a partner: A {pairing.unpaired_a}, B {pairing.unpaired_b}")
         if self.answers:
             per = "" if one_run_each else " answers paired by id and seed"
-            out.append(f"Agreement on {self.label}: {self.agree}/{self.answers}{per} ({_pct(self.agree / self.answers)})")
+            share = _pct(self.agree / self.answers)
+            out.append(f"Agreement on {self.label}: {self.agree}/{self.answers}{per} ({share})")
             out.append(f"Changed answers (A's {self.label} -> B's):")
             out += [f"  {_label(a)} -> {_label(b)}: {count}"
                     for (a, b), count in sorted(self.flips.items(), key=str)] or ["  none"]
@@ -150,9 +152,9 @@ def compare_sides(a: list[Run], b: list[Run]) -> PairedComparison:
     if not pairs and not pairing.counts:
         raise UserError("the two sides share no item ids: are they runs of the same task?")
     answer = lambda r: getattr(r, label)  # noqa: E731
-    ids_b = {r.id for run in b for r in run.records}
+    shared = {r.id for run in a for r in run.records} & {r.id for run in b for r in run.records}
     return PairedComparison(
-        items_shared=len({r.id for run in a for r in run.records} & ids_b), answers=len(pairs), agree=sum(1 for x, y in pairs if answer(x) == answer(y)),
+        items_shared=len(shared), answers=len(pairs), agree=sum(1 for x, y in pairs if answer(x) == answer(y)),
         flips=Counter((answer(x), answer(y)) for x, y in pairs if answer(x) != answer(y)),
         pairing=pairing, result=paired_difference(pairing.counts), label=label, items=bench.item_noun)
 
@@ -167,7 +169,6 @@ def _answer_pairs(a: list[Run], b: list[Run]) -> list[tuple[Any, Any]]:
         by_id = {r.id: r for r in b[0].records}
         return [(r, by_id[r.id]) for r in a[0].records if r.id in by_id]
     return []
-
 
 
 def seed_note(pairing: Pairing, item: str) -> str:

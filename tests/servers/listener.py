@@ -81,4 +81,5 @@ def pack_questions(archive: Path, task: str = "rad") -> dict[str, tuple[str, Que
     """The key a server sees (the sha256 of a question's first clip) -> (question id, what the listener knows of it)."""
     from acousticbench.benchmarks.acoustic.pack import load_questions
 
-    return {q.sha256[q.audio[0]]: (q.id, Question(q.answer, q.meta.get("level"))) for q in load_questions(archive, task)}
+    return {q.sha256[q.audio[0]]: (q.id, Question(q.answer, q.meta.get("level")))
+            for q in load_questions(archive, task)}
