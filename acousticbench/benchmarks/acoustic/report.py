@@ -87,7 +87,8 @@ def lora(tasks: list[str], rows: list[dict]) -> str:
         out.append([escape(row["model"]), escape(row["base"]), *cells,
                     "-" if row["lift"] is None else f'{"+" if row["lift"] >= 0 else ""}{pct(row["lift"])}'])
     return html_table("lora", ["Finetune", "Base", *tasks, "Avg lift"], out,
-                      "LoRA lift on --split eval: finetune accuracy % vs its base, and the difference in points")
+                      "LoRA lift on --split eval: finetune accuracy % vs its base, and the difference in points "
+                      "(its paired test by question, seeds averaged, is in Model against model)")
 
 
 def thresholds(tasks: list[str], cells: list[Psychometric], human: set[str] = frozenset()) -> str:
