@@ -177,7 +177,8 @@ def summary_rows(results: Path) -> list[dict]:
 
     with (Path(results) / "audioicl_summary.csv").open() as fh:
         reader = csv.DictReader(fh)
-        assert reader.fieldnames == ["model", "shots", "task", "accuracy", "n", "prompt_style", "scoring"]
+        assert reader.fieldnames == ["model", "shots", "task", "accuracy", "accuracy_public", "n", "prompt_style",
+                                     "scoring"]
         return list(reader)
 
 

@@ -81,3 +81,30 @@ def test_plot_of_accuracy_against_shots(tmp_path):
     out = eval_str("--in", str(tmp_path), "--out", str(tmp_path / "s.csv"), "--plot", str(tmp_path / "p.png"))
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_sweeps_summary_has_the_harness_accuracy_and_the_columns_the_readme_promises(tmp_path):
+    import re
+
+    from acousticbench.benchmarks.audioicl.face import write_summary
+    from acousticbench.benchmarks.audioicl.record import EpisodeRecord
+    from harness_cli import REPO
+
+    folder = write_run(tmp_path, "M", "AudioCount", 1, "specific", [("3", "3")])
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "spec": {**config["spec"], "scoring": "strict"}}))
+    refused = EpisodeRecord(id="AudioICL00002", task="AudioCount", shots=1, model="M", seed=42, prompt="", audio=[],
+                            response="I'm sorry, I cannot listen to <audio 3>.", prediction=None, gt="3", correct=False,
+                            status="refused", scoring="strict")  # the public scorer reads a correct "3" in it
+    right = json.loads((folder / "responses.jsonl").read_text())
+    (folder / "responses.jsonl").write_text(json.dumps({**right, "correct": True}) + "\n"
+                                            + refused.model_dump_json() + "\n")
+    write_summary(tmp_path, "specific", "strict", None)
+    header, rows = read_csv(tmp_path / "audioicl_summary.csv")
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    promised = [m.group(1) for page in pages for m in re.finditer(
+        r"`results/audioicl_summary.csv`[^`]*?\s+columns\s+`([^`]+)`", page.read_text())]
+    assert promised and all(columns.split(",") == header for columns in promised), promised
+    assert dict(zip(header, rows[0])) == {"model": "M", "shots": "1", "task": "AudioCount", "accuracy": "0.500000",
+                                          "accuracy_public": "1.000000", "n": "2", "prompt_style": "specific",
+                                          "scoring": "strict"}

@@ -3,6 +3,7 @@ gets its own limit, a server whose latency climbs is not flooded, and the models
 from __future__ import annotations
 
 import json
+import re
 import resource
 import socket
 import subprocess
@@ -91,9 +92,20 @@ def test_a_sweep_runs_its_models_at_once_and_a_dead_server_stops_only_its_model(
     assert out.returncode == 1, out.stderr
     assert "Sweep: 3 runs, 2 finished, 1 failed" in out.stdout
     assert "Qwen2.5-Omni-7B" in out.stderr and "no server at" in out.stderr
-    sustained = [line for line in out.stdout.splitlines() if "sustained" in line]
-    assert [line.split(" at ")[0] for line in sustained] == ["Voxtral-Mini-3B", "Qwen2-Audio-7B-Instruct"]
-    assert all("requests in flight (auto, 32 ->" in line for line in sustained)
+    in_flight = [line for line in out.stdout.splitlines() if "requests in flight" in line]
+    assert [line.split(" at ")[0] for line in in_flight] == ["Voxtral-Mini-3B", "Qwen2-Audio-7B-Instruct"]
+    assert all("at most (auto limit 32 ->" in line for line in in_flight)
+
+
+def test_the_closing_line_says_what_was_in_flight_not_the_limit(tmp_path):
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 8)  # 11 questions under a limit of 1,000
+    with openai_server.serve(delay_s=0.05) as server:
+        out = run_cli("--model", "Voxtral-Mini-3B", "--task", "rad", "--judge", "rules", "--concurrency", "1000",
+                      "--archive", str(archive), cwd=tmp_path, env=harness_env(**{VOXTRAL: server.url}))
+    assert out.returncode == 0, out.stderr
+    [line] = [line for line in out.stdout.splitlines() if "requests in flight" in line]
+    most = int(re.search(r"(\d+) at most", line).group(1))
+    assert server.state.max_inflight <= most <= 11 and "fixed limit 1000 -> 1000" in line
 
 
 def test_a_low_open_file_limit_is_raised_so_every_connection_fits(tmp_path):

@@ -46,7 +46,7 @@ def test_rules_and_llm_judged_runs_are_two_named_rows(results):
     _, rows = table_rows(collect([results]))
     names = ["M [judge llm, judge model gpt-4o-mini]", "M [judge rules, rules rules-5]"]
     assert sorted(row["model"] for row in rows) == names
-    assert sorted(row["seeds"] for row in rows) == [1, 3]
+    assert sorted(row["seeds"] for row in rows) == [(1, 1), (3, 3)]  # the fewest and the most over tasks
     out = subprocess.run([sys.executable, str(REPO / "scripts" / "leaderboard.py"), str(results)], capture_output=True,
                          text=True, timeout=60)
     assert all(f"| {name} | all |" in out.stdout for name in names)
@@ -69,7 +69,7 @@ def test_always_a_over_three_seeds_is_no_narrower_than_one_seed():
         assert interval.high - interval.low >= one_seed.high - one_seed.low - 1e-9, task
 
 
-def test_the_latest_run_is_the_one_that_finished_last(tmp_path):
+def test_the_latest_run_is_the_one_that_finished_last(tmp_path, capsys):
     results = tmp_path / "results"
     early = judged_run(results, 42, "rules", finished_at="2026-03-01T00:00:00Z")
     late = judged_run(results, 42, "llm", finished_at="2026-02-01T00:00:00Z")
@@ -77,3 +77,4 @@ def test_the_latest_run_is_the_one_that_finished_last(tmp_path):
     (late / "config.json").write_text(json.dumps({**config, "judge": JUDGES["rules"]}))  # same identity now
     [entry] = collect([results])
     assert entry.run_dir == early  # sorted by name 'late' comes last, but it finished first
+    assert f"note: {late} is an earlier run of the same model, task and seed" in capsys.readouterr().err  # named

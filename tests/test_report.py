@@ -243,32 +243,45 @@ def squeezed(rows: list[list[str]]) -> list[list[str]]:
     return [[" ".join(c.split()) for c in row] for row in rows]
 
 
+def by_question(answers: dict[tuple[str, int], bool]) -> dict[str, float]:
+    """question id -> the share of its seeds answered right."""
+    seeds: dict[str, list[bool]] = {}
+    for (question, _), right in answers.items():
+        seeds.setdefault(question, []).append(right)
+    return {q: sum(v) / len(v) for q, v in seeds.items()}
+
+
 def test_two_models_compared_tables_sorted_and_exported_and_answers_stepped(report, workspace):
-    from scipy.stats import binomtest
+    from scipy.stats import permutation_test
 
     page = report.page
-    oracle, rand = scored_correct(workspace, "Oracle"), scored_correct(workspace, "Random")
-    pairs = oracle.keys() & rand.keys()
-    only_a = sum(oracle[k] and not rand[k] for k in pairs)
-    only_b = sum(rand[k] and not oracle[k] for k in pairs)
-    assert len(pairs) == 40 and only_a > 0  # 20 scored questions x 2 seeds; Random misses some
+    oracle, rand = by_question(scored_correct(workspace, "Oracle")), by_question(scored_correct(workspace, "Random"))
+    questions = sorted(oracle.keys() & rand.keys())
+    diffs = [oracle[q] - rand[q] for q in questions]
+    a_better, b_better = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    assert len(questions) == 20 and a_better > 0  # 20 scored questions, each over its 2 seeds; Random misses some
     page.select_option("#p-a", label="Oracle")
     page.select_option("#p-b", label="Random")
     row = next(r for r in report.cells("#paired") if r[0] == "rad")
-    assert row[1:4] == [str(len(pairs)), str(only_a), str(only_b)]
-    assert float(row[4]) == pytest.approx(binomtest(min(only_a, only_b), only_a + only_b).pvalue, rel=5e-3)
-    episodes = 4 * 2 * 2 * HAS_ICL  # AudioCount: 4 episodes x 2 k x 2 seeds, paired as well
-    assert f"{len(pairs) + episodes} pairs matched by question id and seed" in page.inner_text("#p-note")
-    links = page.locator("#p-lists details[data-task='rad'] .discordant").first.locator("a", has_text="A's answer")
-    assert links.count() == only_a
+    assert row[1:3] == ["20", "42, 43"] and row[9:] == [str(a_better), str(b_better), "0", "0"]
+    mean = statistics.fmean(diffs)
+    assert row[5].startswith(f"{100 * mean:+.1f} [")  # A - B in points over questions, with its interval
+    exact = permutation_test((diffs,), statistics.fmean, permutation_type="samples", n_resamples=10**7).pvalue
+    assert float(row[6]) == pytest.approx(exact, rel=5e-3)  # a sign flip per question, not per seed
+    note = page.inner_text("#p-note")
+    assert f"20 questions{' and 8 episodes' * HAS_ICL} paired by id" in note  # AudioCount: 4 episodes x 2 k
+    assert "never counted as new pairs" in note and "Benjamini-Hochberg" in note
+    listed = page.locator("#p-lists details[data-task='rad'] .discordant").first.locator("li")
+    assert listed.count() == a_better
     page.click("#p-lists details[data-task='rad'] summary")
-    first = page.inner_text("#p-lists details[data-task='rad'] li >> nth=0").split(" · ")[0]
-    links.first.click()
+    first = page.inner_text("#p-lists details[data-task='rad'] li >> nth=0").split(":")[0]
+    listed.first.locator("a", has_text="A's").first.click()
     assert page.inner_text("#detail h3").startswith(f"{first} · Oracle · rad")
     page.select_option("#p-a", label="Random")
     page.select_option("#p-b", label="Oracle")
     swapped = next(r for r in report.cells("#paired") if r[0] == "rad")
-    assert swapped[2:4] == [str(only_b), str(only_a)] and swapped[4] == row[4]
+    assert swapped[3:5] == row[4:2:-1] and swapped[6:8] == row[6:8] and swapped[9:11] == row[10:8:-1]
+    assert swapped[5].startswith(f"{-100 * mean:+.1f} [")
 
     # sorting: numbers as numbers, a second click reverses; the CSV is the table in the order shown
     column = ["Model", "Split"].__len__()  # the first task's column (rad) of the leaderboard
@@ -282,9 +295,9 @@ def test_two_models_compared_tables_sorted_and_exported_and_answers_stepped(repo
     header = [" ".join(h.split()) for h in page.eval_on_selector_all("#leaderboard th", "t => t.map(h => h.textContent)")]
     assert exported == [header] + squeezed(shown)
 
-    if HAS_ICL:  # 40 pairs on rad, 8 on each AudioCount k: as text '40' would sort before '8'
-        page.click("#paired th >> text=Pairs matched")
-        assert [r[1] for r in report.cells("#paired")] == ["8", "8", "40"]
+    if HAS_ICL:  # 20 questions on rad, 4 episodes on each AudioCount k: as text '20' would sort before '4'
+        page.click("#paired th >> text=Questions paired")
+        assert [r[1] for r in report.cells("#paired")] == ["4", "4", "20"]
 
     page.select_option("#f-model", "Random")
     page.select_option("#f-task", "rad")

@@ -1,4 +1,5 @@
-"""Compare two runs on the same questions or episodes: agreement, changed answers, both accuracies, McNemar's exact test."""
+"""Compare two runs, or every seed of two models' cells, on the same questions or episodes: agreement, changed answers,
+both accuracies, and the paired test by question (seeds averaged within a question, never counted as new pairs)."""
 from __future__ import annotations
 
 import argparse
@@ -6,27 +7,41 @@ import sys
 from pathlib import Path
 
 from acousticbench.core.errors import UserError
-from acousticbench.tools.paired import compare_runs, load_run
+from acousticbench.tools.paired import check_side, check_sides, compare_sides, load_run
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="acousticbench compare", description=__doc__)
-    parser.add_argument("run_a", type=Path, help="run folder or responses.jsonl")
-    parser.add_argument("run_b", type=Path, help="run folder or responses.jsonl")
+    parser = argparse.ArgumentParser(prog="acousticbench compare", description=__doc__,
+                                     usage="%(prog)s RUN_A RUN_B | %(prog)s RUN_A... --vs RUN_B...")
+    parser.add_argument("runs", type=Path, nargs="+", help="run folders or responses.jsonl files: two runs, or with "
+                        "--vs every seed of side A's cell")
+    parser.add_argument("--vs", type=Path, nargs="+", metavar="RUN_B", help="side B's runs: every seed of its cell")
     args = parser.parse_args(argv)
+    if args.vs is None and len(args.runs) != 2:
+        parser.error("give two runs, or side A's runs then --vs and side B's (one run per seed of each cell)")
+    paths_a, paths_b = (args.runs, args.vs) if args.vs else (args.runs[:1], args.runs[1:])
     try:
         torn: list = []
-        (a, bench_a), (b, bench_b) = load_run(args.run_a, torn), load_run(args.run_b, torn)
-        if bench_a.name != bench_b.name:
-            raise UserError(f"{args.run_a} is a {bench_a.name} run and {args.run_b} a {bench_b.name} run: compare runs "
-                            "of the same benchmark and task.")
-        result = compare_runs(a, b, bench_a)
+        a, b = [load_run(p, torn) for p in paths_a], [load_run(p, torn) for p in paths_b]
+        if a[0].bench.name != b[0].bench.name:
+            raise UserError(f"{paths_a[0]} is a {a[0].bench.name} run and {paths_b[0]} a {b[0].bench.name} run: "
+                            "compare runs of the same benchmark and task.")
+        check_side(a, "A")
+        check_side(b, "B")
+        check_sides(a, b)
+        result = compare_sides(a, b)
     except UserError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     for line in torn:  # said, never skipped silently
         print(f"note: {line.describe()}; compared without it (run.py --resume on that run asks it again).",
               file=sys.stderr)
-    print("\n".join(result.lines(str(args.run_a), str(args.run_b))))
+    print("\n".join(result.lines(_name(a), _name(b), one_run_each=len(a) == len(b) == 1)))
     return 0
 
+
+def _name(runs) -> str:
+    if len(runs) == 1:
+        return str(runs[0].path)
+    seeds = ", ".join(str(r.seed) for r in runs)
+    return f"{len(runs)} runs (seeds {seeds}): " + ", ".join(str(r.path) for r in runs)

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from acousticbench.core.errors import UserError
-from acousticbench.tools.leaderboard import collect, markdown, reference_entries, to_csv, with_references
+from acousticbench.tools.leaderboard import collect, markdown, model_index, reference_entries, to_csv, with_references
 from acousticbench.tools.reference import default_root
 
 
@@ -16,6 +16,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--references", nargs="?", const=True, default=False, metavar="DIR",
                         help="include the reference trajectories (default folder: ./reference_trajectories)")
     parser.add_argument("--csv", action="store_true", help="CSV instead of Markdown")
+    parser.add_argument("--paired", action="store_true", help="model against model instead: every two rows on every "
+                        "task both ran, paired by question (seeds averaged within a question), with Benjamini-Hochberg "
+                        "q-values over the grid")
     args = parser.parse_args(argv)
     dirs = args.results_dirs or ([] if args.references else [Path("results")])
     refs = default_root() if args.references is True else Path(args.references) if args.references else None
@@ -37,6 +40,21 @@ def main(argv: list[str] | None = None) -> int:
     if not entries:
         print("error: no finished runs found.", file=sys.stderr)
         return 2
+    if args.paired:
+        from acousticbench.tools import model_grid
+
+        ordered = sorted(entries, key=_row_order)
+        tests = model_grid.grid_tests(model_grid.entry_answers(ordered), model_grid.nouns_of(ordered))
+        sys.stdout.write(model_grid.to_csv(tests) if args.csv else model_grid.markdown(tests))
+        return 0
     sys.stdout.write(to_csv(entries) if args.csv else markdown(entries))
     return 0
+
+
+def _row_order(e) -> tuple:
+    """The leaderboard's order: benchmark, the model's place in the registry, then its other fields."""
+    from acousticbench.benchmarks import BENCHMARKS
+
+    return list(BENCHMARKS).index(e.benchmark), model_index(e.model), e.model, str(e.identity), e.split, \
+        e.max_samples or 0, e.manifest, e.task, e.variant or 0, e.seed
 

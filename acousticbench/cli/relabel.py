@@ -30,7 +30,8 @@ async def _rejudge_all(args: argparse.Namespace, declared: list[Option]) -> None
         for run in runs:
             relabeller = relabellers[run.bench.name]
             records = await relabeller.relabel(run.records)
-            save(run, records, relabeller.what)  # judge calls are cached: an interrupted run repeats none it finished
+            # judge calls are cached: an interrupted run repeats none it finished
+            save(run, records, relabeller.what, relabeller.settings)
             print(change_line(str(run.path), run, records))
     finally:
         for relabeller in relabellers.values():

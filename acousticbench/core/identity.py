@@ -1,5 +1,6 @@
-"""What makes two runs of one model the same thing to average: the harness's part (API model id, served model id)
-read from a run's config.json, joined with what its benchmark adds (Benchmark.identity: a judge, a prompt style)."""
+"""What makes two runs of one model the same thing to average: the harness's part (API model id, served model id,
+decoding settings given) read from a run's config.json, joined with what its benchmark adds (Benchmark.identity: a
+judge, a scoring, a prompt style). The pack, the split and the first N questions are the Entry's own fields."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -9,10 +10,14 @@ Identity = tuple[tuple[str, str], ...]  # (what, value) in a row label's words: 
 
 
 def harness_identity(config: dict[str, Any]) -> dict[str, Any]:
-    """The settings of any run that change what its numbers mean: the API model id asked for, the model id served."""
+    """The settings of any run that change what its numbers mean: the API model id asked for, the model id served,
+    and decoding settings given on the command line (--temperature, --max-tokens) in place of the registry's."""
     spec, backend = config.get("spec") or {}, config.get("backend") or {}
+    generation = spec.get("generation") or {}
+    given = {what: str(generation[key]) for what, key in (("temperature", "temperature"), ("max tokens", "max_tokens"))
+             if generation.get(key) is not None}  # 0.0 is a setting too: kept as text
     return {"api model": spec.get("api_model"),
-            "served": backend.get("served_model_id") or backend.get("model_id")}
+            "served": backend.get("served_model_id") or backend.get("model_id"), **given}
 
 
 def identity_of(values: Mapping[str, Any]) -> Identity:

@@ -1,6 +1,7 @@
 """Interval statistics every benchmark shares: the Wilson interval of one run, across seeds the interval clustered by
 question (seeds of one question are not new trials; Miller 2024, "Adding error bars to evals") read from the runs'
-responses.jsonl, and McNemar's exact test of two models on the same questions."""
+responses.jsonl, McNemar's exact test of two models on the same questions, and the median of values some of which lie
+beyond the range tested (censored, never dropped)."""
 from __future__ import annotations
 
 import json
@@ -117,3 +118,30 @@ def without_errors(entries) -> float | None:
     """The mean accuracy with errors left out, where any of the runs had errors; None where none had."""
     known = [e.accuracy_without_errors for e in entries if e.error_rate and e.accuracy_without_errors is not None]
     return sum(known) / len(known) if known else None
+
+
+Censored = tuple[str, float]  # ("=", x): a value; ("<", x) or (">", x): beyond the tested range, past its end x
+
+
+def censored_median(values: list[Censored]) -> Censored | None:
+    """The median of values of which some are only known to lie beyond the range tested ('<' its low end, '>' its
+    high end; every value seen lies inside it): a value where the middle is seen, else '<' or '>' a bound; None with
+    no value, or where the middle falls between a '<' and a '>'."""
+    rank = {"<": 0, "=": 1, ">": 2}
+    ordered = sorted(values, key=lambda v: (rank[v[0]], v[1]))
+    if not ordered:
+        return None
+    n = len(ordered)
+    if n % 2:
+        return ordered[n // 2]
+    (side_a, a), (side_b, b) = ordered[n // 2 - 1], ordered[n // 2]
+    sides = {side_a, side_b} - {"="}
+    if len(sides) > 1:
+        return None
+    return (sides.pop() if sides else "="), (a + b) / 2
+
+
+def censored_text(value: Censored, digits: int = 3) -> str:
+    """'0.21', '< 0.2', '> 2'."""
+    side, x = value
+    return f"{x:.{digits}g}" if side == "=" else f"{side} {x:.{digits}g}"

@@ -64,19 +64,29 @@ class Lane:
         self._cuts_in_a_row = self._slow_windows = 0
         self._clean = 0  # the highest limit that has held a window without refusals
         self._burst: int | None = None  # the epoch of the slow-start burst that was refused
+        self.most_inflight, self._inflight_s, self._since = 0, 0.0, self.started  # what was on the wire, not the limit
 
     def room(self) -> int:
         return self.limit - len(self.inflight)
 
+    def _on_wire(self) -> None:
+        """Before what is in flight changes: add the time it held its present count (for the mean in flight)."""
+        now = self.clock()
+        self._inflight_s += len(self.inflight) * (now - self._since)
+        self._since = now
+
     def start(self) -> "Ticket":
+        self._on_wire()
         self.sent += 1
         self.inflight.add(self.sent)
+        self.most_inflight = max(self.most_inflight, len(self.inflight))
         self._window_peak = max(self._window_peak, len(self.inflight))
         return Ticket(self, self.sent, self.epoch)
 
     def finish(self, seq: int, epoch: int, latency_s: float | None, overloaded: bool, retry_after: float | None,
                waiting: int) -> None:
         """What one request came to: an answer's latency (None for other failures) or an overload."""
+        self._on_wire()
         self.inflight.discard(seq)
         if overloaded:
             self.overloads += 1
@@ -195,13 +205,17 @@ class Lane:
 
     def cancel(self, ticket: "Ticket") -> None:
         """A slot handed to a request that was cancelled before it was sent."""
+        self._on_wire()
         self.inflight.discard(ticket.seq)
 
     def summary(self) -> dict:
-        """What config.json records: the level over time and what the server sustained."""
+        """What config.json records: the limit over time and the level it held longest (sustained), and what was in
+        flight: at most, and on average while requests were out."""
         elapsed = max(self.clock() - self.started, 1e-9)
         return {"endpoint": self.name, "sustained": sustained(self.timeline, elapsed), "final": self.limit,
-                "peak": max(level for _, level in self.timeline), "requests": self.sent, "answered": self.answered,
+                "peak": max(level for _, level in self.timeline), "in_flight_max": self.most_inflight,
+                "in_flight_mean": round(self._inflight_s / max(self._since - self.started, 1e-9), 1),
+                "requests": self.sent, "answered": self.answered,
                 "overloaded": self.overloads, "answers_per_s": round(self.answered / elapsed, 2),
                 "timeline": self.timeline[:200]}
 

@@ -100,12 +100,13 @@ class Slots:
 
 
 def sustained_line(model: str, summary: dict) -> str:
-    """The closing line: what each endpoint sustained, and how often it said 'later'."""
+    """The closing line: what was in flight at each endpoint (on average and at most, never the limit in its place),
+    the limit it ran under, and how often the server said 'later'."""
     parts = []
     for lane in summary["endpoints"]:
         where = "" if lane["endpoint"] == "-" else f" at {lane['endpoint']}"
         refused = f", {lane['overloaded']} refused (429/503) and asked again" if lane["overloaded"] else ""
-        parts.append(f"{model}{where}: sustained {lane['sustained']} requests in flight ({summary['mode']}, "
-                     f"{summary['start']} -> {lane['final']}, peak {lane['peak']}{refused}), "
-                     f"{lane['answers_per_s']:g} answers/s")
+        parts.append(f"{model}{where}: {lane['in_flight_mean']:g} requests in flight on average, "
+                     f"{lane['in_flight_max']} at most ({summary['mode']} limit {summary['start']} -> {lane['final']}, "
+                     f"highest {lane['peak']}{refused}), {lane['answers_per_s']:g} answers/s")
     return "; ".join(parts)

@@ -107,15 +107,20 @@ def with_references(entries: list[Entry], references: list[Entry]) -> list[Entry
 
 def collect(results_dirs: list[Path]) -> list[Entry]:
     """Finished runs; of several runs of the same (model, identity, task, split, archive, questions, seed) the one
-    that finished last counts (config.json's finished_at; the folder name where a run has none)."""
+    that finished last counts (config.json's finished_at; the folder name where a run has none), and a note on stderr
+    names the one left out: a choice made, never silently."""
     latest: dict[tuple, Entry] = {}
     for results in results_dirs:
         for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and (p / CONFIG).is_file()):
             entry = run_entry(run_dir)
             if entry:
                 key = (*_identity(entry), entry.identity)  # runs judged or served differently stay apart
-                if key not in latest or _finish_order(entry) >= _finish_order(latest[key]):
-                    latest[key] = entry
+                if key in latest:
+                    kept, left = sorted((entry, latest[key]), key=_finish_order, reverse=True)
+                    print(f"note: {left.run_dir} is an earlier run of the same model, task and seed, made the same "
+                          f"way as {kept.run_dir}: the one that finished last counts", file=sys.stderr)
+                    entry = kept
+                latest[key] = entry
     return list(latest.values())
 
 

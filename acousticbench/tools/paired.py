@@ -1,89 +1,199 @@
-"""Two runs on the same questions: agreement, the flip table, and McNemar's exact test."""
+"""Two sides on the same questions, each one run or every seed of one model's cell: agreement, the changed answers,
+and the paired test by question with seeds averaged inside a question (core/significance.py), never seeds as pairs."""
 from __future__ import annotations
 
 import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from acousticbench.core.errors import UserError
 from acousticbench.benchmarks import Benchmark, benchmark_of_config, benchmark_of_line
-from acousticbench.run.results import CONFIG, RESPONSES, read_config, read_records
-from acousticbench.core.stats import mcnemar_exact
+from acousticbench.core.errors import UserError
+from acousticbench.core.significance import Answers, PairedDifference, Pairing, paired_difference, pair_questions
+from acousticbench.run.results import CONFIG, METRICS, RESPONSES, read_config, read_records
+
+SAME_ACROSS_SIDES = ("task", "variant", "pack")  # else the same ids may name other questions
 
 
 @dataclass(frozen=True)
-class PairedComparison:
-    n: int
-    agree: int
-    flips: Counter  # (label in A, label in B) -> count, for the items where they differ
-    accuracy_a: float | None
-    accuracy_b: float | None
-    only_a_correct: int
-    only_b_correct: int
-    label: str  # what was compared: the benchmark's label field (Benchmark.label_field)
-    items: str  # what the items are called (Benchmark.item_noun)
+class Run:
+    """One run folder (or a responses.jsonl on its own), read, with what identifies it."""
 
-    @property
-    def p_value(self) -> float:
-        return mcnemar_exact(self.only_a_correct, self.only_b_correct)
-
-    def lines(self, name_a: str, name_b: str) -> list[str]:
-        def pct(x: float | None) -> str:
-            return "n/a" if x is None else f"{100 * x:.1f}%"
-
-        out = [f"{self.items.capitalize()} in both runs: {self.n}",
-               f"Agreement on {self.label}: {self.agree}/{self.n} ({pct(self.agree / self.n if self.n else None)})",
-               f"Accuracy (scored): run A {pct(self.accuracy_a)}, run B {pct(self.accuracy_b)}",
-               f"Changed answers (run A's {self.label} -> run B's):"]
-        out += [f"  {_label(a)} -> {_label(b)}: {count}" for (a, b), count in sorted(self.flips.items(), key=str)] or ["  none"]
-        out.append(f"McNemar exact test: only run A right {self.only_a_correct}, only run B right {self.only_b_correct}, "
-                   f"p = {self.p_value:.4g}")
-        out.append(f"run A: {name_a}")
-        out.append(f"run B: {name_b}")
-        return out
+    path: Path
+    records: list
+    bench: Benchmark
+    seed: int | None
+    facts: dict[str, str]  # model, task, variant, split, pack, first N and the benchmark's identity, where known
 
 
-def _label(label: str | None) -> str:
-    return "null" if label is None else label
-
-
-def load_run(path: Path, torn: list | None = None) -> tuple[list, Benchmark]:
+def load_run(path: Path, torn: list | None = None) -> Run:
     """A run folder or its responses.jsonl, with its benchmark (from config.json beside it, else its records); a last
     line a crash cut is collected in `torn` (readers.TornLine) for the caller to name."""
     file = path / RESPONSES if path.is_dir() else path
     if not file.is_file():
         raise UserError(f"{path} is not a run folder or a responses.jsonl file.")
+    config: dict[str, Any] = {}
     if (file.parent / CONFIG).is_file():
-        bench = benchmark_of_config(read_config(file.parent))
-        return read_records(file, bench.record_type, torn), bench
-    try:  # a responses.jsonl on its own: its first record names its benchmark
-        first = json.loads(next((line for line in file.read_bytes().splitlines() if line.strip()), b"{}"))
-        bench = benchmark_of_line(first)
-    except (ValueError, AttributeError) as err:
-        raise UserError(f"{file} is not a run's responses.jsonl ({type(err).__name__}): pass a run folder or its "
-                        "responses.jsonl.") from None
-    return read_records(file, bench.record_type, torn), bench
+        config = read_config(file.parent)
+        bench = benchmark_of_config(config)
+    else:
+        try:  # a responses.jsonl on its own: its first record names its benchmark
+            first = json.loads(next((line for line in file.read_bytes().splitlines() if line.strip()), b"{}"))
+            bench = benchmark_of_line(first)
+        except (ValueError, AttributeError) as err:
+            raise UserError(f"{file} is not a run's responses.jsonl ({type(err).__name__}): pass a run folder or its "
+                            "responses.jsonl.") from None
+    records = read_records(file, bench.record_type, torn)
+    seeds = {r.seed for r in records}
+    facts = {"model": records[0].model, "task": records[0].task} if records else {}
+    if config:
+        facts.update(_config_facts(file.parent, config, bench))
+    return Run(path, records, bench, seeds.pop() if len(seeds) == 1 else None, facts)
 
 
-def compare_runs(a: list, b: list, bench: Benchmark) -> PairedComparison:
-    """Paired comparison on the items both runs answered: agreement on the benchmark's label, changed answers, and
-    McNemar's exact test over the items it scores."""
+def _config_facts(folder: Path, config: dict[str, Any], bench: Benchmark) -> dict[str, str]:
+    """What a run's config.json (and metrics.json, through the benchmark's Entry) say about which questions it
+    asked and how: its variant, split, pack, first N and the benchmark's identity."""
+    facts = {what: value for what, value in bench.identity(config)}
+    try:
+        entry = bench.entry(folder, config, bench.metrics_type.model_validate_json((folder / METRICS).read_bytes()))
+    except (OSError, ValueError, KeyError):  # unfinished, or written before a field: the records still compare
+        return facts
+    known = {"variant": entry.variant, "split": entry.split, "pack": entry.manifest[:12], "first": entry.max_samples}
+    return {**facts, **{what: str(value) for what, value in known.items() if value not in (None, "")}}
+
+
+def check_side(runs: list[Run], name: str) -> None:
+    """The runs of one side are one model's cell on different seeds (the same model, task, variant, split, pack,
+    first N and identity): anything else is one line naming it."""
+    seeds = Counter(r.seed for r in runs)
+    if len(runs) > 1 and (None in seeds or max(seeds.values()) > 1):
+        raise UserError(f"side {name} has {len(runs)} runs but not one per seed ({_seed_text(seeds)}): pass one run "
+                        "per seed of one model's cell.")
+    known = [what for what in runs[0].facts if all(what in r.facts for r in runs)]  # a bare responses.jsonl says less
+    for what in known:
+        values = {r.facts[what] for r in runs}
+        if len(values) > 1:
+            raise UserError(f"side {name} mixes runs that differ in {what} ({', '.join(sorted(map(str, values)))}): "
+                            "its runs must be the seeds of one cell, run the same way.")
+
+
+def _seed_text(seeds: Counter) -> str:
+    return ", ".join(f"seed {s}" + (f" x{c}" if c > 1 else "") for s, c in seeds.items())
+
+
+def check_sides(a: list[Run], b: list[Run]) -> None:
+    for what in SAME_ACROSS_SIDES:
+        mine, theirs = a[0].facts.get(what), b[0].facts.get(what)
+        if mine and theirs and mine != theirs:
+            raise UserError(f"side A's {what} is {mine} and side B's {theirs}: compare runs of the same task on the "
+                            "same pack (the same ids may be other questions).")
+
+
+def answers_of(runs: list[Run]) -> Answers:
+    """question id -> seed -> right, over the records each run's benchmark scores."""
+    out: dict[str, dict[int, bool]] = {}
+    for run in runs:
+        for record in run.records:
+            correct = run.bench.outcome(record.model_dump())
+            if correct is not None:
+                out.setdefault(record.id, {})[record.seed] = bool(correct)
+    return out
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    items_shared: int  # item ids both sides have, scored or not
+    answers: int  # answer pairs for agreement: by (id, seed) on shared seeds, by id for one run a side
+    agree: int
+    flips: Counter  # (label in A, label in B) -> count, for the answer pairs that differ
+    pairing: Pairing
+    result: PairedDifference | None
+    label: str  # what was compared: the benchmark's label field (Benchmark.label_field)
+    items: str  # what the items are called (Benchmark.item_noun)
+
+    def lines(self, name_a: str, name_b: str, one_run_each: bool = True) -> list[str]:
+        """What `acousticbench compare` prints: every count says what it counts."""
+        pairing, result, items = self.pairing, self.result, self.items
+        out = [f"{items.capitalize()} in both {'runs' if one_run_each else 'sides'}: {self.items_shared}"]
+        if pairing.unpaired_a or pairing.unpaired_b:
+            out.append(f"Scored {items} without a partner: A {pairing.unpaired_a}, B {pairing.unpaired_b}")
+        if self.answers:
+            per = "" if one_run_each else " answers paired by id and seed"
+            share = _pct(self.agree / self.answers)
+            out.append(f"Agreement on {self.label}: {self.agree}/{self.answers}{per} ({share})")
+            out.append(f"Changed answers (A's {self.label} -> B's):")
+            out += [f"  {_label(a)} -> {_label(b)}: {count}"
+                    for (a, b), count in sorted(self.flips.items(), key=str)] or ["  none"]
+        if result is None:
+            return [*out, f"No scored {items[:-1]} in both: nothing to test.", f"A: {name_a}", f"B: {name_b}"]
+        seeds = seed_note(pairing, items[:-1])
+        n = result.questions
+        out += [f"Accuracy on the {n} {items} scored in both: A {_pct(result.accuracy_a)}, B {_pct(result.accuracy_b)} "
+                f"({seeds})",
+                f"Difference A - B: {_points(result.difference)} points, 95% interval [{_points(result.interval.low)}, "
+                f"{_points(result.interval.high)}] (Student's t over {n} {items}: n counts {items}; seeds are "
+                f"averaged within a {items[:-1]}, never counted as new pairs)"]
+        test = "McNemar exact test" if max(na + nb for _, na, _, nb in pairing.counts) == 2 else \
+            f"Sign-flip test ({'exact' if result.exact else '20,000 seeded random flips'})"
+        better = ("only A right", "only B right") if test.startswith("McNemar") else ("A better on", "B better on")
+        out.append(f"{test} over {n} {items}: {better[0]} {result.a_better}, {better[1]} {result.b_better}, "
+                   f"p = {result.p_value:.4g}")
+        return [*out, f"A: {name_a}", f"B: {name_b}"]
+
+
+def compare_sides(a: list[Run], b: list[Run]) -> PairedComparison:
+    """Agreement on the benchmark's label, changed answers, and the paired test by question."""
+    bench = a[0].bench
     label = bench.label_field
-    by_id = {r.id: r for r in b}
-    pairs = [(r, by_id[r.id]) for r in a if r.id in by_id]
-    if not pairs:
-        raise UserError("the two runs share no item ids: are they runs of the same task?")
+    pairs = _answer_pairs(a, b)
+    pairing = pair_questions(answers_of(a), answers_of(b))
+    if not pairs and not pairing.counts:
+        raise UserError("the two sides share no item ids: are they runs of the same task?")
     answer = lambda r: getattr(r, label)  # noqa: E731
-    outcomes = [(bench.outcome(x.model_dump()), bool(bench.outcome(y.model_dump()))) for x, y in pairs]
-    scored = [(bool(x), y) for x, y in outcomes if x is not None]
+    shared = {r.id for run in a for r in run.records} & {r.id for run in b for r in run.records}
     return PairedComparison(
-        n=len(pairs),
-        agree=sum(1 for x, y in pairs if answer(x) == answer(y)),
+        items_shared=len(shared), answers=len(pairs), agree=sum(1 for x, y in pairs if answer(x) == answer(y)),
         flips=Counter((answer(x), answer(y)) for x, y in pairs if answer(x) != answer(y)),
-        accuracy_a=sum(x for x, _ in scored) / len(scored) if scored else None,
-        accuracy_b=sum(y for _, y in scored) / len(scored) if scored else None,
-        only_a_correct=sum(1 for x, y in scored if x and not y),
-        only_b_correct=sum(1 for x, y in scored if y and not x),
-        label=label, items=bench.item_noun,
-    )
+        pairing=pairing, result=paired_difference(pairing.counts), label=label, items=bench.item_noun)
+
+
+def _answer_pairs(a: list[Run], b: list[Run]) -> list[tuple[Any, Any]]:
+    """Answers paired one to one: by (id, seed) where the sides share seeds, by id where each side is one run."""
+    theirs = {(r.id, r.seed): r for run in b for r in run.records}
+    shared = {k[1] for k in theirs} & {r.seed for run in a for r in run.records}
+    if shared:
+        return [(r, theirs[(r.id, r.seed)]) for run in a for r in run.records if (r.id, r.seed) in theirs]
+    if len(a) == len(b) == 1:
+        by_id = {r.id: r for r in b[0].records}
+        return [(r, by_id[r.id]) for r in a[0].records if r.id in by_id]
+    return []
+
+
+def seed_note(pairing: Pairing, item: str) -> str:
+    """Which seeds each item's answers were averaged over, and which were left out because only one side ran them."""
+    if not pairing.seeds:
+        return (f"no seed in common: A's seeds {_seeds(pairing.seeds_a)}, B's {_seeds(pairing.seeds_b)}, each side's "
+                "averaged")
+    used = (f"each {item} averaged over the {len(pairing.seeds)} seeds both ran: {_seeds(pairing.seeds)}"
+            if len(pairing.seeds) > 1 else f"one answer a side, seed {pairing.seeds[0]}")
+    left = [f"{side}'s seeds {_seeds(extra)}" for side, mine in (("A", pairing.seeds_a), ("B", pairing.seeds_b))
+            if (extra := tuple(s for s in mine if s not in pairing.seeds))]
+    return used + (f"; left out, the other side lacks them: {', '.join(left)}" if left else "")
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _points(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def _seeds(seeds: tuple[int, ...]) -> str:
+    return ", ".join(map(str, seeds))
+
+
+def _label(label: str | None) -> str:
+    return "null" if label is None else label

@@ -102,21 +102,27 @@ def change_line(name: str, run: RunFile, after: list) -> str:
     return f"{name}: " + ", ".join(f"{k} {old[k]} -> {new[k]}" for k in keys if old[k] or new[k] or k != "unparsed")
 
 
-def save(run: RunFile, records: list, what: str) -> None:
+def save(run: RunFile, records: list, what: str, settings: dict[str, Any] | None = None) -> None:
     """Replace the file atomically (after run.backup()), rewrite metrics.json, and add to config.json's history what
-    was done (`what`), when, by which command, and what changed."""
+    was done (`what`), when, by which command, and what changed; `settings`: the run's settings the relabelling
+    changed (AudioICL's scoring), written into config.json's spec and used for metrics.json."""
     run.backup()
     rewrite_sorted(run.path, records)
     from acousticbench.run.plan import listening, spent
 
-    metrics = run.bench.metrics(run.spec(), sorted(records, key=lambda r: r.id))
-    metrics = metrics.model_copy(update={**spent(run.spec(), records), **listening(run.spec())})  # reruns add tokens
+    spec = run.spec(**(settings or {}))
+    metrics = run.bench.metrics(spec, sorted(records, key=lambda r: r.id))
+    metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec)})  # reruns add tokens
     write_json(run.path.parent / METRICS, metrics.model_dump(mode="json"))
     before = {r.id: r for r in run.records}
     changed = [r for r in records if r != before.get(r.id)]
     entry = {"what": what, "command": command_line(), "time": now(),
              "changed": len(changed), "statuses": change_line("", run, records).lstrip(": ")}
-    write_json(run.path.parent / CONFIG, {**run.config, "history": [*run.config.get("history", []), entry]})
+    config = {**run.config, "history": [*run.config.get("history", []), entry]}
+    if settings:
+        entry["settings"] = settings
+        config["spec"] = {**config["spec"], **settings}
+    write_json(run.path.parent / CONFIG, config)
 
 
 def to_ask_again(run: RunFile, records: list, include: frozenset[str]) -> list:

@@ -91,7 +91,8 @@ class OpenAIHandler(Handler):
     asked), probe_delay_s (each GET answers that late), listing (the /v1/models `data` it sends, as it is),
     reply_shape (a function of each answer's completion dict giving what is sent instead: a dict as JSON, bytes as
     they are), redirect_to (a URL: each request whose path is in redirect_paths, default every one, gets a 307 to
-    the same path there)."""
+    the same path there), listeners (served model id -> servers.listener.Listener, who answers requests for that
+    id) with questions (request key -> (id, listener.Question), from the test's pack)."""
 
     def _redirected(self) -> bool:
         target = self.state.options.get("redirect_to")
@@ -174,6 +175,9 @@ class OpenAIHandler(Handler):
             return self.send_json(200, completion(model, None, finish="content_filter"))
         if fault == "refusal":
             return self.send_json(200, completion(model, None, refusal="I can't help with that."))
+        listener = self.state.options.get("listeners", {}).get(body.get("model"))
+        if listener is not None:  # a simulated listener of known truth (servers/listener.py)
+            return self._listen(model, listener, key, body)
         text = self.state.options.get("answer_text", "{letter}").format(letter=answer_for(key))
         finish = self.state.options.get("finish", "stop")
         answer = completion(model, text, finish=finish, usage=usage_of(body, text))
@@ -181,6 +185,15 @@ class OpenAIHandler(Handler):
         if isinstance(shaped, bytes):
             return self.send_body(200, shaped)
         self.send_json(200, shaped)
+
+    def _listen(self, model: str, listener, key: str, body: dict) -> None:
+        from servers.listener import CUT, REFUSAL
+
+        kind, label = listener.reply(key, self.state.options["questions"][key][1], body.get("seed"))
+        if kind == "refusal":
+            return self.send_json(200, completion(model, None, refusal=REFUSAL))
+        text = CUT if kind == "cutoff" else label
+        self.send_json(200, completion(model, text, finish="length" if kind == "cutoff" else "stop"))
 
     def _transcribe(self, raw: bytes) -> None:
         """multipart/form-data with `file` and `model`: a transcript naming the clip's hash."""

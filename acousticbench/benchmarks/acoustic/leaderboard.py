@@ -12,7 +12,7 @@ from acousticbench.benchmarks.acoustic.records import Metrics, line_outcome
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 from acousticbench.benchmarks.entry import Entry, ModelOrder
 from acousticbench.core.identity import row_labels
-from acousticbench.core.stats import interval_of, without_errors
+from acousticbench.core.stats import censored_median, censored_text, interval_of, without_errors
 from acousticbench.core.tables import cell_text, md_table, mean_known, mean_std, pct
 
 NAME = "AcousticBench"
@@ -40,9 +40,10 @@ def reference_entry(summary: dict[str, Any], run: dict[str, Any], records: list[
 
 
 def table_rows(entries: list[Entry], order: ModelOrder) -> tuple[list[str], list[dict]]:
-    """Rows (one per model, identity, split, archive) with a cell per task; runs that differ in any of these never
-    share a cell, and a row is named by how its identity differs. The average is over the tasks every row ran (a
-    row that lacks some is `partial`), mono listeners' dir left out."""
+    """Rows (one per model, identity, split, first N, archive) with a cell per task; runs that differ in any of these
+    never share a cell, and a row is named by how its identity differs. Each row's average is its own: over the
+    benchmark's tasks (average_tasks), mono listeners' dir left out, so no other row's runs can move it; a row that
+    lacks some of them, or ran only the first N questions, is `partial` and averaged over what it has."""
     tasks = [t for t in TASKS if any(e.task == t for e in entries)] + sorted({e.task for e in entries} - set(TASKS))
     manifests: dict[tuple[str, str], set[str]] = {}
     for e in entries:
@@ -51,7 +52,6 @@ def table_rows(entries: list[Entry], order: ModelOrder) -> tuple[list[str], list
     for e in entries:  # a run on the first N questions never shares a cell with full runs
         groups.setdefault((e.model, e.identity, e.split, e.max_samples or 0, e.manifest), []).append(e)
     labels = row_labels(entries)
-    common = [t for t in tasks if all(any(e.task == t and e.accuracy is not None for e in g) for g in groups.values())]
     rows = []
     for (model, identity, split, max_samples, manifest), group in sorted(
             groups.items(), key=lambda item: (order(item[0][0]), *item[0])):
@@ -60,25 +60,57 @@ def table_rows(entries: list[Entry], order: ModelOrder) -> tuple[list[str], list
             label += f" [archive {manifest[:8]}]"
             print(f"note: {model} ({split}) has runs on {len(manifests[(model, split)])} different archives; "
                   "they are listed as separate rows", file=sys.stderr)
-        cells, intervals, clean = {}, {}, {}
-        for task in tasks:
-            runs = [e for e in group if e.task == task and e.accuracy is not None]
-            cells[task] = (mean_std([e.accuracy for e in runs]), len(runs), sum(e.n for e in runs)) if runs else None
-            intervals[task] = interval_of(runs, line_outcome) if runs else None
-            clean[task] = without_errors(runs) if runs else None
-        # a mono listener's dir is chance by construction: marked, and left out of the average across tasks
-        marked = {t: e.listener for t in tasks for e in group if e.task == t and e.listener}
-        means = [cells[t][0][0] for t in common if t not in marked]
-        rows.append({"model": label, "split": split, "cells": cells, "interval": intervals, "without_errors": clean,
-                     "entries": group, "marked": marked, "key": (model, split, max_samples, manifest),
-                     "identity": identity, "average": statistics.fmean(means) if means else None,
-                     "human": any(e.human for e in group),
-                     "partial": any(cells[t] is None for t in tasks), "average_over": common,
-                     "seeds": max(len({e.seed for e in group if e.task == t}) for t in tasks),
+        rows.append({"model": label, "split": split, "entries": group, "key": (model, split, max_samples, manifest),
+                     "identity": identity, "human": any(e.human for e in group),
+                     **_cells(group, tasks), **_average(group, max_samples),
                      "parse": mean_known([e.parse_failure_rate for e in group]),
                      "truncated": mean_known([e.truncation_rate for e in group]),
                      "error": mean_known([e.error_rate for e in group])})
     return tasks, rows
+
+
+def _cells(group: list[Entry], tasks: list[str]) -> dict[str, Any]:
+    """A row's cells: per task (mean, std) over seeds with the seeds and answers behind it, the interval clustered by
+    question, the accuracy without errors; and how many seeds its cells have (seeds: the fewest and the most)."""
+    cells, intervals, clean = {}, {}, {}
+    for task in tasks:
+        runs = [e for e in group if e.task == task and e.accuracy is not None]
+        cells[task] = (mean_std([e.accuracy for e in runs]), len(runs), sum(e.n for e in runs)) if runs else None
+        intervals[task] = interval_of(runs, line_outcome) if runs else None
+        clean[task] = without_errors(runs) if runs else None
+    counts = [len({e.seed for e in group if e.task == t}) for t in tasks if cells[t]]
+    return {"cells": cells, "interval": intervals, "without_errors": clean,
+            "seeds": (min(counts), max(counts)) if counts else (0, 0)}
+
+
+def _average(group: list[Entry], max_samples: int) -> dict[str, Any]:
+    """The row's average over its own cells of the benchmark's tasks (a mono listener's dir, chance by construction,
+    is marked and left out), and whether it is partial: it lacks some of them or ran only the first N questions."""
+    marked = {e.task: e.listener for e in group if e.listener}
+    ran = {e.task for e in group if e.accuracy is not None}
+    over = [t for t in TASKS if t in ran and t not in marked]
+    means = [statistics.fmean(e.accuracy for e in group if e.task == t and e.accuracy is not None) for t in over]
+    return {"marked": marked, "average": statistics.fmean(means) if means else None, "average_over": over,
+            "partial": bool(max_samples) or any(t not in ran for t in TASKS)}
+
+
+def average_key(rows: list[dict]) -> str:
+    """What the Avg column is over, and the tasks of the partial rows (the same words in the Markdown and the report)."""
+    by_tasks: dict[tuple[str, ...], list[str]] = {}
+    for row in rows:
+        if row["partial"]:
+            by_tasks.setdefault(tuple(row["average_over"]), []).append(row["model"])
+    partial = "; ".join(f"{len(over)} of {len(TASKS)} ({', '.join(over) or 'none'}): {', '.join(models)}"
+                        for over, models in by_tasks.items())
+    return (f"Avg: each row's own mean over the benchmark's {len(TASKS)} tasks ({', '.join(TASKS)}), never moved by "
+            "another row's runs; (partial): a row that lacks some of them or ran only the first N questions, averaged "
+            "over its own tasks, comparable only with rows of the same tasks" + (f" [{partial}]" if partial else ""))
+
+
+def seeds_text(row: dict) -> str:
+    """'3', or '1-3' where the row's tasks ran different numbers of seeds."""
+    low, high = row["seeds"]
+    return str(high) if low == high else f"{low}-{high}"
 
 
 def markdown(entries: list[Entry], order: ModelOrder) -> str:
@@ -87,34 +119,46 @@ def markdown(entries: list[Entry], order: ModelOrder) -> str:
                      [[row["model"], row["split"],
                        *(cell_text(c[0] if c else None, row["interval"][t], row["without_errors"][t])
                          + (" †" if t in row["marked"] else "") for t, c in row["cells"].items()),
-                       pct(row["average"]) + (" (partial)" if row["partial"] else ""), str(row["seeds"]),
+                       pct(row["average"]) + (" (partial)" if row["partial"] else ""), seeds_text(row),
                        pct(row["parse"]), pct(row["truncated"]), pct(row["error"])] for row in rows])
     notes = sorted({note for row in rows for note in row["marked"].values()})
-    over = rows[0]["average_over"] if rows else []
     key = ("\nAccuracy %: mean ± std over seeds [95% interval clustered by question across seeds]; 'w/o errors': "
-           f"server and judge errors left out. Avg over the tasks every row ran ({', '.join(over) or 'none'}); "
-           "(partial): the row lacks some tasks.\n")
+           f"server and judge errors left out. {average_key(rows)}. Seeds: per task, a range where they differ.\n")
     return table + "".join(f"\n† {note}: left out of Avg.\n" for note in notes) + key + _thresholds(tasks, rows)
 
 
 def _thresholds(tasks: list[str], rows: list[dict]) -> str:
-    """The 75%-correct threshold in each task's unit, mean over the seeds' own fits (metrics.json); '' when no run
-    has one (references, runs before units were recorded)."""
+    """The 75%-correct threshold in each task's unit, the median over the seeds' own fits (metrics.json) with a seed
+    beyond the tested differences counted as such, never dropped; '' when no run has one (references, runs before
+    units were recorded)."""
     lines = []
     for row in rows:
-        cells = []
-        for task in tasks:
-            fits = [e.metrics.psychometric for e in row["entries"]
-                    if e.task == task and e.metrics is not None and e.metrics.psychometric is not None]
-            known = [f.threshold_physical for f in fits if f.threshold_physical is not None]
-            unit = next((f.unit for f in fits if f.unit), "")
-            cells.append(f"{statistics.fmean(known):.3g} {unit}" if known else "-")
+        cells = [_threshold_cell([e.metrics.psychometric for e in row["entries"] if e.task == task and e.metrics])
+                 for task in tasks]
         if any(c != "-" for c in cells):
             lines.append([row["model"], row["split"], *cells])
     if not lines:
         return ""
-    return "\nThreshold at 75% correct, in each task's unit (mean over seeds):\n\n" + md_table(
-        ["Model", "Split", *tasks], lines)
+    return ("\nThreshold at 75% correct, in each task's unit: the median over seeds, where a seed whose curve stays "
+            "above 75% at every tested difference counts as '< the smallest' (below 75% at every one: '> the "
+            "largest'), named and never dropped:\n\n" + md_table(["Model", "Split", *tasks], lines))
+
+
+def _threshold_cell(fits: list) -> str:
+    """'0.21 semitones (median of 8 seeds; 3 beyond the tested range: < 0.2, < 0.2, < 0.2)', or '-'."""
+    values = [v for f in fits if f is not None and (v := f.censored(physical=True)) is not None]
+    if not values:
+        return "-"
+    median = censored_median(values)
+    unit = next(f.unit for f in fits if f is not None and f.unit)
+    notes = [f"median of {len(values)} seeds"] if len(values) > 1 else []
+    beyond = [censored_text(v) for v in values if v[0] != "="]
+    if beyond:
+        notes.append(f"{len(beyond)} beyond the tested range: {', '.join(beyond)}")
+    if len(fits) > len(values):
+        notes.append(f"{len(fits) - len(values)} without a threshold")
+    text = f"{censored_text(median)} {unit}" if median else "undetermined"
+    return text + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def csv_rows(entries: list[Entry], order: ModelOrder) -> list[list[str | int]]:

@@ -158,6 +158,22 @@ class PsychometricFit(Frozen):
     n_counts: str = Field(default="questions", description="What `n` counts: questions (one run) or answers (seeds "
                           "pooled).")
 
+    def censored(self, physical: bool) -> tuple[str, float] | None:
+        """The threshold as a censored value (core/stats.py): ('=', value), or past the end of what was tested where
+        the curve never crosses the criterion (always above: '>' the hardest level, '<' the smallest difference;
+        always below: the other way); in levels, or in `unit` when `physical`; None where there is none to give."""
+        if physical and (not self.unit or not self.steps or None in self.steps):
+            return None
+        if self.threshold is None:
+            if self.threshold_side is None:
+                return None
+            above = self.threshold_side == "above"
+            if physical:
+                return ("<", min(self.steps)) if above else (">", max(self.steps))
+            return (">", float(max(self.levels))) if above else ("<", float(min(self.levels)))
+        value = self.threshold_physical if physical else self.threshold
+        return None if value is None else ("=", value)
+
 
 class Metrics(Frozen):
     """metrics.json of an AcousticBench run."""

@@ -17,8 +17,13 @@ def relabel(record: Record, judgement: Judgement) -> Record:
     }).with_note(note)
 
 
+REJUDGED = "rejudge.py: judged again by "  # config.json's history says so: the run's identity names the judge model
+
+
 class JudgeRelabeller:
     """One LLM judge (Judge.create("llm", ...)) for every AcousticBench run of the command."""
+
+    settings: dict[str, Any] = {}  # no setting of the run changes: its history names the judge (views.identity)
 
     def __init__(self, options: dict[str, Any]):
         """Raises UserError (no key, no endpoint) before any file is touched."""
@@ -30,7 +35,7 @@ class JudgeRelabeller:
 
     @property
     def what(self) -> str:
-        return f"rejudge.py: judged again by {self.model}"
+        return REJUDGED + self.model
 
     async def relabel(self, records: list[Record]) -> list[Record]:
         from acousticbench.benchmarks.acoustic.judge import JudgeFailed

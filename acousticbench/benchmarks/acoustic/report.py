@@ -8,9 +8,10 @@ from pathlib import Path
 
 from acousticbench.benchmarks.acoustic import summaries
 from acousticbench.benchmarks.acoustic.figures import psychometric_grid, threshold_text
-from acousticbench.benchmarks.acoustic.leaderboard import table_rows
+from acousticbench.benchmarks.acoustic.leaderboard import average_key, seeds_text, table_rows
 from acousticbench.benchmarks.acoustic.summaries import Psychometric
 from acousticbench.benchmarks.entry import Entry, ModelOrder, Section
+from acousticbench.core.stats import censored_text
 from acousticbench.core.tables import html_table, pct
 
 
@@ -69,14 +70,13 @@ def leaderboard(tasks: list[str], rows: list[dict]) -> str:
                          f"{interval}{werr}{note}")
         average = pct(row["average"]) + (' <small class="partial">partial</small>' if row["partial"] else "")
         out.append([escape(row["model"]) + (HUMAN_MARK if row.get("human") else ""), row["split"], *cells, average,
-                    str(row["seeds"]),
+                    seeds_text(row),
                     pct(row["parse"]), pct(row["truncated"]), pct(row["error"])])
-    over = ", ".join(rows[0]["average_over"]) if rows else ""
     header = ["Model", "Split", *tasks, "Avg", "Seeds", "Unparsed %", "Truncated %", "Error %"]
     return html_table("leaderboard", header, out,
                       "Accuracy % (mean ± std over seeds; below: 95% interval clustered by question across seeds; "
-                      "'w/o errors': server and judge errors left out). Avg over the tasks every row ran "
-                      f"({over or 'none'}); 'partial': the row lacks some tasks")
+                      f"'w/o errors': server and judge errors left out). {average_key(rows)}. Seeds: per task, a range "
+                      "where they differ")
 
 
 def lora(tasks: list[str], rows: list[dict]) -> str:
@@ -87,7 +87,8 @@ def lora(tasks: list[str], rows: list[dict]) -> str:
         out.append([escape(row["model"]), escape(row["base"]), *cells,
                     "-" if row["lift"] is None else f'{"+" if row["lift"] >= 0 else ""}{pct(row["lift"])}'])
     return html_table("lora", ["Finetune", "Base", *tasks, "Avg lift"], out,
-                      "LoRA lift on --split eval: finetune accuracy % vs its base, and the difference in points")
+                      "LoRA lift on --split eval: finetune accuracy % vs its base, and the difference in points "
+                      "(its paired test by question, seeds averaged, is in Model against model)")
 
 
 def thresholds(tasks: list[str], cells: list[Psychometric], human: set[str] = frozenset()) -> str:
@@ -95,14 +96,26 @@ def thresholds(tasks: list[str], cells: list[Psychometric], human: set[str] = fr
     range of the seeds' own thresholds (interval: parametric bootstrap, 95%, over questions)."""
     by_row: dict[str, dict[str, str]] = {}
     for cell in cells:
-        known = [t for t in cell.seed_thresholds if t is not None]
-        spread = f' <small>seeds {min(known):.2f}–{max(known):.2f}</small>' if len(known) > 1 else ""
+        spread = _seed_range([t for t in cell.seed_thresholds if t is not None])
         by_row.setdefault(cell.row, {})[cell.task] = threshold_text(cell.fit) + spread
     out = [[escape(row) + (HUMAN_MARK if row in human else ""), *(values.get(t, "-") for t in tasks)]
            for row, values in by_row.items()]
     return html_table("thresholds", ["Model", *tasks], out, "Threshold at 75% correct in the task's unit [95% "
-                      "interval] (level; seeds: the range of each seed's own threshold); a smaller difference is "
+                      "interval] (level; seeds: the range of each seed's own threshold, a seed beyond the tested "
+                      "levels shown as such and counted); a smaller difference is "
                       "better; <: still above 75% at the smallest difference tested; >: below 75% even at the largest")
+
+
+def _seed_range(values: list[tuple[str, float]]) -> str:
+    """' seeds 2.10–&gt;5 (1 of 3 beyond the tested levels)': the range of the seeds' own thresholds, a seed beyond
+    the tested levels shown as such, never dropped; '' for one seed."""
+    if len(values) < 2:
+        return ""
+    rank = {"<": 0, "=": 1, ">": 2}
+    low, high = min(values, key=lambda v: (rank[v[0]], v[1])), max(values, key=lambda v: (rank[v[0]], v[1]))
+    beyond = sum(side != "=" for side, _ in values)
+    note = f" ({beyond} of {len(values)} beyond the tested levels)" if beyond else ""
+    return f' <small>seeds {escape(censored_text(low, 3))}–{escape(censored_text(high, 3))}{note}</small>'
 
 
 DIAGNOSTIC_TABLES = (

@@ -23,7 +23,8 @@ class Psychometric:
     task: str
     points: list[tuple[int, int, float, Interval | None]]  # level, questions, correct (mean over seeds), Wilson 95%
     fit: PsychometricFit | None
-    seed_thresholds: tuple[float | None, ...] = ()  # each seed's fitted threshold (metrics.json), level units
+    # each seed's fitted threshold (metrics.json) in levels, censored where it lies beyond the tested levels ('>', 5)
+    seed_thresholds: tuple[tuple[str, float] | None, ...] = ()
 
 
 def _runs_of(row: dict, task: str) -> list[Entry[Metrics]]:
@@ -47,7 +48,7 @@ def psychometric_cells(tasks: list[str], rows: list[dict]) -> list[Psychometric]
     for label, task, counts, fits in jobs:
         fit = in_units(fit_psychometric(counts), *_steps(fits))
         points = [(lv, n, k, wilson_interval(k, n)) for lv, (n, k) in counts.items()]
-        out.append(Psychometric(label, task, points, fit, tuple(f.threshold if f else None for f in fits)))
+        out.append(Psychometric(label, task, points, fit, tuple(f.censored(physical=False) if f else None for f in fits)))
     return out
 
 

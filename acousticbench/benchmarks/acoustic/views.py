@@ -12,6 +12,7 @@ from acousticbench.benchmarks.acoustic import leaderboard
 from acousticbench.benchmarks.base import BenchmarkBase
 from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts
 from acousticbench.benchmarks.acoustic.records import Record, line_outcome
+from acousticbench.benchmarks.acoustic.relabel import REJUDGED
 from acousticbench.core.identity import Identity, harness_identity, identity_of
 
 
@@ -30,13 +31,15 @@ class AcousticViews(BenchmarkBase):
         return line_outcome(line)
 
     def identity(self, config: dict[str, Any]) -> Identity:
-        """How the answers were judged (mode; the model where the LLM judged, the rules' version where they did),
-        then the harness's part."""
+        """How the answers were judged (mode; the model where the LLM judged, the rules' version where they did; the
+        judge models rejudge.py read null answers with since), then the harness's part."""
         judge = config.get("judge") or {}
         mode = judge.get("mode")
+        again = [h["what"].removeprefix(REJUDGED) for h in config.get("history") or []
+                 if str(h.get("what", "")).startswith(REJUDGED)]  # relabel.py's own words for what it did
         return identity_of({"judge": mode, "judge model": judge.get("model") if mode in ("auto", "llm") else None,
                             "rules": judge.get("rules_version") if mode in ("auto", "rules") else None,
-                            **harness_identity(config)})
+                            "rejudged by": ", ".join(dict.fromkeys(again)), **harness_identity(config)})
 
     def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]:
         """The settings an earlier run recorded, and the pack it ran on (its manifest's sha256, from the `archive`

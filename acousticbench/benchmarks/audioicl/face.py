@@ -41,7 +41,7 @@ def write_summary(results_dir: Path, prompt_style: str, scoring: str, plot: Path
     for line in torn:
         print(f"note: {line.describe()}; left out of the summary until run.py --resume asks it again.", file=sys.stderr)
     print(f"AudioICL summary ({prompt_style} prompts, {scoring} scoring), with every earlier AudioICL run in "
-          f"{results_dir}: {len(rows)} rows of model, shots, task, accuracy, n, prompt style, scoring -> {path}")
+          f"{results_dir}: {len(rows)} rows of {', '.join(summary.RUN_COLUMNS)} -> {path}")
     if plot:
         summary.plot([r for r in rows if (r["prompt_style"], r["scoring"]) == (prompt_style, scoring)], plot)
         print(f"Plot of accuracy against shots -> {plot}")

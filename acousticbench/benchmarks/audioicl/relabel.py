@@ -30,6 +30,8 @@ class ScoreRelabeller:
 
     def __init__(self, options: dict[str, Any]):
         self.scoring = options.get("scoring")
+        # a scoring asked for becomes the run's (config.json and metrics.json say it, its identity follows)
+        self.settings = {"scoring": self.scoring} if self.scoring else {}
 
     async def relabel(self, records: list[EpisodeRecord]) -> list[EpisodeRecord]:
         return rescore_episodes(records, self.scoring)

@@ -82,16 +82,17 @@ def table(rows: list[dict]) -> str:
     grouped: dict[tuple[str, str], dict] = {}
     for r in rows:
         group = grouped.setdefault((r["model"], r["task"]), {"k": {}, "no_answer": [], "truncated": [], "error": [],
-                                                             "seeds": 0})
+                                                             "seeds": set()})
         group["k"][r["shots"]] = r
-        group["seeds"] = max(group["seeds"], r["seeds"])
+        group["seeds"].add(r["seeds"])  # a range where the k differ, never the most of them
         for key in ("no_answer", "truncated", "error"):
             group[key].append(r[key])
     out = []
     for (model, task), g in grouped.items():
         cells = [f'{pct(g["k"][k]["mean_std"][0])} ± {pct(g["k"][k]["mean_std"][1])}'
                  if k in g["k"] and g["k"][k]["mean_std"] else "-" for k in ks]
-        out.append([escape(model), escape(task), *cells, str(g["seeds"]), pct(mean_known(g["no_answer"])),
+        seeds = f"{min(g['seeds'])}-{max(g['seeds'])}" if len(g["seeds"]) > 1 else str(max(g["seeds"]))
+        out.append([escape(model), escape(task), *cells, seeds, pct(mean_known(g["no_answer"])),
                     pct(mean_known(g["truncated"])), pct(mean_known(g["error"]))])
     return html_table("audioicl", ["Model", "Task", *(f"k={k}" for k in ks), "Seeds", "No answer %", "Truncated %",
                                    "Error %"], out,

@@ -12,8 +12,10 @@ from acousticbench.benchmarks.audioicl import TASKS
 from acousticbench.benchmarks.audioicl.scoring import Scoring, score
 from acousticbench.core.errors import UserError
 
-COLUMNS = ("model", "shots", "task", "accuracy", "n")
-RUN_COLUMNS = COLUMNS + ("prompt_style", "scoring")  # run folders: a row per setting too, so commands accumulate
+COLUMNS = ("model", "shots", "task", "accuracy", "n")  # eval_str.py: the public scorer's accuracy, as the paper's
+# the sweep's audioicl_summary.csv: the harness's accuracy (metrics.json's: a refusal is never right), the public
+# scorer's beside it, and a row per setting, so commands accumulate; n counts answers (episodes x seeds)
+RUN_COLUMNS = ("model", "shots", "task", "accuracy", "accuracy_public", "n", "prompt_style", "scoring")
 PUBLIC_FILE = re.compile(r"^(?P<model>.+?)_results(?:_meta)?_k(?P<k>\d+)\.jsonl$")  # the public inference output
 
 
@@ -28,6 +30,7 @@ class Answer:
     gt: str
     prompt_style: str | None = None  # of the run it came from (None for public result files)
     scoring: str | None = None
+    correct: bool | None = None  # the harness's verdict (the record's `correct`; None for public result files)
 
 
 def run_folder_answers(root: Path, prompt_style: str | None = None, torn: list | None = None) -> list[Answer]:
@@ -52,7 +55,7 @@ def run_folder_answers(root: Path, prompt_style: str | None = None, torn: list |
         for r in read_jsonl(folder / "responses.jsonl", "the run file", fix, torn=torn):
             try:
                 answers.append(Answer(r["model"], int(r["shots"]), r["task"], r.get("response"), str(r["gt"]),
-                                      spec.get("prompt_style"), spec.get("scoring")))
+                                      spec.get("prompt_style"), spec.get("scoring"), bool(r.get("correct"))))
             except (KeyError, TypeError, ValueError):
                 raise UserError(f"{folder / 'responses.jsonl'}: record {r.get('id')!r} is not an AudioICL record; "
                                 f"{fix}.") from None
@@ -79,20 +82,25 @@ def public_answers(root: Path) -> list[Answer]:
 
 def summarise(answers: list[Answer], scoring: Scoring = "strict", only_model: str | None = None,
               by_run: bool = False) -> list[dict]:
-    """Rows of COLUMNS sorted by (model, shots, task), each episode scored from its response and gold label."""
-    counts: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
+    """Rows sorted by (model, shots, task): COLUMNS, each episode scored by the public scorer from its response and
+    gold label; by_run (run folders): RUN_COLUMNS, the accuracy the harness's (each record's own verdict, as in
+    metrics.json) and the public scorer's as accuracy_public, a row per prompt style and scoring."""
+    counts: dict[tuple, list[int]] = defaultdict(lambda: [0, 0, 0])
     for a in answers:
         if only_model and a.model != only_model:
             continue
         mode = (a.scoring if by_run else None) or scoring  # by_run: scored as its run was, a row per setting
         style = a.prompt_style if by_run else None
-        cell = counts[(a.model, a.shots, a.task, style, mode if style else None)]
-        cell[0] += score(a.task, a.response, a.gt, mode)[1]
-        cell[1] += 1
+        cell = counts[(a.model, a.shots, a.task, style, mode if by_run else None)]
+        public = score(a.task, a.response, a.gt, mode)[1]
+        cell[0] += bool(a.correct) if by_run else public
+        cell[1] += public
+        cell[2] += 1
     rows = []
-    for (m, k, t, style, mode), (c, n) in sorted(counts.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
-        row = {"model": m, "shots": k, "task": t, "accuracy": f"{c / n:.6f}" if n else "0.000000", "n": n}
-        rows.append({**row, "prompt_style": style, "scoring": mode} if style else row)
+    for (m, k, t, style, mode), (c, public, n) in sorted(counts.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
+        row = {"model": m, "shots": k, "task": t, "accuracy": f"{c / n:.6f}"}
+        rows.append({**row, "accuracy_public": f"{public / n:.6f}", "n": n, "prompt_style": style, "scoring": mode}
+                    if by_run else {**row, "n": n})
     return rows
 
 
@@ -100,7 +108,7 @@ def write_csv(rows: list[dict], path: Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=RUN_COLUMNS if any("prompt_style" in r for r in rows) else COLUMNS)
+        writer = csv.DictWriter(fh, fieldnames=RUN_COLUMNS if any("accuracy_public" in r for r in rows) else COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
 

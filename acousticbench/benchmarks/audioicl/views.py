@@ -33,8 +33,12 @@ class AudioICLViews(BenchmarkBase):
         return line_outcome(line)
 
     def identity(self, config: dict[str, Any]) -> Identity:
-        """The harness's part, then the prompt style the episodes were asked in."""
-        return identity_of({**harness_identity(config), "prompt": (config.get("spec") or {}).get("prompt_style")})
+        """The harness's part, then how the episodes were asked and scored: the prompt style, the scoring (strict or
+        lenient, as rejudge.py last set it), padded clips, a Morse letter bank."""
+        spec = config.get("spec") or {}
+        return identity_of({**harness_identity(config), "prompt": spec.get("prompt_style"),
+                            "scoring": spec.get("scoring"), "padded": "yes" if spec.get("pad") else None,
+                            "letter bank": spec.get("morse_alphabet")})
 
     def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]:
         """The settings() an earlier run recorded (runs written before `settings`: its 'audioicl' section), and the

@@ -12,6 +12,7 @@ from urllib.parse import quote
 from acousticbench.benchmarks import get_benchmark
 from acousticbench.core.records import RecordBase
 from acousticbench.tools.report.gather import Run
+from acousticbench.tools.model_grid import row_key, row_names
 from acousticbench.tools.report.paired import Scored, paired_data
 
 NONE = -1  # a column's "nothing here"
@@ -86,18 +87,22 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
     """The browser's tables: runs, questions, texts, clips, one column per record field, and the paired view's."""
     texts, clip_table, questions = _Table(), _Table(), _Table()
     flips = _flips(runs)
+    names = row_names(run.entry for run in runs)  # runs of one model made differently pair as different rows
     scored: list[Scored] = []
+    nouns: dict[str, str] = {}  # task -> what its items are called
     seen: dict[tuple, tuple] = {}
     columns: dict[str, list] = {name: [] for name in
                                 ("run", "q", "status", "response", "label", "correct", "method", "by", "error",
-                                 "notes", "ref", "flip", "latency")}
+                                 "notes", "ref", "flip", "latency", "paired")}
     run_rows = []
     for index, run in enumerate(runs):
         e, bench = run.entry, get_benchmark(run.entry.benchmark)
         variant = bench.variant_label(e.variant)
-        run_rows.append({"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "split": e.split,
-                         "variant": variant, "folder": str(e.run_dir), "ref": run.reference_file})
         task = f"{e.task} {variant}" if variant else e.task
+        run_rows.append({"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "split": e.split,
+                         "variant": variant, "folder": str(e.run_dir), "ref": run.reference_file,
+                         "row": names[row_key(e)], "cell": task})  # the paired view's row and task
+        nouns[task] = bench.item_noun
         for r in run.records:
             facts = bench.answer_facts(r)
             clip_ids = tuple(clip_table.add(clips.source(run.audio_root, a)) for a in facts.audio)
@@ -105,15 +110,16 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
             if item not in seen:  # the clips' facts are the item's: asked of its first answer only
                 seen[item] = _clip_columns(bench.clip_facts(r), texts)
             q = questions.add(item + seen[item])
-            if facts.correct is not None and bench.scored(r):
-                scored.append(Scored(len(columns["run"]), e.model, task, (e.manifest, r.id, e.seed), facts.correct))
+            paired = facts.correct is not None and bench.scored(r)
+            if paired:
+                scored.append(Scored(names[row_key(e)], task, (e.manifest, r.id), e.seed, facts.correct))
             ref = NONE if run.reference is None or r.id not in run.reference else texts.add(run.reference[r.id] or "")
             row = (index, q, texts.add(r.status), texts.add(r.response), texts.add(_label(r)),
                    NONE if facts.correct is None else int(facts.correct), texts.add(facts.method), texts.add(facts.by),
                    texts.add(r.error), texts.add("; ".join(r.notes) or None), ref,
                    int((e.model, e.task, e.variant, e.split, e.max_samples, e.manifest, r.id) in flips),
-                   None if r.latency_s is None else round(r.latency_s, 3))
+                   None if r.latency_s is None else round(r.latency_s, 3), int(paired))
             for name, value in zip(columns, row):
                 columns[name].append(value)
     return {"runs": run_rows, "texts": texts.values, "clips": clip_table.values,
-            "questions": questions.values, "records": columns, "paired": paired_data(scored)}
+            "questions": questions.values, "records": columns, "paired": paired_data(scored, nouns)}

@@ -34,8 +34,9 @@ PAIRED = """
 <div class="filters"><label>Model A <select id="p-a"></select></label>
   <label>Model B <select id="p-b"></select></label></div>
 <p id="p-note" class="note"></p>
-<table id="paired"><thead><tr><th>Task</th><th>Pairs matched</th><th>Only A right</th><th>Only B right</th>
-<th>McNemar exact p</th><th>A unpaired</th><th>B unpaired</th></tr></thead><tbody></tbody></table>
+<table id="paired"><thead><tr><th>Task</th><th>Questions paired</th><th>Seeds</th><th>A %</th><th>B %</th>
+<th>A − B [95% interval]</th><th>p</th><th>q (BH)</th><th>Different</th><th>A better</th><th>B better</th>
+<th>A unpaired</th><th>B unpaired</th></tr></thead><tbody></tbody></table>
 <div id="p-lists"></div>
 """
 SCRIPTS = ("tables.js", "report.js", "paired.js")  # in this order: the browser uses the tables, the paired view both
@@ -53,10 +54,15 @@ def _section(section: Section) -> str:
 def render(sections: list[Section], data: dict, title: str, subtitle: str) -> str:
     """The benchmarks' sections, the paired view where there are two models, then the answer browser, under one
     header with a link to each."""
-    paired = [Section("s-paired", "Model against model", "Pick two models: per task, the questions (and seeds) only one "
-                      "of them gets right, and McNemar's exact test on those discordant pairs (two-sided; "
-                      "<code>scripts/compare_runs.py</code> computes the same for two run folders). Answers are paired "
-                      "by question id and seed on the same pack; only scored answers count.", PAIRED)]
+    paired = [Section("s-paired", "Model against model", "Pick two rows (a model run one way: its judge, scoring, "
+                      "served model, pack and questions; runs made differently are rows of their own): per task the "
+                      "questions paired by id on the same pack, each question's answers averaged over the seeds both "
+                      "ran (a seed is never a new pair; n counts questions), the difference A − B with its 95% "
+                      "interval (Student's t over questions), an exact sign-flip test (one seed each: McNemar's exact "
+                      "test), and its Benjamini-Hochberg q over every comparison in the report, so that calling only "
+                      "q &lt; 0.05 keeps false discoveries across the grid at 5% (<code>acousticbench compare</code> "
+                      "and <code>acousticbench leaderboard --paired</code> compute the same). Only scored answers "
+                      "count.", PAIRED)]
     sections = [*sections, *(paired if len(data["paired"]["models"]) > 1 else []),
                 Section("s-browser", "Every answer", "Filter, then click a row for its clips, prompt, raw answer, how "
                         "the label was obtained, the clips' physical parameters, and the reference run's answer "

@@ -1,58 +1,44 @@
-"""The report's model-against-model view: for every two models and every task, the answers paired by question id
-and seed, the questions only one of them gets right, and McNemar's exact p on those discordant pairs."""
+"""The report's model-against-model view: for every two rows (a model run one way) and every task both ran, the
+questions paired by id on the same pack with seeds averaged within a question (tools/model_grid.py), the difference
+with its interval, the sign-flip p and Benjamini-Hochberg's q over every comparison in the report, and how many
+questions each side did better on (the page lists them from the records, linked to their answers)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
-from acousticbench.core.stats import mcnemar_exact
+from acousticbench.core.significance import METHOD
+from acousticbench.tools.model_grid import FDR, grid_tests
 
 
 @dataclass(frozen=True)
 class Scored:
-    """One scored answer, as the pairing needs it: where it sits in the browser's columns, and whether it is right."""
+    """One scored answer, as the pairing needs it: whose, on what, and whether it is right."""
 
-    index: int  # the record's row in the answer browser
-    model: str
+    model: str  # the row's name (model_grid.row_names): runs of one model made differently are different rows
     task: str  # the task as the browser names it (with its variant: 'AudioCount k=3')
-    item: tuple  # what must match for two answers to be a pair: the pack, the question id, the seed
+    item: tuple  # what must match for two answers to pair: the pack and the question id
+    seed: int
     correct: bool
 
 
-def _by_item(answers: list[Scored]) -> dict[tuple[str, str], dict[tuple, Scored]]:
-    """(model, task) -> item -> answer; of several runs of one model on the same item, the first listed is kept."""
-    out: dict[tuple[str, str], dict[tuple, Scored]] = {}
-    for a in answers:
-        out.setdefault((a.model, a.task), {}).setdefault(a.item, a)
-    return out
-
-
-def _deltas(values: list[int]) -> list[int]:
-    """Each value minus the one before: record indices mostly rise by a few, so the page carries short numbers."""
-    return [v - u for u, v in zip([0, *values], values)]
-
-
-def paired_data(answers: list[Scored]) -> dict[str, Any]:
-    """models, tasks, and for each model pair (i < j, as 'i,j') a row per task both ran: [task, pairs matched, A's
-    answers unpaired, B's unpaired, p, only A right, only B right], each list as [A's records, B's] (_deltas)."""
-    models = list(dict.fromkeys(a.model for a in answers))
-    tasks = list(dict.fromkeys(a.task for a in answers))
-    items = _by_item(answers)
+def paired_data(scored: list[Scored], nouns: dict[str, str]) -> dict[str, Any]:
+    """models (row names), tasks (with what their items are called, `nouns`: task -> 'questions'), and for each pair
+    (i < j, as 'i,j') a row per task both ran: [task, questions paired, seeds used, A's questions unpaired, B's, A's
+    accuracy, B's, interval low, high, p, q, questions A did better on, B]; the method and FDR the page states. The
+    page lists those questions itself, from the records (each run names its row and task; `paired` marks a record
+    counted here)."""
+    models = list(dict.fromkeys(s.model for s in scored))
+    tasks = list(dict.fromkeys(s.task for s in scored))
+    answers: dict[tuple[str, str], dict] = {}
+    for s in scored:
+        answers.setdefault((s.model, s.task), {}).setdefault(s.item, {})[s.seed] = s.correct
+    tests = grid_tests(answers, nouns)
     cells: dict[str, list] = {}
-    for (i, a), (j, b) in combinations(enumerate(models), 2):
-        rows = []
-        for t, task in enumerate(tasks):
-            left, right = items.get((a, task)), items.get((b, task))
-            if not left or not right:
-                continue
-            shared = [(left[k], right[k]) for k in left if k in right]
-            only_a = [(x, y) for x, y in shared if x.correct and not y.correct]
-            only_b = [(x, y) for x, y in shared if y.correct and not x.correct]
-            p = mcnemar_exact(len(only_a), len(only_b))
-            rows.append([t, len(shared), len(left) - len(shared), len(right) - len(shared), p,
-                         *([_deltas([x.index for x, _ in found]), _deltas([y.index for _, y in found])]
-                           for found in (only_a, only_b))])
-        if rows:
-            cells[f"{i},{j}"] = rows
-    return {"models": models, "tasks": tasks, "cells": cells}
+    for test in tests:
+        r, p = test.result, test.pairing
+        cells.setdefault(f"{models.index(test.a)},{models.index(test.b)}", []).append(
+            [tasks.index(test.cell), r.questions, list(p.seeds), p.unpaired_a, p.unpaired_b, r.accuracy_a,
+             r.accuracy_b, r.interval.low, r.interval.high, r.p_value, test.q, r.a_better, r.b_better])
+    return {"models": models, "tasks": tasks, "nouns": [nouns.get(t, "questions") for t in tasks], "cells": cells,
+            "tests": len(tests), "fdr": FDR, "method": METHOD}

@@ -1,0 +1,150 @@
+"""Model against model on the same questions: answers paired by question with seeds averaged inside a question (a seed
+is never a new pair), the difference's 95% interval over questions, an exact sign-flip test of it, and
+Benjamini-Hochberg's control of the false discovery rate across a grid of such tests."""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+
+from acousticbench.core.records import Interval
+
+# question -> seed -> whether that seed's answer was right (only scored answers)
+Answers = Mapping[Hashable, Mapping[int, bool]]
+EXACT_LIMIT = 50_000_000  # sign patterns are counted exactly below this much work; above, 20,000 seeded random flips
+METHOD = ("exact sign-flip test on the per-question differences (seeds averaged within a question; with one seed "
+          "each it is McNemar's exact test)")
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """The questions two sides both answered, each as (A right, A's answers, B right, B's answers) over the seeds
+    used; seeds are matched where the sides share any (the same seed asks the same prompt), else each side's own."""
+
+    counts: tuple[tuple[int, int, int, int], ...]
+    questions: tuple[Hashable, ...]
+    seeds: tuple[int, ...]  # the seeds both sides answered (empty: none shared, each side's own were averaged)
+    seeds_a: tuple[int, ...]
+    seeds_b: tuple[int, ...]
+    unpaired_a: int  # questions only A answered (on the seeds used)
+    unpaired_b: int
+
+
+def pair_questions(a: Answers, b: Answers) -> Pairing:
+    """Pair two sides' answers question by question (see Pairing)."""
+    seeds_a = sorted({s for by_seed in a.values() for s in by_seed})
+    seeds_b = sorted({s for by_seed in b.values() for s in by_seed})
+    shared = set(seeds_a) & set(seeds_b)
+    counts, questions = [], []
+    for question, mine in a.items():
+        theirs = b.get(question)
+        if not theirs:
+            continue
+        if shared:
+            used = sorted(mine.keys() & theirs.keys() & shared)
+            if not used:
+                continue
+            mine, theirs = {s: mine[s] for s in used}, {s: theirs[s] for s in used}
+        counts.append((sum(mine.values()), len(mine), sum(theirs.values()), len(theirs)))
+        questions.append(question)
+    return Pairing(tuple(counts), tuple(questions), tuple(sorted(shared)), tuple(seeds_a), tuple(seeds_b),
+                   len(a) - len(questions), len(b) - len(questions))
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """A against B over the questions both answered: n counts questions, each the mean of its seeds."""
+
+    questions: int
+    accuracy_a: float
+    accuracy_b: float
+    a_better: int  # questions A got right more often than B over the seeds (one seed: only A right)
+    b_better: int
+    interval: Interval  # 95% interval of accuracy_a - accuracy_b: Student's t over the per-question differences
+    p_value: float  # two-sided sign-flip test of the per-question differences
+    exact: bool  # False: estimated from seeded random flips (too many distinct differences to count)
+
+    @property
+    def difference(self) -> float:
+        return self.accuracy_a - self.accuracy_b
+
+
+def paired_difference(counts: Sequence[tuple[int, int, int, int]]) -> PairedDifference | None:
+    """The paired comparison of Pairing.counts; None with no question."""
+    if not counts:
+        return None
+    scale = math.lcm(*(n for ra, na, rb, nb in counts for n in (na, nb)))  # every difference a whole number of these
+    steps = [ra * (scale // na) - rb * (scale // nb) for ra, na, rb, nb in counts]
+    n = len(steps)
+    p, exact = sign_flip_p(steps)
+    return PairedDifference(questions=n, accuracy_a=math.fsum(ra / na for ra, na, _, _ in counts) / n,
+                            accuracy_b=math.fsum(rb / nb for _, _, rb, nb in counts) / n,
+                            a_better=sum(d > 0 for d in steps), b_better=sum(d < 0 for d in steps),
+                            interval=t_interval([d / scale for d in steps]), p_value=p, exact=exact)
+
+
+def t_interval(values: Sequence[float], level: float = 0.95) -> Interval:
+    """Student's t interval of the mean of `values` (one per question); a single value is its own interval."""
+    n = len(values)
+    mean = math.fsum(values) / n
+    if n < 2:
+        return Interval(low=mean, high=mean)
+    from scipy.special import stdtrit  # scipy is a dependency; special alone, not scipy.stats
+
+    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    half = float(stdtrit(n - 1, 0.5 + level / 2)) * sd / math.sqrt(n)
+    return Interval(low=mean - half, high=mean + half)
+
+
+def sign_flip_p(differences: Sequence[int]) -> tuple[float, bool]:
+    """Two-sided p of the sum of the differences (whole numbers: the per-question differences on their common
+    denominator) under random signs, A and B interchangeable on every question: counted exactly, or from 20,000
+    seeded random flips when that is too much work. Returns (p, exact)."""
+    nonzero = [d for d in differences if d]
+    if not nonzero:
+        return 1.0, True
+    common = math.gcd(*nonzero)
+    steps = [abs(d) // common for d in nonzero]
+    observed = abs(sum(nonzero)) // common
+    total = sum(steps)
+    if len(steps) * (2 * total + 1) > EXACT_LIMIT:
+        return _sampled_p(steps, observed), False
+    import numpy as np
+
+    dist = np.zeros(2 * total + 1)  # index k + total: P(sum = k)
+    dist[total] = 1.0
+    for step, count in Counter(steps).items():
+        for _ in range(count):
+            moved = np.zeros_like(dist)
+            moved[step:] += dist[:-step]
+            moved[:-step] += dist[step:]
+            dist = moved * 0.5
+    tail = dist[: total - observed + 1].sum() + dist[total + observed:].sum() if observed else 1.0
+    return min(1.0, float(tail)), True
+
+
+def _sampled_p(steps: list[int], observed: int, draws: int = 20_000) -> float:
+    import numpy as np
+
+    rng = np.random.default_rng(0)  # seeded: the same answers always give the same p
+    values = np.asarray(steps)
+    hits = 0
+    for start in range(0, draws, 1000):
+        signs = rng.choice((-1, 1), size=(min(1000, draws - start), len(values)))
+        hits += int((np.abs(signs @ values) >= observed).sum())
+    return (1 + hits) / (1 + draws)
+
+
+def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
+    """Each test's q-value (Benjamini-Hochberg adjusted p): calling every test with q < 0.05 different keeps the
+    expected share of false discoveries among them at 5% or less (independent or positively dependent tests)."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    q = [1.0] * m
+    running = 1.0
+    for rank in range(m - 1, -1, -1):
+        i = order[rank]
+        running = min(running, p_values[i] * m / (rank + 1))
+        q[i] = running
+    return q

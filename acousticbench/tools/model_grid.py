@@ -1,0 +1,131 @@
+"""Model against model across a results folder: every two rows (a model run one way: its identity, split, first N and
+pack) on every cell both ran, paired by question with seeds averaged within a question, and Benjamini-Hochberg's
+q-value over the whole grid of comparisons, for the leaderboard and the report."""
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Hashable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from itertools import combinations
+
+from acousticbench.benchmarks import Entry, get_benchmark
+from acousticbench.core.identity import differences, identity_of
+from acousticbench.core.significance import (METHOD, Answers, PairedDifference, Pairing, benjamini_hochberg,
+                                             pair_questions, paired_difference)
+from acousticbench.core.tables import md_table, pct
+from acousticbench.run.results import RESPONSES
+
+FDR = 0.05  # a difference is called where its q-value is below this
+
+
+def row_key(e: Entry) -> tuple:
+    """What a leaderboard row is: runs that differ in any of these are never pooled, nor paired as one side."""
+    return e.benchmark, e.model, e.identity, e.split, e.max_samples or 0, e.manifest
+
+
+def row_names(entries: Iterable[Entry]) -> dict[tuple, str]:
+    """row_key -> its name: the model, and where one model has several rows in a benchmark, how each differs
+    from the others ('M [served org/m-2]', 'M [first 20]', 'M [pack 1a2b3c4d]'): every row is shown, none chosen
+    silently."""
+    full = {row_key(e): (*e.identity, *identity_of({"split": e.split, "first": e.max_samples,
+                                                   "pack": e.manifest[:8]})) for e in entries}
+    by_model: dict[tuple[str, str], list[tuple]] = {}
+    for key in full:  # a model's rows in two benchmarks share its name: their tasks never meet
+        by_model.setdefault(key[:2], []).append(key)
+    names = {}
+    for (_, model), keys in by_model.items():
+        named = differences([full[k] for k in keys])
+        names.update({k: model + (f" [{named[full[k]]}]" if named[full[k]] else "") for k in keys})
+    return names
+
+
+def cell_of(e: Entry) -> str:
+    """The cell a run fills: its task, with its variant where its benchmark has one ('AudioCount k=3')."""
+    variant = get_benchmark(e.benchmark).variant_label(e.variant)
+    return f"{e.task} {variant}" if variant else e.task
+
+
+@dataclass(frozen=True)
+class CellTest:
+    """Row A against row B on one cell."""
+
+    a: str
+    b: str
+    cell: str
+    pairing: Pairing
+    result: PairedDifference
+    items: str = "questions"  # what n counts (Benchmark.item_noun)
+    q: float = 1.0  # Benjamini-Hochberg over every test of its grid
+
+
+def grid_tests(answers: Mapping[tuple[str, str], Answers], nouns: Mapping[str, str] | None = None) -> list[CellTest]:
+    """(row name, cell) -> its answers (question -> seed -> right): every two rows, in the order given, on each cell
+    both have, with q-values over all of them; `nouns`: cell -> what its items are called."""
+    rows = list(dict.fromkeys(row for row, _ in answers))
+    cells = list(dict.fromkeys(cell for _, cell in answers))
+    tests = []
+    for a, b in combinations(rows, 2):
+        for cell in cells:
+            if (a, cell) in answers and (b, cell) in answers:
+                pairing = pair_questions(answers[a, cell], answers[b, cell])
+                result = paired_difference(pairing.counts)
+                if result is not None:
+                    tests.append(CellTest(a, b, cell, pairing, result, (nouns or {}).get(cell, "questions")))
+    q = benjamini_hochberg([t.result.p_value for t in tests])
+    return [replace(t, q=qi) for t, qi in zip(tests, q)]
+
+
+def nouns_of(entries: Iterable[Entry]) -> dict[str, str]:
+    """cell -> what its items are called (Benchmark.item_noun)."""
+    return {cell_of(e): get_benchmark(e.benchmark).item_noun for e in entries}
+
+
+def entry_answers(entries: list[Entry]) -> dict[tuple[str, str], dict[Hashable, dict[int, bool]]]:
+    """(row name, cell) -> question -> seed -> right, read from each run's records through its benchmark's outcome
+    (a question is its pack and id, so runs on different packs never pair)."""
+    import json
+
+    names = row_names(entries)
+    out: dict[tuple[str, str], dict[Hashable, dict[int, bool]]] = {}
+    for e in entries:
+        path = e.responses or (e.run_dir / RESPONSES if e.run_dir else None)
+        if path is None or not path.is_file():
+            continue
+        outcome, side = get_benchmark(e.benchmark).outcome, out.setdefault((names[row_key(e)], cell_of(e)), {})
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and (correct := outcome(data := json.loads(line))) is not None:
+                side.setdefault((e.manifest, data["id"]), {})[e.seed] = bool(correct)
+    return out
+
+
+def _seeds(t: CellTest) -> str:
+    p = t.pairing
+    return ",".join(map(str, p.seeds)) if p.seeds else f"{len(p.seeds_a)} vs {len(p.seeds_b)}, none shared"
+
+
+def markdown(tests: list[CellTest]) -> str:
+    """The grid as a Markdown table with its key: what n counts, what the seeds do, the test and the FDR control."""
+    rows = [[t.a, t.b, t.cell, f"{r.questions} {t.items}", _seeds(t), pct(r.accuracy_a), pct(r.accuracy_b),
+             f"{100 * r.difference:+.1f} [{100 * r.interval.low:+.1f}, {100 * r.interval.high:+.1f}]",
+             f"{r.p_value:.3g}", f"{t.q:.3g}", "yes" if t.q < FDR else "no"] for t in tests for r in [t.result]]
+    table = md_table(["A", "B", "Task", "n", "Seeds", "A %", "B %", "A - B [95% interval]", "p", "q",
+                      f"Different (q < {FDR:g})"], rows)
+    return (table + "\nn counts the questions (or episodes) both rows answered and scored; an item's answers are "
+            "averaged over the seeds both rows ran, so a seed is never a new pair. A - B in points, its 95% interval "
+            f"Student's t over the questions; p: {METHOD}; q: Benjamini-Hochberg over the {len(tests)} comparisons of "
+            f"this table: calling only q < {FDR:g} keeps the expected share of false calls among them at {FDR:.0%} or "
+            "less.\n")
+
+
+def to_csv(tests: list[CellTest]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["a", "b", "task", "n", "n_counts", "seeds", "accuracy_a", "accuracy_b", "difference",
+                     "difference_low", "difference_high", "p", "q_bh"])
+    for t in tests:
+        r = t.result
+        writer.writerow([t.a, t.b, t.cell, r.questions, t.items, _seeds(t), f"{r.accuracy_a:.6f}",
+                         f"{r.accuracy_b:.6f}", f"{r.difference:.6f}", f"{r.interval.low:.6f}",
+                         f"{r.interval.high:.6f}", f"{r.p_value:.6g}", f"{t.q:.6g}"])
+    return out.getvalue()
