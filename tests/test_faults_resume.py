@@ -53,7 +53,7 @@ def test_resume_on_the_same_pack_finishes_with_every_question_once(tmp_path):
     archive, run_dir = started_run(tmp_path)
     recorded = json.loads((run_dir / "config.json").read_text())["archive"]
     out = run_cli(*RUN, "--archive", str(archive), "--resume", cwd=tmp_path, env=harness_env())
-    assert out.returncode == 0 and "4 kept from the interrupted run" in out.stdout, out.stdout + out.stderr
+    assert out.returncode == 0 and "4 kept from the earlier run" in out.stdout, out.stdout + out.stderr
     ids = [r["id"] for r in records(run_dir)]
     assert ids == sorted(set(ids)) and len(ids) == 11 and (run_dir / "metrics.json").is_file()
     assert json.loads((run_dir / "config.json").read_text())["archive"]["manifest_sha256"] == recorded["manifest_sha256"]

@@ -4,100 +4,10 @@ operations of acousticbench.api (api/commands.py); nothing below this module rea
 from __future__ import annotations
 
 import argparse
-import importlib
-import typing
 from pathlib import Path
-from typing import Any
 
-from acousticbench.core.errors import UserError, run_command
-
-REFERENCE_FIELDS = ("compare_reference", "reference_tolerance", "references")
-PATH_FIELDS = ("archive", "results_dir")
-RUN_INTERRUPTED = "finished answers are saved; run the same command with --resume to continue."
-BUILD_INTERRUPTED = "nothing half-built is left in place; run the same command again."
-
-
-PLUGINS = "ACOUSTICBENCH_PLUGINS"
-
-
-def load_plugins() -> None:
-    """Import the modules $ACOUSTICBENCH_PLUGINS names (a comma list): a plugin registers its benchmarks and models
-    (register_benchmark, register_model) as it is imported, before the flags are made from them."""
-    import os
-
-    for name in filter(None, (part.strip() for part in os.environ.get(PLUGINS, "").split(","))):
-        try:
-            importlib.import_module(name)
-        except ImportError as err:
-            import sys
-
-            print(f"error: {PLUGINS} names {name!r}, which cannot be imported ({err}): fix the name or PYTHONPATH.",
-                  file=sys.stderr)
-            raise SystemExit(2) from None
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line naming the fix, exit 2, instead of a usage dump
-        self.exit(2, f"error: {message} (see `{self.prog} --help`)\n")
-
-
-def add_fields(group, model: type, only: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> None:
-    """A flag per declared field of a settings model; values stay strings for the model to parse and check, and a
-    flag not given is absent from the namespace (so an options object knows what was set)."""
-    from acousticbench.core.settings import flag_of
-
-    for name, field in model.model_fields.items():
-        extra = field.json_schema_extra or {}
-        if "per_run" not in extra or name in skip or (only is not None and name not in only):
-            continue  # not a declared setting (a field made without core.settings.setting has no flag)
-        flag = flag_of(model, name)
-        kind: dict[str, Any] = {"action": "store_true"} if field.annotation is bool else {}
-        choices = [a for a in typing.get_args(field.annotation) if isinstance(a, str)]
-        if typing.get_origin(field.annotation) is typing.Literal:
-            kind["choices"] = choices
-        elif field.annotation is not bool:
-            kind["metavar"] = extra.get("metavar") or flag.lstrip("-").replace("-", "_").upper()
-        group.add_argument(flag, dest=name, default=argparse.SUPPRESS,
-                           help=field.description.replace("%", "%%"), **kind)
-
-
-def add_run_flags(p: argparse.ArgumentParser) -> None:
-    """Every run flag: the harness's settings, then each benchmark's options."""
-    from acousticbench.benchmarks import faces
-    from acousticbench.core.settings import RunSettings
-
-    run = p.add_argument_group("run")
-    add_fields(run, RunSettings, skip=REFERENCE_FIELDS + PATH_FIELDS)
-    run.add_argument("--seed", type=int, action="append", dest="seed_flags", default=argparse.SUPPRESS,
-                     help="run seed (default 42); repeat for several")
-    add_fields(p.add_argument_group("reference trajectories"), RunSettings, only=REFERENCE_FIELDS)
-    add_fields(p.add_argument_group("paths"), RunSettings, only=PATH_FIELDS)
-    for name, face in faces().items():
-        add_fields(p.add_argument_group(f"{name} ({face.FLAGS_HINT})"), face.Options)
-
-
-def settings_of(args: argparse.Namespace):
-    """The namespace of a run's flags as (RunSettings, {benchmark: options}), checked by the settings themselves."""
-    from acousticbench.api import settings_from
-    from acousticbench.core.settings import RunSettings
-
-    given = vars(args)
-    fields = {k: v for k, v in given.items() if k in RunSettings.model_fields}
-    if "seed_flags" in given:  # --seed N (repeatable) and --seeds a,b add up
-        fields["seeds"] = ",".join([*map(str, given["seed_flags"]), fields.get("seeds", "")])
-    from acousticbench.benchmarks import faces
-
-    for face in faces().values():
-        fields.update({k: v for k, v in given.items() if k in face.Options.model_fields})
-    return settings_from(None, (), fields)
-
-
-def evaluate_command(args: argparse.Namespace) -> int:
-    from acousticbench.api import evaluate
-
-    settings, options = settings_of(args)
-    return evaluate(settings, options=list(options.values())).status
-
+from acousticbench.cli.flags import _Parser, add_run_flags, evaluate_command, guarded, load_plugins
+from acousticbench.core.errors import UserError
 
 COMMAND_FLAGS = ("list_models", "list_tasks", "verify_checksums", "build_archive", "extract", "export_dataset",
                  "import_dataset", "report", "promote_reference")
@@ -150,21 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    return _guarded(command or (lambda: evaluate_command(args)), building=command is not None)
-
-
-def _guarded(command, building: bool) -> int:
-    """Run a command as the command line does: .env read, one line per error, SIGTERM and SIGHUP unwinding like Ctrl-C."""
-    def with_env() -> int:
-        from acousticbench.core.checks import load_env_file
-
-        load_env_file()  # real environment variables win; a line that cannot be read is named
-        return command()
-
-    from acousticbench.core.errors import end_on_signals
-
-    end_on_signals()  # a run keeps its records and marks itself interrupted; a build removes what it staged
-    return run_command(with_env, interrupted=BUILD_INTERRUPTED if building else RUN_INTERRUPTED)
+    return guarded(command or (lambda: evaluate_command(args)), building=command is not None)
 
 
 def _archive(args: argparse.Namespace) -> Path:
@@ -223,11 +119,4 @@ def _flag_command(args: argparse.Namespace):
     return None
 
 
-def console(argv: list[str] | None = None) -> int:
-    """acousticbench COMMAND ...: the console command (cli/console.py)."""
-    from acousticbench.cli.console import console as run_console
-
-    return run_console(argv)
-
-
-__all__ = ["UserError", "build_parser", "console", "main"]
+__all__ = ["UserError", "build_parser", "main"]

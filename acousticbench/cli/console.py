@@ -6,7 +6,7 @@ import argparse
 import importlib
 from pathlib import Path
 
-from acousticbench.cli import _guarded, _Parser, add_run_flags, evaluate_command, load_plugins
+from acousticbench.cli.flags import _Parser, add_run_flags, evaluate_command, guarded, load_plugins
 
 # commands with a command line of their own: name -> (module with main(argv), what it does)
 DELEGATED = {
@@ -75,14 +75,14 @@ def console(argv: list[str] | None = None) -> int:
         return int(importlib.import_module(DELEGATED[name][0]).main(rest) or 0)
     for face in faces().values():
         if name in face.COMMANDS:
-            return _guarded(lambda: face.COMMANDS[name].main(rest), building=True)
+            return guarded(lambda: face.COMMANDS[name].main(rest), building=True)
     args = console_parser().parse_args(argv)
     if args.command is None:
         console_parser().print_help()
         return 2
     if args.command == "run":
-        return _guarded(lambda: evaluate_command(args), building=False)
-    return _guarded(lambda: _console_command(args), building=args.command == "pack")
+        return guarded(lambda: evaluate_command(args), building=False)
+    return guarded(lambda: _console_command(args), building=args.command == "pack")
 
 
 def _console_command(args: argparse.Namespace) -> int:
