@@ -116,12 +116,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    from acousticbench.run import collector
     from acousticbench.cli import commands
 
     other = _other_command(args)
     if other is not None:
-        collector.release()  # only a run holds Python's collector through its start-up (acousticbench/run/collector.py)
         return other()
     if not args.model:
         raise UserError("nothing to do: pass --model NAME to run (see --list-models), or a command such as --verify-checksums.")

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acousticbench.run import collector
 from acousticbench.core import provenance
 from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
 from acousticbench.engine.concurrency import Setting
@@ -188,8 +187,7 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
 
         try:
             # the coroutine returns nothing: asyncio.run formats its main task (result included) once it is done
-            with collector.settled():  # the start-up is over: run.py held Python's collector through it
-                asyncio.run(_sweep(groups, backends, graders, bars, finished, results, sweep.open))
+            asyncio.run(_sweep(groups, backends, graders, bars, finished, results, sweep.open))
         except BaseException:
             sweep.close(results, interrupted=True)
             raise
