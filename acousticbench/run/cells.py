@@ -3,7 +3,6 @@ model, the graders their benchmarks share, and the slow imports their metrics ne
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Callable
 
 from acousticbench.benchmarks import Grader, get_benchmark
@@ -11,7 +10,6 @@ from acousticbench.run.runfolder import Cell
 
 
 WARM_UP_AFTER_S = 1.0  # past the first wave of requests: an import during it slows the start
-WARM_UP_SWITCH_S = 0.0002  # the GIL's switch interval while a warm-up imports (Python's default: 5 ms)
 
 
 def warm_up(cells: list[Cell]) -> asyncio.TimerHandle:
@@ -24,18 +22,11 @@ def warm_up(cells: list[Cell]) -> asyncio.TimerHandle:
 
 
 def _quietly(hook: Callable[[], None]) -> None:
-    """A warm-up is only a head start: if it fails, the metrics that need it fail where they are computed. An
-    import holds the GIL for most of its time (numpy's: 0.1-0.25 s), so the event loop, which gives it up at every
-    socket call, waits for it back a switch interval each time: a short one while the import runs keeps the
-    questions flowing."""
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(min(interval, WARM_UP_SWITCH_S))
+    """A warm-up is only a head start: if it fails, the metrics that need it fail where they are computed."""
     try:
         hook()
     except Exception:  # noqa: BLE001
         return None
-    finally:
-        sys.setswitchinterval(interval)
 
 
 def prepare_cells(specs: list) -> list[Cell]:
