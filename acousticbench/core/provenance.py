@@ -7,7 +7,6 @@ import platform
 import re
 import subprocess
 import sys
-import threading
 import urllib.parse
 from functools import lru_cache
 from importlib import metadata
@@ -23,26 +22,9 @@ _PACKAGES = {"numpy": "numpy", "pydantic": "pydantic", "soundfile": "soundfile",
 _SECRET_FLAG = re.compile(r"key|token|secret|password", re.IGNORECASE)
 
 
-_GIT: dict[str, object] = {}  # the prefetching thread's answer
-
-
-def prefetch_git_state() -> None:
-    """Ask git in a worker thread (it waits on two processes, not on the interpreter) while the pack is loaded."""
-    if "thread" not in _GIT:
-        _GIT["thread"] = threading.Thread(target=lambda: _GIT.setdefault("state", _git_state()), daemon=True)
-        _GIT["thread"].start()
-
-
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=1)  # asked once per command, not once per run folder
 def git_state() -> dict[str, object]:
     """Commit and dirty flag of the harness checkout; nulls when not run from a git checkout."""
-    if "thread" in _GIT:
-        _GIT["thread"].join()
-        return _GIT["state"]
-    return _git_state()
-
-
-def _git_state() -> dict[str, object]:  # two git processes per run folder held up a sweep's first requests by 0.4 s
     repo = Path(__file__).resolve().parent.parent
     try:
         commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)

@@ -161,7 +161,6 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
     """Run every spec; a model whose backend cannot open fails its cells (alone, it is the command's error). The
     sweep file names every cell as it finishes; `progress`: bars on a terminal (None: when stderr is one), or the
     command's Progress, through which it prints while they are drawn."""
-    provenance.prefetch_git_state()  # for config.json, while the pack is loaded and checked
     cells = prepare_cells(specs)
     graders = make_graders(cells)
     groups = groups_of(cells)
