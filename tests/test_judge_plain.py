@@ -66,7 +66,7 @@ NOT_RESTATED = [
     (PITCH, "The first segment, marked as 'B', has a higher pitch."),  # the letter is not the first clip's
     (PITCH, "The first segment, marked as 'A', has a higher pitch than the second segment, marked as 'A'."),
     (LESS_LOUD, "The first part (A) has less loudness, or maybe the second part (B)."),
-    # a shorter first segment named 'A' where 'A' means longer: in test_judge_rules4's NOT_RESTATED
+    # a shorter first segment named 'A' where 'A' means longer: in test_judge_rules_option_words's NOT_RESTATED
 ]
 
 
