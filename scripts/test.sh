@@ -3,8 +3,7 @@
 # The real-vLLM tests are their own stage (scripts/test_vllm.sh): this suite never starts vLLM.
 # Usage: scripts/test.sh [--fast] [PYTEST ARGS]
 #   --fast: the inner loop: the tests not marked slow, and nothing installed once .venv holds the test extras.
-# Both run on every core (pytest-xdist; the workers share one open pack build): one test at a time the full suite
-# took 14 minutes in CI on 2 cores, 10.5 on both.
+# Both run on every core (pytest-xdist; the workers share one open pack build): most tests wait on subprocesses.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 marks="not vllm"
@@ -21,5 +20,5 @@ fi
 # again unless bytecode is cached, so a shell's PYTHONDONTWRITEBYTECODE is not honoured here (__pycache__ is ignored).
 unset PYTHONDONTWRITEBYTECODE
 # --dist worksteal: an idle worker takes tests queued on the other, so the suite's few long tests do not leave one
-# worker alone at the end (the inner loop: 127-130 s against 134-156 s with xdist's default, back to back)
+# worker alone at the end
 exec .venv/bin/python -m pytest -m "$marks" -n auto --dist worksteal "$@"

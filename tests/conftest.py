@@ -113,7 +113,7 @@ def home(tmp_path, monkeypatch):
 @pytest.fixture(scope="session")
 def vllm_server():
     """Real vLLM (from .venv-vllm) serving the tiny checkpoint, started once per test session by the harness's own
-    LocalServer (start-up takes 25-40 s, more on a loaded machine); the backend object, its server up at roots[0]."""
+    LocalServer (its start-up is slow); the backend object, its server up at roots[0]."""
     import asyncio
 
     from acousticbench.run.catalog import get_model

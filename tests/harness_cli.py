@@ -18,8 +18,8 @@ PROVIDER_VARIABLES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GEMINI_API_KEY", "GO
                       "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
 FAST = {"ACOUSTICBENCH_RETRY_BASE_DELAY": "0", "ACOUSTICBENCH_CONNECT_WAIT": "2"}
 # The harness's cache for the whole test run (conftest sets it), in every environment made here and in-process: not
-# the developer's ~/.cache/acousticbench, which the suite filled with a verified-files record per temporary pack
-# (208 MB and 8,373 files in a day), and whose judge verdicts a test must not read.
+# the developer's ~/.cache/acousticbench, which the suite would fill with a verified-files record per temporary pack,
+# and whose judge verdicts a test must not read.
 CACHE: dict[str, str] = {}
 
 
@@ -29,7 +29,7 @@ def is_provider_variable(name: str) -> bool:
 
 def needs(*packages: str):
     """A mark that skips where a package is not installed, found without importing it: a module-level importorskip
-    of torch cost every xdist worker 4 s of collection, for tests that mostly never touch it."""
+    of torch would import it in every xdist worker's collection, for tests that mostly never touch it."""
     import importlib.util
 
     import pytest

@@ -17,7 +17,7 @@ from harness_cli import needs, rewrite_first_row
 
 pytestmark = needs("datasets", "pyarrow")
 
-EPISODES = 2  # per task: every task's episode shapes (one clip, A/B/MIX, Normal/Anomalous) at a build of ~2 s
+EPISODES = 2  # per task: every task's episode shapes (one clip, A/B/MIX, Normal/Anomalous) in a small build
 
 
 def sha256_of_files(root: Path) -> dict[str, str]:

@@ -125,7 +125,7 @@ def test_building_over_an_existing_pack_is_refused(pack):
         build_audioicl(pack.parent, episodes_per_task=1)
 
 
-@pytest.mark.slow  # the ideal observer over every task and shot count (5 s); the inner loop keeps its rule tests
+@pytest.mark.slow  # the ideal observer over every task and shot count; the inner loop keeps its rule tests
 def test_oracle_reaches_095_on_every_task_at_three_shots(pack):
     correct = defaultdict(list)
     alphabet = load_alphabet(pack / "data" / "MorseCode" / "alphabet")

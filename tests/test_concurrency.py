@@ -63,7 +63,7 @@ def test_each_endpoint_gets_a_limit_of_its_own(fast_retries, tmp_path):
     assert big.state.served > small.state.served  # the endpoint that takes more gets more
 
 
-@pytest.mark.slow  # 600 questions one at a time (4 s)
+@pytest.mark.slow  # 600 questions one at a time
 def test_a_server_whose_latency_climbs_with_load_is_not_flooded(fast_retries, tmp_path):
     archive = write_tiny_pack(tmp_path / "archive", "rad", 597)  # long enough for auto to try more than its start
     with openai_server.serve(delay_s=0.005, serial=True) as server:  # one at a time: the rest only wait longer

@@ -37,7 +37,7 @@ def test_the_entry_point_is_registered():
         f"found {names}")
 
 
-@pytest.mark.slow  # inspect's own start-up is most of it: about 10 s of CPU
+@pytest.mark.slow  # inspect's own start-up is most of it
 def test_inspect_eval_runs_our_task_with_mockllm(pack, tmp_path):
     cache = o200k_cache(tmp_path / "tiktoken")  # mockllm counts tokens with o200k_base, which tiktoken downloads
     if cache is None:

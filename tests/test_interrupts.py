@@ -39,7 +39,7 @@ def outcome(run_dir) -> dict[str, tuple]:
     return {r["id"]: (r["chosen"], r["status"], r["response"]) for r in records(run_dir)}
 
 
-@pytest.mark.slow  # four runs started and killed (7 s); the inner loop keeps Ctrl-C and resume
+@pytest.mark.slow  # four runs started and killed; the inner loop keeps Ctrl-C and resume
 def test_sigkill_at_three_moments_then_resume_matches_an_uninterrupted_run(fast_retries, tmp_path):
     archive = write_tiny_pack(tmp_path / "archive", "rad", 60)
     keys = list(question_keys(archive).values())

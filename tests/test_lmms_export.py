@@ -70,7 +70,7 @@ def test_the_yamls_have_what_lmms_eval_needs_and_point_at_the_pack(exported):
     assert load_yaml(tasks / "acousticbench.yaml")["task"] == ["acousticbench_rad"]
 
 
-@pytest.mark.slow  # importing datasets is most of it: 4-6 s on this busy machine
+@pytest.mark.slow  # importing datasets is most of it
 def test_utils_hands_over_the_clips_as_data_and_scores_with_our_rules(exported, tmp_path):
     datasets = pytest.importorskip("datasets")
     pack, tasks = exported

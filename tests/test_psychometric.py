@@ -115,7 +115,7 @@ def test_the_fit_is_at_least_as_likely_as_scipys():
 
 
 def test_a_runs_metrics_load_no_scipy():
-    """scipy.optimize's import cost each run 0.75 s of CPU and 50 MB while its questions were out."""
+    """The metrics fit without scipy, so a run never pays for importing it."""
     code = ("import sys, numpy as np; from test_psychometric import observer_records; "
             "from acousticbench.benchmarks.acoustic.metrics import compute_metrics; "
             "m = compute_metrics(observer_records(np.random.default_rng(7), 40), 'Observer', 'pit', 42); "

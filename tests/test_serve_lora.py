@@ -23,7 +23,7 @@ pytestmark = [
 @pytest.fixture(scope="module", autouse=True)
 def _heavy() -> None:
     """torch, peft and the tiny model's module, imported when a test here runs rather than when the suite is
-    collected (7 s in every xdist worker, most of which run none of these)."""
+    collected (in every xdist worker, most of which run none of these)."""
     global torch, peft, tiny
     import peft
     import torch

@@ -115,7 +115,7 @@ def test_an_endpoint_given_means_no_server_is_started(monkeypatch):
     assert backend.owns_server is False and backend.roots == ["http://127.0.0.1:9"]
 
 
-@pytest.mark.slow  # imports torch here and again in the script's own interpreter (5 s on 2 cores)
+@pytest.mark.slow  # imports torch here and again in the script's own interpreter
 def test_gpu_check_fails_fast_in_one_line_without_a_gpu():
     import subprocess
     import sys

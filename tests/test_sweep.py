@@ -46,7 +46,7 @@ def icl_sweep(tmp_path_factory) -> Path:
     return root / "results"
 
 
-@pytest.mark.slow  # the reduced AudioICL pack's build (shared per process) and an 8-run sweep: about 7 s here
+@pytest.mark.slow  # the reduced AudioICL pack's build (shared per process) and an 8-run sweep
 def test_a_sweep_writes_one_file_naming_every_cell(icl_sweep):
     sweep = sweep_file(icl_sweep)
     cells = sweep["cells"]

@@ -67,7 +67,7 @@ pack.write_manifest(root, "toy", "1", tasks=tasks, sha256=sha)
 
 def test_a_task_added_as_the_guide_says_runs_end_to_end(harness, tmp_path):
     assert "hum  Hum" in run(harness, "--list-tasks", cwd=tmp_path).stdout
-    # step 5: the build (of the new task alone: the guide's --build-archive rebuilds all nine, 30 s more)
+    # step 5: the build (of the new task alone: the guide's --build-archive rebuilds all nine)
     subprocess.run([sys.executable, "-c", BUILD_ONE_TASK, "archive"], check=True, timeout=300, cwd=tmp_path,
                    env=harness_env(PYTHONPATH=str(harness)))
     assert "All 475 questions passed checksum verification." in run(harness, "--verify-checksums", "--task", "hum",

@@ -17,9 +17,7 @@ from acousticbench.core.environment import env_number
 HOLD_WINDOWS = 3  # clean windows at a level before probing one step above it
 LATENCY_KNEE = 2.0  # window latency over this many times the no-load latency: a queue is forming on the server
 DEFAULT_RETRY_AFTER_S = 1.0  # what a refused probe is assumed to cost before a server has said
-# Slow start's step per round trip, as TCP's. Fourfold was tried: 0.1-0.2 s sooner for one task against a server with
-# room, but a sweep of two models against two servers on the harness's own 2 cores took 1.29x one model, not 1.18x.
-SLOW_START_GROWTH = 2
+SLOW_START_GROWTH = 2  # slow start's step per round trip, as TCP's: a steeper one slows a sweep of several models
 DEFAULT_MAXIMUM = 128  # per endpoint; ACOUSTICBENCH_MAX_CONCURRENCY changes it
 
 

@@ -79,7 +79,7 @@ async def with_retries(call: Callable[..., Awaitable[T]], policy: RetryPolicy, r
     overload; a question waits out a 429/503 without its slot (the server asked for fewer) and backs off from a
     failure keeping it, so a failing server is not asked by ever more questions at once. `on_retry` gets a line for
     each failed attempt that is asked again (run.log)."""
-    rng = None  # jitter derived from the item, so runs do not depend on timing; made at the first wait (9 us)
+    rng = None  # jitter derived from the item, so runs do not depend on timing; made at the first wait
     sent = failures = overloads = 0
     ticket = None
     try:

@@ -18,7 +18,7 @@ from acousticbench.core.records import Prompt, Reply
 # the statuses worth asking again: timeouts, conflicts, rate limits, and every 5xx
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 # A reply is stored up to this many characters (ACOUSTICBENCH_MAX_REPLY_CHARS): an A/B answer or an AudioICL label
-# with its reasoning fits in a few thousand; a server that runs away once wrote 63 MB for 12 questions.
+# with its reasoning fits in a few thousand; a server that runs away must not fill the disk.
 MAX_REPLY_CHARS = 65_536
 
 
@@ -36,8 +36,8 @@ _AUDIO_HEAD, _AUDIO_TAIL = b'{"type":"input_audio","input_audio":{"data":"', b'"
 
 @functools.cache
 def _b64encode() -> Callable[[bytes], bytes]:
-    """pybase64's SIMD base64 where installed (the api extra): 3 us per 32 KB clip against the standard library's
-    85 us, half the harness's instructions per question; the same bytes either way."""
+    """pybase64's SIMD base64 where installed (the api extra), else the standard library's: the same bytes for a
+    fraction of the CPU."""
     try:
         from pybase64 import b64encode
     except ImportError:
@@ -60,8 +60,8 @@ def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int |
     """The chat-completions body: `fields`, then (with `system`) a system turn, and one user message with an
     input_audio part per clip (plain base64 WAV, in listening order) and the question text (before the clips with
     `text_first`, as some vendors order a turn), or the prompt's interleaved parts (AudioICL) in their order.
-    Spliced by hand around the base64, which never needs JSON escaping: json.dumps over ~170 KB of it cost 0.4 ms
-    per request (bench/bench_engine.py). Over `merge_over` clips, all go as one merged clip beside the flat text."""
+    Spliced by hand around the base64, which never needs JSON escaping, so json.dumps never walks it. Over
+    `merge_over` clips, all go as one merged clip beside the flat text."""
     if prompt.parts and (merge_over is None or len(prompt.audio) <= merge_over):
         pieces = [_audio_part(wav_bytes(p.audio)) if p.kind == "audio" else _text_part(p.text or "")
                   for p in prompt.parts]
@@ -78,7 +78,7 @@ def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int |
     for k, piece in enumerate(pieces):
         body += piece if k == 0 else [b",", *piece]
     body.append(b"]}]}")
-    return b"".join(body), notes  # one copy of the ~90 KB of base64, not one per concatenation
+    return b"".join(body), notes  # one copy of the base64, not one per concatenation
 
 
 def capped(text: str | None, notes: list[str]) -> tuple[str | None, list[str]]:

@@ -13,8 +13,8 @@ from acousticbench.core.records import Prompt, Reply
 
 
 def make_client(base_url: str, api_key: str) -> openai.AsyncOpenAI:
-    """An SDK client that never retries (the engine does), on the SDK's aiohttp transport when installed:
-    its connection pool cost a third less CPU per request than the default one at 64 in flight (bench/bench_engine.py)."""
+    """An SDK client that never retries (the engine does), on the SDK's aiohttp transport when installed: its
+    connection pool costs less CPU per request than the default one with many requests in flight."""
     try:
         http_client = openai.DefaultAioHttpClient() if importlib.util.find_spec("aiohttp") else None
     except RuntimeError:
@@ -85,9 +85,8 @@ class ChatCompletionsBackend:
         body, notes = audio_request_json(self._request(prompt), prompt, self.merge_over)
         client, where, slot = self._pick()
         try:
-            # the SDK's own post (its errors and headers), not create(): create()'s TypedDict transform walked every
-            # message part (~3 ms of CPU per request), and building its response model cost ~0.4 ms more; the body
-            # comes back as a dict that reply_from reads (bench/bench_engine.py)
+            # the SDK's own post (its errors and headers), not create(): create() walks every message part, base64
+            # included, and builds a response model; the body comes back as a dict that reply_from reads
             completion = await client.post("/chat/completions", content=body, cast_to=object)
         except (openai.OpenAIError, ValueError) as err:
             error = self._explain(classify(err, where), err)

@@ -91,8 +91,8 @@ def _error_detail(raw: bytes) -> str:
 class ServedModel:
     """Chat completions with input_audio against `--endpoint` or ACOUSTICBENCH_<SERVE>_ENDPOINT; greedy by default.
 
-    Plain HTTP (aiohttp), not the openai SDK: the SDK's request and response layers cost ~0.8 ms of CPU per
-    question, half the harness's own cost at 64 in flight (bench/bench_engine.py); the wire format is the same."""
+    Plain HTTP (aiohttp), not the openai SDK: the SDK's request and response layers cost as much CPU per question
+    as the rest of the harness; the wire format is the same."""
 
     backend_name = "served"
     default_concurrency = 32
@@ -126,7 +126,7 @@ class ServedModel:
         self.server_version: str | None = None  # vLLM's GET /version
 
     def _where(self, i: int) -> str:
-        return f"{self.name} at {public_url(self.roots[i])}"  # only on a failure: urlsplit per request cost 10 us
+        return f"{self.name} at {public_url(self.roots[i])}"  # made only on a failure, never per request
 
     async def _call(self, i: int, method: str, path: str, body: bytes | None = None) -> Any:
         """One HTTP exchange with endpoint i: its JSON, or a BackendError that says whether asking again can help."""
@@ -170,10 +170,9 @@ class ServedModel:
 
     async def _check(self, i: int, wait_s: float) -> str:
         """Wait for one endpoint, then learn the model id it serves (and vLLM's version, for config.json). Health,
-        models and version are asked at once: a connection and a request's round trip, not five round trips (two
-        connections and three requests one after another cost a server 50 ms away a quarter of a second before the
-        first question). Answers that came before the server said it is up count for nothing: then they are asked
-        again."""
+        models and version are asked at once: a connection and a request's round trip, not five round trips, which a
+        server far away makes the user wait for. Answers that came before the server said it is up count for
+        nothing: then they are asked again."""
         try:
             health, listing, version = await asyncio.gather(
                 asyncio.to_thread(health_status, self.roots[i]), self._call(i, "GET", "/v1/models"), self._version(i),

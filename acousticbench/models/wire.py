@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from acousticbench.core.errors import ArchiveError
 from acousticbench.models.limits import MERGE_GAP_S
 
-if TYPE_CHECKING:  # numpy is needed only to merge or re-encode clips: a plain WAV goes out as it is, 65 ms sooner
+if TYPE_CHECKING:  # numpy is needed only to merge or re-encode clips: a plain WAV goes out as it is
     import numpy as np
 
 
@@ -25,7 +25,7 @@ def _encode_wav(samples: "np.ndarray", sr: int) -> bytes:
 def wav_bytes(path: str) -> bytes:
     """The clip as WAV bytes: the file itself when it already is a WAV (no decode), else re-encoded as PCM16."""
     try:
-        with open(path, "rb", buffering=0) as fh:  # one read sized by fstat, no buffer object: 18 us, not 21
+        with open(path, "rb", buffering=0) as fh:  # one read sized by fstat: a buffer would only be an extra copy
             data = fh.readall()
     except FileNotFoundError:
         raise ArchiveError(f"missing audio file {path}: rebuild or re-extract the archive.") from None

@@ -65,10 +65,10 @@ _HEAVY = {"acousticbench.models.openai_compat": "aiohttp", "acousticbench.models
 
 
 def warm_imports(models: list[str]) -> None:
-    """Import the packages these models' backends need in a worker thread while the command loads its pack:
-    aiohttp's import alone loads the system's CA bundle (~0.1 s, off the interpreter lock) before the first
-    request can go. Only third-party packages, never our modules, so the threads share no import in progress.
-    A package that fails here fails again where the backend imports it, with its one line."""
+    """Import the packages these models' backends need in a worker thread while the command loads and checks its
+    pack, so their import (aiohttp's loads the system's CA bundle) does not stand before the first request. Only
+    third-party packages, never our modules, so the threads share no import in progress. A package that fails here
+    fails again where the backend imports it, with its one line."""
     import threading
 
     packages = {_HEAVY.get(MODELS[m].backend.split(":")[0]) for m in models if m in MODELS} - {None}

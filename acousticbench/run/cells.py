@@ -13,9 +13,9 @@ WARM_UP_AFTER_S = 1.0  # past the first wave of requests: an import during it sl
 
 
 def warm_up(cells: list[Cell]) -> asyncio.TimerHandle:
-    """Slow imports a run's metrics need (Benchmark.warm_up), made in a worker thread once requests flow, when the
-    run's end is the session's end. In a sweep the first finished run's metrics import them mid-sweep anyway, and an
-    extra import then cost 0.2 s (bench/bench_command.py)."""
+    """Slow imports a run's metrics need (Benchmark.warm_up), made in a worker thread once requests flow, so the
+    session's one run does not end waiting for them. In a sweep the first finished run's metrics import them
+    mid-sweep anyway."""
     hooks = [c.bench.warm_up for c in cells] if len(cells) == 1 else []
     loop = asyncio.get_running_loop()
     return loop.call_later(WARM_UP_AFTER_S, lambda: [loop.run_in_executor(None, _quietly, hook) for hook in hooks])

@@ -75,7 +75,7 @@ def load_env_file(path: Path | None = None) -> Path | None:
                           if (folder / ".env").is_file()), None)  # where python-dotenv's find_dotenv(usecwd=True) looks
     if found is None or not found.is_file():
         return None
-    from dotenv.parser import parse_stream  # only when there is a file: its import is 16 ms of every command's start
+    from dotenv.parser import parse_stream  # only when there is a file to read
 
     try:
         text = found.read_text(encoding="utf-8")

@@ -90,7 +90,7 @@ class Handler(BaseHTTPRequestHandler):
     """Plumbing shared by the provider servers: JSON in and out, delays, resets, in-flight counting."""
 
     protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK stall
+    disable_nagle_algorithm = True  # headers and body go out in two writes: no delayed-ACK stall between them
     server: "_Server"
 
     def log_message(self, *args) -> None:  # quiet: the tests read the request log instead

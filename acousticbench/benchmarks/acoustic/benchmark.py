@@ -36,7 +36,7 @@ OPTIONS = ("A", "B")  # every question's two options: what Random draws from
 
 
 def make_prompt(spec: RunSpec, question: Question, root: str | None = None) -> Prompt:
-    # string paths, not pathlib or resolve(): no filesystem calls, a tenth of the cost over 3,800 questions
+    # string paths, not pathlib or resolve(): no filesystem call per question
     root = root or os.path.abspath(spec.archive)
     audio = [os.path.normpath(os.path.join(root, rel)) for rel in question.audio]
     return Prompt(benchmark=AcousticBenchmark.name, question_id=question.id, task=question.task, text=question.prompt,

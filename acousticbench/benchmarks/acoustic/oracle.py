@@ -35,7 +35,7 @@ def observe(prompt: Prompt) -> str:
     return tie_break(prompt)
 
 
-@lru_cache(maxsize=8192)  # a whole pack's clips: the seeds of a sweep measure each clip once (3x faster at 3 seeds)
+@lru_cache(maxsize=8192)  # a whole pack's clips: the seeds of a sweep measure each clip once
 def _measured(task: str, path: str, version: tuple[int, int, int]) -> float:
     """The attribute of one clip, kept while the file is unchanged (its inode, size and modification time are in
     the key)."""

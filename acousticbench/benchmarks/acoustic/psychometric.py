@@ -3,8 +3,8 @@ likelihood within bounds, and the 75%-correct threshold with a parametric-bootst
 
 The fit is a damped Newton method on the three parameters, projected on their bounds, run on every fit at once
 (the starts, or the 200 bootstrap fits, as one batch of 3 x 3 systems). It reaches a likelihood at least as high as
-scipy's L-BFGS-B did from the same data (tests/test_psychometric.py) and needs only numpy: scipy.optimize cost a run
-0.75 s of CPU to import and 50 MB of memory, and the bootstrap a further 0.1 s."""
+scipy's L-BFGS-B did from the same data (tests/test_psychometric.py) and needs only numpy, so a run never imports
+scipy."""
 from __future__ import annotations
 
 from typing import Literal

@@ -32,7 +32,7 @@ def _runs_of(row: dict, task: str) -> list[Entry[Metrics]]:
 
 
 def psychometric_cells(tasks: list[str], rows: list[dict]) -> list[Psychometric]:
-    """A fit per (row, task) with levels on the counts averaged over seeds (each takes ~0.02-0.1 s)."""
+    """A fit per (row, task) with levels on the counts averaged over seeds."""
     jobs = []
     for row in rows:
         for task in tasks:
@@ -42,7 +42,7 @@ def psychometric_cells(tasks: list[str], rows: list[dict]) -> list[Psychometric]
                 fits = [e.metrics.psychometric for e in runs]
                 mean = {lv: (round(n / len(runs)), k / len(runs)) for lv, (n, k) in counts.items()}
                 jobs.append((row["model"] + ("" if row["split"] == "all" else f" ({row['split']})"), task, mean, fits))
-    # one after another: a process pool was 5x slower here (each worker's BLAS threads fought over the 2 cores)
+    # one after another: in a process pool each worker's BLAS threads fight over the same cores
     out = []
     for label, task, counts, fits in jobs:
         fit = in_units(fit_psychometric(counts), *_steps(fits))

@@ -87,8 +87,8 @@ def _peak(spectrum: np.ndarray, conj_ref: np.ndarray, size: int, norms: float) -
 
 class Templates:
     """References matched against many pieces (the Oracle's spoken digits, every voice): each one's spectrum is taken
-    once per FFT size and a piece's once per size, not once per comparison: a third of likeness's FFTs (the AudioICL
-    Oracle's main cost), at likeness's own sizes."""
+    once per FFT size and a piece's once per size, not once per comparison (the AudioICL Oracle's main cost), at
+    likeness's own sizes."""
 
     def __init__(self, refs: list[np.ndarray]):
         self.refs, self.norms = refs, [float(np.linalg.norm(r)) for r in refs]

@@ -13,7 +13,7 @@ from acousticbench.serve.adapters import Chat, Generation, decoding_of, finish_r
 from acousticbench.serve.lora import merged_model_dir
 from acousticbench.serve.tiny_checkpoint import MODEL_ID, VOCAB, checkpoint_dir
 
-if TYPE_CHECKING:  # transformers is imported where the model is loaded: its import alone takes 7 s on 2 cores
+if TYPE_CHECKING:  # transformers is imported where the model is loaded: its import is slow
     from transformers import Qwen2AudioForConditionalGeneration
 
 DEVICE_VARIABLE = "ACOUSTICBENCH_DEVICE"  # cpu (default), or cuda: scripts/gpu_check.sh runs it on the GPU

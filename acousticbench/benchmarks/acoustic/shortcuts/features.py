@@ -76,8 +76,8 @@ def level_features(x: np.ndarray, power: np.ndarray, sounding: np.ndarray) -> di
 def welch(x: np.ndarray, sr: int, nperseg: int = 512) -> tuple[np.ndarray, np.ndarray]:
     """Welch's power spectral density as scipy.signal.welch(x, fs=sr, nperseg=512) computes it (periodic Hann
     window, half overlap, each segment's mean removed, one-sided density; a clip shorter than a segment is one
-    segment), to 1e-12 (tests/test_shortcut_audit.py), with the segments framed at once: scipy 1.17 detrends and
-    transforms them one by one, 12x slower, and the audit's spectra were most of its time."""
+    segment), to 1e-12 (tests/test_shortcut_audit.py), with the segments framed at once: scipy detrends and
+    transforms them one by one, and the audit's spectra are most of its time."""
     n = min(nperseg, x.shape[-1])
     window = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)
     frames = np.lib.stride_tricks.sliding_window_view(x, n)[:: n - n // 2]

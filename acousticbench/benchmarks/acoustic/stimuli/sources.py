@@ -21,7 +21,7 @@ def spectral_bump(freqs: np.ndarray, centre_hz: float, width_oct: float) -> np.n
 def harmonic_complex(n: int, f0: float, amplitudes: np.ndarray, phases: np.ndarray) -> np.ndarray:
     """Sum of a_k sin(2 pi k f0 t + phase_k), k = 1..len(amplitudes), as Im(sum c_k z^k) by Horner's rule.
 
-    One complex exponential and k multiply-adds instead of k sines: five to ten times faster, to float64 precision.
+    One complex exponential and k multiply-adds instead of k sines, to float64 precision.
     """
     z = np.exp(2j * np.pi * f0 * np.arange(n) / SR)
     coefs = amplitudes * np.exp(1j * phases)
