@@ -1,10 +1,10 @@
 """A warm interpreter that forks a run of run.py or a script per request, so a test pays for the process and not for
-Python's start-up and the harness's imports again (1.2 of the 1.9 s of a five-question run here). The child is what a
-fresh `python SCRIPT ARGS` would be as far as a test can see: its own pid, environment, working folder, stdin from
-/dev/null, stdout and stderr in files, exit code, atexit handlers and thread shutdown; the parent imported modules only
-and never ran the harness. Each xdist worker has its own server, with its own random hash seed; the comparisons with
-the shipped reference runs (made by other processes) still catch an answer that depends on string hashing. Started as
-`python forkrun.py` by harness_cli."""
+Python's start-up and the harness's imports again. The child is what a fresh `python SCRIPT ARGS` would be as far as a
+test can see: its own pid, environment, working folder, stdin from /dev/null, stdout and stderr in files, exit code,
+atexit handlers and thread shutdown; the parent imported modules only and never ran the harness. It leaves by
+os._exit, so a crash in the interpreter's own finalization shows only with HARNESS_TESTS_SUBPROCESS=1. Each xdist
+worker has its own server, with its own random hash seed; the comparisons with the shipped reference runs (made by
+other processes) still catch an answer that depends on string hashing. Started as `python forkrun.py` by harness_cli."""
 from __future__ import annotations
 
 import json

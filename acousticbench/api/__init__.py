@@ -132,6 +132,10 @@ def evaluate(settings: RunSettings | None = None, *, options: Sequence[Benchmark
     settings, by_bench = settings_from(settings, options, fields)
     checks.load_env_file()  # .env read, real environment variables win
     specs = run_specs(settings, by_bench)
+    if not settings.dry_run:
+        from acousticbench.run.catalog import warm_imports
+
+        warm_imports(settings.models)  # their SDKs import while the settings are checked and the pack is loaded
     for part in (settings.endpoint or "").split(","):
         if part.strip():
             checks.check_url(part.strip(), "--endpoint")

@@ -17,7 +17,7 @@ from acousticbench.core.environment import env_number
 HOLD_WINDOWS = 3  # clean windows at a level before probing one step above it
 LATENCY_KNEE = 2.0  # window latency over this many times the no-load latency: a queue is forming on the server
 DEFAULT_RETRY_AFTER_S = 1.0  # what a refused probe is assumed to cost before a server has said
-SLOW_START_GROWTH = 2  # slow start's step per round trip, as TCP's: a steeper one overshoots shared servers
+SLOW_START_GROWTH = 2  # slow start's step per round trip, as TCP's: a steeper one slows a sweep of several models
 DEFAULT_MAXIMUM = 128  # per endpoint; ACOUSTICBENCH_MAX_CONCURRENCY changes it
 
 

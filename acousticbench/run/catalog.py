@@ -72,8 +72,8 @@ def warm_imports(models: list[str]) -> None:
     import threading
 
     packages = {_HEAVY.get(MODELS[m].backend.split(":")[0]) for m in models if m in MODELS} - {None}
-    if packages:
-        threading.Thread(target=_import_quietly, args=(sorted(packages),), daemon=True).start()
+    if packages:  # not a daemon: an import still running while the interpreter shuts down can crash it
+        threading.Thread(target=_import_quietly, args=(sorted(packages),)).start()
 
 
 def _import_quietly(packages: list[str]) -> None:
