@@ -74,3 +74,28 @@ def test_a_leaderboard_with_a_references_folder_that_is_not_there_is_refused(tmp
     out = script("leaderboard.py", "results", "--references", "refs", cwd=tmp_path)
     assert_one_line(out, 2, "--references refs is not a folder")
     assert not out.stdout  # never a table that silently left the references out
+
+
+@pytest.mark.parametrize("tool, flags, task, line", [
+    ("rejudge", ("--scoring", "lenient"), "rad", "--scoring applies to AudioICL runs, and none of the files given is one"),
+    ("rerun", ("--model", "Oracle", "--judge", "rules"), "AudioCount",
+     "--judge applies to AcousticBench runs, and none of the files given is one"),
+])
+def test_a_benchmarks_option_on_rerun_or_rejudge_without_its_runs_is_refused(tool, flags, task, line, tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    from audioicl_pack import reduced_pack
+    from harness_cli import REPO, run_dirs
+
+    archive = write_tiny_pack(tmp_path / "archive")
+    shutil.copytree(reduced_pack() / "audioicl", archive / "audioicl")
+    assert run_cli("--model", "Oracle", "--task", task, "--max-samples", "2", "--archive", str(archive),
+                   *(("--shots", "1") if task == "AudioCount" else ("--judge", "rules")), cwd=tmp_path).returncode == 0
+    (run_dir,) = run_dirs(tmp_path / "results")
+    before = snapshot(tmp_path / "results")
+    out = subprocess.run([sys.executable, "-m", "acousticbench", tool, *flags, str(run_dir)], cwd=tmp_path,
+                         capture_output=True, text=True, env=harness_env(PYTHONPATH=str(REPO)), timeout=60)
+    assert_one_line(out, 2, line)
+    assert snapshot(tmp_path / "results") == before

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from acousticbench.core.errors import UserError, run_command
 from acousticbench.benchmarks import Option
-from acousticbench.tools.rescore import RunFile, add_benchmark_options, change_line, options_given, save
+from acousticbench.tools.rescore import (
+    RunFile, add_benchmark_options, change_line, options_given, refuse_foreign_options, save,
+)
 
 
 async def _rejudge_all(args: argparse.Namespace, declared: list[Option]) -> None:
@@ -17,6 +19,7 @@ async def _rejudge_all(args: argparse.Namespace, declared: list[Option]) -> None
     checks.check_environment()  # a key or URL the judge could not use: one line before any file is touched
     options = options_given(args, declared)
     runs = [RunFile.load(path) for path in args.files]
+    refuse_foreign_options(args, runs, lambda bench: bench.relabel_options)
     for line in (line for run in runs for line in run.torn):  # judging the rest would drop that question
         raise UserError(f"{line.describe()}: ask it again first with scripts/rerun_nones.py (or run.py --resume), "
                         "then rejudge; nothing was changed.")

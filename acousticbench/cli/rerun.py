@@ -14,7 +14,7 @@ from acousticbench.benchmarks import Option
 from acousticbench.core.errors import UserError, run_command
 from acousticbench.run.catalog import get_model
 from acousticbench.tools.rescore import (
-    RunFile, add_benchmark_options, ask_again, change_line, options_given, save, to_ask_again,
+    RunFile, add_benchmark_options, ask_again, change_line, options_given, refuse_foreign_options, save, to_ask_again,
 )
 
 
@@ -91,6 +91,7 @@ def _rerun_all(args: argparse.Namespace, declared: list[Option]) -> int:
         raise UserError(f"--include takes refused and/or unparsed, got {args.include!r}.")
     get_model(args.model)
     runs = [RunFile.load(path) for path in args.files]
+    refuse_foreign_options(args, runs, lambda bench: bench.rerun_options)
     for run in runs:  # every file is checked, and its backup written, before any model call
         if run.config["spec"]["model"] != args.model:
             raise UserError(f"{run.path} holds answers of {run.config['spec']['model']}, not {args.model}.")

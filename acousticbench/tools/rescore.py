@@ -74,7 +74,7 @@ def add_benchmark_options(parser: argparse.ArgumentParser,
         new = [option for option in declared(get_benchmark(name)) if option.flag not in added]
         group = parser.add_argument_group(f"{name} runs") if new else parser
         for option in new:
-            group.add_argument(option.flag, default=option.default, choices=option.choices, help=option.help)
+            group.add_argument(option.flag, default=argparse.SUPPRESS, choices=option.choices, help=option.help)
             added[option.flag] = option
     return list(added.values())
 
@@ -83,11 +83,23 @@ def options_given(args: argparse.Namespace, options: list[Option]) -> dict[str, 
     """dest -> value of each benchmark option, a URL among them checked first (one line naming its flag)."""
     from acousticbench.core import checks
 
-    values = {option.dest: vars(args)[option.dest] for option in options}
+    values = {option.dest: vars(args).get(option.dest, option.default) for option in options}
     for option in options:
         if option.url and values[option.dest]:
             checks.check_url(values[option.dest], option.flag)
     return values
+
+
+def refuse_foreign_options(args: argparse.Namespace, runs: list[RunFile],
+                           declared: Callable[[Benchmark], Sequence[Option]]) -> None:
+    """A benchmark's option given when none of the files is one of its runs would do nothing: one line, before any
+    file is touched."""
+    ours = {option.flag for run in runs for option in declared(run.bench)}
+    for flag in sorted({o.flag for name in BENCHMARKS for o in declared(get_benchmark(name))} - ours):
+        if flag.lstrip("-").replace("-", "_") in vars(args):
+            owners = [name for name in BENCHMARKS if flag in {o.flag for o in declared(get_benchmark(name))}]
+            raise UserError(f"{flag} applies to {' and '.join(owners)} runs, and none of the files given is one: drop "
+                            "it, or give such a run.")
 
 
 def status_counts(run: RunFile, records: list) -> Counter:
