@@ -80,14 +80,14 @@ def test_a_merge_model_gets_one_clip_and_the_record_says_so(tiny_server):
         await model.open()
         try:
             model.check_prompts([prompt])  # merging is allowed: nothing to refuse
-            original = model._call
+            original = model._exchange
 
             async def recording(i, method, path, body=None):
                 if body is not None:
                     sent.append(json.loads(body))
                 return await original(i, method, path, body)
 
-            model._call = recording  # observe the wire only; the request still goes to the real server
+            model._exchange = recording  # observe the wire only; the request still goes to the real server
             return await model.answer(prompt)
         finally:
             await model.close()
