@@ -69,6 +69,7 @@ for run in result:
 """
 
 
+@pytest.mark.slow  # 24 runs twice; the inner loop keeps the evaluate-against-the-CLI test above
 def test_a_notebook_with_settings_objects_gets_the_records_of_the_same_command(tiny_pack, tmp_path):
     shutil.copytree(reduced_pack() / "audioicl", tiny_pack / "audioicl")  # both benchmarks in one archive
     cli = run_cli("--model", "Oracle,Random", "--task", "rad,AudioCount", "--seeds", "3,4", "--max-samples", "5",

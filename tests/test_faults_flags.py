@@ -76,6 +76,7 @@ def test_a_leaderboard_with_a_references_folder_that_is_not_there_is_refused(tmp
     assert not out.stdout  # never a table that silently left the references out
 
 
+@pytest.mark.slow  # two runs and an AudioICL pack per case; the inner loop keeps the command-line refusals
 @pytest.mark.parametrize("tool, flags, task, line", [
     ("rejudge", ("--scoring", "lenient"), "rad", "--scoring applies to AudioICL runs, and none of the files given is one"),
     ("rerun", ("--model", "Oracle", "--judge", "rules"), "AudioCount",

@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from harness_cli import REPO, harness_env
 
 EXAMPLES = REPO / "docs" / "examples"
@@ -19,6 +21,7 @@ def acousticbench(*args: str, cwd) -> subprocess.CompletedProcess:
     return out
 
 
+@pytest.mark.slow  # six commands in new interpreters; the inner loop keeps the Python guide below
 def test_the_toy_benchmark_is_listed_built_run_tabled_and_reported(tmp_path):
     assert "Toy (which of two tones lasts longer): longer" in acousticbench("tasks", cwd=tmp_path).stdout
     assert "Built the toy pack: 8 items." in acousticbench("pack", "build", "--benchmark", "Toy", cwd=tmp_path).stdout

@@ -80,6 +80,7 @@ def test_sigterm_and_sighup_keep_the_records_and_mark_the_run_interrupted(sig, t
         check_interrupted_then_resume(archive, results, server.url, out, err, proc.returncode, 128 + sig, tmp_path)
 
 
+@pytest.mark.slow  # waits out a 10 s limit; the inner loop keeps SIGTERM itself
 def test_timeout_sends_term_mid_run_and_resume_finishes_the_sweep(tmp_path):
     archive, results = write_tiny_pack(tmp_path / "archive"), tmp_path / "results"
     with openai_server.serve(delay_s=2.0) as server:  # 11 questions one at a time: 22 s, far past the limit
