@@ -82,14 +82,21 @@ ODD_GEMINI = {  # parts of a Gemini answer the SDK cannot read that the label do
 
 @pytest.mark.parametrize("case", list(ODD_GEMINI))
 def test_a_gemini_answer_with_an_odd_part_the_label_does_not_need_is_an_answer(case, tmp_path):
-    archive = write_tiny_pack(tmp_path / "archive")
     odd = ODD_GEMINI[case]
+    run_dir = run_gemini(tmp_path, lambda original: lambda *args, **kwargs: {**original(*args, **kwargs), **odd})
+    assert [r["status"] for r in records(run_dir)] == ["answered"] * 3
+
+
+def test_a_gemini_answer_cut_before_any_text_is_truncated(tmp_path):
+    run_dir = run_gemini(tmp_path, lambda original: lambda model, text, **kw: original(model, None, finish="MAX_TOKENS"))
+    assert {(r["status"], r["finish_reason"]) for r in records(run_dir)} == {("truncated", "MAX_TOKENS")}
+
+
+def run_gemini(tmp_path, reshape):
+    """A three-question run of Gemini against our server answering through reshape(its own answer maker)."""
+    archive = write_tiny_pack(tmp_path / "archive")
     original = gemini_server.generate_response
-
-    def shaped(*args, **kwargs):
-        return {**original(*args, **kwargs), **odd}
-
-    gemini_server.generate_response = shaped
+    gemini_server.generate_response = reshape(original)
     try:
         with gemini_server.serve() as server:
             out = run_cli("--model", "Gemini-3-Flash", "--task", "rad", "--judge", "rules", "--max-samples", "3",
@@ -99,20 +106,4 @@ def test_a_gemini_answer_with_an_odd_part_the_label_does_not_need_is_an_answer(c
         gemini_server.generate_response = original
     assert out.returncode == 0, out.stderr
     (run_dir,) = run_dirs(tmp_path / "results")
-    assert [r["status"] for r in records(run_dir)] == ["answered"] * 3
-
-
-def test_a_gemini_answer_cut_before_any_text_is_truncated(tmp_path):
-    archive = write_tiny_pack(tmp_path / "archive")
-    original = gemini_server.generate_response
-    gemini_server.generate_response = lambda model, text, **kw: original(model, None, finish="MAX_TOKENS")
-    try:
-        with gemini_server.serve() as server:
-            out = run_cli("--model", "Gemini-3-Flash", "--task", "rad", "--judge", "rules", "--max-samples", "3",
-                          "--archive", str(archive), cwd=tmp_path,
-                          env=harness_env(GEMINI_API_KEY="test-key-0123456789", GOOGLE_GEMINI_BASE_URL=server.url))
-    finally:
-        gemini_server.generate_response = original
-    assert out.returncode == 0, out.stderr
-    assert {(r["status"], r["finish_reason"]) for r in records(run_dirs(tmp_path / "results")[0])} == {
-        ("truncated", "MAX_TOKENS")}
+    return run_dir
