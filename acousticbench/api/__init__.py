@@ -72,10 +72,11 @@ def settings_from(settings: RunSettings | None, options: Iterable[BenchmarkOptio
     if settings is None:
         settings = validated(RunSettings, harness)
     elif harness:
-        settings = validated(RunSettings, {**settings.model_dump(exclude_unset=True), **harness})
+        settings = validated(RunSettings, {**{k: getattr(settings, k) for k in settings.model_fields_set}, **harness})
     for name, values in own.items():
         if values:
-            base = by_bench[name].model_dump(exclude_unset=True) if name in by_bench else {}
+            given = by_bench.get(name)
+            base = {k: getattr(given, k) for k in given.model_fields_set} if given is not None else {}
             by_bench[name] = validated(types[name], {**base, **values})
     return settings, by_bench
 

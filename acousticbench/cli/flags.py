@@ -77,14 +77,13 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
 def settings_of(args: argparse.Namespace):
     """The namespace of a run's flags as (RunSettings, {benchmark: options}), checked by the settings themselves."""
     from acousticbench.api import settings_from
+    from acousticbench.benchmarks import faces
     from acousticbench.core.settings import RunSettings
 
     given = vars(args)
     fields = {k: v for k, v in given.items() if k in RunSettings.model_fields}
     if "seed_flags" in given:  # --seed N (repeatable) and --seeds a,b add up
         fields["seeds"] = ",".join([*map(str, given["seed_flags"]), fields.get("seeds", "")])
-    from acousticbench.benchmarks import faces
-
     for face in faces().values():
         fields.update({k: v for k, v in given.items() if k in face.Options.model_fields})
     return settings_from(None, (), fields)
