@@ -251,6 +251,7 @@ def by_question(answers: dict[tuple[str, int], bool]) -> dict[str, float]:
     return {q: sum(v) / len(v) for q, v in seeds.items()}
 
 
+@pytest.mark.slow  # a browser through every view of two models; the inner loop keeps the page and its filters
 def test_two_models_compared_tables_sorted_and_exported_and_answers_stepped(report, workspace):
     from scipy.stats import permutation_test
 
