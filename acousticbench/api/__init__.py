@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.core.errors import UserError
-from acousticbench.core.settings import BenchmarkOptions, RunSettings, RunSpec, validated
+from acousticbench.core.settings import BenchmarkOptions, RunSettings, RunSpec, flag_of, validated
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> li
     every = faces()
     for bench, given in options.items():
         if given.model_fields_set and not claimed[bench]:
-            used = [flag_name(type(given), name) for name in sorted(given.model_fields_set)]
+            used = [flag_of(type(given), name) for name in sorted(given.model_fields_set)]
             raise UserError(f"{', '.join(used)} appl{'y' if len(used) > 1 else 'ies'} to {bench} tasks: "
                             f"{every[bench].FLAGS_HINT}.")
     chosen = {bench: options.get(bench) or face.Options() for bench, face in every.items() if claimed[bench]}
@@ -116,12 +116,6 @@ def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> li
             if capability not in entry.capabilities:
                 raise UserError(why.format(model=spec.model))
     return specs
-
-
-def flag_name(model: type, name: str) -> str:
-    from acousticbench.core.settings import flag_of
-
-    return flag_of(model, name)
 
 
 def evaluate(settings: RunSettings | None = None, *, options: Sequence[BenchmarkOptions] = (),

@@ -55,12 +55,11 @@ def validated(model: type[BaseModel], values: dict[str, Any]) -> Any:
 
 
 def whole_number(value: Any, flag: str) -> int:
-    try:
-        number = int(value) if not isinstance(value, bool) and str(value).strip().lstrip("-").isdigit() else None
-    except ValueError:
-        number = None
-    if number is None:
+    """A count given as a number or its text; one line naming the flag otherwise."""
+    text = str(value).strip()
+    if isinstance(value, bool) or not text.lstrip("-").isdigit():
         raise ValueError(f"{flag}: {value!r} is not a whole number")
+    number = int(text)
     if number < 1:
         raise ValueError(f"{flag}: must be 1 or more, got {number}")
     return number
