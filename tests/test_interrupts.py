@@ -176,8 +176,8 @@ def slow(x):
     return x
 
 if __name__ == "__main__":
-    print("starting", flush=True)
     try:
+        print("starting", flush=True)
         map_in_processes(slow, [1, 2], 2)
     except KeyboardInterrupt:
         sys.exit(130)
