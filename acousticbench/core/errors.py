@@ -86,8 +86,22 @@ def run_command(command, *, interrupted: str) -> int:
         print(f"error: {os_error_line(err)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as err:
+        _ignore_further_signals()
         print(f"\ninterrupted: {interrupted}", file=sys.stderr)
         return 128 + (err.signum if isinstance(err, Terminated) else 2)
+
+
+def _ignore_further_signals() -> None:
+    """Once a command has unwound, a second Ctrl-C (or a scheduler's SIGTERM after it) must not kill the exit itself:
+    that would end the process by the signal, not by 128 + it, with its closing line half-written."""
+    import signal
+
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            try:
+                signal.signal(getattr(signal, name), signal.SIG_IGN)
+            except ValueError:  # not the main thread: the signals are not ours to set
+                return
 
 
 def _silence_stdout() -> None:
