@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from acousticbench.core.stats import accuracy_stderr, wilson_interval
+from acousticbench.core.stats import accuracy_stderr, cell_interval, interval_method, wilson_interval
 from acousticbench.benchmarks.acoustic.records import JUDGE_FAILED, Diagnostics, Metrics, Record, SliceMetrics
 
 MONO_LISTENER = "mono listener: chance by construction"
@@ -34,6 +34,8 @@ def slice_metrics(records: list[Record]) -> SliceMetrics:
         accuracy_answered=_rate(correct, answered),
         accuracy_without_errors=_rate(correct, n - errors),
         wilson95=wilson_interval(correct, n),
+        ci95=cell_interval(correct, n),
+        ci95_method=interval_method(n) if n else None,
         acc_stderr=accuracy_stderr((r.id, float(bool(r.correct))) for r in records),
         answered=answered,
         truncated=statuses["truncated"],

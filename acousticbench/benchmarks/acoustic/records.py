@@ -95,6 +95,13 @@ class SliceMetrics(Frozen):
     accuracy_without_errors: float | None = Field(default=None, description="Correct / (n - errors): the accuracy "
                                                   "with infrastructure failures (server, judge) left out.")
     wilson95: Interval | None = Field(description="Wilson 95% interval of `accuracy` over the n questions.")
+    ci95: Interval | None = Field(default=None, description="The 95% interval of `accuracy` to quote: `ci95_method`'s "
+                                  "over the n questions; null with n = 0 and in runs written before the field.")
+    ci95_method: Literal["wilson", "clopper-pearson"] | None = Field(default=None, description="clopper-pearson (exact) "
+                                                                     "where n < 100, as in a level's slice: Wilson's "
+                                                                     "coverage dips under 95% there near 0 or 1 "
+                                                                     "accuracy, the exact one's never does; wilson "
+                                                                     "from 100 questions up.")
     # lm-eval's name; inspect_ai calls the same figure `stderr`
     acc_stderr: float | None = Field(default=None, description="Standard error of `accuracy` over the n questions, "
                                      "sqrt(p(1 - p) / n) (acousticbench.core.stats.accuracy_stderr); null with n = 0 and "

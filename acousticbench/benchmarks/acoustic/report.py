@@ -11,7 +11,7 @@ from acousticbench.benchmarks.acoustic.figures import psychometric_grid, thresho
 from acousticbench.benchmarks.acoustic.leaderboard import average_key, seeds_text, table_rows
 from acousticbench.benchmarks.acoustic.summaries import Psychometric
 from acousticbench.benchmarks.entry import Entry, ModelOrder, Section
-from acousticbench.core.stats import censored_text
+from acousticbench.core.stats import SMALL_N, censored_text
 from acousticbench.core.tables import html_table, pct
 
 
@@ -29,7 +29,9 @@ def sections(entries: list[Entry], order: ModelOrder, records: Mapping[Path, Seq
                            lora(tasks, lora_rows)))
     cells = summaries.psychometric_cells(tasks, rows)
     if cells:
-        out.append(Section("s-psychometric", "Psychometric curves", "Accuracy by difficulty level (Wilson 95% bars), "
+        out.append(Section("s-psychometric", "Psychometric curves", "Accuracy by difficulty level (95% bars: "
+                           f"Clopper-Pearson's exact interval where a level has under {SMALL_N} questions, as in a full "
+                           "run's 80, since Wilson's covers less than 95% there near 100% correct; Wilson's above), "
                            "the fitted two-alternative psychometric function (guess rate 0.5, a lapse rate; maximum "
                            "likelihood), and the difference where it falls to 75% correct, in the task's unit (red dot; "
                            "bar: parametric-bootstrap 95% interval over questions). Counts averaged over seeds; "
@@ -74,7 +76,8 @@ def leaderboard(tasks: list[str], rows: list[dict]) -> str:
                     pct(row["parse"]), pct(row["truncated"]), pct(row["error"])])
     header = ["Model", "Split", *tasks, "Avg", "Seeds", "Unparsed %", "Truncated %", "Error %"]
     return html_table("leaderboard", header, out,
-                      "Accuracy % (mean ± std over seeds; below: 95% interval clustered by question across seeds; "
+                      "Accuracy % (mean ± std over seeds; below: 95% interval clustered by question across seeds, "
+                      f"Clopper-Pearson's exact one where the cell is worth under {SMALL_N} questions, else Wilson's; "
                       f"'w/o errors': server and judge errors left out). {average_key(rows)}. Seeds: per task, a range "
                       "where they differ")
 

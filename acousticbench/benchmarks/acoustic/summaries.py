@@ -7,7 +7,7 @@ import statistics
 from dataclasses import dataclass
 
 from acousticbench.benchmarks.acoustic.metrics import level_counts
-from acousticbench.core.stats import wilson_interval
+from acousticbench.core.stats import cell_interval
 from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units
 from acousticbench.benchmarks.entry import Entry
 from acousticbench.core.records import Interval
@@ -21,7 +21,7 @@ class Psychometric:
 
     row: str
     task: str
-    points: list[tuple[int, int, float, Interval | None]]  # level, questions, correct (mean over seeds), Wilson 95%
+    points: list[tuple[int, int, float, Interval | None]]  # level, questions, correct (mean over seeds), 95% (cell_interval)
     fit: PsychometricFit | None
     # each seed's fitted threshold (metrics.json) in levels, censored where it lies beyond the tested levels ('>', 5)
     seed_thresholds: tuple[tuple[str, float] | None, ...] = ()
@@ -47,7 +47,7 @@ def psychometric_cells(tasks: list[str], rows: list[dict]) -> list[Psychometric]
     out = []
     for label, task, counts, fits in jobs:
         fit = in_units(fit_psychometric(counts), *_steps(fits))
-        points = [(lv, n, k, wilson_interval(k, n)) for lv, (n, k) in counts.items()]
+        points = [(lv, n, k, cell_interval(k, n)) for lv, (n, k) in counts.items()]
         out.append(Psychometric(label, task, points, fit, tuple(f.censored(physical=False) if f else None for f in fits)))
     return out
 
