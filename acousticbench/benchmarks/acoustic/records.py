@@ -124,7 +124,16 @@ class Diagnostics(Frozen):
     n_identical: int
     identical_p_a: float | None = Field(description="P(chose A) on identical pairs among answered: 0.5 means no response bias.")
     n_swap_pairs: int
-    swap_consistency: float | None = Field(description="Share of order-swapped twins where the answer followed the swap.")
+    swap_consistency: float | None = Field(description="Share of order-swapped twins, both answered, where the answer "
+                                           "followed the swap. Mostly ability, not bias: a listener that hears 40% "
+                                           "of the differences and guesses evenly otherwise scores about 0.6.")
+    n_position_wrong: int = Field(default=0, description="Wrong answers naming an option on the order-swapped pairs "
+                                  "(both members of each pair: one keyed A, one B): what `position_p_a` is over.")
+    position_p_a: float | None = Field(default=None, description="Position bias: P(chose A) among those wrong answers "
+                                       "(A: the first clip; in dir, the left). Each pair has one A- and one B-keyed question, so "
+                                       "ability cancels: 0.5 means no position bias, 0.7 a listener that guesses A "
+                                       "70% of the time; null without a wrong answer, and in runs "
+                                       "written before the field.")
 
 
 class PsychometricFit(Frozen):

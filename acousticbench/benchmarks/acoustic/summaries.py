@@ -60,12 +60,15 @@ def _steps(fits: list[PsychometricFit | None]) -> tuple[dict[int, float], str | 
     return {}, None
 
 
-DIAGNOSTICS = (("catch_accuracy", "n_catch"), ("identical_p_a", "n_identical"), ("swap_consistency", "n_swap_pairs"))
+DIAGNOSTICS = (("catch_accuracy", "n_catch"), ("identical_p_a", "n_identical"), ("position_p_a", "n_position_wrong"),
+               ("swap_consistency", "n_swap_pairs"))
+SUMMED = {"n_position_wrong"}  # wrong answers differ from seed to seed: their count is summed, not one seed's
 
 
 def diagnostics_rows(tasks: list[str], rows: list[dict]) -> list[dict]:
-    """Per (row, task): each diagnostic's mean over seeds (metrics.json) and the questions behind it (one seed's
-    count: the same 25 catch trials asked under three seeds are still 25 questions)."""
+    """Per (row, task): each diagnostic's mean over seeds (metrics.json) and what it is over: the questions (one
+    seed's count: the same 25 catch trials asked under three seeds are still 25 questions), or for position bias the
+    wrong answers of every seed."""
     out = []
     for row in rows:
         for task in tasks:
@@ -76,7 +79,7 @@ def diagnostics_rows(tasks: list[str], rows: list[dict]) -> list[dict]:
             for value, count in DIAGNOSTICS:
                 known = [getattr(d, value) for d in diags if getattr(d, value) is not None]
                 cell[value] = statistics.fmean(known) if known else None
-                cell[count] = max(getattr(d, count) for d in diags)
+                cell[count] = (sum if count in SUMMED else max)(getattr(d, count) for d in diags)
             if any(cell[count] for _, count in DIAGNOSTICS):  # runs of the first N questions may have no probes
                 out.append(cell)
     return out
