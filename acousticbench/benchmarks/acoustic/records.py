@@ -116,9 +116,10 @@ class SliceMetrics(Frozen):
 
 
 class Diagnostics(Frozen):
-    """The diagnostic probes of one run: every n counts questions (one answer each)."""
+    """The diagnostic probes of one run (one answer per question)."""
 
-    n_counts: Literal["questions"] = "questions"
+    n_counts: Literal["questions"] = Field(default="questions", description="n_catch and n_identical count "
+                                           "questions; n_swap_pairs pairs of questions; n_position_wrong answers.")
     n_catch: int
     catch_accuracy: float | None = Field(description="Accuracy on the largest-difference trials: the task's practical ceiling.")
     n_identical: int
