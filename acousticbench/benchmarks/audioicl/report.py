@@ -21,7 +21,7 @@ def sections(entries: list[Entry], order: ModelOrder, records: Mapping[Path, Seq
             + table(rows))
     return [Section("s-audioicl", "AudioICL: accuracy by number of shots", "Mean over seeds; bars: 95% interval "
                     "clustered by episode across seeds (Clopper-Pearson's exact one where a cell is worth under "
-                    f"{SMALL_N} episodes, as most are, else Wilson's); dashed line: chance, a uniform guess among the answers the "
+                    f"{SMALL_N} episodes, else Wilson's); dashed line: chance, a uniform guess among the answers the "
                     "task's episodes have in these runs (the number of labels in its tooltip). Every model on one "
                     "axis per task.", body)]
 
