@@ -133,6 +133,8 @@ def test_report_leaderboard_and_compare_give_the_same_paired_test(served):
     assert out.returncode == 0, out.stderr
     assert "over 40 questions" in out.stdout and "averaged over the 3 seeds both ran: 42, 43, 44" in out.stdout
     p_compare = float(re.search(r"p = ([\d.e-]+)", out.stdout).group(1))
+    detectable = float(re.search(r"Power: with 40 questions and 3 seeds, a difference of ([\d.]+) points is "
+                                 r"detectable at 80% power", out.stdout).group(1))
 
     out = script("leaderboard.py", "results", "--paired", "--csv", cwd=root)
     assert out.returncode == 0, out.stderr
@@ -155,6 +157,9 @@ def test_report_leaderboard_and_compare_give_the_same_paired_test(served):
     assert p_compare == pytest.approx(float(row["p"]), rel=1e-3) == pytest.approx(cell[9], rel=1e-3)
     assert cell[9] == pytest.approx(expected, abs=0.01)  # an independent sign-flip count over the same questions
     assert float(row["q_bh"]) == pytest.approx(cell[10], rel=1e-3) and cell[10] >= cell[9]
+    # the power figure (tests/test_power.py checks what it claims) is one figure in all three
+    assert 100 * float(row["detectable_80"]) == pytest.approx(detectable, abs=0.05)
+    assert 100 * cell[13] == pytest.approx(detectable, abs=0.05)
 
 
 def test_compare_refuses_a_side_that_mixes_runs_made_differently(served):

@@ -230,10 +230,10 @@ def promote_references(run_dirs: list[Path], root: Path | None) -> int:
 
 def _dry_run(specs: list) -> int:
     from acousticbench.benchmarks import faces, get_benchmark
-    from acousticbench.run.plan import format_plan, plan_run
+    from acousticbench.run.plan import format_plan, plan_run, power_lines
 
     caches: dict[str, dict] = {}
-    plans = []
+    plans, planned = [], []
     for spec in specs:
         bench = get_benchmark(spec.benchmark)
         items = bench.prepare(spec, caches.setdefault(bench.name, {})).items
@@ -242,7 +242,9 @@ def _dry_run(specs: list) -> int:
         for item, prompt in items:
             print(f"{item.id}: {' | '.join(prompt.text.splitlines())}{face.describe_item(item)}")
         plans.append(plan_run(spec, items))
+        planned.append((spec, [item for item, _ in items], bench.item_noun))
     if not specs:
         raise UserError("no runs to render.")
     print(format_plan(plans))  # what matters before spending: requests, audio, tokens, price, time
+    print("\n".join(power_lines(planned)))  # and what the runs can tell apart
     return 0

@@ -64,6 +64,15 @@ class PairedDifference:
     interval: Interval  # 95% interval of accuracy_a - accuracy_b: Student's t over the per-question differences
     p_value: float  # two-sided sign-flip test of the per-question differences
     exact: bool  # False: estimated from seeded random flips (too many distinct differences to count)
+    sd: float = 0.0  # the standard deviation of the per-question differences (core/power.py sizes a difference by it)
+
+    @property
+    def detectable(self) -> float | None:
+        """The true difference this many questions and seeds find at 80% power and alpha 0.05, assuming the spread of
+        per-question differences seen here (core/power.py); None without spread or under 2 questions."""
+        from acousticbench.core.power import detectable_difference
+
+        return detectable_difference(self.questions, self.sd) if self.sd > 0 else None
 
     @property
     def difference(self) -> float:
@@ -78,10 +87,13 @@ def paired_difference(counts: Sequence[tuple[int, int, int, int]]) -> PairedDiff
     steps = [ra * (scale // na) - rb * (scale // nb) for ra, na, rb, nb in counts]
     n = len(steps)
     p, exact = sign_flip_p(steps)
+    differences = [d / scale for d in steps]
+    mean = math.fsum(differences) / n
+    sd = math.sqrt(math.fsum((d - mean) ** 2 for d in differences) / (n - 1)) if n > 1 else 0.0
     return PairedDifference(questions=n, accuracy_a=math.fsum(ra / na for ra, na, _, _ in counts) / n,
                             accuracy_b=math.fsum(rb / nb for _, _, rb, nb in counts) / n,
                             a_better=sum(d > 0 for d in steps), b_better=sum(d < 0 for d in steps),
-                            interval=t_interval([d / scale for d in steps]), p_value=p, exact=exact)
+                            interval=t_interval(differences), p_value=p, exact=exact, sd=sd)
 
 
 def t_interval(values: Sequence[float], level: float = 0.95) -> Interval:

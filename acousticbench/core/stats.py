@@ -1,5 +1,5 @@
-"""Interval statistics every benchmark shares: the Wilson interval of one run, across seeds the interval clustered by
-question (seeds of one question are not new trials; Miller 2024, "Adding error bars to evals") read from the runs'
+"""Interval statistics every benchmark shares: the Wilson interval of one run (Clopper-Pearson's exact one for a small
+cell), across seeds the interval clustered by question (seeds of one question are not new trials; Miller 2024, "Adding error bars to evals") read from the runs'
 responses.jsonl, McNemar's exact test of two models on the same questions, and the median of values some of which lie
 beyond the range tested (censored, never dropped)."""
 from __future__ import annotations
@@ -13,6 +13,10 @@ from typing import Any
 from acousticbench.core.records import Interval
 
 Z95 = 1.959963984540054
+# below this many questions (or effective questions across seeds) a cell's interval is Clopper-Pearson's exact one: the
+# Wilson interval's coverage dips under 95% there for accuracies near 0 or 1 (Bowyer et al., ICML 2025), the exact one
+# never does; at and above it Wilson's is near nominal and the exact one needlessly wide
+SMALL_N = 100
 # one record as JSON (a responses.jsonl line): True correct, False wrong, None not scored (Benchmark.outcome)
 Outcome = Callable[[Mapping[str, Any]], bool | None]
 
@@ -26,6 +30,37 @@ def wilson_interval(successes: float, n: float, z: float = Z95) -> Interval | No
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / denom
     return Interval(low=max(0.0, centre - half), high=min(1.0, centre + half))
+
+
+def clopper_pearson(successes: float, n: float, level: float = 0.95) -> Interval | None:
+    """Clopper-Pearson's exact interval (beta quantiles; n may be an effective, fractional size); None for n == 0."""
+    if n <= 0:
+        return None
+    from scipy.special import betaincinv  # scipy is a dependency; special alone, and only for small cells
+
+    tail = (1 - level) / 2
+    k = min(max(successes, 0.0), n)
+    low = 0.0 if k <= 0 else float(betaincinv(k, n - k + 1, tail))
+    high = 1.0 if k >= n else float(betaincinv(k + 1, n - k, 1 - tail))
+    return Interval(low=low, high=high)
+
+
+def interval_method(n: float) -> str:
+    """Which 95% interval a cell of n questions gets: 'clopper-pearson' (exact) below SMALL_N, else 'wilson'."""
+    return "clopper-pearson" if n < SMALL_N else "wilson"
+
+
+def cell_interval(successes: float, n: float) -> Interval | None:
+    """The 95% interval of a cell's accuracy by interval_method: exact where the cell is small, Wilson elsewhere."""
+    return clopper_pearson(successes, n) if interval_method(n) == "clopper-pearson" else wilson_interval(successes, n)
+
+
+def interval_text(interval: Interval | None, method: str | None, items: str) -> str:
+    """A summary line's ' [0.751, 0.999] (exact: under 100 questions)'; '' without an interval."""
+    if interval is None:
+        return ""
+    why = f" (exact: under {SMALL_N} {items})" if method == "clopper-pearson" else ""
+    return f" [{interval.low:.3f}, {interval.high:.3f}]{why}"
 
 
 def clustered_stderr(scores: Iterable[tuple[Hashable, float]]) -> tuple[float, int, int] | None:
@@ -52,10 +87,10 @@ def accuracy_stderr(scores: Iterable[tuple[Hashable, float]]) -> float | None:
     return None if found is None else found[0]
 
 
-def clustered_interval(scores: list[tuple[Hashable, float]], z: float = Z95) -> tuple[Interval | None, float | None]:
-    """A Wilson interval at the effective sample size the clustering leaves (answers / design effect, Kish), and
-    the effective size: seeds that agree on every question give exactly one seed's Wilson interval, independent
-    ones the pooled one; the effective size is never above the number of answers."""
+def clustered_interval(scores: list[tuple[Hashable, float]]) -> tuple[Interval | None, float | None]:
+    """A cell_interval at the effective sample size the clustering leaves (answers / design effect, Kish), and
+    the effective size: seeds that agree on every question give exactly one seed's interval, independent ones the
+    pooled one; the effective size is never above the number of answers."""
     found = clustered_stderr(scores)
     if found is None:
         return None, None
@@ -66,7 +101,7 @@ def clustered_interval(scores: list[tuple[Hashable, float]], z: float = Z95) -> 
         n_eff = float(questions)
     else:
         n_eff = min(float(n), binomial / (se * se))
-    return wilson_interval(p * n_eff, n_eff, z), n_eff
+    return cell_interval(p * n_eff, n_eff), n_eff
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -92,20 +127,20 @@ def scored_outcomes(responses: Path, outcome: Outcome) -> list[tuple[str, float]
 def across_seeds(runs: list[tuple[float | None, int, Path | None]],
                  outcome: Outcome) -> tuple[Interval | None, float | None]:
     """The 95% interval of a cell's accuracy over its runs (accuracy, n, responses.jsonl or None), and the
-    effective number of questions it is worth. One run: its Wilson interval. Several: clustered by question; where a
-    run's records cannot be read (a reference summary), the Wilson interval of the mean accuracy over one seed's n
-    questions, which is never narrower than the clustered one (the design effect is at most the number of seeds)."""
+    effective number of questions it is worth (cell_interval: exact below SMALL_N, else Wilson). One run: its own.
+    Several: clustered by question; where a run's records cannot be read (a reference summary), the interval of the
+    mean accuracy over one seed's n questions, which is never narrower than the clustered one (the design effect is at most the number of seeds)."""
     known = [(acc, n, path) for acc, n, path in runs if acc is not None and n]
     if not known:
         return None, None
     if len(known) == 1:
         acc, n, _ = known[0]
-        return wilson_interval(round(acc * n), n), float(n)
+        return cell_interval(round(acc * n), n), float(n)
     if all(path is not None and path.is_file() for _, _, path in known):
         scores = [score for _, _, path in known for score in scored_outcomes(path, outcome)]
         return clustered_interval(scores)
     mean, n = sum(a for a, _, _ in known) / len(known), max(n for _, n, _ in known)
-    return wilson_interval(mean * n, n), float(n)
+    return cell_interval(mean * n, n), float(n)
 
 
 def interval_of(entries, outcome: Outcome) -> Interval | None:

@@ -138,6 +138,28 @@ def format_plan(plans: list[RunPlan]) -> str:
     return "\n".join(lines + ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows])
 
 
+def power_lines(runs: list[tuple]) -> list[str]:
+    """The plan's last lines: per cell (task, variant), how small a difference between two models run this way (the
+    same questions and seeds) the paired test by question finds at 80% power, under Assumptions stated with it.
+    `runs`: (spec, its items, what they are called) for each planned run."""
+    from acousticbench.core.power import Assumptions, detectable_difference, power_line
+
+    cells: dict[tuple[str, str], tuple[set, set]] = {}
+    for spec, items, noun in runs:
+        # diagnostics (AcousticBench's catch, identical and swap probes) are never scored, so never compared
+        scored = {item.id for item in items if getattr(item, "kind", "scored") == "scored"}
+        ids, seeds = cells.setdefault((spec.cell, noun), (set(), set()))
+        ids.update(scored)
+        seeds.add(spec.seed)
+    assumed = Assumptions()
+    out = [f"Power of a comparison of two models run like this (the same questions and seeds, paired by question): "
+           f"it {assumed.text()} (docs/results.md#power)"]
+    for (cell, noun), (ids, seeds) in cells.items():
+        found = detectable_difference(len(ids), assumed.difference_sd(len(seeds)))
+        out.append(f"  {cell}: {power_line(len(ids), len(seeds), found, noun)}")
+    return out
+
+
 def listening(spec) -> dict:
     """metrics.json's note on what the model could hear of the task (AcousticBench: a mono listener on dir), from the
     channels the catalog says it hears; {} when nothing needs saying or the model is not in the catalog."""

@@ -108,24 +108,32 @@ def markdown(tests: list[CellTest]) -> str:
     """The grid as a Markdown table with its key: what n counts, what the seeds do, the test and the FDR control."""
     rows = [[t.a, t.b, t.cell, f"{r.questions} {t.items}", _seeds(t), pct(r.accuracy_a), pct(r.accuracy_b),
              f"{100 * r.difference:+.1f} [{100 * r.interval.low:+.1f}, {100 * r.interval.high:+.1f}]",
-             f"{r.p_value:.3g}", f"{t.q:.3g}", "yes" if t.q < FDR else "no"] for t in tests for r in [t.result]]
+             f"{r.p_value:.3g}", f"{t.q:.3g}", "yes" if t.q < FDR else "no", _points(r.detectable)]
+            for t in tests for r in [t.result]]
     table = md_table(["A", "B", "Task", "n", "Seeds", "A %", "B %", "A - B [95% interval]", "p", "q",
-                      f"Different (q < {FDR:g})"], rows)
+                      f"Different (q < {FDR:g})", "Detectable (80% power)"], rows)
     return (table + "\nn counts the questions (or episodes) both rows answered and scored; an item's answers are "
             "averaged over the seeds both rows ran, so a seed is never a new pair. A - B in points, its 95% interval "
             f"Student's t over the questions; p: {METHOD}; q: Benjamini-Hochberg over the {len(tests)} comparisons of "
             f"this table: calling only q < {FDR:g} keeps the expected share of false calls among them at {FDR:.0%} or "
-            "less.\n")
+            "less. Detectable: the true difference, in points, that this many questions and seeds find at 80% power "
+            "(alpha 0.05, paired by question), taking the spread of the per-question differences seen here "
+            "(acousticbench/core/power.py).\n")
+
+
+def _points(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}"
 
 
 def to_csv(tests: list[CellTest]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["a", "b", "task", "n", "n_counts", "seeds", "accuracy_a", "accuracy_b", "difference",
-                     "difference_low", "difference_high", "p", "q_bh"])
+                     "difference_low", "difference_high", "p", "q_bh", "detectable_80"])
     for t in tests:
         r = t.result
         writer.writerow([t.a, t.b, t.cell, r.questions, t.items, _seeds(t), f"{r.accuracy_a:.6f}",
                          f"{r.accuracy_b:.6f}", f"{r.difference:.6f}", f"{r.interval.low:.6f}",
-                         f"{r.interval.high:.6f}", f"{r.p_value:.6g}", f"{t.q:.6g}"])
+                         f"{r.interval.high:.6f}", f"{r.p_value:.6g}", f"{t.q:.6g}",
+                         "" if r.detectable is None else f"{r.detectable:.6f}"])
     return out.getvalue()

@@ -10,6 +10,7 @@ from typing import Any
 
 from acousticbench.benchmarks import Benchmark, benchmark_of_config, benchmark_of_line
 from acousticbench.core.errors import UserError
+from acousticbench.core.power import power_line
 from acousticbench.core.significance import Answers, PairedDifference, Pairing, paired_difference, pair_questions
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, read_config, read_records
 
@@ -140,6 +141,8 @@ class PairedComparison:
         better = ("only A right", "only B right") if test.startswith("McNemar") else ("A better on", "B better on")
         out.append(f"{test} over {n} {items}: {better[0]} {result.a_better}, {better[1]} {result.b_better}, "
                    f"p = {result.p_value:.4g}")
+        out.append(f"Power: {power_line(n, seed_count(pairing), result.detectable, items)}, taking the spread of the "
+                   f"per-{items[:-1]} differences seen here (sd {result.sd:.3f}; docs/results.md#power)")
         return [*out, f"A: {name_a}", f"B: {name_b}"]
 
 
@@ -169,6 +172,11 @@ def _answer_pairs(a: list[Run], b: list[Run]) -> list[tuple[Any, Any]]:
         by_id = {r.id: r for r in b[0].records}
         return [(r, by_id[r.id]) for r in a[0].records if r.id in by_id]
     return []
+
+
+def seed_count(pairing: Pairing) -> int:
+    """How many seeds each item's answers were averaged over: the shared ones, else the larger side's own."""
+    return len(pairing.seeds) or max(len(pairing.seeds_a), len(pairing.seeds_b), 1)
 
 
 def seed_note(pairing: Pairing, item: str) -> str:

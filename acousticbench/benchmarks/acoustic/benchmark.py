@@ -20,6 +20,7 @@ from acousticbench.benchmarks.acoustic.metrics import compute_metrics
 from acousticbench.core.records import Prompt, was_cut
 from acousticbench.benchmarks.acoustic.records import JUDGE_FAILED, JudgeInfo, Judgement, Metrics, Question, Record
 from acousticbench.core.settings import RunSpec
+from acousticbench.core.stats import interval_text
 from acousticbench.engine.executor import KeptOnInterrupt
 
 
@@ -174,7 +175,7 @@ class AcousticBenchmark(AcousticViews):
         m = result.metrics
         s, st = m.scored, m.statuses
         acc = "n/a" if s.accuracy is None else f"{s.accuracy:.3f}"
-        ci = f" [{s.wilson95.low:.3f}, {s.wilson95.high:.3f}]" if s.wilson95 else ""
+        ci = interval_text(s.ci95 or s.wilson95, s.ci95_method, "questions")
         resumed = f", {result.resumed} kept from the earlier run" if result.resumed else ""
         judge_errors = m.error_causes.get("judge", 0)
         causes = f" ({judge_errors} of them the judge's)" if judge_errors else ""

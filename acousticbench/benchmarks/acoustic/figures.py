@@ -54,7 +54,7 @@ def _level_text(fit: PsychometricFit) -> str:
 
 
 def psychometric_panel(cell: Psychometric) -> str:
-    """Accuracy by level (Wilson 95% bars), the fitted curve, the 75% line and the threshold with its interval."""
+    """Accuracy by level (95% bars: summaries.Psychometric.points), the fitted curve, the 75% line and the threshold with its interval."""
     levels = [p[0] for p in cell.points]
     lowest = min(k / n for _, n, k, _ in cell.points)  # below-chance points stay in view
     ax = Axes(min(levels) - 0.3, max(levels) + 0.3, min(0.4, np.floor(10 * lowest) / 10), 1.0, PANEL_W, PANEL_H)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from acousticbench.core.stats import accuracy_stderr, wilson_interval
+from acousticbench.core.stats import accuracy_stderr, cell_interval, interval_method, wilson_interval
 from acousticbench.benchmarks.acoustic.records import JUDGE_FAILED, Diagnostics, Metrics, Record, SliceMetrics
 
 MONO_LISTENER = "mono listener: chance by construction"
@@ -34,6 +34,8 @@ def slice_metrics(records: list[Record]) -> SliceMetrics:
         accuracy_answered=_rate(correct, answered),
         accuracy_without_errors=_rate(correct, n - errors),
         wilson95=wilson_interval(correct, n),
+        ci95=cell_interval(correct, n),
+        ci95_method=interval_method(n) if n else None,
         acc_stderr=accuracy_stderr((r.id, float(bool(r.correct))) for r in records),
         answered=answered,
         truncated=statuses["truncated"],
@@ -66,6 +68,7 @@ def diagnostics(records: list[Record]) -> Diagnostics:
         if r.meta.get("twin_of") in chosen_by_id
     ]
     answered_pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+    wrong = position_errors(records, by_probe.get("swap", []))
     return Diagnostics(
         n_catch=len(catch),
         catch_accuracy=_rate(sum(1 for r in catch if r.correct), len(catch)),
@@ -73,7 +76,19 @@ def diagnostics(records: list[Record]) -> Diagnostics:
         identical_p_a=_rate(sum(1 for r in identical if r.chosen == "A"), len(identical)),
         n_swap_pairs=len(pairs),
         swap_consistency=_rate(sum(1 for a, b in answered_pairs if a != b), len(answered_pairs)),
+        n_position_wrong=len(wrong),
+        position_p_a=_rate(sum(1 for r in wrong if r.chosen == "A"), len(wrong)),
     )
+
+
+def position_errors(records: list[Record], twins: list[Record]) -> list[Record]:
+    """The wrong answers that named an option on the order-swapped pairs (each twin and its original: one keyed A,
+    one B). A listener that hears the difference with chance k and otherwise says A with chance b is wrong on an
+    A-keyed question with (1 - k)(1 - b) and on its B-keyed twin with (1 - k) b, so the share of A among its wrong
+    answers is b whatever k is: bias, not ability."""
+    by_id = {r.id: r for r in records}
+    pairs = [(by_id[t.meta["twin_of"]], t) for t in twins if t.meta.get("twin_of") in by_id]
+    return [r for pair in pairs for r in pair if r.chosen is not None and r.correct is False]
 
 
 def compute_metrics(records: list[Record], model: str, task: str, seed: int) -> Metrics:

@@ -95,6 +95,13 @@ class SliceMetrics(Frozen):
     accuracy_without_errors: float | None = Field(default=None, description="Correct / (n - errors): the accuracy "
                                                   "with infrastructure failures (server, judge) left out.")
     wilson95: Interval | None = Field(description="Wilson 95% interval of `accuracy` over the n questions.")
+    ci95: Interval | None = Field(default=None, description="The 95% interval of `accuracy` to quote: `ci95_method`'s "
+                                  "over the n questions; null with n = 0 and in runs written before the field.")
+    ci95_method: Literal["wilson", "clopper-pearson"] | None = Field(default=None, description="clopper-pearson (exact) "
+                                                                     "where n < 100, as in a level's slice: Wilson's "
+                                                                     "coverage dips under 95% there near 0 or 1 "
+                                                                     "accuracy, the exact one's never does; wilson "
+                                                                     "from 100 questions up.")
     # lm-eval's name; inspect_ai calls the same figure `stderr`
     acc_stderr: float | None = Field(default=None, description="Standard error of `accuracy` over the n questions, "
                                      "sqrt(p(1 - p) / n) (acousticbench.core.stats.accuracy_stderr); null with n = 0 and "
@@ -109,15 +116,25 @@ class SliceMetrics(Frozen):
 
 
 class Diagnostics(Frozen):
-    """The diagnostic probes of one run: every n counts questions (one answer each)."""
+    """The diagnostic probes of one run (one answer per question)."""
 
-    n_counts: Literal["questions"] = "questions"
+    n_counts: Literal["questions"] = Field(default="questions", description="n_catch and n_identical count "
+                                           "questions; n_swap_pairs pairs of questions; n_position_wrong answers.")
     n_catch: int
     catch_accuracy: float | None = Field(description="Accuracy on the largest-difference trials: the task's practical ceiling.")
     n_identical: int
     identical_p_a: float | None = Field(description="P(chose A) on identical pairs among answered: 0.5 means no response bias.")
     n_swap_pairs: int
-    swap_consistency: float | None = Field(description="Share of order-swapped twins where the answer followed the swap.")
+    swap_consistency: float | None = Field(description="Share of order-swapped twins, both answered, where the answer "
+                                           "followed the swap. Mostly ability, not bias: a listener that hears 40% "
+                                           "of the differences and guesses evenly otherwise scores about 0.6.")
+    n_position_wrong: int = Field(default=0, description="Wrong answers naming an option on the order-swapped pairs "
+                                  "(both members of each pair: one keyed A, one B): what `position_p_a` is over.")
+    position_p_a: float | None = Field(default=None, description="Position bias: P(chose A) among those wrong answers "
+                                       "(A: the first clip; in dir, the left). Each pair has one A- and one B-keyed question, so "
+                                       "ability cancels: 0.5 means no position bias, 0.7 a listener that guesses A "
+                                       "70% of the time; null without a wrong answer, and in runs "
+                                       "written before the field.")
 
 
 class PsychometricFit(Frozen):

@@ -11,7 +11,7 @@ from acousticbench.benchmarks.acoustic.figures import psychometric_grid, thresho
 from acousticbench.benchmarks.acoustic.leaderboard import average_key, seeds_text, table_rows
 from acousticbench.benchmarks.acoustic.summaries import Psychometric
 from acousticbench.benchmarks.entry import Entry, ModelOrder, Section
-from acousticbench.core.stats import censored_text
+from acousticbench.core.stats import SMALL_N, censored_text
 from acousticbench.core.tables import html_table, pct
 
 
@@ -29,7 +29,9 @@ def sections(entries: list[Entry], order: ModelOrder, records: Mapping[Path, Seq
                            lora(tasks, lora_rows)))
     cells = summaries.psychometric_cells(tasks, rows)
     if cells:
-        out.append(Section("s-psychometric", "Psychometric curves", "Accuracy by difficulty level (Wilson 95% bars), "
+        out.append(Section("s-psychometric", "Psychometric curves", "Accuracy by difficulty level (95% bars: "
+                           f"Clopper-Pearson's exact interval where a level has under {SMALL_N} questions, as in a full "
+                           "run's 80, since Wilson's covers less than 95% there near 100% correct; Wilson's above), "
                            "the fitted two-alternative psychometric function (guess rate 0.5, a lapse rate; maximum "
                            "likelihood), and the difference where it falls to 75% correct, in the task's unit (red dot; "
                            "bar: parametric-bootstrap 95% interval over questions). Counts averaged over seeds; "
@@ -74,7 +76,8 @@ def leaderboard(tasks: list[str], rows: list[dict]) -> str:
                     pct(row["parse"]), pct(row["truncated"]), pct(row["error"])])
     header = ["Model", "Split", *tasks, "Avg", "Seeds", "Unparsed %", "Truncated %", "Error %"]
     return html_table("leaderboard", header, out,
-                      "Accuracy % (mean ± std over seeds; below: 95% interval clustered by question across seeds; "
+                      "Accuracy % (mean ± std over seeds; below: 95% interval clustered by question across seeds, "
+                      f"Clopper-Pearson's exact one where the cell is worth under {SMALL_N} questions, else Wilson's; "
                       f"'w/o errors': server and judge errors left out). {average_key(rows)}. Seeds: per task, a range "
                       "where they differ")
 
@@ -118,23 +121,28 @@ def _seed_range(values: list[tuple[str, float]]) -> str:
     return f' <small>seeds {escape(censored_text(low, 3))}–{escape(censored_text(high, 3))}{note}</small>'
 
 
-DIAGNOSTIC_TABLES = (
-    ("diag-catch", "catch_accuracy", "n_catch", "Catch-trial accuracy % (the largest differences: the task's practical "
-     "ceiling)"),
-    ("diag-identical", "identical_p_a", "n_identical", "P(chose A) % on identical pairs (50: no response bias)"),
-    ("diag-swap", "swap_consistency", "n_swap_pairs", "Swap consistency % (order-swapped twins whose answer followed "
-     "the swap; 100: no position bias)"),
+DIAGNOSTIC_TABLES = (  # id, value, its count, what the count counts, caption
+    ("diag-catch", "catch_accuracy", "n_catch", "questions",
+     "Catch-trial accuracy % (the largest differences: the task's practical ceiling)"),
+    ("diag-identical", "identical_p_a", "n_identical", "questions",
+     "P(chose A) % on identical pairs (50: no response bias)"),
+    ("diag-position", "position_p_a", "n_position_wrong", "wrong answers, all seeds",
+     "Position bias: P(chose A) % among the wrong answers on order-swapped pairs (each pair one question keyed A, one "
+     "B, so ability cancels; 50: no position bias, above 50: leans to the first clip, in dir to the left)"),
+    ("diag-swap", "swap_consistency", "n_swap_pairs", "twin pairs",
+     "Swap consistency % (order-swapped twins whose answer followed the swap: mostly ability, not bias; a listener "
+     "that hears 40% of the differences and guesses evenly scores about 58)"),
 )
 
 
 def diagnostics(tasks: list[str], rows: list[dict]) -> str:
-    """A model x task table per diagnostic: the mean over seeds, and (small) the questions behind it."""
+    """A model x task table per diagnostic: the mean over seeds, and (small) what it is over."""
     by_row: dict[tuple[str, str], dict[str, dict]] = {}
     for r in rows:
         by_row.setdefault((r["model"], r["split"]), {})[r["task"]] = r
     html = []
-    for table_id, value, count, caption in DIAGNOSTIC_TABLES:
-        out = [[escape(model), split, *(f'{pct(cells[t][value])}<small>{cells[t][count]} questions</small>'
+    for table_id, value, count, unit, caption in DIAGNOSTIC_TABLES:
+        out = [[escape(model), split, *(f'{pct(cells[t][value])}<small>{cells[t][count]} {unit}</small>'
                                         if t in cells else "-" for t in tasks)]
                for (model, split), cells in by_row.items()]
         html.append(html_table(table_id, ["Model", "Split", *tasks], out, caption + "; mean over seeds"))

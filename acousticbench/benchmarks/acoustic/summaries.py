@@ -7,7 +7,7 @@ import statistics
 from dataclasses import dataclass
 
 from acousticbench.benchmarks.acoustic.metrics import level_counts
-from acousticbench.core.stats import wilson_interval
+from acousticbench.core.stats import cell_interval
 from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units
 from acousticbench.benchmarks.entry import Entry
 from acousticbench.core.records import Interval
@@ -21,7 +21,7 @@ class Psychometric:
 
     row: str
     task: str
-    points: list[tuple[int, int, float, Interval | None]]  # level, questions, correct (mean over seeds), Wilson 95%
+    points: list[tuple[int, int, float, Interval | None]]  # level, questions, correct (mean over seeds), 95% (cell_interval)
     fit: PsychometricFit | None
     # each seed's fitted threshold (metrics.json) in levels, censored where it lies beyond the tested levels ('>', 5)
     seed_thresholds: tuple[tuple[str, float] | None, ...] = ()
@@ -47,7 +47,7 @@ def psychometric_cells(tasks: list[str], rows: list[dict]) -> list[Psychometric]
     out = []
     for label, task, counts, fits in jobs:
         fit = in_units(fit_psychometric(counts), *_steps(fits))
-        points = [(lv, n, k, wilson_interval(k, n)) for lv, (n, k) in counts.items()]
+        points = [(lv, n, k, cell_interval(k, n)) for lv, (n, k) in counts.items()]
         out.append(Psychometric(label, task, points, fit, tuple(f.censored(physical=False) if f else None for f in fits)))
     return out
 
@@ -60,12 +60,15 @@ def _steps(fits: list[PsychometricFit | None]) -> tuple[dict[int, float], str | 
     return {}, None
 
 
-DIAGNOSTICS = (("catch_accuracy", "n_catch"), ("identical_p_a", "n_identical"), ("swap_consistency", "n_swap_pairs"))
+DIAGNOSTICS = (("catch_accuracy", "n_catch"), ("identical_p_a", "n_identical"), ("position_p_a", "n_position_wrong"),
+               ("swap_consistency", "n_swap_pairs"))
+SUMMED = {"n_position_wrong"}  # wrong answers differ from seed to seed: their count is summed, not one seed's
 
 
 def diagnostics_rows(tasks: list[str], rows: list[dict]) -> list[dict]:
-    """Per (row, task): each diagnostic's mean over seeds (metrics.json) and the questions behind it (one seed's
-    count: the same 25 catch trials asked under three seeds are still 25 questions)."""
+    """Per (row, task): each diagnostic's mean over seeds (metrics.json) and what it is over: the questions (one
+    seed's count: the same 25 catch trials asked under three seeds are still 25 questions), or for position bias the
+    wrong answers of every seed."""
     out = []
     for row in rows:
         for task in tasks:
@@ -76,7 +79,7 @@ def diagnostics_rows(tasks: list[str], rows: list[dict]) -> list[dict]:
             for value, count in DIAGNOSTICS:
                 known = [getattr(d, value) for d in diags if getattr(d, value) is not None]
                 cell[value] = statistics.fmean(known) if known else None
-                cell[count] = max(getattr(d, count) for d in diags)
+                cell[count] = (sum if count in SUMMED else max)(getattr(d, count) for d in diags)
             if any(cell[count] for _, count in DIAGNOSTICS):  # runs of the first N questions may have no probes
                 out.append(cell)
     return out

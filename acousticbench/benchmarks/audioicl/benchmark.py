@@ -18,6 +18,7 @@ from acousticbench.benchmarks.audioicl.views import AudioICLViews
 from acousticbench.core.errors import UserError
 from acousticbench.core.records import Prompt
 from acousticbench.core.settings import RunSpec
+from acousticbench.core.stats import interval_text
 
 
 def _pinned(spec: RunSpec, cache: dict) -> dict[str, str] | None:
@@ -112,7 +113,7 @@ class AudioICLBenchmark(AudioICLViews):
     def summary_line(self, result) -> str:
         m = result.metrics
         acc = "n/a" if m.accuracy is None else f"{m.accuracy:.3f}"
-        ci = f" [{m.wilson95.low:.3f}, {m.wilson95.high:.3f}]" if m.wilson95 else ""
+        ci = interval_text(m.ci95 or m.wilson95, m.ci95_method, "episodes")
         st = m.statuses
         resumed = f", {result.resumed} kept from the earlier run" if result.resumed else ""
         public = f" (public scorer {m.accuracy_public:.3f})" if m.accuracy_public not in (None, m.accuracy) else ""

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from acousticbench.benchmarks.audioicl.episodes import Episode
 from acousticbench.benchmarks.audioicl.scoring import Scoring, score, strict_correct
 from acousticbench.core.refusal import is_refusal
-from acousticbench.core.stats import accuracy_stderr, wilson_interval
+from acousticbench.core.stats import accuracy_stderr, cell_interval, interval_method, wilson_interval
 from acousticbench.core.records import Interval, Prompt, RecordBase, was_cut
 
 EpisodeStatus = Literal["answered", "refused", "truncated", "error"]
@@ -99,6 +99,12 @@ class ICLMetrics(BaseModel):
     accuracy_without_errors: float | None = Field(default=None, description="Correct / (n - errors): server "
                                                   "failures left out.")
     wilson95: Interval | None = Field(description="Wilson 95% interval of `accuracy` over the n episodes.")
+    ci95: Interval | None = Field(default=None, description="The 95% interval of `accuracy` to quote: `ci95_method`'s "
+                                  "over the n episodes; null with n = 0 and in runs written before the field.")
+    ci95_method: Literal["wilson", "clopper-pearson"] | None = Field(default=None, description="clopper-pearson (exact) "
+                                                                     "where n < 100 episodes: Wilson's coverage dips "
+                                                                     "under 95% there near 0 or 1 accuracy, the exact "
+                                                                     "one's never does; wilson from 100 up.")
     # lm-eval's name; inspect_ai calls the same figure `stderr`
     acc_stderr: float | None = Field(default=None, description="Standard error of `accuracy` over the n episodes, "
                                      "sqrt(p(1 - p) / n) (acousticbench.core.stats.accuracy_stderr); null with n = 0 and "
@@ -127,6 +133,7 @@ def icl_metrics(records: list[EpisodeRecord], *, model: str, task: str, shots: i
         truncated=sum(r.status == "truncated" for r in records),
         accuracy_answered=sum(r.correct for r in answered) / len(answered) if answered else None,
         wilson95=wilson_interval(correct, n),
+        ci95=cell_interval(correct, n), ci95_method=interval_method(n) if n else None,
         acc_stderr=accuracy_stderr((r.id, float(r.correct)) for r in records),
         no_answer_rate=sum(r.prediction is None for r in answered) / len(answered) if answered else None,
         statuses=dict(sorted(Counter(r.status for r in records).items())),

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from acousticbench.benchmarks.audioicl.leaderboard import icl_rows
 from acousticbench.benchmarks.entry import Entry, ModelOrder, Section
+from acousticbench.core.stats import SMALL_N
 from acousticbench.core.tables import Axes, colour, html_table, legend, mean_known, pct
 
 
@@ -19,7 +20,8 @@ def sections(entries: list[Entry], order: ModelOrder, records: Mapping[Path, Seq
             + "".join(kshot_panel(t, m, models, chances.get(t)) for t, m in kshot_series(rows).items()) + "</div>"
             + table(rows))
     return [Section("s-audioicl", "AudioICL: accuracy by number of shots", "Mean over seeds; bars: 95% interval "
-                    "clustered by episode across seeds; dashed line: chance, a uniform guess among the answers the "
+                    "clustered by episode across seeds (Clopper-Pearson's exact one where a cell is worth under "
+                    f"{SMALL_N} episodes, else Wilson's); dashed line: chance, a uniform guess among the answers the "
                     "task's episodes have in these runs (the number of labels in its tooltip). Every model on one "
                     "axis per task.", body)]
 

@@ -35,7 +35,9 @@ PAIRED = """
   <label>Model B <select id="p-b"></select></label></div>
 <p id="p-note" class="note"></p>
 <table id="paired"><thead><tr><th>Task</th><th>Questions paired</th><th>Seeds</th><th>A %</th><th>B %</th>
-<th>A − B [95% interval]</th><th>p</th><th>q (BH)</th><th>Different</th><th>A better</th><th>B better</th>
+<th>A − B [95% interval]</th><th>p</th><th>q (BH)</th><th>Different</th>
+<th title="the true difference, in points, this many questions and seeds find at 80% power (alpha 0.05), taking the spread of the per-question differences seen here">Detectable (80% power)</th>
+<th>A better</th><th>B better</th>
 <th>A unpaired</th><th>B unpaired</th></tr></thead><tbody></tbody></table>
 <div id="p-lists"></div>
 """
@@ -61,7 +63,9 @@ def render(sections: list[Section], data: dict, title: str, subtitle: str) -> st
                       "interval (Student's t over questions), an exact sign-flip test (one seed each: McNemar's exact "
                       "test), and its Benjamini-Hochberg q over every comparison in the report, so that calling only "
                       "q &lt; 0.05 keeps false discoveries across the grid at 5% (<code>acousticbench compare</code> "
-                      "and <code>acousticbench leaderboard --paired</code> compute the same). Only scored answers "
+                      "and <code>acousticbench leaderboard --paired</code> compute the same). Detectable: the true "
+                      "difference, in points, that this many questions and seeds find at 80% power (alpha 0.05), "
+                      "taking the spread of the per-question differences seen here. Only scored answers "
                       "count.", PAIRED)]
     sections = [*sections, *(paired if len(data["paired"]["models"]) > 1 else []),
                 Section("s-browser", "Every answer", "Filter, then click a row for its clips, prompt, raw answer, how "

@@ -25,7 +25,8 @@ class Scored:
 def paired_data(scored: list[Scored], nouns: dict[str, str]) -> dict[str, Any]:
     """models (row names), tasks (with what their items are called, `nouns`: task -> 'questions'), and for each pair
     (i < j, as 'i,j') a row per task both ran: [task, questions paired, seeds used, A's questions unpaired, B's, A's
-    accuracy, B's, interval low, high, p, q, questions A did better on, B]; the method and FDR the page states. The
+    accuracy, B's, interval low, high, p, q, questions A did better on, B, the difference detectable at 80% power
+    (core/power.py, from the spread seen; null where none can be given)]; the method and FDR the page states. The
     page lists those questions itself, from the records (each run names its row and task; `paired` marks a record
     counted here)."""
     models = list(dict.fromkeys(s.model for s in scored))
@@ -39,6 +40,6 @@ def paired_data(scored: list[Scored], nouns: dict[str, str]) -> dict[str, Any]:
         r, p = test.result, test.pairing
         cells.setdefault(f"{models.index(test.a)},{models.index(test.b)}", []).append(
             [tasks.index(test.cell), r.questions, list(p.seeds), p.unpaired_a, p.unpaired_b, r.accuracy_a,
-             r.accuracy_b, r.interval.low, r.interval.high, r.p_value, test.q, r.a_better, r.b_better])
+             r.accuracy_b, r.interval.low, r.interval.high, r.p_value, test.q, r.a_better, r.b_better, r.detectable])
     return {"models": models, "tasks": tasks, "nouns": [nouns.get(t, "questions") for t in tasks], "cells": cells,
             "tests": len(tests), "fdr": FDR, "method": METHOD}

@@ -1,6 +1,7 @@
 // Model against model: pick two rows; per task the questions paired by id (seeds averaged within a question, never new
 // pairs), A - B with its 95% interval, the sign-flip p and the Benjamini-Hochberg q over every comparison of the report
-// (computed by core/significance.py), and the questions each did better on, linked to their answers.
+// (computed by core/significance.py), the difference detectable at 80% power (core/power.py), and the questions each
+// did better on, linked to their answers.
 (function () {
   "use strict";
   const D = window.reportBrowser.data;  // parsed once, by the browser
@@ -58,9 +59,9 @@
   // accuracies, the interval's sign and the counts change places.
   function rowsFor(a, b) {
     const rows = P.cells[`${Math.min(a, b)},${Math.max(a, b)}`] || [];
-    return rows.map(([t, n, seeds, unA, unB, accA, accB, lo, hi, p, q, nA, nB]) => (a < b ?
-      { t, n, seeds, unA, unB, accA, accB, lo, hi, p, q, nA, nB } :
-      { t, n, seeds, unA: unB, unB: unA, accA: accB, accB: accA, lo: -hi, hi: -lo, p, q, nA: nB, nB: nA }));
+    return rows.map(([t, n, seeds, unA, unB, accA, accB, lo, hi, p, q, nA, nB, mdd]) => (a < b ?
+      { t, n, seeds, unA, unB, accA, accB, lo, hi, p, q, nA, nB, mdd } :
+      { t, n, seeds, unA: unB, unB: unA, accA: accB, accB: accA, lo: -hi, hi: -lo, p, q, nA: nB, nB: nA, mdd }));
   }
 
   function link(i, word) {
@@ -115,7 +116,7 @@
       const tr = body.appendChild(el("tr"));
       [P.tasks[r.t], r.n, r.seeds.length ? r.seeds.join(", ") : "none shared", pct(r.accA), pct(r.accB),
         `${points(r.accA - r.accB)} [${points(r.lo)}, ${points(r.hi)}]`, pText(r.p), pText(r.q),
-        r.q < P.fdr ? "yes" : "no", r.nA, r.nB, r.unA, r.unB]
+        r.q < P.fdr ? "yes" : "no", r.mdd == null ? "-" : (100 * r.mdd).toFixed(1), r.nA, r.nB, r.unA, r.unB]
         .forEach((v) => tr.appendChild(el("td", {}, v)));
       if (!r.nA && !r.nB) return;
       const [betterA, betterB] = better(a, b, P.tasks[r.t], r.seeds);
