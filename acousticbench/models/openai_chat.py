@@ -8,18 +8,22 @@ import openai
 
 from acousticbench.core.errors import BackendError
 from acousticbench.models.base import BackendBase
+from acousticbench.models.redirects import Origins
 from acousticbench.models.chat_wire import (OVERLOAD_STATUS, audio_request_json, redact, reply_from, retry_after_s,
                                            retryable_status)
 from acousticbench.core.records import Prompt, Reply
 
 
-def make_client(base_url: str, api_key: str) -> openai.AsyncOpenAI:
+def make_client(base_url: str, api_key: str, origins: Origins | None = None) -> openai.AsyncOpenAI:
     """An SDK client that never retries (the engine does), on the SDK's aiohttp transport when installed: its
-    connection pool costs less CPU per request than the default one with many requests in flight."""
+    connection pool costs less CPU per request than the default one with many requests in flight. `origins` hears
+    every response through the client's own event hook: a redirect to another origin is noticed on any request."""
+    hooks = {"response": [origins.httpx_hook]} if origins is not None else {}
     try:
-        http_client = openai.DefaultAioHttpClient() if importlib.util.find_spec("aiohttp") else None
+        http_client = openai.DefaultAioHttpClient(event_hooks=hooks) if importlib.util.find_spec("aiohttp") else None
     except RuntimeError:
         http_client = None
+    http_client = http_client or openai.DefaultAsyncHttpxClient(event_hooks=hooks)
     return openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0, http_client=http_client)
 
 
@@ -64,6 +68,7 @@ class ChatCompletionsBackend(BackendBase):
     adaptive_concurrency = True  # an API's rate limit is found as the run goes (429s back off)
     merge_over: int | None = None  # the OpenAI API takes every clip
     api_model: str = ""
+    origins: Origins | None = None  # where the answers really came from (the client's event hook tells it)
 
     def _pick(self) -> tuple[openai.AsyncOpenAI, str, Any]:
         """The client to use, how to name it in messages, and a slot handed back to _release."""
@@ -95,4 +100,5 @@ class ChatCompletionsBackend(BackendBase):
                                retry_after=error.retry_after, overloaded=error.overloaded) from None
         finally:
             self._release(slot)
-        return reply_from(completion, notes, self.api_model)
+        moved = self.origins.note() if self.origins is not None else None
+        return reply_from(completion, [*notes, moved] if moved else notes, self.api_model)
