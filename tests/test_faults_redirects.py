@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from conftest import write_tiny_pack
-from harness_cli import harness_env, run_cli, run_dirs
+from harness_cli import harness_env, run_cli, run_dirs, script
 from servers import gemini_server, openai_server
 from servers.fixtures import records
 from servers.judge_server import JudgeServer, verdict
@@ -92,3 +92,17 @@ def test_a_judge_endpoint_that_starts_redirecting_mid_run_is_named_in_config(tmp
     assert len(said) == 1 and said[0].startswith(f"note: {front.url} redirected") and real.root in said[0], out.stderr
     assert config["judge"]["endpoint"] == front.url and config["judge"]["answered_from"] == [real.root]
     assert verdicts_from_real == 5 and {(r["chosen"], r["judge"]["method"]) for r in records(run_dir)} == {("B", "llm")}
+
+
+def test_rejudge_against_a_judge_endpoint_that_redirects_names_where_the_verdicts_came_from(tmp_path):
+    with openai_server.serve(answer_text="clip {key} leaves me unsure") as server:
+        _, run_dir, _ = run(tmp_path, "Voxtral-Mini-3B", {VARIABLE: server.url})
+    assert {r["status"] for r in records(run_dir)} == {"unparsed"}
+    with JudgeServer(default=lambda request: verdict("A")) as real, \
+            JudgeServer(redirect_to=real.root) as front:
+        out = script("rejudge.py", str(run_dir), "--judge-endpoint", front.url, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count(f"note: {front.url} redirected the LLM judge") == 1, out.stderr
+    (entry,) = json.loads((run_dir / "config.json").read_text())["history"]
+    assert entry["judge"]["endpoint"] == front.url and entry["judge"]["answered_from"] == [real.root]
+    assert {r["chosen"] for r in records(run_dir)} == {"A"}
