@@ -32,6 +32,8 @@ def retryable_status(code: int) -> bool:
 
 # the statuses that say "too many at once, later": rate limits and an overloaded engine (vLLM, a busy gateway)
 OVERLOAD_STATUS = frozenset({429, 503})
+# finish reasons of an answer the server itself broke off: Mistral's "error", vLLM's "abort" (asked again)
+FAILED_FINISH = frozenset({"error", "abort"})
 
 
 _AUDIO_HEAD, _AUDIO_TAIL = b'{"type":"input_audio","input_audio":{"data":"', b'","format":"wav"}}'
@@ -127,7 +129,11 @@ def reply_from(completion: object, notes: list[str] | None = None, asked: str | 
     common = {"usage": flat_usage(completion.get("usage")), "model_id": model, "finish_reason": finish,
               "first_token_logprobs": first_token_logprobs(choice.get("logprobs"))}
     content, refusal = content_text(message, choice), message.get("refusal")
-    if refusal or finish == "content_filter":
+    said = (finish or "").strip().lower()
+    if said in FAILED_FINISH:  # the server gave up on this answer mid-way: what it holds is no answer
+        raise BackendError(f"the server stopped the answer itself (finish_reason {finish!r}) before it was done",
+                           retryable=True)
+    if refusal or said == "content_filter":
         text, notes = capped(refusal_text(refusal) or content, notes)
         return Reply(text=text, refused=True, notes=notes, **common)
     if content is None or not content.strip():

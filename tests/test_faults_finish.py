@@ -1,0 +1,29 @@
+"""Finish reasons as servers other than OpenAI's spell them, over real HTTP on 127.0.0.1: a token limit's cut in any
+letter case or vendor's word is a cut reply, never scored; an answer the server itself broke off is asked again and,
+when it never finishes, an error record, never an answer."""
+from __future__ import annotations
+
+import pytest
+
+from servers.fixtures import records
+from test_faults_replies import served_run
+
+CUT = ["Length", "LENGTH", "model_length", "max_output_tokens", " length "]
+
+
+@pytest.mark.parametrize("finish", CUT)
+def test_a_token_limit_cut_in_another_spelling_is_never_scored(finish, tmp_path):
+    out, (run_dir,) = served_run(tmp_path, finish=finish)
+    assert out.returncode == 0, out.stderr
+    rows = records(run_dir)
+    assert {(r["status"], r["finish_reason"], r["chosen"], r["correct"]) for r in rows} == {
+        ("truncated", finish, None, False)}  # as OpenAI's "length": its letter is not taken, and it is never right
+
+
+@pytest.mark.parametrize("finish", ["error", "abort", "ERROR"])
+def test_an_answer_the_server_broke_off_is_asked_again_and_never_scored(finish, tmp_path):
+    out, (run_dir,) = served_run(tmp_path, finish=finish)
+    rows = records(run_dir)
+    assert out.returncode == 1 and "--max-error-rate" in out.stderr, out.stderr
+    assert all(r["status"] == "error" and r["attempts"] == 2 and r["chosen"] is None for r in rows)
+    assert all(f"finish_reason {finish!r}" in r["error"] for r in rows)
