@@ -15,7 +15,7 @@ from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.base import BackendBase
 from acousticbench.models.chat_wire import public_url, redact, reply_from
 from acousticbench.models.openai_api import BASE_URL_VARIABLE, DEFAULT_BASE_URL, KEY_VARIABLE, openai_key
-from acousticbench.models.openai_chat import classify, make_client
+from acousticbench.models.openai_chat import SDK_ERRORS, classify, make_client
 from acousticbench.models.redirects import Origins, moved_elsewhere
 from acousticbench.models.wire import wav_bytes
 from acousticbench.core.records import Prompt, Reply
@@ -161,7 +161,7 @@ class Cascade(BackendBase):
             if self.max_tokens is not None:
                 request["max_completion_tokens"] = self.max_tokens
             completion = await self._client.chat.completions.create(**request)
-        except (openai.OpenAIError, ValueError) as err:
+        except SDK_ERRORS as err:
             error = classify(err, self._where())
             raise BackendError(redact(str(error), [self._key]), retryable=error.retryable,
                                retry_after=error.retry_after, overloaded=error.overloaded) from None

@@ -8,7 +8,7 @@ import openai
 
 from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.chat_wire import public_url, redact
-from acousticbench.models.openai_chat import ChatCompletionsBackend, classify, make_client
+from acousticbench.models.openai_chat import ChatCompletionsBackend, classify, make_client, transport_errors
 from acousticbench.models.redirects import Origins, moved_elsewhere, moved_root
 from acousticbench.core.records import Prompt
 
@@ -65,7 +65,7 @@ class OpenAIAudio(ChatCompletionsBackend):
             raise UserError(self._gone()) from None
         except openai.AuthenticationError:
             raise UserError(f"{public_url(self.base_url)} rejected {KEY_VARIABLE} (401): check or replace the key.") from None
-        except openai.APIConnectionError as err:
+        except (openai.APIConnectionError, *transport_errors()) as err:
             raise UserError(redact(f"{classify(err, public_url(self.base_url))}: check your network or "
                                    f"{BASE_URL_VARIABLE}.", [self._key])) from None
         except openai.APIStatusError:

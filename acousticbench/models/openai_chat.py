@@ -14,6 +14,20 @@ from acousticbench.models.chat_wire import (OVERLOAD_STATUS, audio_request_json,
 from acousticbench.core.records import Prompt, Reply
 
 
+def transport_errors() -> tuple[type[Exception], ...]:
+    """What the SDK's aiohttp transport lets through unwrapped: a reply that is not HTTP (a garbled status line or
+    chunk) reaches the caller as aiohttp's own error, not as one of the SDK's."""
+    try:
+        import aiohttp
+    except ImportError:
+        return ()
+    return (aiohttp.ClientError,)
+
+
+# every failure a request through the SDK can raise, whatever its transport
+SDK_ERRORS: tuple[type[Exception], ...] = (openai.OpenAIError, ValueError, *transport_errors())
+
+
 def make_client(base_url: str, api_key: str, origins: Origins | None = None) -> openai.AsyncOpenAI:
     """An SDK client that never retries (the engine does), on the SDK's aiohttp transport when installed: its
     connection pool costs less CPU per request than the default one with many requests in flight. `origins` hears
@@ -58,6 +72,10 @@ def classify(err: Exception, where: str) -> BackendError:
                             overloaded=status in OVERLOAD_STATUS)
     if isinstance(err, (ValueError, openai.APIResponseValidationError)):  # a body that is not the JSON promised
         return BackendError(f"{where} sent a malformed response ({type(err).__name__}: {str(err)[:120]})", retryable=True)
+    if isinstance(err, transport_errors()):  # the transport's own: a reply that is not HTTP, a dropped connection
+        detail = " ".join(str(getattr(err, "message", "") or err).split())[:120]
+        return BackendError(f"{where} sent a reply that is not HTTP or dropped it ({type(err).__name__}: {detail})",
+                            retryable=True)
     raise err
 
 
@@ -94,7 +112,7 @@ class ChatCompletionsBackend(BackendBase):
             # the SDK's own post (its errors and headers), not create(): create() walks every message part, base64
             # included, and builds a response model; the body comes back as a dict that reply_from reads
             completion = await client.post("/chat/completions", content=body, cast_to=object)
-        except (openai.OpenAIError, ValueError) as err:
+        except SDK_ERRORS as err:
             error = self._explain(classify(err, where), err)
             raise BackendError(redact(str(error), self._secrets()), retryable=error.retryable,
                                retry_after=error.retry_after, overloaded=error.overloaded) from None

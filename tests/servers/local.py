@@ -189,6 +189,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.stall()
         if fault == "malformed":
             return self.send_body(200, b'{"id": "broken", "choices": [ {"mess')
+        if fault == "garbled":  # not HTTP at all: a status line no client can read, as a broken proxy sends
+            self.wfile.write(b"HTTP/1.1 2OO OK\r\n\r\n")
+            self.close_connection = True
+            return None
         answer(key, None if fault == "slow" else fault)
 
 
