@@ -26,8 +26,10 @@ async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None,
         if not to_ask_again(run, records, include) and not cut:
             break
         cut = False
-        backend = get_model(model).create(endpoint=endpoint)
-        grader = run.bench.grader([run.spec(**overrides)])  # a benchmark's judge, made with its own options
+        spec = run.spec(**overrides)
+        # the run's own model id and decoding, and what its benchmark needs (logprobs): never another run's settings
+        backend = get_model(model).create(**{**spec.backend_overrides(), "endpoint": endpoint})
+        grader = run.bench.grader([spec])  # a benchmark's judge, made with its own options
         try:
             await backend.open()
             records = await ask_again(run, records, backend, grader, archive, concurrency or backend.default_concurrency,
