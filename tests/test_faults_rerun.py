@@ -7,7 +7,7 @@ from harness_cli import harness_env, run_cli, run_dirs, script
 from servers import openai_server
 from servers.fixtures import records
 from servers.local import FaultPlan
-from test_faults import VARIABLE
+from test_faults import VARIABLE, assert_one_line
 
 MODELS = ["local/served-model", "local/other-model"]  # the first is what the server serves when not asked
 
@@ -28,3 +28,15 @@ def test_rerun_asks_the_model_id_the_run_asked_for(tmp_path):
     assert asked == {"local/other-model"}
     assert all(r["status"] == "answered" and "re-asked by rerun_nones.py: was error" in r["notes"]
                for r in records(run_dir))
+
+
+def test_rerun_refuses_an_endpoint_for_a_model_that_talks_to_no_server(tmp_path):
+    archive = write_tiny_pack(tmp_path / "archive")
+    first = run_cli("--model", "Oracle", "--task", "rad", "--judge", "rules", "--max-samples", "2", "--archive",
+                    str(archive), cwd=tmp_path, env=harness_env())
+    assert first.returncode == 0, first.stderr
+    (run_dir,) = run_dirs(tmp_path / "results")
+    before = (run_dir / "responses.jsonl").read_bytes()
+    out = script("rerun_nones.py", "--model", "Oracle", "--endpoint", "http://127.0.0.1:9", str(run_dir), cwd=tmp_path)
+    assert_one_line(out, 2, "--endpoint has no effect on Oracle")
+    assert (run_dir / "responses.jsonl").read_bytes() == before and not (run_dir / "responses.jsonl.orig").exists()

@@ -61,6 +61,16 @@ def _same_pack(run: RunFile, archive: Path | None) -> None:
                         "pass the pack it was made with as --archive; nothing was asked or changed.")
 
 
+def _takes_endpoint(model: str, endpoint: str | None) -> None:
+    """--endpoint for a model that talks to no server would be ignored: one line, before any file is touched."""
+    import inspect
+
+    backend = get_model(model).backend_class()
+    if endpoint and "endpoint" not in inspect.signature(backend.__init__).parameters:
+        raise UserError(f"--endpoint has no effect on {model}, which talks to no server: drop --endpoint; nothing "
+                        "was asked or changed.")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="acousticbench rerun", description=__doc__)
     parser.add_argument("files", type=Path, nargs="+", help="responses.jsonl files or run folders")
@@ -91,7 +101,7 @@ def _rerun_all(args: argparse.Namespace, declared: list[Option]) -> int:
     include = frozenset(s.strip() for s in args.include.split(",") if s.strip())
     if include - {"refused", "unparsed"}:
         raise UserError(f"--include takes refused and/or unparsed, got {args.include!r}.")
-    get_model(args.model)
+    _takes_endpoint(args.model, args.endpoint)
     runs = [RunFile.load(path) for path in args.files]
     refuse_foreign_options(args, runs, lambda bench: bench.rerun_options)
     for run in runs:  # every file is checked, and its backup written, before any model call
