@@ -116,6 +116,11 @@ def reply_from(completion: object, notes: list[str] | None = None, asked: str | 
     does not need (usage, logprobs, the model's name) are read where they make sense and never fail a reply."""
     if hasattr(completion, "model_dump"):  # the openai SDK's model of it
         completion = completion.model_dump()
+    if isinstance(completion, str):  # the SDK hands back the text of a body not labelled JSON: read it as JSON
+        try:
+            completion = json.loads(completion)
+        except ValueError:
+            pass
     if not isinstance(completion, dict) or "choices" not in completion:  # the SDK hands back text for non-JSON
         raise BackendError(f"the server's answer is not a chat completion: {str(completion)[:120]!r}", retryable=True)
     choice = first_choice(completion)

@@ -86,13 +86,14 @@ def completion(model: str, content: str | None, finish: str = "stop", refusal: s
 
 class OpenAIHandler(Handler):
     """Routes of an OpenAI-compatible server; options: model_ids, missing_models, answer_text ({letter}: the answer,
-    {key}: the request's first 8 hex digits), finish (the
-    finish_reason of every answer, default stop), loading_until, echo_key (error messages repeat the API key), lean
-    (answer 'A' without reading the request: benchmarks), reply_model (the model id its answers name, whatever was
-    asked), probe_delay_s (each GET answers that late), listing (the /v1/models `data` it sends, as it is),
-    reply_shape (a function of each answer's completion dict giving what is sent instead: a dict as JSON, bytes as
-    they are), redirect_to, redirect_paths and redirect_after (Handler.redirected), listeners (served model id -> servers.listener.Listener, who answers requests for that
-    id) with questions (request key -> (id, listener.Question), from the test's pack)."""
+    {key}: the request's first 8 hex digits), finish (the finish_reason of every answer, default stop),
+    loading_until, echo_key (error messages repeat the API key), lean (answer 'A' without reading the request:
+    benchmarks), reply_model (the model id its answers name, whatever was asked), probe_delay_s (each GET answers
+    that late), listing (the /v1/models `data` it sends, as it is), reply_shape (a function of each answer's
+    completion dict giving what is sent instead: a dict as JSON, bytes as they are), content_type (the Content-Type
+    of each answer), redirect_to, redirect_paths and redirect_after (Handler.redirected), listeners (served model
+    id -> servers.listener.Listener, who answers requests for that id) with questions (request key -> (id,
+    listener.Question), from the test's pack)."""
 
     def _models(self) -> list[str]:
         return self.state.options.get("model_ids", ["local/served-model"])
@@ -176,9 +177,8 @@ class OpenAIHandler(Handler):
         finish = self.state.options.get("finish", "stop")
         answer = completion(model, text, finish=finish, usage=usage_of(body, text))
         shaped = self.state.options.get("reply_shape", lambda c: c)(answer)
-        if isinstance(shaped, bytes):
-            return self.send_body(200, shaped)
-        self.send_json(200, shaped)
+        content_type = self.state.options.get("content_type", "application/json")  # a proxy may label it otherwise
+        self.send_body(200, shaped if isinstance(shaped, bytes) else json.dumps(shaped).encode(), content_type)
 
     def _listen(self, model: str, listener, key: str, body: dict) -> None:
         from servers.listener import CUT, REFUSAL
