@@ -96,7 +96,10 @@ class ResponsesWriter:
             raise OSError(err.errno, err.strerror, str(self.path)) from None
 
     def close(self) -> None:
-        self._fh.close()
+        try:
+            self._fh.close()
+        except OSError as err:  # a line a full disk cut is flushed again here: name the file, as append does
+            raise OSError(err.errno, err.strerror, str(self.path)) from None
 
 
 def read_records(path: Path, record_type: type[RecordBase], torn: list | None = None) -> list:
