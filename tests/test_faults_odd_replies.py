@@ -48,3 +48,43 @@ def test_a_chat_completion_labelled_as_another_content_type_is_read_as_what_it_i
     assert out.returncode == 0, out.stderr
     (run_dir,) = run_dirs(tmp_path / "results")
     assert [r["status"] for r in records(run_dir)] == ["answered"] * 3
+
+
+VERDICT = '{"label": "B", "refused": false, "reason": "it names the second clip"}'
+JUDGE_REPLIES = {  # what a judge server that does not enforce the JSON schema sends -> the label read from it
+    "in a json fence": ("```json\n" + VERDICT + "\n```", "B"),
+    "after a byte order mark": ("\ufeff" + VERDICT, "B"),
+    "after a sentence": ("Here is the verdict: " + VERDICT, "B"),
+    "the label in lower case": (VERDICT.replace('"B"', '"b"'), "B"),
+    "refused as a word": ('{"label": "none", "refused": "true", "reason": "no audio"}', None),
+    "no reason": ('{"label": "B", "refused": false}', "B"),
+    "no label at all": ('{"refused": false, "reason": "hmm"}', "no verdict"),
+    "a label that is no option": (VERDICT.replace('"B"', '"C"'), "no verdict"),
+}
+
+
+@pytest.mark.parametrize("case", list(JUDGE_REPLIES))
+def test_a_judge_verdict_sent_without_the_schema_is_read_for_what_it_says(case):
+    import asyncio
+
+    from acousticbench.benchmarks.acoustic.judge.llm import JudgeFailed, LLMJudge
+    from servers.judge_server import Canned, JudgeServer
+
+    content, label = JUDGE_REPLIES[case]
+
+    async def judged(url: str):
+        judge = LLMJudge("local-judge", url, max_attempts=1)
+        try:
+            return await judge.judge("Which clip is louder?\nA. The first\nB. The second", f"I think {case}")
+        except JudgeFailed:
+            return "no verdict"
+        finally:
+            await judge.aclose()
+
+    with JudgeServer(default=lambda request: Canned(body={"content": content})) as server:
+        got = asyncio.run(judged(server.url))
+    if label == "no verdict":
+        assert got == "no verdict"
+    else:
+        assert (got.chosen, got.method) == (label, "llm")
+        assert got.status == ("answered" if label else "refused")

@@ -188,8 +188,11 @@ class LLMJudge:
         import pydantic
 
         try:
-            completion = await self._openai().chat.completions.parse(
+            raw = await self._openai().chat.completions.with_raw_response.parse(
                 model=self.model, messages=messages, response_format=Verdict, temperature=0)
+            completion = raw.parse()
+        except pydantic.ValidationError:  # a server that does not enforce the schema: read what its reply says
+            return self._read_leniently(raw.http_response)
         except openai.APIStatusError as err:
             code = err.status_code
             retryable = retryable_status(code)
@@ -199,10 +202,24 @@ class LLMJudge:
         except openai.APIConnectionError as err:  # includes timeouts
             raise BackendError(f"judge endpoint {self.base_url} unreachable ({type(err).__name__})",
                                retryable=True) from None
-        except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError,
-                pydantic.ValidationError) as err:
+        except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as err:
             raise JudgeFailed(f"the judge model's reply is not a valid verdict ({type(err).__name__})") from None
         message = completion.choices[0].message
         if message.refusal or message.parsed is None:
             raise JudgeFailed(f"the judge model gave no verdict: {message.refusal or 'empty reply'}")
         return message.parsed
+
+    @staticmethod
+    def _read_leniently(response: Any) -> Verdict:
+        """The verdict in a reply the strict schema refused (fenced, after a BOM or a sentence, "a" for "A"), or
+        JudgeFailed where it holds none."""
+        from acousticbench.benchmarks.acoustic.judge.verdict_text import lenient_verdict
+
+        try:
+            message = response.json()["choices"][0]["message"]
+        except (ValueError, LookupError, TypeError):
+            message = {}
+        fields = lenient_verdict(message.get("content") if isinstance(message, dict) else None)
+        if fields is None:
+            raise JudgeFailed("the judge model's reply is not a valid verdict (ValidationError)")
+        return Verdict.model_validate(fields)
