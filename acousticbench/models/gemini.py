@@ -156,7 +156,11 @@ class Gemini(BackendBase):
                 raise UserError(self._gone()) from None
             if err.code in (400, 401, 403) and "key" in str(err.message).lower():
                 raise UserError(f"Gemini rejected the API key ({err.code}): check GEMINI_API_KEY / GOOGLE_API_KEY.") from None
-        except (errors.APIError, ValueError, *self._transport) as err:
+        except ValueError as err:  # a body that is not the JSON promised: the server answered, with something else
+            raise UserError(redact(f"{self.base_url} sent {self.name} an answer that is not Gemini's JSON "
+                                   f"({type(err).__name__}: {str(err)[:120]}); check that {BASE_URL_VARIABLE} names a "
+                                   "Gemini API server.", [self._key])) from None
+        except (errors.APIError, *self._transport) as err:
             raise UserError(redact(f"cannot reach Gemini at {self.base_url} ({type(err).__name__}: {err}); "
                                    f"check your network or {BASE_URL_VARIABLE}.", [self._key])) from None
 

@@ -59,7 +59,11 @@ def generate_response(model: str, text: str | None, finish: str = "STOP", candid
 
 class GeminiHandler(Handler):
     """POST /{v1,v1beta}/models/{model}:generateContent and GET /{v1,v1beta}/models/{model}; options missing_models,
-    and redirect_to, redirect_paths and redirect_after (Handler.redirected)."""
+    and redirect_to, redirect_paths and redirect_after (Handler.redirected), prefix (bytes sent before each JSON body,
+    as a byte order mark)."""
+
+    def send_json(self, status: int, data: object, headers: dict[str, str] | None = None) -> None:
+        self.send_body(status, self.state.options.get("prefix", b"") + json.dumps(data).encode(), headers=headers)
 
     def _route(self) -> tuple[str | None, bool]:
         match = ROUTE.match(self.path.split("?")[0])
