@@ -121,7 +121,7 @@ def test_a_pack_built_with_other_spoken_digits_is_flagged(pack, tmp_path):
 
 
 def test_building_over_an_existing_pack_is_refused(pack):
-    with pytest.raises(UserError, match="already exists: remove it to rebuild"):
+    with pytest.raises(UserError, match="already exists: choose another --archive.*or move that folder away"):
         build_audioicl(pack.parent, episodes_per_task=1)
 
 

@@ -165,7 +165,7 @@ def test_header_understating_a_member_size_is_refused(tmp_path):
 
 def test_existing_pack_at_target_is_not_overwritten(pack_root, tmp_path):
     write_zip(pack_root, tmp_path / "pack.zip")
-    with pytest.raises(UserError, match="already holds a benchmark pack.*remove it or choose another --archive"):
+    with pytest.raises(UserError, match="already holds a benchmark pack.*choose another --archive, or move that pack away"):
         safe_extract(tmp_path / "pack.zip", pack_root)
     (tmp_path / "busy").mkdir()
     (tmp_path / "busy" / "notes.txt").write_text("mine")

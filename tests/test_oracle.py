@@ -118,7 +118,7 @@ def test_build_refuses_a_folder_that_holds_a_pack(tmp_path):
     root = tmp_path / "archive"
     root.mkdir()
     (root / MANIFEST).write_text("{}")
-    with pytest.raises(UserError, match="remove it or choose another --archive"):
+    with pytest.raises(UserError, match="choose another --archive, or move that pack away first"):
         build.build_open_pack(root)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["archive"]
 

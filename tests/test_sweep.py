@@ -190,3 +190,12 @@ def test_two_sweeps_in_the_same_second_get_their_own_files(tmp_path):
 
     names = {claim_path(tmp_path).name for _ in range(3)}
     assert len(names) == 3 and all(re.fullmatch(r"sweep-\d{8}-\d{6}(-\d)?\.json", n) for n in names)
+
+
+def test_two_runs_of_one_model_in_the_same_second_get_their_own_folders(tmp_path):
+    from acousticbench.run.results import latest_run_dir, new_run_dir
+
+    made = [new_run_dir(tmp_path / "results", "Oracle-rad-local-seed42") for _ in range(3)]
+    assert len(set(made)) == 3 and all(p.is_dir() and not any(p.iterdir()) for p in made)
+    assert all(re.fullmatch(r"Oracle-rad-local-seed42-\d{8}-\d{6}(-\d)?", p.name) for p in made)
+    assert latest_run_dir(tmp_path / "results", "Oracle-rad-local-seed42") == max(made, key=lambda p: p.name)

@@ -11,6 +11,13 @@ from acousticbench.tools.paired import check_side, check_sides, compare_sides, l
 
 
 def main(argv: list[str] | None = None) -> int:
+    """A reader that goes away (a pipe into `head`) ends it with one line and 141, never a traceback."""
+    from acousticbench.core.errors import run_command
+
+    return run_command(lambda: _main(argv), interrupted="it only reads the runs: nothing was changed.")
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="acousticbench compare", description=__doc__,
                                      usage="%(prog)s RUN_A RUN_B | %(prog)s RUN_A... --vs RUN_B...")
     parser.add_argument("runs", type=Path, nargs="+", help="run folders or responses.jsonl files: two runs, or with "

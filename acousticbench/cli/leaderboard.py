@@ -11,6 +11,13 @@ from acousticbench.tools.reference import default_root
 
 
 def main(argv: list[str] | None = None) -> int:
+    """A reader that goes away (a pipe into `head`) ends it with one line and 141, never a traceback."""
+    from acousticbench.core.errors import run_command
+
+    return run_command(lambda: _main(argv), interrupted="it only reads the runs: nothing was changed.")
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="acousticbench leaderboard", description=__doc__)
     parser.add_argument("results_dirs", type=Path, nargs="*", help="results folders (default ./results unless --references)")
     parser.add_argument("--references", nargs="?", const=True, default=False, metavar="DIR",

@@ -34,7 +34,7 @@ async def _rejudge_all(args: argparse.Namespace, declared: list[Option]) -> None
             relabeller = relabellers[run.bench.name]
             records = await relabeller.relabel(run.records)
             # judge calls are cached: an interrupted run repeats none it finished
-            save(run, records, relabeller.what, relabeller.settings)
+            save(run, records, relabeller.what, relabeller.settings, relabeller.said)
             print(change_line(str(run.path), run, records))
     finally:
         for relabeller in relabellers.values():

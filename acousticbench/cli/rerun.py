@@ -26,8 +26,10 @@ async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None,
         if not to_ask_again(run, records, include) and not cut:
             break
         cut = False
-        backend = get_model(model).create(endpoint=endpoint)
-        grader = run.bench.grader([run.spec(**overrides)])  # a benchmark's judge, made with its own options
+        spec = run.spec(**overrides)
+        # the run's own model id and decoding, and what its benchmark needs (logprobs): never another run's settings
+        backend = get_model(model).create(**{**spec.backend_overrides(), "endpoint": endpoint})
+        grader = run.bench.grader([spec])  # a benchmark's judge, made with its own options
         try:
             await backend.open()
             records = await ask_again(run, records, backend, grader, archive, concurrency or backend.default_concurrency,
@@ -57,6 +59,16 @@ def _same_pack(run: RunFile, archive: Path | None) -> None:
     if changed:
         raise UserError(f"{run.path} was made on another pack than {spec.settings.archive} ({described(changed)}): "
                         "pass the pack it was made with as --archive; nothing was asked or changed.")
+
+
+def _takes_endpoint(model: str, endpoint: str | None) -> None:
+    """--endpoint for a model that talks to no server would be ignored: one line, before any file is touched."""
+    import inspect
+
+    backend = get_model(model).backend_class()
+    if endpoint and "endpoint" not in inspect.signature(backend.__init__).parameters:
+        raise UserError(f"--endpoint has no effect on {model}, which talks to no server: drop --endpoint; nothing "
+                        "was asked or changed.")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,7 +101,7 @@ def _rerun_all(args: argparse.Namespace, declared: list[Option]) -> int:
     include = frozenset(s.strip() for s in args.include.split(",") if s.strip())
     if include - {"refused", "unparsed"}:
         raise UserError(f"--include takes refused and/or unparsed, got {args.include!r}.")
-    get_model(args.model)
+    _takes_endpoint(args.model, args.endpoint)
     runs = [RunFile.load(path) for path in args.files]
     refuse_foreign_options(args, runs, lambda bench: bench.rerun_options)
     for run in runs:  # every file is checked, and its backup written, before any model call

@@ -1,21 +1,25 @@
 """Settings read from the environment, in one leaf module every layer may import (docs/settings.md lists them)."""
 from __future__ import annotations
 
+import math
 import os
 import re
 
 from acousticbench.core.errors import UserError
 
 
-def env_number(variable: str, default: float, *, minimum: float = 0.0) -> float:
-    """A number from the environment; a bad value is a one-line user error naming the variable."""
+def env_number(variable: str, default: float, *, minimum: float = 0.0, whole: bool = False) -> float:
+    """A number from the environment (`whole`: a count); a bad value is a one-line user error naming the variable."""
     text = os.environ.get(variable, "").strip()
     if not text:
         return default
     try:
         value = float(text)
     except ValueError:
-        raise UserError(f"{variable}={text!r} is not a number; unset it or give e.g. {variable}={default:g}.") from None
+        value = math.nan
+    if not math.isfinite(value) or (whole and not value.is_integer()):  # nan, inf: no count, wait or rate means them
+        kind = "a whole number" if whole else "a finite number"
+        raise UserError(f"{variable}={text!r} is not {kind}; unset it or give e.g. {variable}={default:g}.")
     if value < minimum:
         raise UserError(f"{variable} must be {minimum:g} or more, got {value:g}.")
     return value

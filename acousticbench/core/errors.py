@@ -124,6 +124,9 @@ def os_error_line(err: OSError) -> str:
     if err.errno == errno.ENOSPC:
         return (f"no space left on the device while writing{where}: free some space, then run the same command with "
                 "--resume (what was written is kept and valid).")
+    if err.errno in (errno.EDQUOT, errno.EFBIG):  # a quota or a file size limit (ulimit -f): full, for this user
+        return (f"over the disk quota or file size limit while writing{where} ({what}): free some space or raise the "
+                "limit, then run the same command with --resume (what was written is kept and valid).")
     if err.errno in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EEXIST):
         return f"cannot write{where} ({what}): choose a folder you can write to."
     return f"{what}{where}."

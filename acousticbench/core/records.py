@@ -11,13 +11,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 DEFAULT_SEED = 42  # the run seed when none is given
 
-# finish reasons that mean the token limit cut the reply: OpenAI and vLLM "length", Gemini MAX_TOKENS
-CUT_FINISH = frozenset({"length", "max_tokens", "MAX_TOKENS"})
+# finish reasons that mean a token limit cut the reply, in any letter case: OpenAI, vLLM, llama.cpp and Ollama
+# "length", Anthropic "max_tokens", Gemini MAX_TOKENS, OpenAI Responses "max_output_tokens", Mistral "model_length"
+CUT_FINISH = frozenset({"length", "max_tokens", "max_output_tokens", "model_length"})
 
 
 def was_cut(finish_reason: str | None) -> bool:
     """Did the backend stop the reply at its token limit (so whatever it said last may not be its answer)?"""
-    return finish_reason in CUT_FINISH
+    return isinstance(finish_reason, str) and finish_reason.strip().lower() in CUT_FINISH
 
 
 def canonical_json(data: Any) -> bytes:

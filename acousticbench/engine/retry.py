@@ -25,7 +25,7 @@ def _env(variable: str, default: float, minimum: float = 0.0):
 class RetryPolicy:
     """Retry settings; each default can be changed with an environment variable (tests zero the waits)."""
 
-    max_attempts: int = field(default_factory=lambda: int(env_number("ACOUSTICBENCH_MAX_ATTEMPTS", 4, minimum=1)))
+    max_attempts: int = field(default_factory=lambda: int(env_number("ACOUSTICBENCH_MAX_ATTEMPTS", 4, minimum=1, whole=True)))
     base_delay_s: float = _env("ACOUSTICBENCH_RETRY_BASE_DELAY", 1.0)
     max_delay_s: float = _env("ACOUSTICBENCH_RETRY_MAX_DELAY", 60.0)
     timeout_s: float = _env("ACOUSTICBENCH_REQUEST_TIMEOUT", 120.0, minimum=0.001)

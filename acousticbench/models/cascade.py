@@ -15,7 +15,8 @@ from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.base import BackendBase
 from acousticbench.models.chat_wire import public_url, redact, reply_from
 from acousticbench.models.openai_api import BASE_URL_VARIABLE, DEFAULT_BASE_URL, KEY_VARIABLE, openai_key
-from acousticbench.models.openai_chat import classify, make_client
+from acousticbench.models.openai_chat import SDK_ERRORS, classify, make_client
+from acousticbench.models.redirects import Origins, moved_elsewhere
 from acousticbench.models.wire import wav_bytes
 from acousticbench.core.records import Prompt, Reply
 
@@ -128,11 +129,12 @@ class Cascade(BackendBase):
         self._whisper = LocalWhisper() if stt == "local" else None
         self.max_concurrency = self.default_concurrency if stt == "local" else None  # whisper runs on this CPU
         self._client: openai.AsyncOpenAI | None = None
+        self.origins = Origins(name, self.base_url)  # where the answers really came from, after any redirect
 
     async def open(self) -> None:
         if self._whisper is not None:
             await asyncio.to_thread(self._whisper.load)
-        self._client = make_client(self.base_url, self._key or "EMPTY")
+        self._client = make_client(self.base_url, self._key or "EMPTY", self.origins)
 
     async def close(self) -> None:
         if self._client is not None:
@@ -159,12 +161,13 @@ class Cascade(BackendBase):
             if self.max_tokens is not None:
                 request["max_completion_tokens"] = self.max_tokens
             completion = await self._client.chat.completions.create(**request)
-        except (openai.OpenAIError, ValueError) as err:
+        except SDK_ERRORS as err:
             error = classify(err, self._where())
             raise BackendError(redact(str(error), [self._key]), retryable=error.retryable,
                                retry_after=error.retry_after, overloaded=error.overloaded) from None
         note = f"the audio was transcribed by {self._stt_name()}; {self.text_model} answered from the transcripts"
-        return reply_from(completion, [note])
+        moved = self.origins.note()  # the text model's answer came from another origin than asked
+        return reply_from(completion, [note, moved] if moved else [note])
 
     def _stt_name(self) -> str:
         return LocalWhisper.description if self._whisper is not None else f"{self.stt_model} (OpenAI API)"
@@ -172,5 +175,6 @@ class Cascade(BackendBase):
     def provenance(self) -> dict:
         local = {"stt_model": self._whisper.source, "stt_decoding": DECODING} if self._whisper is not None else {}
         return {"backend": self.backend_name, "speech_to_text": self._stt_name(), **local, "text_model": self.text_model,
-                "endpoint": public_url(self.base_url), "served_model_id": self.text_model,
+                "endpoint": public_url(self.base_url), **moved_elsewhere([self.origins]),
+                "served_model_id": self.text_model,
                 "temperature": self.temperature, "seed": "passed per request"}

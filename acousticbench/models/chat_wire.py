@@ -32,6 +32,8 @@ def retryable_status(code: int) -> bool:
 
 # the statuses that say "too many at once, later": rate limits and an overloaded engine (vLLM, a busy gateway)
 OVERLOAD_STATUS = frozenset({429, 503})
+# finish reasons of an answer the server itself broke off: Mistral's "error", vLLM's "abort" (asked again)
+FAILED_FINISH = frozenset({"error", "abort"})
 
 
 _AUDIO_HEAD, _AUDIO_TAIL = b'{"type":"input_audio","input_audio":{"data":"', b'","format":"wav"}}'
@@ -114,6 +116,11 @@ def reply_from(completion: object, notes: list[str] | None = None, asked: str | 
     does not need (usage, logprobs, the model's name) are read where they make sense and never fail a reply."""
     if hasattr(completion, "model_dump"):  # the openai SDK's model of it
         completion = completion.model_dump()
+    if isinstance(completion, str):  # the SDK hands back the text of a body not labelled JSON: read it as JSON
+        try:
+            completion = json.loads(completion)
+        except ValueError:
+            pass
     if not isinstance(completion, dict) or "choices" not in completion:  # the SDK hands back text for non-JSON
         raise BackendError(f"the server's answer is not a chat completion: {str(completion)[:120]!r}", retryable=True)
     choice = first_choice(completion)
@@ -127,7 +134,11 @@ def reply_from(completion: object, notes: list[str] | None = None, asked: str | 
     common = {"usage": flat_usage(completion.get("usage")), "model_id": model, "finish_reason": finish,
               "first_token_logprobs": first_token_logprobs(choice.get("logprobs"))}
     content, refusal = content_text(message, choice), message.get("refusal")
-    if refusal or finish == "content_filter":
+    said = (finish or "").strip().lower()
+    if said in FAILED_FINISH:  # the server gave up on this answer mid-way: what it holds is no answer
+        raise BackendError(f"the server stopped the answer itself (finish_reason {finish!r}) before it was done",
+                           retryable=True)
+    if refusal or said == "content_filter":
         text, notes = capped(refusal_text(refusal) or content, notes)
         return Reply(text=text, refused=True, notes=notes, **common)
     if content is None or not content.strip():

@@ -12,6 +12,7 @@ from google.genai import errors, types
 from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.base import BackendBase
 from acousticbench.models.chat_wire import capped, redact, retry_after_s
+from acousticbench.models.redirects import Origins, moved_elsewhere
 from acousticbench.models.wire import prompt_clips, wav_bytes
 from acousticbench.core.records import Prompt, Reply, was_cut
 
@@ -127,24 +128,49 @@ class Gemini(BackendBase):
             raise UserError(f"{name} needs GEMINI_API_KEY (or GOOGLE_API_KEY): `export GEMINI_API_KEY=...` or put it in .env.")
         self.base_url = (endpoint or os.environ.get(BASE_URL_VARIABLE) or DEFAULT_BASE_URL).rstrip("/")
         self._client: genai.Client | None = None
+        self._session: Any = None  # the aiohttp session the SDK is given: its trace config sees every request's end
         self._transport = _transport_errors()
         self.served_model_id: str | None = None
+        self.origins = Origins(name, self.base_url)  # where the answers really came from, after any redirect
+
+    def _new_client(self) -> genai.Client:
+        # one attempt: with aiohttp installed the SDK otherwise retries dropped connections itself, after 1-10 s
+        options = types.HttpOptions(base_url=self.base_url, retry_options=types.HttpRetryOptions(attempts=1),
+                                    aiohttp_client=self._session)
+        return genai.Client(api_key=self._key, http_options=options)
 
     async def open(self) -> None:
-        # one attempt: with aiohttp installed the SDK otherwise retries dropped connections itself, after 1-10 s
-        options = types.HttpOptions(base_url=self.base_url, retry_options=types.HttpRetryOptions(attempts=1))
-        self._client = genai.Client(api_key=self._key, http_options=options)
+        import aiohttp
+
+        # the SDK's own session settings (no connection limit: the engine bounds what is in flight), and our hook
+        self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), trust_env=True,
+                                              trace_configs=[self.origins.trace_config()])
+        self._client = self._new_client()
         try:
-            model = await self._client.aio.models.get(model=self.api_model)
+            with self.origins.opening():  # a server that moved: followed below, not a redirect of answers
+                model = await self._client.aio.models.get(model=self.api_model)
             self.served_model_id = " ".join(filter(None, [model.name, model.version])) or self.api_model
+            await self._follow(self.origins.last_url())
         except errors.ClientError as err:
             if err.code == 404:
                 raise UserError(self._gone()) from None
             if err.code in (400, 401, 403) and "key" in str(err.message).lower():
                 raise UserError(f"Gemini rejected the API key ({err.code}): check GEMINI_API_KEY / GOOGLE_API_KEY.") from None
-        except (errors.APIError, ValueError, *self._transport) as err:
+        except ValueError as err:  # a body that is not the JSON promised: the server answered, with something else
+            raise UserError(redact(f"{self.base_url} sent {self.name} an answer that is not Gemini's JSON "
+                                   f"({type(err).__name__}: {str(err)[:120]}); check that {BASE_URL_VARIABLE} names a "
+                                   "Gemini API server.", [self._key])) from None
+        except (errors.APIError, *self._transport) as err:
             raise UserError(redact(f"cannot reach Gemini at {self.base_url} ({type(err).__name__}: {err}); "
                                    f"check your network or {BASE_URL_VARIABLE}.", [self._key])) from None
+
+    async def _follow(self, final: str | None) -> None:
+        """A server that redirects to another origin: every request goes there, and config.json names both."""
+        moved = re.sub(r"/v1\w*/models/[^/]+$", "", (final or self.base_url).split("?")[0])  # the SDK's /{version}/models/..
+        if final and self.origins.follow(moved):
+            old, self.base_url = self._client, moved
+            self._client = self._new_client()
+            await old.aio.aclose()  # its own pools; the session it was given stays open for the new client
 
     def _gone(self) -> str:
         return (f"Gemini does not serve {self.api_model!r}: rerun with --api-model {CURRENT_MODEL} "
@@ -153,6 +179,8 @@ class Gemini(BackendBase):
     async def close(self) -> None:
         if self._client is not None:
             await self._client.aio.aclose()
+        if self._session is not None:
+            await self._session.close()
 
     def _config(self, prompt: Prompt) -> types.GenerateContentConfig:
         # the raw answer back too (not sent to the server): the SDK refuses a whole answer over an odd usage block
@@ -178,7 +206,9 @@ class Gemini(BackendBase):
                 model=self.api_model, contents=contents, config=self._config(prompt))
         except Exception as err:
             raise self._classify(err) from None
-        return reply_from(parsed(response.sdk_http_response.body, f"{self.name} at {self.base_url}"), notes)
+        moved = self.origins.note()  # this answer came from another origin than asked: its record says so
+        return reply_from(parsed(response.sdk_http_response.body, f"{self.name} at {self.base_url}"),
+                          [*notes, moved] if moved else notes)
 
     def _classify(self, err: Exception) -> BackendError:
         where = f"{self.name} at {self.base_url}"
@@ -198,6 +228,6 @@ class Gemini(BackendBase):
 
     def provenance(self) -> dict:
         return {"backend": self.backend_name, "endpoint": self.base_url, "api_model": self.api_model,
-                "served_model_id": self.served_model_id,
+                **moved_elsewhere([self.origins]), "served_model_id": self.served_model_id,
                 "temperature": self.temperature if self.temperature is not None else "provider default (1.0)",
                 "max_output_tokens": self.max_tokens, "thinking": "provider default", "seed": "passed per request"}

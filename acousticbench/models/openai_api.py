@@ -2,15 +2,14 @@
 from __future__ import annotations
 
 import os
-import urllib.parse
 from typing import Any
 
 import openai
 
 from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.chat_wire import public_url, redact
-from acousticbench.models.openai_chat import ChatCompletionsBackend, classify, make_client
-from acousticbench.models.server_facts import moved_root, say_moved
+from acousticbench.models.openai_chat import ChatCompletionsBackend, classify, make_client, transport_errors
+from acousticbench.models.redirects import Origins, moved_elsewhere, moved_root
 from acousticbench.core.records import Prompt
 
 KEY_VARIABLE, BASE_URL_VARIABLE = "OPENAI_API_KEY", "OPENAI_BASE_URL"
@@ -41,7 +40,7 @@ class OpenAIAudio(ChatCompletionsBackend):
         self._base_from = "--endpoint" if endpoint else BASE_URL_VARIABLE  # where a base URL not OpenAI's was set
         self._client: openai.AsyncOpenAI | None = None
         self.served_model_id: str | None = None
-        self.redirected: dict[str, str] = {}  # the base URL given -> where its server redirects every request
+        self.origins = Origins(name, self.base_url)  # where the answers really came from, after any redirect
 
     def _gone(self) -> str:
         """The fix for a model the server does not serve; never the advice to ask for the model it just refused."""
@@ -56,16 +55,17 @@ class OpenAIAudio(ChatCompletionsBackend):
         return f"{who} does not serve {self.api_model!r}{when}: {fix}, or pick another --model."
 
     async def open(self) -> None:
-        self._client = make_client(self.base_url, self._key)
+        self._client = make_client(self.base_url, self._key, self.origins)
         try:
-            raw = await self._client.models.with_raw_response.retrieve(self.api_model)
+            with self.origins.opening():  # a server that moved: followed below, not a redirect of answers
+                raw = await self._client.models.with_raw_response.retrieve(self.api_model)
             self.served_model_id = raw.parse().id
             self._follow(str(raw.url))
         except openai.NotFoundError:
             raise UserError(self._gone()) from None
         except openai.AuthenticationError:
             raise UserError(f"{public_url(self.base_url)} rejected {KEY_VARIABLE} (401): check or replace the key.") from None
-        except openai.APIConnectionError as err:
+        except (openai.APIConnectionError, *transport_errors()) as err:
             raise UserError(redact(f"{classify(err, public_url(self.base_url))}: check your network or "
                                    f"{BASE_URL_VARIABLE}.", [self._key])) from None
         except openai.APIStatusError:
@@ -74,9 +74,7 @@ class OpenAIAudio(ChatCompletionsBackend):
     def _follow(self, final: str) -> None:
         """A server that redirects to another origin: every request goes there, and config.json names both."""
         moved = moved_root(self.base_url, final, f"/models/{self.api_model}")
-        if urllib.parse.urlsplit(moved)[:2] != urllib.parse.urlsplit(self.base_url)[:2]:
-            say_moved(self.name, self.base_url, moved)
-            self.redirected[self.base_url] = moved
+        if self.origins.follow(moved):
             self.base_url = moved
             self._client = self._client.with_options(base_url=moved)
 
@@ -108,8 +106,8 @@ class OpenAIAudio(ChatCompletionsBackend):
         return [self._key]
 
     def provenance(self) -> dict:
-        moved = {"redirected": {public_url(a): public_url(b) for a, b in self.redirected.items()}} if self.redirected else {}
-        return {"backend": self.backend_name, "endpoint": public_url(self.base_url), "api_model": self.api_model, **moved,
+        return {"backend": self.backend_name, "endpoint": public_url(self.base_url), "api_model": self.api_model,
+                **moved_elsewhere([self.origins]),
                 "served_model_id": self.served_model_id,
                 "temperature": self.temperature if self.temperature is not None else "provider default",
                 "max_completion_tokens": self.max_tokens, "seed": "passed per request (best effort)"}

@@ -19,7 +19,8 @@ from acousticbench.core.environment import endpoint_variable, env_number
 from acousticbench.core.records import Prompt, Reply
 from acousticbench.models.health import health_status
 from acousticbench.models.limits import Limits, check_prompts
-from acousticbench.models.server_facts import moved_root, redirect_note, say_moved, served_models
+from acousticbench.models.redirects import Origins, moved_elsewhere, moved_root
+from acousticbench.models.server_facts import served_models
 
 # Every sampling parameter vLLM would otherwise take from a checkpoint's generation_config.json, at its greedy value:
 # vLLM fills what a request leaves unset from the server's defaults (ChatCompletionRequest.to_sampling_params in
@@ -126,8 +127,7 @@ class ServedModel(BackendBase):
         self.served_ids: list[str] = []
         self.server_decoding: dict | None = None  # what our server says it applies; vLLM reports none over HTTP
         self.server_version: str | None = None  # vLLM's GET /version
-        self.redirected: dict[str, str] = {}  # an endpoint given -> where its server redirects every request
-        self.answered_from: set[str] = set()  # origins single answers were redirected to
+        self.origins = [Origins(name, root) for root in roots]  # where each endpoint's answers really came from
 
     def _where(self, i: int) -> str:
         return f"{self.name} at {public_url(self.roots[i])}"  # made only on a failure, never per request
@@ -197,9 +197,7 @@ class ServedModel(BackendBase):
                 listing, version = await self._exchange(i, "GET", "/v1/models"), await self._version(i)
             self.server_version = version
             listing, moved = listing
-            if moved:  # every request goes where the server sends them; config.json names both
-                say_moved(self.name, self.roots[i], moved)
-                self.redirected[self.roots[i]] = moved
+            if moved and self.origins[i].follow(moved):  # every request goes where the server sends them
                 self.roots[i] = moved
                 self._urls = {key: url for key, url in self._urls.items() if key[0] != i}
             decoding = served_models(listing, public_url(self.roots[i]))
@@ -256,9 +254,9 @@ class ServedModel(BackendBase):
         finally:
             if endpoint is None:
                 self._endpoints.give_back(i)
-        if moved:  # this answer came from elsewhere than the endpoint asked: the record says where
-            self.answered_from.add(public_url(moved))
-            notes = [*notes, redirect_note(self.roots[i], moved)]
+        note = self.origins[i].saw(moved) if moved else None  # another origin answered: said once, and on its record
+        if note:
+            notes = [*notes, note]
         return reply_from(completion, notes, self.api_model)
 
     def _request(self, prompt: Prompt) -> dict[str, Any]:
@@ -280,9 +278,7 @@ class ServedModel(BackendBase):
                 "server_decoding": self.server_decoding or self._unreported(),
                 "system_prompt": self.system, "text_first": self.text_first, "logprobs": self.logprobs,
                 "limits": self.limits.describe(),
-                **({"redirected": {public_url(a): public_url(b) for a, b in self.redirected.items()}}
-                   if self.redirected else {}),
-                **({"answered_from": sorted(self.answered_from)} if self.answered_from else {})}
+                **moved_elsewhere(self.origins)}
 
     def _unreported(self) -> str:
         if self.server == "vllm":

@@ -1,13 +1,11 @@
 """What a served model's server says about itself, read strictly: the model ids of its /v1/models (each a name, or the
-server is refused), and where its answers really come from when it redirects requests to another origin."""
+server is refused); where its answers really come from after a redirect is models/redirects.py."""
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 from acousticbench.core.errors import UserError
-from acousticbench.models.chat_wire import public_url
 
 
 def served_models(listing: Any, where: str) -> dict[str, Any]:
@@ -31,24 +29,3 @@ def served_models(listing: Any, where: str) -> dict[str, Any]:
 def _excerpt(value: Any) -> str:
     text = json.dumps(value, default=str)
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def moved_root(asked: str, final: str, path: str) -> str:
-    """The root a redirect moved a server to: the final URL without the path asked for (or its origin)."""
-    if final.endswith(path):
-        return final[: -len(path)]
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(final)
-    return f"{parts.scheme}://{parts.netloc}"
-
-
-def say_moved(name: str, asked: str, now: str) -> None:
-    """One line when a server sends its requests to another origin: what config.json and the records name."""
-    print(f"note: {public_url(asked)} redirects {name}'s requests to {public_url(now)}; the answers come from there, "
-          "and config.json and every record say so.", file=sys.stderr, flush=True)
-
-
-def redirect_note(asked: str, now: str) -> str:
-    """A record's note when its answer came from another origin than the endpoint asked."""
-    return f"answered by {public_url(now)}: {public_url(asked)} redirected the request there"

@@ -103,9 +103,11 @@ def safe_extract(zip_path: Path, target: Path) -> int:
 
 def _check_target(target: Path) -> None:
     if (target / MANIFEST).exists():
-        raise UserError(f"{target} already holds a benchmark pack ({MANIFEST} exists): remove it or choose another --archive.")
+        raise UserError(f"{target} already holds a benchmark pack ({MANIFEST} exists): choose another "
+                        "--archive, or move that pack away first; nothing was written.")
     if target.is_symlink() or (target.exists() and (not target.is_dir() or any(target.iterdir()))):
-        raise UserError(f"{target} exists and is not an empty folder: remove it or choose another --archive.")
+        raise UserError(f"{target} exists and is not an empty folder: choose another --archive, or move "
+                        "its files away first; nothing was written.")
 
 
 def _open_zip(zip_path: Path) -> zipfile.ZipFile:

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,21 +21,27 @@ RESPONSES, CONFIG, METRICS = "responses.jsonl", "config.json", "metrics.json"
 FINAL_STATUSES = frozenset({"answered", "unparsed", "refused", "truncated"})
 
 
-def new_run_dir(results_dir: Path, prefix: str) -> Path:
-    """Create results/<prefix>-<timestamp>/; a clear error if the results folder is not writable."""
+def claim_new(folder: Path, name: Callable[[str], str], make: Callable[[Path], Any], what: str) -> Path:
+    """folder/name(stamp), made by `make` (mkdir, or an exclusive create) so that no other command holds it: two in the
+    same second get <stamp>-1, -2 ...; a folder that cannot be written is one line naming --results-dir."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     try:
-        results_dir.mkdir(parents=True, exist_ok=True)
-        for n in range(100):  # two runs in the same second get distinct folders
-            path = results_dir / (f"{prefix}-{stamp}" if n == 0 else f"{prefix}-{stamp}-{n}")
+        folder.mkdir(parents=True, exist_ok=True)
+        for n in range(1000):
+            path = folder / name(stamp if n == 0 else f"{stamp}-{n}")
             try:
-                path.mkdir()
+                make(path)
                 return path
             except FileExistsError:
                 continue
     except OSError as err:
-        raise UserError(f"cannot write to results folder {results_dir} ({err.strerror}): choose another with --results-dir.") from None
-    raise UserError(f"too many runs named {prefix} in the same second under {results_dir}.")
+        raise UserError(f"cannot write to results folder {folder} ({err.strerror}): choose another with --results-dir.") from None
+    raise UserError(f"too many {what} in the same second under {folder}.")
+
+
+def new_run_dir(results_dir: Path, prefix: str) -> Path:
+    """Create results/<prefix>-<timestamp>/; a clear error if the results folder is not writable."""
+    return claim_new(results_dir, lambda stamp: f"{prefix}-{stamp}", Path.mkdir, f"runs named {prefix}")
 
 
 def latest_run_dir(results_dir: Path, prefix: str) -> Path | None:
@@ -89,7 +96,10 @@ class ResponsesWriter:
             raise OSError(err.errno, err.strerror, str(self.path)) from None
 
     def close(self) -> None:
-        self._fh.close()
+        try:
+            self._fh.close()
+        except OSError as err:  # a line a full disk cut is flushed again here: name the file, as append does
+            raise OSError(err.errno, err.strerror, str(self.path)) from None
 
 
 def read_records(path: Path, record_type: type[RecordBase], torn: list | None = None) -> list:

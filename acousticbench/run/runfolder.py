@@ -98,6 +98,12 @@ def command_line() -> str:
     return " ".join(provenance.redacted_argv())
 
 
+def read_again(cell: Cell, backend, grader: Grader | None) -> dict:
+    """config.json's backend and grader sections as they are now: where the answers and the judge's verdicts came
+    from may move during a run (a redirect), so they are read again when the run ends or is interrupted."""
+    return {"backend": backend.provenance(), **(grader.provenance(cell.spec) if grader is not None else {})}
+
+
 def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
     spec, bench = cell.spec, cell.bench
     config = {"benchmark": bench.name, "spec": spec.to_json(), "settings": spec.resume_key(),

@@ -27,7 +27,7 @@ from acousticbench.run.plan import listening, spent
 from acousticbench.engine.progress import Progress
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
 from acousticbench.run.cells import groups_of, make_graders, prepare_cells, warm_up
-from acousticbench.run.runfolder import Cell, now, open_run_dir, resume_target, same_served_model
+from acousticbench.run.runfolder import Cell, now, open_run_dir, read_again, resume_target, same_served_model
 from acousticbench.run.runlog import RunLog
 from acousticbench.run.sweepfile import SweepFile
 
@@ -77,7 +77,8 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
             return RunResult(spec, run_dir, None, [], len(kept), note, error=str(err))
         except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C, SIGTERM, SIGHUP: say so where the run is
             log.line("interrupted: its finished records are kept; --resume asks the rest")
-            write_json(run_dir / CONFIG, {**cell.config, "interrupted_at": now()})
+            now_read = read_again(cell, session.backend, session.graders.get(cell.bench.name))
+            write_json(run_dir / CONFIG, {**cell.config, **now_read, "interrupted_at": now()})
             raise
         result = await _finish(cell, session, run_dir, sorted(kept + new, key=lambda r: r.id), len(kept), started)
         log.line(f"finished: {cell.bench.summary_line(result)}" + (f"; {result.over_budget}" if result.over_budget else ""))
@@ -124,8 +125,8 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
     concurrency = {**session.slots.summary(), "remote": session.backend.adaptive_concurrency,
                    "note": "the model session's, shared by every run of this model in the command"}
-    # the backend read again: where its answers came from may have moved during the run (a redirect)
-    write_json(run_dir / CONFIG, {**cell.config, "backend": session.backend.provenance(), "harness": harness,
+    now_read = read_again(cell, session.backend, session.graders.get(bench.name))  # a redirect may have moved them
+    write_json(run_dir / CONFIG, {**cell.config, **now_read, "harness": harness,
                                   "finished_at": now(),
                                   "duration_s": round(time.monotonic() - started, 3), "concurrency": concurrency})
     errors = sum(1 for r in records if r.status == "error")

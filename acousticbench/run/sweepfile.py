@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.core.errors import UserError
-from acousticbench.run.results import write_json
+from acousticbench.run.results import claim_new, write_json
 from acousticbench.run.runfolder import command_line, now
 
 PREFIX = "sweep-"
@@ -21,21 +21,10 @@ COST_SHARE = 0.05
 
 def claim_path(folder: Path) -> Path:
     """A sweep file name no other command holds: sweep-<stamp>.json, or -1, -2 ... after it for the same second."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise UserError(f"cannot write to results folder {folder} ({err.strerror}): choose another with --results-dir.") from None
-    for n in range(1000):
-        path = folder / f"{PREFIX}{stamp}{'' if n == 0 else f'-{n}'}.json"
-        try:
-            with path.open("x", encoding="utf-8"):  # exclusive: two sweeps in one second never share a name
-                return path
-        except FileExistsError:
-            continue
-        except OSError as err:
-            raise UserError(f"cannot write the sweep file in {folder} ({err.strerror}): choose another --results-dir.") from None
-    raise UserError(f"too many sweeps started in the same second under {folder}.")
+    def create(path: Path) -> None:
+        path.open("x", encoding="utf-8").close()  # exclusive: two sweeps in one second never share a name
+
+    return claim_new(folder, lambda stamp: f"{PREFIX}{stamp}.json", create, "sweeps started")
 
 
 def _planned(spec: Any) -> dict[str, Any]:

@@ -73,8 +73,10 @@ def _metrics(run_dir: Path, bench: Benchmark, raw: bytes, config: dict) -> BaseM
         loc = ".".join(map(str, first["loc"]))  # empty when the file is not JSON at all
         where = f"{loc}: " if loc else ""
         more = f"; {err.error_count() - 1} more" if err.error_count() > 1 else ""
-        _warn(f"{run_dir}: {METRICS} is unreadable as {bench.name} metrics ({where}{first['msg']}{more}); delete it "
-              "and continue the run with --resume to write it again")
+        # derived from responses.jsonl, which stays as it was: --resume writes it again, nothing needs deleting
+        _warn(f"{run_dir}: {METRICS} is unreadable as {bench.name} metrics ({where}{first['msg']}{more}); its answers "
+              "are intact: run its command again with --resume to write it again (the latest run of its model, task "
+              "and seed)")
         return None
 
 

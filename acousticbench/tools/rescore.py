@@ -114,10 +114,12 @@ def change_line(name: str, run: RunFile, after: list) -> str:
     return f"{name}: " + ", ".join(f"{k} {old[k]} -> {new[k]}" for k in keys if old[k] or new[k] or k != "unparsed")
 
 
-def save(run: RunFile, records: list, what: str, settings: dict[str, Any] | None = None) -> None:
+def save(run: RunFile, records: list, what: str, settings: dict[str, Any] | None = None,
+         said: dict[str, Any] | None = None) -> None:
     """Replace the file atomically (after run.backup()), rewrite metrics.json, and add to config.json's history what
     was done (`what`), when, by which command, and what changed; `settings`: the run's settings the relabelling
-    changed (AudioICL's scoring), written into config.json's spec and used for metrics.json."""
+    changed (AudioICL's scoring), written into config.json's spec and used for metrics.json; `said`: more for the
+    history entry (the judge that read the answers, and where its verdicts came from)."""
     run.backup()
     rewrite_sorted(run.path, records)
     from acousticbench.run.plan import listening, spent
@@ -129,7 +131,7 @@ def save(run: RunFile, records: list, what: str, settings: dict[str, Any] | None
     before = {r.id: r for r in run.records}
     changed = [r for r in records if r != before.get(r.id)]
     entry = {"what": what, "command": command_line(), "time": now(),
-             "changed": len(changed), "statuses": change_line("", run, records).lstrip(": ")}
+             "changed": len(changed), "statuses": change_line("", run, records).lstrip(": "), **(said or {})}
     config = {**run.config, "history": [*run.config.get("history", []), entry]}
     if settings:
         entry["settings"] = settings

@@ -58,13 +58,21 @@ def generate_response(model: str, text: str | None, finish: str = "STOP", candid
 
 
 class GeminiHandler(Handler):
-    """POST /{v1,v1beta}/models/{model}:generateContent and GET /{v1,v1beta}/models/{model}."""
+    """POST /{v1,v1beta}/models/{model}:generateContent and GET /{v1,v1beta}/models/{model}; options missing_models,
+    and redirect_to, redirect_paths and redirect_after (Handler.redirected), prefix (bytes sent before each JSON body,
+    as a byte order mark)."""
+
+    def send_json(self, status: int, data: object, headers: dict[str, str] | None = None) -> None:
+        self.send_body(status, self.state.options.get("prefix", b"") + json.dumps(data).encode(), headers=headers)
 
     def _route(self) -> tuple[str | None, bool]:
         match = ROUTE.match(self.path.split("?")[0])
         return (match.group(2), bool(match.group(3))) if match else (None, False)
 
     def do_GET(self) -> None:
+        self.read_body()  # a GET has none, but may say so in chunks
+        if self.redirected():
+            return None
         model, generate = self._route()
         if model is None or generate:
             return self.send_json(404, _error(404, "NOT_FOUND", f"no route {self.path}"))
@@ -75,6 +83,8 @@ class GeminiHandler(Handler):
     def do_POST(self) -> None:
         model, generate = self._route()
         raw = self.read_body()
+        if self.redirected():
+            return None
         if model is None or not generate:
             return self.send_json(404, _error(404, "NOT_FOUND", f"no route {self.path}"))
         body = json.loads(raw)

@@ -47,9 +47,12 @@ def error(status: int, retry_after: str | None = None) -> Canned:
 
 class JudgeServer:
     """Answers POST /v1/chat/completions from `script` (first in, first out), then from `default(request)`.
-    Every request body is kept in `requests`."""
+    Every request body is kept in `requests`. With `redirect_to` (another server's root URL) set, every request after
+    the first `redirect_after` it answered itself gets a 307 to the same path there."""
 
-    def __init__(self, default: Callable[[dict[str, Any]], Canned] | None = None):
+    def __init__(self, default: Callable[[dict[str, Any]], Canned] | None = None, *, redirect_to: str | None = None,
+                 redirect_after: int = 0):
+        self.redirect_to, self.redirect_after = redirect_to, redirect_after
         self.script: deque[Canned] = deque()
         self.requests: list[dict[str, Any]] = []
         self.default = default or (lambda request: verdict("none"))
@@ -58,8 +61,19 @@ class JudgeServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
 
     @property
+    def root(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        return self.root + "/v1"
+
+    def _moves(self) -> bool:
+        """Whether this request is redirected (see redirect_to); counted under the lock, so exactly the first
+        redirect_after requests are answered here whatever their concurrency."""
+        with self._lock:
+            self.redirect_after -= 1
+            return self.redirect_to is not None and self.redirect_after < 0
 
     def __enter__(self) -> "JudgeServer":
         self._thread.start()
@@ -83,6 +97,12 @@ class JudgeServer:
 
             def do_POST(self) -> None:
                 request = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                if server._moves():
+                    self.send_response(307)
+                    self.send_header("location", server.redirect_to + self.path)
+                    self.send_header("content-length", "0")
+                    self.end_headers()
+                    return
                 canned = server._next(request)
                 body = canned.body
                 if canned.status == 200 and isinstance(body, dict) and "content" in body:

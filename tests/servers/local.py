@@ -72,6 +72,7 @@ class ServerState:
         self.refused = self.served = 0
         self.first_arrival = self.last_reply = 0.0  # wall-clock times: benchmarks split a command's start and end
         self.keep_bodies = True
+        self.answered_here = 0  # requests a redirecting server answered itself before it began to redirect
 
     def next_attempt(self, key: str) -> int:
         with self.lock:
@@ -100,8 +101,32 @@ class Handler(BaseHTTPRequestHandler):
     def state(self) -> ServerState:
         return self.server.state
 
+    def redirected(self) -> bool:
+        """Options redirect_to (a URL): a request whose path holds one of redirect_paths (default: every request)
+        gets a 307 to the same path there, once redirect_after (default 0) of them were answered here: a server
+        that starts redirecting mid-run."""
+        options, state = self.state.options, self.state
+        target, paths = options.get("redirect_to"), options.get("redirect_paths")
+        if not target or (paths is not None and not any(p in self.path for p in paths)):
+            return False
+        with state.lock:
+            state.answered_here += 1
+            if state.answered_here <= options.get("redirect_after", 0):
+                return False
+        self.send_body(307, b"", headers={"Location": target + self.path})
+        return True
+
     def read_body(self) -> bytes:
-        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        """The body by its Content-Length, or its chunks (the openai SDK's aiohttp transport sends a redirected GET
+        an empty chunked body)."""
+        if self.headers.get("Transfer-Encoding", "").lower() != "chunked":
+            return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = b""
+        while size := int(self.rfile.readline().split(b";")[0], 16):
+            body += self.rfile.read(size)
+            self.rfile.readline()
+        self.rfile.readline()  # the blank line after the last chunk
+        return body
 
     def send_body(self, status: int, body: bytes, content_type: str = "application/json",
                   headers: dict[str, str] | None = None) -> None:
@@ -164,6 +189,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.stall()
         if fault == "malformed":
             return self.send_body(200, b'{"id": "broken", "choices": [ {"mess')
+        if fault == "garbled":  # not HTTP at all: a status line no client can read, as a broken proxy sends
+            self.wfile.write(b"HTTP/1.1 2OO OK\r\n\r\n")
+            self.close_connection = True
+            return None
         answer(key, None if fault == "slow" else fault)
 
 

@@ -85,27 +85,22 @@ def completion(model: str, content: str | None, finish: str = "stop", refusal: s
 
 
 class OpenAIHandler(Handler):
-    """Routes of an OpenAI-compatible server; options: model_ids, missing_models, answer_text, finish (the
-    finish_reason of every answer, default stop), loading_until, echo_key (error messages repeat the API key), lean
-    (answer 'A' without reading the request: benchmarks), reply_model (the model id its answers name, whatever was
-    asked), probe_delay_s (each GET answers that late), listing (the /v1/models `data` it sends, as it is),
-    reply_shape (a function of each answer's completion dict giving what is sent instead: a dict as JSON, bytes as
-    they are), redirect_to (a URL: each request whose path is in redirect_paths, default every one, gets a 307 to
-    the same path there), listeners (served model id -> servers.listener.Listener, who answers requests for that
-    id) with questions (request key -> (id, listener.Question), from the test's pack)."""
-
-    def _redirected(self) -> bool:
-        target = self.state.options.get("redirect_to")
-        if not target or self.path not in self.state.options.get("redirect_paths", (self.path,)):
-            return False
-        self.send_body(307, b"", headers={"Location": target + self.path})
-        return True
+    """Routes of an OpenAI-compatible server; options: model_ids, missing_models, answer_text ({letter}: the answer,
+    {key}: the request's first 8 hex digits), finish (the finish_reason of every answer, default stop),
+    loading_until, echo_key (error messages repeat the API key), lean (answer 'A' without reading the request:
+    benchmarks), reply_model (the model id its answers name, whatever was asked), probe_delay_s (each GET answers
+    that late), listing (the /v1/models `data` it sends, as it is), reply_shape (a function of each answer's
+    completion dict giving what is sent instead: a dict as JSON, bytes as they are), content_type (the Content-Type
+    of each answer), redirect_to, redirect_paths and redirect_after (Handler.redirected), listeners (served model
+    id -> servers.listener.Listener, who answers requests for that id) with questions (request key -> (id,
+    listener.Question), from the test's pack)."""
 
     def _models(self) -> list[str]:
         return self.state.options.get("model_ids", ["local/served-model"])
 
     def do_GET(self) -> None:
         arrival = time.monotonic()
+        self.read_body()  # a GET has none, but may say so in chunks
         try:
             self._get()
         finally:
@@ -113,7 +108,7 @@ class OpenAIHandler(Handler):
                 self.state.gets.append((self.path, arrival, time.monotonic()))
 
     def _get(self) -> None:
-        if self._redirected():
+        if self.redirected():
             return None
         if self.state.options.get("probe_delay_s"):  # a server far away: each of these answers one round trip late
             time.sleep(self.state.options["probe_delay_s"])
@@ -141,7 +136,7 @@ class OpenAIHandler(Handler):
 
     def do_POST(self) -> None:
         raw = self.read_body()
-        if self._redirected():
+        if self.redirected():
             return None
         if self.path == "/v1/audio/transcriptions":
             return self._transcribe(raw)
@@ -178,13 +173,12 @@ class OpenAIHandler(Handler):
         listener = self.state.options.get("listeners", {}).get(body.get("model"))
         if listener is not None:  # a simulated listener of known truth (servers/listener.py)
             return self._listen(model, listener, key, body)
-        text = self.state.options.get("answer_text", "{letter}").format(letter=answer_for(key))
+        text = self.state.options.get("answer_text", "{letter}").format(letter=answer_for(key), key=key[:8])
         finish = self.state.options.get("finish", "stop")
         answer = completion(model, text, finish=finish, usage=usage_of(body, text))
         shaped = self.state.options.get("reply_shape", lambda c: c)(answer)
-        if isinstance(shaped, bytes):
-            return self.send_body(200, shaped)
-        self.send_json(200, shaped)
+        content_type = self.state.options.get("content_type", "application/json")  # a proxy may label it otherwise
+        self.send_body(200, shaped if isinstance(shaped, bytes) else json.dumps(shaped).encode(), content_type)
 
     def _listen(self, model: str, listener, key: str, body: dict) -> None:
         from servers.listener import CUT, REFUSAL

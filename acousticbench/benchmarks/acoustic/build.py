@@ -183,9 +183,11 @@ def original_of(root: Path, code: str, twin: Spec, built: list[Question]) -> Que
 
 def refuse_existing(root: Path) -> None:
     if (root / MANIFEST).exists():
-        raise UserError(f"{root} already holds a benchmark pack ({MANIFEST} exists): remove it or choose another --archive.")
+        raise UserError(f"{root} already holds a benchmark pack ({MANIFEST} exists): choose another "
+                        "--archive, or move that pack away first; nothing was written.")
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
-        raise UserError(f"{root} exists and is not an empty folder: remove it or choose another --archive.")
+        raise UserError(f"{root} exists and is not an empty folder: choose another --archive, or move "
+                        "its files away first; nothing was written.")
 
 
 def build_open_pack(root: Path, *, workers: int | None = None) -> str:

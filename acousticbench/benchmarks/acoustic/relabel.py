@@ -37,6 +37,11 @@ class JudgeRelabeller:
     def what(self) -> str:
         return REJUDGED + self.model
 
+    @property
+    def said(self) -> dict[str, Any]:
+        """The history entry's judge: its endpoint, and where its verdicts came from when that redirected them."""
+        return {"judge": self.judge.provenance()}
+
     async def relabel(self, records: list[Record]) -> list[Record]:
         from acousticbench.benchmarks.acoustic.judge import JudgeFailed
 

@@ -27,6 +27,7 @@ def rescore_episodes(records: list[EpisodeRecord], scoring: str | None = None) -
 
 class ScoreRelabeller:
     what = "rejudge.py: scored again"
+    said: dict[str, Any] = {}  # nothing more for the history: no judge, nothing asked over the network
 
     def __init__(self, options: dict[str, Any]):
         self.scoring = options.get("scoring")

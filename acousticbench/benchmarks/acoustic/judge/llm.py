@@ -14,6 +14,7 @@ from acousticbench.core.errors import AcousticBenchError, BackendError, UserErro
 from acousticbench.core.jsontext import sendable
 from acousticbench.benchmarks.acoustic.judge.cache import JudgeCache, cache_key
 from acousticbench.models.chat_wire import retry_after_s, retryable_status
+from acousticbench.models.redirects import Origins, moved_elsewhere
 from acousticbench.benchmarks.acoustic.records import Judgement
 from acousticbench.engine.retry import RetryPolicy, with_retries
 from acousticbench.core.environment import JUDGE_ENDPOINT
@@ -107,11 +108,13 @@ class LLMJudge:
         self._sleep = sleep
         self._semaphore = asyncio.Semaphore(concurrency)
         self._client: Any = None
+        # where the verdicts really came from: a judge endpoint that redirects is said once and named in config.json
+        self.origins = Origins(f"the LLM judge {model}", self.base_url, records=False)
         self._inflight: dict[str, asyncio.Future] = {}
 
     def provenance(self) -> dict[str, Any]:
         """For config.json: never the key."""
-        return {"model": self.model, "endpoint": self.base_url,
+        return {"model": self.model, "endpoint": self.base_url, **moved_elsewhere([self.origins]),
                 "prompt_version": JUDGE_PROMPT_VERSION, "prompt_sha256": JUDGE_PROMPT_SHA256}
 
     async def judge(self, question: str, response: str, cut: bool = False) -> Judgement:
@@ -164,10 +167,12 @@ class LLMJudge:
 
     def _openai(self) -> Any:
         if self._client is None:
-            from openai import AsyncOpenAI
+            from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
+            hooks = {"response": [self.origins.httpx_hook]}  # the SDK's client hears where every verdict came from
             self._client = AsyncOpenAI(api_key=self._key, base_url=self.base_url, max_retries=0,
-                                       timeout=self.policy.timeout_s)
+                                       timeout=self.policy.timeout_s,
+                                       http_client=DefaultAsyncHttpxClient(event_hooks=hooks))
         return self._client
 
     async def _ask(self, messages: list[dict[str, str]], key: str) -> Verdict:
@@ -183,8 +188,11 @@ class LLMJudge:
         import pydantic
 
         try:
-            completion = await self._openai().chat.completions.parse(
+            raw = await self._openai().chat.completions.with_raw_response.parse(
                 model=self.model, messages=messages, response_format=Verdict, temperature=0)
+            completion = raw.parse()
+        except pydantic.ValidationError:  # a server that does not enforce the schema: read what its reply says
+            return self._read_leniently(raw.http_response)
         except openai.APIStatusError as err:
             code = err.status_code
             retryable = retryable_status(code)
@@ -194,10 +202,24 @@ class LLMJudge:
         except openai.APIConnectionError as err:  # includes timeouts
             raise BackendError(f"judge endpoint {self.base_url} unreachable ({type(err).__name__})",
                                retryable=True) from None
-        except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError,
-                pydantic.ValidationError) as err:
+        except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as err:
             raise JudgeFailed(f"the judge model's reply is not a valid verdict ({type(err).__name__})") from None
         message = completion.choices[0].message
         if message.refusal or message.parsed is None:
             raise JudgeFailed(f"the judge model gave no verdict: {message.refusal or 'empty reply'}")
         return message.parsed
+
+    @staticmethod
+    def _read_leniently(response: Any) -> Verdict:
+        """The verdict in a reply the strict schema refused (fenced, after a BOM or a sentence, "a" for "A"), or
+        JudgeFailed where it holds none."""
+        from acousticbench.benchmarks.acoustic.judge.verdict_text import lenient_verdict
+
+        try:
+            message = response.json()["choices"][0]["message"]
+        except (ValueError, LookupError, TypeError):
+            message = {}
+        fields = lenient_verdict(message.get("content") if isinstance(message, dict) else None)
+        if fields is None:
+            raise JudgeFailed("the judge model's reply is not a valid verdict (ValidationError)")
+        return Verdict.model_validate(fields)

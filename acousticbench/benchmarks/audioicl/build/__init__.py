@@ -99,7 +99,8 @@ def build_audioicl(archive: Path, *, episodes_per_task: int = EPISODES_PER_TASK,
 
     root = Path(archive) / FOLDER
     if root.exists():
-        raise UserError(f"{root} already exists: remove it to rebuild the AudioICL pack, or choose another --archive.")
+        raise UserError(f"{root} already exists: choose another --archive to build the AudioICL "
+                        "pack, or move that folder away first; nothing was written.")
     all_digits()  # fail before any work when a shipped spoken digit is missing
     plans = plan_pack(episodes_per_task)
     with staged_folder(root) as staging:
