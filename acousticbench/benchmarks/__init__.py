@@ -121,7 +121,7 @@ class ToolPart(Protocol[Rec, Met]):
 
     def headline_stderr(self, metrics: Met) -> float | None: ...  # the standard error of headline's accuracy
 
-    def scored(self, record: Rec) -> bool: ...
+    def scored(self, record: Rec) -> bool: ...  # also asked of an item before it runs (the plan's power)
 
     def outcome(self, line: Mapping[str, Any]) -> bool | None: ...  # a record as JSON: correct, wrong, None unscored
 
