@@ -48,6 +48,17 @@ def groups_of(cells: list[Cell]) -> dict[tuple, list[Cell]]:
     return groups
 
 
+def fingerprinted(to_record: Callable) -> Callable:
+    """The benchmark's record maker with, on each record, the fingerprint of the clips the backend was handed."""
+    from acousticbench.models.fingerprint import sent
+
+    async def stamped(item, prompt, outcome):
+        record = await to_record(item, prompt, outcome)
+        return record.model_copy(update={"sent": sent(prompt)})
+
+    return stamped
+
+
 def make_graders(cells: list[Cell]) -> dict[str, Grader | None]:
     """One grader per benchmark of the command (AcousticBench: the A/B judge), from its runs' specs."""
     specs: dict[str, list] = {}

@@ -26,7 +26,7 @@ from acousticbench.run.catalog import get_model
 from acousticbench.run.plan import listening, spent
 from acousticbench.engine.progress import Progress
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
-from acousticbench.run.cells import groups_of, make_graders, prepare_cells, warm_up
+from acousticbench.run.cells import fingerprinted, groups_of, make_graders, prepare_cells, warm_up
 from acousticbench.run.runfolder import Cell, now, open_run_dir, resume_target, same_served_model
 from acousticbench.run.runlog import RunLog
 from acousticbench.run.sweepfile import SweepFile
@@ -106,7 +106,7 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
     try:
         new = await run_items(session.backend.presentation_order(items), session.backend,
                               slots=session.slots, policy=session.policy,
-                              to_record=bench.record_maker(spec, cell.prepared, session.graders.get(bench.name)),
+                              to_record=fingerprinted(bench.record_maker(spec, cell.prepared, session.graders.get(bench.name))),
                               on_record=on_record, max_error_rate=spec.settings.max_error_rate, bar=session.bar, log=log.line)
     finally:
         writer.close()
