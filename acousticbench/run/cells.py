@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from acousticbench.benchmarks import Grader, get_benchmark
+from dataclasses import replace
+
+from acousticbench.benchmarks import Grader, Prepared, get_benchmark
 from acousticbench.run.runfolder import Cell
 
 
@@ -35,8 +37,17 @@ def prepare_cells(specs: list) -> list[Cell]:
     cells = []
     for spec in specs:
         bench = get_benchmark(spec.benchmark)
-        cells.append(Cell(spec, bench, bench.prepare(spec, caches.setdefault(bench.name, {}))))
+        prepared = bench.prepare(spec, caches.setdefault(bench.name, {}))
+        cells.append(Cell(spec, bench, prepared if spec.control is None else with_control(prepared, spec.control)))
     return cells
+
+
+def with_control(prepared: Prepared, kind: str) -> Prepared:
+    """The run's items with the audio its control sends in place of the real clips, and config.json saying so."""
+    from acousticbench.core.controls import CONTROLS, controlled
+
+    items = [(item, controlled(prompt, kind)) for item, prompt in prepared.items]
+    return replace(prepared, items=items, config={**prepared.config, "control": {"kind": kind, "what": CONTROLS[kind]}})
 
 
 def groups_of(cells: list[Cell]) -> dict[tuple, list[Cell]]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +109,9 @@ def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
               "history": cell.earlier_config.get("history", [])}
     if cell.previous and "backend" in cell.earlier_config:  # what each earlier session's backend was (a listener)
         config["earlier_backends"] = [*cell.earlier_config.get("earlier_backends", []), cell.earlier_config["backend"]]
+    if spec.control:  # the real run it is the control of: the latest of the same cell, written first in a sweep
+        real = latest_run_dir(spec.settings.results_dir, replace(spec, control=None).run_prefix(backend.backend_name))
+        config["control"] = {**config.get("control", {}), "real_run": real.name if real else None}
     if grader is not None:  # how the run's labels were obtained (a judge's settings)
         config.update(grader.provenance(spec))
     return config

@@ -84,6 +84,26 @@ def completion(model: str, content: str | None, finish: str = "stop", refusal: s
             "usage": usage or {"prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 101}}
 
 
+def heard(listener, key: str, body: dict, questions: dict) -> tuple:
+    """(the key the listener draws by, the question as it can hear it): a deaf listener draws by the text alone; a
+    question it cannot tell apart (clips it does not get, stereo heard in mono, audio it never heard) it guesses."""
+    import soundfile as sf
+    from servers.listener import Question
+
+    if listener.deaf:
+        texts = [part.get("text") or "" for message in body.get("messages", [])
+                 for part in (message["content"] if isinstance(message.get("content"), list) else [])
+                 if part.get("type") == "text"]
+        return sha256("\n".join(texts).encode()), Question(None, None)
+    clips = request_key(body)[1]
+    known = questions.get(key)
+    dropped = listener.clips is not None and len(clips) > listener.clips
+    downmixed = listener.channels == 1 and any(sf.info(io.BytesIO(c)).channels > 1 for c in clips)
+    if known is None or dropped or downmixed:
+        return key, Question(None, None)
+    return key, known[1]
+
+
 class OpenAIHandler(Handler):
     """Routes of an OpenAI-compatible server; options: model_ids, missing_models, answer_text, finish (the
     finish_reason of every answer, default stop), loading_until, echo_key (error messages repeat the API key), lean
@@ -189,7 +209,8 @@ class OpenAIHandler(Handler):
     def _listen(self, model: str, listener, key: str, body: dict) -> None:
         from servers.listener import CUT, REFUSAL
 
-        kind, label = listener.reply(key, self.state.options["questions"][key][1], body.get("seed"))
+        key, question = heard(listener, key, body, self.state.options["questions"])
+        kind, label = listener.reply(key, question, body.get("seed"))
         if kind == "refusal":
             return self.send_json(200, completion(model, None, refusal=REFUSAL))
         text = CUT if kind == "cutoff" else label
