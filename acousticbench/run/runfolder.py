@@ -27,6 +27,7 @@ class Cell:
     earlier_config: dict = field(default_factory=dict)
     lock: RunLock | None = None
     config: dict = field(default_factory=dict)  # as written to config.json when the run started
+    canary: dict | None = None  # the start-of-run canary's verdicts (run/canary.py), where it was asked
 
 
 def resume_target(cell: Cell, backend_name: str) -> None:
@@ -109,6 +110,8 @@ def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
               "history": cell.earlier_config.get("history", [])}
     if cell.previous and "backend" in cell.earlier_config:  # what each earlier session's backend was (a listener)
         config["earlier_backends"] = [*cell.earlier_config.get("earlier_backends", []), cell.earlier_config["backend"]]
+    if cell.canary is not None:
+        config["canary"] = cell.canary
     if spec.control:  # the real run it is the control of: the latest of the same cell, written first in a sweep
         real = latest_run_dir(spec.settings.results_dir, replace(spec, control=None).run_prefix(backend.backend_name))
         config["control"] = {**config.get("control", {}), "real_run": real.name if real else None}

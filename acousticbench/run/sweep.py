@@ -26,6 +26,7 @@ from acousticbench.run.catalog import get_model
 from acousticbench.run.plan import listening, spent
 from acousticbench.engine.progress import Progress
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
+from acousticbench.run.canary import before_runs, heard
 from acousticbench.run.cells import fingerprinted, groups_of, make_graders, prepare_cells, warm_up
 from acousticbench.run.runfolder import Cell, now, open_run_dir, resume_target, same_served_model
 from acousticbench.run.runlog import RunLog
@@ -119,7 +120,7 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
     spec, bench = cell.spec, cell.bench
     # in a worker thread: the psychometric fit (and numpy's first import) must not stall the queue of other runs
     metrics = await asyncio.to_thread(bench.metrics, spec, records)
-    metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec)})  # tokens used, their price
+    metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec), **heard(cell, metrics)})
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
     concurrency = {**session.slots.summary(), "remote": session.backend.adaptive_concurrency,
@@ -146,6 +147,7 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
         slots = Slots(backend.endpoint_names(), Setting.of(cells[0].spec.settings.concurrency, backend))
         # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
         session = Session(backend, slots, RetryPolicy(**backend.retry_settings), graders, bar, opened)
+        await before_runs(cells, backend, session.policy, slots)  # --canary: does the audio reach the model
         warming = warm_up(cells)
 
         async def reported(index: int, cell: Cell) -> RunResult:
