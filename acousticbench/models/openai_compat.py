@@ -19,7 +19,8 @@ from acousticbench.core.environment import endpoint_variable, env_number
 from acousticbench.core.records import Prompt, Reply
 from acousticbench.models.health import health_status
 from acousticbench.models.limits import Limits, check_prompts
-from acousticbench.models.server_facts import moved_root, redirect_note, say_moved, served_models
+from acousticbench.models.server_facts import (listed_facts, moved_root, redirect_note, say_moved, served_models,
+                                               template_facts)
 
 # Every sampling parameter vLLM would otherwise take from a checkpoint's generation_config.json, at its greedy value:
 # vLLM fills what a request leaves unset from the server's defaults (ChatCompletionRequest.to_sampling_params in
@@ -128,6 +129,8 @@ class ServedModel(BackendBase):
         self.server_version: str | None = None  # vLLM's GET /version
         self.redirected: dict[str, str] = {}  # an endpoint given -> where its server redirects every request
         self.answered_from: set[str] = set()  # origins single answers were redirected to
+        self._listing: Any = None  # /v1/models as the server gave it
+        self.serving: dict[str, Any] = {}  # how the server says the model is served (config.json's manifest)
 
     def _where(self, i: int) -> str:
         return f"{self.name} at {public_url(self.roots[i])}"  # made only on a failure, never per request
@@ -203,6 +206,7 @@ class ServedModel(BackendBase):
                 self.roots[i] = moved
                 self._urls = {key: url for key, url in self._urls.items() if key[0] != i}
             decoding = served_models(listing, public_url(self.roots[i]))
+            self._listing = listing
             served = list(decoding)
         except TimeoutError as err:
             raise UserError(f"no server at {public_url(self.roots[i])} for {self.name} ({err} after {wait_s:g} s): start "
@@ -234,6 +238,9 @@ class ServedModel(BackendBase):
             raise UserError(f"the endpoints of {self.name} serve different models ({', '.join(self.served_ids)}): "
                             "give endpoints that serve the same model.")
         self.api_model = self.served_ids[0]
+        template = (await template_facts(lambda body: self._call(0, "POST", "/tokenize", body), self.api_model)
+                    if self.server == "vllm" else {})
+        self.serving = {**listed_facts(self._listing, self.api_model), **template}
 
     async def close(self) -> None:
         if self._endpoints is not None:
@@ -279,7 +286,7 @@ class ServedModel(BackendBase):
                 "sampling_sent": {"temperature": self.temperature, **self.sampling},
                 "server_decoding": self.server_decoding or self._unreported(),
                 "system_prompt": self.system, "text_first": self.text_first, "logprobs": self.logprobs,
-                "limits": self.limits.describe(),
+                "limits": self.limits.describe(), "serving": self.serving,
                 **({"redirected": {public_url(a): public_url(b) for a, b in self.redirected.items()}}
                    if self.redirected else {}),
                 **({"answered_from": sorted(self.answered_from)} if self.answered_from else {})}

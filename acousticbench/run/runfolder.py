@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.core import provenance
+from acousticbench.core.manifest import serving_manifest
 from acousticbench.benchmarks import Benchmark, Grader, Prepared
 from acousticbench.core.errors import UserError, writable_folder
 from acousticbench.core.written_by import is_newer, version_line, version_of
@@ -117,7 +118,7 @@ def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
         config["control"] = {**config.get("control", {}), "real_run": real.name if real else None}
     if grader is not None:  # how the run's labels were obtained (a judge's settings)
         config.update(grader.provenance(spec))
-    return config
+    return {**config, "manifest": serving_manifest(config)}
 
 
 def open_run_dir(cell: Cell, backend, grader: Grader | None) -> tuple[Path, list]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.core import provenance
+from acousticbench.core.manifest import serving_manifest
 from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
 from acousticbench.engine.concurrency import Setting
 from acousticbench.engine.slots import Slots
@@ -126,9 +127,9 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
     concurrency = {**session.slots.summary(), "remote": session.backend.adaptive_concurrency,
                    "note": "the model session's, shared by every run of this model in the command"}
     # the backend read again: where its answers came from may have moved during the run (a redirect)
-    write_json(run_dir / CONFIG, {**cell.config, "backend": session.backend.provenance(), "harness": harness,
-                                  "finished_at": now(),
-                                  "duration_s": round(time.monotonic() - started, 3), "concurrency": concurrency})
+    config = {**cell.config, "backend": session.backend.provenance(), "harness": harness, "finished_at": now(),
+              "duration_s": round(time.monotonic() - started, 3), "concurrency": concurrency}
+    write_json(run_dir / CONFIG, {**config, "manifest": serving_manifest(config)})
     errors = sum(1 for r in records if r.status == "error")
     over = (f"{errors} of {len(records)} failed ({errors / len(records):.1%}), over --max-error-rate "
             f"{spec.settings.max_error_rate:.0%}" if records and errors / len(records) > spec.settings.max_error_rate else None)

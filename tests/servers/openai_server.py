@@ -111,7 +111,8 @@ class OpenAIHandler(Handler):
     asked), probe_delay_s (each GET answers that late), listing (the /v1/models `data` it sends, as it is),
     reply_shape (a function of each answer's completion dict giving what is sent instead: a dict as JSON, bytes as
     they are), redirect_to (a URL: each request whose path is in redirect_paths, default every one, gets a 307 to
-    the same path there), listeners (served model id -> servers.listener.Listener, who answers requests for that
+    the same path there), version (what GET /version answers, as vLLM), chat_template (POST /tokenize renders
+    with it, as vLLM applies its template), listeners (served model id -> servers.listener.Listener, who answers requests for that
     id) with questions (request key -> (id, listener.Question), from the test's pack)."""
 
     def _redirected(self) -> bool:
@@ -147,6 +148,8 @@ class OpenAIHandler(Handler):
             if self.headers.get("X-Reset"):  # a benchmark's next command starts the clock again
                 state.first_arrival = state.last_reply = 0.0
             return self.send_json(200, stats)
+        if self.path == "/version" and self.state.options.get("version"):  # vLLM's
+            return self.send_json(200, {"version": self.state.options["version"]})
         if self.path == "/v1/models":
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "local"} for m in self._models()]
             data = self.state.options.get("listing", data)
@@ -165,6 +168,9 @@ class OpenAIHandler(Handler):
             return None
         if self.path == "/v1/audio/transcriptions":
             return self._transcribe(raw)
+        if self.path == "/tokenize" and self.state.options.get("chat_template"):  # vLLM's, the template applied
+            rendered = self.state.options["chat_template"] + json.dumps(json.loads(raw)["messages"])
+            return self.send_json(200, {"tokens": [ord(c) for c in rendered], "count": len(rendered)})
         if self.path != "/v1/chat/completions":
             return self.send_json(404, _error(404, "not_found", f"no route {self.path}"))
         if self.state.options.get("lean"):  # benchmarks: no parsing, so the server is not what is measured
