@@ -112,7 +112,8 @@ class OpenAIHandler(Handler):
     reply_shape (a function of each answer's completion dict giving what is sent instead: a dict as JSON, bytes as
     they are), redirect_to (a URL: each request whose path is in redirect_paths, default every one, gets a 307 to
     the same path there), version (what GET /version answers, as vLLM), chat_template (POST /tokenize renders
-    with it, as vLLM applies its template), listeners (served model id -> servers.listener.Listener, who answers requests for that
+    with it, as vLLM applies its template), answer_with (a function of the request body giving the answer's text),
+    listeners (served model id -> servers.listener.Listener, who answers requests for that
     id) with questions (request key -> (id, listener.Question), from the test's pack)."""
 
     def _redirected(self) -> bool:
@@ -205,6 +206,8 @@ class OpenAIHandler(Handler):
         if listener is not None:  # a simulated listener of known truth (servers/listener.py)
             return self._listen(model, listener, key, body)
         text = self.state.options.get("answer_text", "{letter}").format(letter=answer_for(key))
+        if "answer_with" in self.state.options:  # a listener of ours that reads the request (AudioICL demos)
+            text = self.state.options["answer_with"](body)
         finish = self.state.options.get("finish", "stop")
         answer = completion(model, text, finish=finish, usage=usage_of(body, text))
         shaped = self.state.options.get("reply_shape", lambda c: c)(answer)
