@@ -94,3 +94,24 @@ def test_the_report_shows_the_controls(served):
     assert out.returncode == 0, out.stderr
     page = (served / "report.html").read_text()
     assert "Does the model listen?" in page and "ignores its audio" in page
+
+
+def test_a_control_runs_failures_are_asked_again_with_the_controls_audio(tmp_path):
+    import soundfile as sf
+
+    from servers.local import FaultPlan
+
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 4)
+    with openai_server.serve(FaultPlan(always="400")) as server:  # every answer of the first session fails
+        out = run_cli("--model", "Voxtral-Mini-3B", "--task", "rad", "--control", "silence", "--max-error-rate", "1",
+                      "--archive", str(archive), "--judge", "rules", cwd=tmp_path,
+                      env=harness_env(ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT=server.url))
+    assert out.returncode in (0, 1), out.stderr
+    (control,) = (f for f in run_dirs(tmp_path / "results") if "control-silence" in f.name)
+    with openai_server.serve() as server:
+        out = script("rerun_nones.py", "--model", "Voxtral-Mini-3B", str(control / "responses.jsonl"), cwd=tmp_path,
+                     env=harness_env(ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT=server.url))
+        assert out.returncode == 0, out.stderr
+        sent = [clip for request in server.state.received for clip in openai_server.request_key(request.body)[1]]
+    assert len(sent) == 2 * 7 and all(not sf.read(io.BytesIO(clip))[0].any() for clip in sent)  # silence only
+    assert all(r["status"] == "answered" and r["sent"][0]["frames"] > 0 for r in records(control))

@@ -36,7 +36,7 @@ def test_two_runs_served_differently_name_every_difference(tmp_path):
     manifest = json.loads((one / "config.json").read_text())["manifest"]
     assert manifest["server_version"] == "0.11.0" and manifest["model_revision"] == "abc123"
     assert manifest["processor_sampling_rate"] == 16000 and len(manifest["chat_template_render_sha256"]) == 64
-    assert manifest["generation"]["temperature"] == 0.0 and manifest["judge"]["mode"] == "rules"
+    assert manifest["generation"]["temperature"] == 0.0 and manifest["labelling"]["judge"]["mode"] == "rules"
 
     out = run_cli("--promote-reference", str(one), "--references", "refs", cwd=tmp_path, env=harness_env())
     assert out.returncode == 0, out.stderr

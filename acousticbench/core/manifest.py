@@ -1,6 +1,7 @@
 """The serving manifest of a run (config.json's `manifest`): what served its answers (server and engine versions, the
-model's revision, the chat template's hash, the processor's sampling rate, the generation settings applied, the judge,
-the container), and every difference between two runs' manifests, so drift in answers has a named cause."""
+model's revision, the chat template's hash, the processor's sampling rate, the generation settings applied, the
+sections of its benchmark's grader that say how answers were labelled, the container), and every difference between
+two runs' manifests, so drift in answers has a named cause."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,7 +10,8 @@ ENGINES = ("vllm", "transformers", "torch", "openai", "google-genai")  # the pac
 
 
 def serving_manifest(config: dict[str, Any]) -> dict[str, Any]:
-    """The manifest from a run's config.json sections (backend, harness, judge); absent facts are left out."""
+    """The manifest from a run's config.json sections (backend, harness, and those its `labelled_by` names); absent
+    facts are left out."""
     backend, harness = config.get("backend") or {}, config.get("harness") or {}
     serving = backend.get("serving") or {}
     packages = harness.get("packages") or {}
@@ -23,11 +25,16 @@ def serving_manifest(config: dict[str, Any]) -> dict[str, Any]:
         "generation": {k: v for k, v in generation.items() if v is not None},
         "server_decoding": decoding if isinstance(decoding, dict) else None,
         "system_prompt": backend.get("system_prompt"),
-        "judge": {k: v for k, v in (config.get("judge") or {}).items() if k != "note"} or None,
+        "labelling": {name: _without_note(config.get(name)) for name in config.get("labelled_by", ())} or None,
         "harness_version": harness.get("version"),
         "engines": {name: packages[name] for name in ENGINES if packages.get(name)} or None,
     }
     return {k: v for k, v in manifest.items() if v not in (None, {}, "")}
+
+
+def _without_note(section: object) -> object:
+    """A grader's config.json section (its model, prompt and rules versions) without its free-text note."""
+    return {k: v for k, v in section.items() if k != "note"} if isinstance(section, dict) else section
 
 
 def flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -117,7 +117,9 @@ def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
         real = latest_run_dir(spec.settings.results_dir, replace(spec, control=None).run_prefix(backend.backend_name))
         config["control"] = {**config.get("control", {}), "real_run": real.name if real else None}
     if grader is not None:  # how the run's labels were obtained (a judge's settings)
-        config.update(grader.provenance(spec))
+        sections = grader.provenance(spec)
+        config.update(sections)
+        config["labelled_by"] = sorted(sections)  # the manifest reads them without naming any benchmark's
     return {**config, "manifest": serving_manifest(config)}
 
 
