@@ -65,7 +65,8 @@ def fingerprinted(to_record: Callable) -> Callable:
 
     async def stamped(item, prompt, outcome):
         record = await to_record(item, prompt, outcome)
-        return record.model_copy(update={"sent": sent(prompt)})
+        prints = await asyncio.to_thread(sent, prompt)  # file reads and hashing off the event loop that sends
+        return record.model_copy(update={"sent": prints})
 
     return stamped
 
