@@ -25,7 +25,7 @@ def served(tmp_path_factory):
     root = tmp_path_factory.mktemp("controls")
     archive = write_tiny_pack(root / "archive", "rad", 40)
     listeners = {"listener/hears": HEARS, "listener/deaf": DEAF}
-    with openai_server.serve(model_ids=list(listeners), listeners=listeners, questions=pack_questions(archive)) as server:
+    with openai_server.serve(model_ids=list(listeners), listeners=listeners, questions=pack_questions(archive, swapped=True)) as server:
         env = harness_env(ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT=server.url,
                           ACOUSTICBENCH_QWEN2_AUDIO_7B_INSTRUCT_ENDPOINT=server.url)
         for model, api, controls in (("Voxtral-Mini-3B", "listener/hears", "silence,noise,swap"),

@@ -1,10 +1,10 @@
-"""How a command's specs become cells of the one run path: loaded and checked, grouped into one backend session per
-model, the graders their benchmarks share, and the slow imports their metrics need, made while requests are out."""
+"""How a command's specs become cells of the one run path: loaded and checked (a control's audio in place of the real
+clips), grouped into one backend session per model, the graders their benchmarks share, each record's fingerprint of
+what was sent, and the slow imports their metrics need, made while requests are out."""
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-
 from dataclasses import replace
 
 from acousticbench.benchmarks import Grader, Prepared, get_benchmark
@@ -65,8 +65,8 @@ def fingerprinted(to_record: Callable) -> Callable:
 
     async def stamped(item, prompt, outcome):
         record = await to_record(item, prompt, outcome)
-        prints = await asyncio.to_thread(sent, prompt)  # file reads and hashing off the event loop that sends
-        return record.model_copy(update={"sent": prints})
+        # on the loop, not in a worker thread: a thread still hashing when Ctrl-C lands delays the exit past a second
+        return record.model_copy(update={"sent": sent(prompt)})
 
     return stamped
 

@@ -80,15 +80,16 @@ class Listener:
         return [kind == "answer" and label == q.answer for kind, label in self.replies(key, q, seeds)]
 
 
-def pack_questions(archive: Path, task: str = "rad") -> dict[str, tuple[str, Question]]:
+def pack_questions(archive: Path, task: str = "rad", swapped: bool = False) -> dict[str, tuple[str, Question]]:
     """The key a server sees (the sha256 of a question's first clip) -> (question id, what the listener knows of it);
-    a two-clip question heard swapped is keyed by its second clip, its answer the other one."""
+    with `swapped`, also each two-clip question heard in the other order, keyed by its second clip, its answer the
+    other one (a question's own key wins)."""
     from acousticbench.benchmarks.acoustic.pack import load_questions
 
     questions = load_questions(archive, task)
     known = {q.sha256[q.audio[0]]: (q.id, Question(q.answer, q.meta.get("level"))) for q in questions}
     flipped = {None: None, "A": "B", "B": "A"}
-    for q in questions:
+    for q in questions if swapped else ():
         if len(q.audio) == 2:
             known.setdefault(q.sha256[q.audio[1]], (q.id, Question(flipped[q.answer], q.meta.get("level"))))
     return known
