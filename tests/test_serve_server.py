@@ -73,6 +73,8 @@ def test_health_and_models(server):
     assert server.get("/health").json() == {"status": "ok"}
     models = server.get("/v1/models").json()
     assert models["object"] == "list" and [m["id"] for m in models["data"]] == ["acousticbench/tiny-qwen2-audio"]
+    # how it is served, for config.json's manifest: the chat template's hash and the processor's rate
+    assert len(models["data"][0]["chat_template_sha256"]) == 64 and models["data"][0]["sampling_rate"] == 16000
 
 
 @pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio

@@ -152,3 +152,19 @@ def test_a_clip_over_30_s_is_cut_by_the_server_and_refused_by_the_pre_run_check(
     with pytest.raises(UserError, match=r"hears at most 30 s of audio per input .*q40 would send 40.0 s"):
         check_prompts(MODEL, LIMITS, [Prompt(benchmark="AcousticBench", question_id="q40", task="t", text="?",
                                              audio=[str(tmp_path / "long.wav")], seed=0)])
+
+
+def test_a_silence_control_runs_and_the_manifest_names_vllm_and_its_chat_template(vllm_server, pack, tmp_path):
+    out = run_cli("--model", MODEL, "--task", "rad", "--max-samples", "6", "--control", "silence", "--judge", "rules",
+                  "--archive",
+                  str(pack), "--results-dir", str(tmp_path), cwd=tmp_path, timeout=600,
+                  env=harness_env(ACOUSTICBENCH_TINY_QWEN2_AUDIO_VLLM_ENDPOINT=vllm_server.roots[0]))
+    assert out.returncode == 0, out.stderr
+    runs = {json.loads((d / "config.json").read_text())["spec"].get("control"): d for d in run_dirs(tmp_path)}
+    assert set(runs) == {None, "silence"}
+    for folder in runs.values():
+        manifest = json.loads((folder / "config.json").read_text())["manifest"]
+        assert manifest["server"] == "vllm" and manifest["server_version"] == "0.32.0"
+        assert len(manifest["chat_template_render_sha256"]) == 64
+    real, silent = (records(runs[k]) for k in (None, "silence"))
+    assert all(r["sent"] and s["sent"][0]["sha256"] != r["sent"][0]["sha256"] for r, s in zip(real, silent))

@@ -107,9 +107,10 @@ def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> li
     chosen = {bench: options.get(bench) or face.Options() for bench, face in every.items() if claimed[bench]}
     for given in chosen.values():
         given.check(settings)  # AcousticBench: its judge endpoint; AudioICL: --plot's matplotlib
-    specs = [RunSpec(bench, model, task, seed, settings, given, variant)
+    specs = [RunSpec(bench, model, task, seed, settings, given, variant, control)
              for model in settings.models for bench, given in chosen.items()
-             for task in claimed[bench] for variant in given.variants() for seed in settings.seed_list]
+             for task in claimed[bench] for variant in given.variants() for seed in settings.seed_list
+             for control in (None, *settings.control)]  # each control beside its real run, on the same questions
     for spec in specs:  # what a run needs of its model's server (AcousticBench's --judge logprobs: token logprobs)
         entry = get_model(spec.model, settings.archive)
         for capability, why in spec.options.requirements().items():

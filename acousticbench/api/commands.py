@@ -191,12 +191,15 @@ def split_warnings(specs: list) -> None:
 
 
 def _compare(result, path: Path, threshold: float | None, say=lambda line, file=None: print(line, file=file)) -> int:
-    from acousticbench.tools.reference import compare_to_reference, write_comparison
+    from acousticbench.tools.reference import compare_to_reference, serving_differences, write_comparison
 
     comparison = compare_to_reference(result.records, path, result.spec.to_json().get("split", "all"),
                                       result.benchmark.label_field)
-    write_comparison(result.run_dir, comparison)
+    serving = serving_differences(result.run_dir, path)
+    write_comparison(result.run_dir, comparison, serving)
     say(comparison.line())
+    for line in serving:  # beside any change in answers, what was served otherwise than the reference
+        say(f"  served otherwise than the reference: {line}")
     if comparison.note:
         say(f"Note: {comparison.note}.")
     for mismatch in comparison.mismatches[:10]:

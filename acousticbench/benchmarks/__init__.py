@@ -214,7 +214,8 @@ def spec_from_config(config: dict, **overrides: Any) -> RunSpec:
     data = {k: v for k, v in config["spec"].items() if k != "benchmark"}
     bench = benchmark_of_config(config)
     options = faces()[bench.name].Options
-    known = set(RunSettings.model_fields) | set(options.model_fields) | {"model", "task", "seed", "generation"}
+    known = set(RunSettings.model_fields) | set(options.model_fields) | {"model", "task", "seed", "generation",
+                                                                         "control"}
     known |= {options.VARIANT[0]} if options.VARIANT else set()
     data.update({k: v for k, v in overrides.items() if v is not None})
     return make_spec(bench.name, options, **{k: v for k, v in data.items() if k in known})

@@ -44,7 +44,23 @@ def _main(argv: list[str] | None) -> int:
         print(f"note: {line.describe()}; compared without it (run.py --resume on that run asks it again).",
               file=sys.stderr)
     print("\n".join(result.lines(_name(a), _name(b), one_run_each=len(a) == len(b) == 1)))
+    print("\n".join(serving_lines(paths_a, paths_b)))
     return 0
+
+
+def serving_lines(paths_a: list[Path], paths_b: list[Path]) -> list[str]:
+    """How the two sides were served differently (each side's first run folder's manifest), or that they were not."""
+    from acousticbench.core.manifest import differences, manifest_of
+    from acousticbench.run.results import CONFIG, read_config
+
+    folders = [p if p.is_dir() else p.parent for p in (paths_a[0], paths_b[0])]
+    if not all((f / CONFIG).is_file() for f in folders):
+        return []
+    changed = differences(*(manifest_of(read_config(f)) for f in folders))
+    if not changed:
+        return ["Serving manifests: the same (server, engine, model revision, chat template, generation, judge)."]
+    return [f"Serving manifests differ in {len(changed)} fact(s), beside any change in answers:",
+            *(f"  {line}" for line in changed)]
 
 
 def _name(runs) -> str:

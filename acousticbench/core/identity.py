@@ -11,13 +11,15 @@ Identity = tuple[tuple[str, str], ...]  # (what, value) in a row label's words: 
 
 def harness_identity(config: dict[str, Any]) -> dict[str, Any]:
     """The settings of any run that change what its numbers mean: the API model id asked for, the model id served,
-    and decoding settings given on the command line (--temperature, --max-tokens) in place of the registry's."""
+    decoding settings given on the command line (--temperature, --max-tokens) in place of the registry's, and the
+    audio control it heard in place of the real clips."""
     spec, backend = config.get("spec") or {}, config.get("backend") or {}
     generation = spec.get("generation") or {}
     given = {what: str(generation[key]) for what, key in (("temperature", "temperature"), ("max tokens", "max_tokens"))
              if generation.get(key) is not None}  # 0.0 is a setting too: kept as text
     return {"api model": spec.get("api_model"),
-            "served": backend.get("served_model_id") or backend.get("model_id"), **given}
+            "served": backend.get("served_model_id") or backend.get("model_id"), **given,
+            "control": spec.get("control")}  # a control run is never averaged with the real runs
 
 
 def identity_of(values: Mapping[str, Any]) -> Identity:

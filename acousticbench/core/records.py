@@ -104,6 +104,9 @@ class RecordBase(Frozen):
                                          "the clips in order, `clip_plays` of each alone, `response_time_s` from the "
                                          "end of the first full playback to the answer, `time_on_question_s`; null "
                                          "for models.")
+    sent: list[dict[str, Any]] | None = Field(default=None, description="What the harness sent of each clip, in "
+                                              "order: sr, channels, frames, duration_s and the sha256 of its bytes "
+                                              "(an empty list: no audio); null in runs older than the field.")
 
     def with_note(self, note: str):
         """This record with a note of what was done to it later (re-asked, re-judged, re-scored)."""

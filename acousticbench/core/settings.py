@@ -96,6 +96,12 @@ class RunSettings(BaseModel):
                                                 "local and open-weight models)", metavar="P", per_run=False)
     references: Path | None = setting(None, "reference folder (default ./reference_trajectories)", metavar="DIR",
                                       per_run=False)
+    control: tuple[str, ...] = setting(
+        (), "audio controls beside each run, comma list: silence, noise (same level and length), swap (the two clips, "
+        "or a stereo clip's channels), no-audio; each a run of its own on the same questions, seeds and prompts",
+        metavar="silence,noise,swap,no-audio", per_run=False)
+    canary: bool = setting(False, "before a served model's runs, ask a few tone probes whose answers show that the "
+                           "audio, the second clip and both channels reach it (config.json's canary)", per_run=False)
     archive: Path = setting(Path("archive"), "benchmark pack folder (default ./archive)")
     results_dir: Path = setting(Path("results"), "where run folders go (default ./results)")
     generation: GenerationConfig = Field(default_factory=GenerationConfig, exclude=True,
@@ -109,6 +115,17 @@ class RunSettings(BaseModel):
             what = "task (see --list-tasks)" if info.field_name == "task" else "model (see --list-models)"
             raise ValueError(f"--{info.field_name} {value!r} names no {what}.")
         return names
+
+    @field_validator("control", mode="before")
+    @classmethod
+    def _controls(cls, value: Any) -> Any:
+        from acousticbench.core.controls import CONTROLS
+
+        kinds = comma_list(value)
+        for kind in kinds if isinstance(kinds, tuple) else ():
+            if kind not in CONTROLS:
+                raise ValueError(f"--control: {kind!r} is not a control; give any of {', '.join(CONTROLS)}")
+        return tuple(dict.fromkeys(kinds)) if isinstance(kinds, tuple) else kinds
 
     @field_validator("seeds", mode="before")
     @classmethod
@@ -200,6 +217,7 @@ class RunSpec:
     settings: RunSettings
     options: BenchmarkOptions
     variant: int | None = None
+    control: str | None = None  # the audio this run hears in place of the real clips (core/controls.py); None: real
 
     def _variant(self, pattern: str) -> str:
         named = self.options.VARIANT
@@ -211,11 +229,14 @@ class RunSpec:
         return self.task + self._variant("/{letter}{value}")
 
     def label(self) -> str:
-        return f"{self.model} on {self.task}{self._variant(' {letter}={value}')} (seed {self.seed})"
+        control = f", control {self.control}" if self.control else ""
+        return f"{self.model} on {self.task}{self._variant(' {letter}={value}')} (seed {self.seed}{control})"
 
     def run_prefix(self, backend_name: str) -> str:
         """Folder name without the timestamp: '<Model>-<task>[-k<k>]-<backend>-seed<N>'."""
-        return f"{safe_name(self.model)}-{self.task}{self._variant('-{letter}{value}')}-{backend_name}-seed{self.seed}"
+        control = f"-control-{self.control}" if self.control else ""
+        return (f"{safe_name(self.model)}-{self.task}{self._variant('-{letter}{value}')}{control}-{backend_name}"
+                f"-seed{self.seed}")
 
     def reference_fields(self) -> dict[str, Any]:
         """What a reference summary.json records about the run beyond model and task: its variant."""
@@ -232,7 +253,8 @@ class RunSpec:
         """What must match for --resume to continue a run (the folder name already fixes model, task, seed)."""
         s = self.settings
         return {"max_samples": s.max_samples, "temperature": s.generation.temperature,
-                "max_tokens": s.generation.max_tokens, "api_model": s.api_model, **self.options.resume_key(self)}
+                "max_tokens": s.generation.max_tokens, "api_model": s.api_model, **self.options.resume_key(self),
+                **({"control": self.control} if self.control else {})}
 
     def to_json(self) -> dict[str, Any]:
         """config.json's `spec`: every per-run setting and option by name, flat (spec_from_config reads it back)."""
@@ -240,7 +262,8 @@ class RunSpec:
         settings["generation"] = {"temperature": self.settings.generation.temperature,
                                   "max_tokens": self.settings.generation.max_tokens}
         return {"benchmark": self.benchmark, "model": self.model, "task": self.task, "seed": self.seed,
-                **self.reference_fields(), **settings, **self.options.model_dump(mode="json")}
+                **self.reference_fields(), **settings, **self.options.model_dump(mode="json"),
+                **({"control": self.control} if self.control else {})}
 
 
 def make_spec(benchmark: str, options_type: type[BenchmarkOptions], *, model: str, task: str,
@@ -250,6 +273,7 @@ def make_spec(benchmark: str, options_type: type[BenchmarkOptions], *, model: st
     named = options_type.VARIANT
     variant = fields.pop(named[0], None) if named else None
     generation = fields.pop("generation", None)
+    control = fields.pop("control", None)
     if isinstance(generation, dict):
         generation = GenerationConfig(**generation)
     own = {k: v for k, v in fields.items() if k in options_type.model_fields}
@@ -259,7 +283,7 @@ def make_spec(benchmark: str, options_type: type[BenchmarkOptions], *, model: st
         raise TypeError(f"{benchmark} runs have no setting {', '.join(unknown)}")
     settings = validated(RunSettings, {"model": (model,), "task": (task,), "seeds": (seed,), **harness,
                                        **({"generation": generation} if generation is not None else {})})
-    return RunSpec(benchmark, model, task, seed, settings, validated(options_type, own), variant)
+    return RunSpec(benchmark, model, task, seed, settings, validated(options_type, own), variant, control)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from acousticbench.core.records import Prompt, Reply
 from acousticbench.models.health import health_status
 from acousticbench.models.limits import Limits, check_prompts
 from acousticbench.models.redirects import Origins, moved_elsewhere, moved_root
-from acousticbench.models.server_facts import served_models
+from acousticbench.models.server_facts import listed_facts, served_models, template_facts
 
 # Every sampling parameter vLLM would otherwise take from a checkpoint's generation_config.json, at its greedy value:
 # vLLM fills what a request leaves unset from the server's defaults (ChatCompletionRequest.to_sampling_params in
@@ -128,6 +128,8 @@ class ServedModel(BackendBase):
         self.server_decoding: dict | None = None  # what our server says it applies; vLLM reports none over HTTP
         self.server_version: str | None = None  # vLLM's GET /version
         self.origins = [Origins(name, root) for root in roots]  # where each endpoint's answers really came from
+        self._listing: Any = None  # /v1/models as the server gave it
+        self.serving: dict[str, Any] = {}  # how the server says the model is served (config.json's manifest)
 
     def _where(self, i: int) -> str:
         return f"{self.name} at {public_url(self.roots[i])}"  # made only on a failure, never per request
@@ -201,6 +203,7 @@ class ServedModel(BackendBase):
                 self.roots[i] = moved
                 self._urls = {key: url for key, url in self._urls.items() if key[0] != i}
             decoding = served_models(listing, public_url(self.roots[i]))
+            self._listing = listing
             served = list(decoding)
         except TimeoutError as err:
             raise UserError(f"no server at {public_url(self.roots[i])} for {self.name} ({err} after {wait_s:g} s): start "
@@ -232,6 +235,9 @@ class ServedModel(BackendBase):
             raise UserError(f"the endpoints of {self.name} serve different models ({', '.join(self.served_ids)}): "
                             "give endpoints that serve the same model.")
         self.api_model = self.served_ids[0]
+        template = (await template_facts(lambda body: self._call(0, "POST", "/tokenize", body), self.api_model)
+                    if self.server == "vllm" else {})
+        self.serving = {**listed_facts(self._listing, self.api_model), **template}
 
     async def close(self) -> None:
         if self._endpoints is not None:
@@ -277,7 +283,7 @@ class ServedModel(BackendBase):
                 "sampling_sent": {"temperature": self.temperature, **self.sampling},
                 "server_decoding": self.server_decoding or self._unreported(),
                 "system_prompt": self.system, "text_first": self.text_first, "logprobs": self.logprobs,
-                "limits": self.limits.describe(),
+                "limits": self.limits.describe(), "serving": self.serving,
                 **moved_elsewhere(self.origins)}
 
     def _unreported(self) -> str:

@@ -29,3 +29,38 @@ def served_models(listing: Any, where: str) -> dict[str, Any]:
 def _excerpt(value: Any) -> str:
     text = json.dumps(value, default=str)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+# a fixed conversation the server's chat template renders: the hash of its tokens changes when the template does
+TEMPLATE_PROBE = [{"role": "system", "content": "You are a helpful assistant."},
+                  {"role": "user", "content": "Which clip is louder? Answer A or B."}]
+LISTED = {"root": "root", "max_model_len": "max_model_len", "revision": "model_revision",
+          "chat_template_sha256": "chat_template_sha256", "sampling_rate": "processor_sampling_rate",
+          "container_digest": "container_digest"}  # /v1/models fields (vLLM's, ours) -> the manifest's names
+
+
+def listed_facts(listing: Any, model_id: str) -> dict[str, Any]:
+    """What the server's /v1/models entry for the model says of how it is served (revision, template hash, ...)."""
+    for entry in (listing.get("data") if isinstance(listing, dict) else None) or []:
+        if isinstance(entry, dict) and entry.get("id") == model_id:
+            return {name: entry[key] for key, name in LISTED.items() if entry.get(key) not in (None, "")}
+    return {}
+
+
+async def template_facts(tokenize, model_id: str) -> dict[str, str]:
+    """vLLM: the sha256 of the token ids its /tokenize gives for TEMPLATE_PROBE with the chat template applied (call
+    `tokenize` with the request body); {} from a server without the route or that does not answer in time."""
+    import asyncio
+    import hashlib
+
+    from acousticbench.core.errors import BackendError
+
+    body = json.dumps({"model": model_id, "messages": TEMPLATE_PROBE, "add_generation_prompt": True}).encode()
+    try:
+        tokenized = await asyncio.wait_for(tokenize(body), 10.0)
+    except (BackendError, TimeoutError):
+        return {}
+    tokens = tokenized.get("tokens") if isinstance(tokenized, dict) else None
+    if not isinstance(tokens, list) or not tokens:
+        return {}
+    return {"chat_template_render_sha256": hashlib.sha256(json.dumps(tokens).encode()).hexdigest()}

@@ -1,11 +1,13 @@
-"""How a command's specs become cells of the one run path: loaded and checked, grouped into one backend session per
-model, the graders their benchmarks share, and the slow imports their metrics need, made while requests are out."""
+"""How a command's specs become cells of the one run path: loaded and checked (a control's audio in place of the real
+clips), grouped into one backend session per model, the graders their benchmarks share, each record's fingerprint of
+what was sent, and the slow imports their metrics need, made while requests are out."""
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 
-from acousticbench.benchmarks import Grader, get_benchmark
+from acousticbench.benchmarks import Grader, Prepared, get_benchmark
 from acousticbench.run.runfolder import Cell
 
 
@@ -35,8 +37,17 @@ def prepare_cells(specs: list) -> list[Cell]:
     cells = []
     for spec in specs:
         bench = get_benchmark(spec.benchmark)
-        cells.append(Cell(spec, bench, bench.prepare(spec, caches.setdefault(bench.name, {}))))
+        prepared = bench.prepare(spec, caches.setdefault(bench.name, {}))
+        cells.append(Cell(spec, bench, prepared if spec.control is None else with_control(prepared, spec.control)))
     return cells
+
+
+def with_control(prepared: Prepared, kind: str) -> Prepared:
+    """The run's items with the audio its control sends in place of the real clips, and config.json saying so."""
+    from acousticbench.core.controls import CONTROLS, controlled
+
+    items = [(item, controlled(prompt, kind)) for item, prompt in prepared.items]
+    return replace(prepared, items=items, config={**prepared.config, "control": {"kind": kind, "what": CONTROLS[kind]}})
 
 
 def groups_of(cells: list[Cell]) -> dict[tuple, list[Cell]]:
@@ -46,6 +57,18 @@ def groups_of(cells: list[Cell]) -> dict[tuple, list[Cell]]:
         overrides = tuple(sorted(cell.spec.backend_overrides().items(), key=str))
         groups.setdefault((cell.spec.model, overrides), []).append(cell)
     return groups
+
+
+def fingerprinted(to_record: Callable) -> Callable:
+    """The benchmark's record maker with, on each record, the fingerprint of the clips the backend was handed."""
+    from acousticbench.models.fingerprint import sent
+
+    async def stamped(item, prompt, outcome):
+        record = await to_record(item, prompt, outcome)
+        # on the loop, not in a worker thread: a thread still hashing when Ctrl-C lands delays the exit past a second
+        return record.model_copy(update={"sent": sent(prompt)})
+
+    return stamped
 
 
 def make_graders(cells: list[Cell]) -> dict[str, Grader | None]:

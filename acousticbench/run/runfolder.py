@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from acousticbench.core import provenance
+from acousticbench.core.manifest import serving_manifest
 from acousticbench.benchmarks import Benchmark, Grader, Prepared
 from acousticbench.core.errors import UserError, writable_folder
 from acousticbench.core.written_by import is_newer, version_line, version_of
@@ -27,6 +28,7 @@ class Cell:
     earlier_config: dict = field(default_factory=dict)
     lock: RunLock | None = None
     config: dict = field(default_factory=dict)  # as written to config.json when the run started
+    canary: dict | None = None  # the start-of-run canary's verdicts (run/canary.py), where it was asked
 
 
 def resume_target(cell: Cell, backend_name: str) -> None:
@@ -115,9 +117,16 @@ def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
               "history": cell.earlier_config.get("history", [])}
     if cell.previous and "backend" in cell.earlier_config:  # what each earlier session's backend was (a listener)
         config["earlier_backends"] = [*cell.earlier_config.get("earlier_backends", []), cell.earlier_config["backend"]]
+    if cell.canary is not None:
+        config["canary"] = cell.canary
+    if spec.control:  # the real run it is the control of: the latest of the same cell, written first in a sweep
+        real = latest_run_dir(spec.settings.results_dir, replace(spec, control=None).run_prefix(backend.backend_name))
+        config["control"] = {**config.get("control", {}), "real_run": real.name if real else None}
     if grader is not None:  # how the run's labels were obtained (a judge's settings)
-        config.update(grader.provenance(spec))
-    return config
+        sections = grader.provenance(spec)
+        config.update(sections)
+        config["labelled_by"] = sorted(sections)  # the manifest reads them without naming any benchmark's
+    return {**config, "manifest": serving_manifest(config)}
 
 
 def open_run_dir(cell: Cell, backend, grader: Grader | None) -> tuple[Path, list]:

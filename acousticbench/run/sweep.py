@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.core import provenance
+from acousticbench.core.manifest import serving_manifest
 from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
 from acousticbench.engine.concurrency import Setting
 from acousticbench.engine.slots import Slots
@@ -26,7 +27,8 @@ from acousticbench.run.catalog import get_model
 from acousticbench.run.plan import listening, spent
 from acousticbench.engine.progress import Progress
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
-from acousticbench.run.cells import groups_of, make_graders, prepare_cells, warm_up
+from acousticbench.run.canary import before_runs, heard
+from acousticbench.run.cells import fingerprinted, groups_of, make_graders, prepare_cells, warm_up
 from acousticbench.run.runfolder import Cell, now, open_run_dir, read_again, resume_target, same_served_model
 from acousticbench.run.runlog import RunLog
 from acousticbench.run.sweepfile import SweepFile
@@ -107,7 +109,7 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
     try:
         new = await run_items(session.backend.presentation_order(items), session.backend,
                               slots=session.slots, policy=session.policy,
-                              to_record=bench.record_maker(spec, cell.prepared, session.graders.get(bench.name)),
+                              to_record=fingerprinted(bench.record_maker(spec, cell.prepared, session.graders.get(bench.name))),
                               on_record=on_record, max_error_rate=spec.settings.max_error_rate, bar=session.bar, log=log.line)
     finally:
         writer.close()
@@ -120,15 +122,15 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
     spec, bench = cell.spec, cell.bench
     # in a worker thread: the psychometric fit (and numpy's first import) must not stall the queue of other runs
     metrics = await asyncio.to_thread(bench.metrics, spec, records)
-    metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec)})  # tokens used, their price
+    metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec), **heard(cell, metrics)})
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
     concurrency = {**session.slots.summary(), "remote": session.backend.adaptive_concurrency,
                    "note": "the model session's, shared by every run of this model in the command"}
     now_read = read_again(cell, session.backend, session.graders.get(bench.name))  # a redirect may have moved them
-    write_json(run_dir / CONFIG, {**cell.config, **now_read, "harness": harness,
-                                  "finished_at": now(),
-                                  "duration_s": round(time.monotonic() - started, 3), "concurrency": concurrency})
+    config = {**cell.config, **now_read, "harness": harness, "finished_at": now(),
+              "duration_s": round(time.monotonic() - started, 3), "concurrency": concurrency}
+    write_json(run_dir / CONFIG, {**config, "manifest": serving_manifest(config)})
     errors = sum(1 for r in records if r.status == "error")
     over = (f"{errors} of {len(records)} failed ({errors / len(records):.1%}), over --max-error-rate "
             f"{spec.settings.max_error_rate:.0%}" if records and errors / len(records) > spec.settings.max_error_rate else None)
@@ -147,6 +149,7 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
         slots = Slots(backend.endpoint_names(), Setting.of(cells[0].spec.settings.concurrency, backend))
         # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
         session = Session(backend, slots, RetryPolicy(**backend.retry_settings), graders, bar, opened)
+        await before_runs(cells, backend, session.policy, slots)  # --canary: does the audio reach the model
         warming = warm_up(cells)
 
         async def reported(index: int, cell: Cell) -> RunResult:

@@ -28,6 +28,18 @@ def error_body(message: str, param: str | None = None, kind: str = "invalid_requ
     return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
 
+def served_facts(adapter: Any) -> dict[str, Any]:
+    """What /v1/models says of how the model is served, where the adapter has it: the sha256 of its chat template,
+    its processor's sampling rate, the checkpoint's revision."""
+    processor = getattr(adapter, "processor", None)
+    template = getattr(processor, "chat_template", None) or getattr(getattr(adapter, "tokenizer", None),
+                                                                    "chat_template", None)
+    facts = {"chat_template_sha256": hashlib.sha256(template.encode()).hexdigest() if isinstance(template, str) else None,
+             "sampling_rate": getattr(getattr(processor, "feature_extractor", None), "sampling_rate", None),
+             "revision": getattr(adapter, "revision", None)}
+    return {k: v for k, v in facts.items() if v is not None}
+
+
 def unknown_model(body: Any, served: str) -> str | None:
     """Why a request is not for the served model (a 404), or None; no "model" at all means the served one."""
     asked = body.get("model") if isinstance(body, dict) else None
@@ -61,11 +73,14 @@ def create_app(adapter: Adapter, max_audio_s: float = MAX_AUDIO_S):
     async def health() -> dict[str, str]:
         return {"status": "ok"}
 
+    facts = served_facts(adapter)
+
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
-        # "decoding": the arguments the adapter passes its model, in the vendor's names, so config.json records them
+        # "decoding": the arguments the adapter passes its model, in the vendor's names, so config.json records them;
+        # the facts: how it is served (template hash, processor rate, revision), for config.json's manifest
         return {"object": "list", "data": [{"id": adapter.model_id, "object": "model", "created": 0,
-                                            "owned_by": "acousticbench", "decoding": adapter.decoding}]}
+                                            "owned_by": "acousticbench", "decoding": adapter.decoding, **facts}]}
 
     @app.post("/v1/chat/completions")
     async def chat_completions(request: Request):

@@ -146,11 +146,14 @@ def by_benchmark(entries: list[Entry]) -> list[tuple[str, list[Entry]]]:
 
 def markdown(entries: list[Entry]) -> str:
     """A table per benchmark present; headed by the benchmark's name when several are."""
+    from acousticbench.tools import controls
+
     sections = [(name, get_benchmark(name).leaderboard_markdown(group, model_index))
                 for name, group in by_benchmark(entries)]
+    listen = controls.markdown(entries)  # the audio controls beside their real runs, where there are any
     if len(sections) == 1:
-        return sections[0][1]
-    return "\n".join(f"## {name}\n\n{table}" for name, table in sections)
+        return sections[0][1] + (f"\n{listen}" if listen else "")
+    return "\n".join(f"## {name}\n\n{table}" for name, table in sections) + (f"\n{listen}" if listen else "")
 
 
 def to_csv(entries: list[Entry]) -> str:

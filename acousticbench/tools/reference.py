@@ -128,8 +128,17 @@ def compare_to_reference(records: list, path: Path, run_split: str = "all", labe
                       _accuracy([reference[r.id] for r in shared], bench), note)
 
 
-def write_comparison(run_dir: Path, comparison: Comparison) -> None:
-    write_json(run_dir / COMPARISON, comparison.to_json())
+def write_comparison(run_dir: Path, comparison: Comparison, serving: list[str] | None = None) -> None:
+    write_json(run_dir / COMPARISON, {**comparison.to_json(), **({"serving_differences": serving} if serving else {})})
+
+
+def serving_differences(run_dir: Path, reference_file: Path) -> list[str]:
+    """Each fact in which the run's serving manifest differs from the reference's (summary.json keeps it from the
+    run promoted last); [] where the reference predates manifests."""
+    from acousticbench.core.manifest import differences, manifest_of
+
+    theirs = load_summary(reference_file.parent).get("manifest")
+    return differences(theirs, manifest_of(read_config(run_dir))) if theirs else []
 
 
 def promote(run_dirs: list[Path], root: Path) -> list[Path]:
@@ -181,6 +190,8 @@ def _check_same_setting(summary: dict, ours: tuple[str, int | None, str], folder
 
 
 def _write_summary(folder: Path, spec, config: dict, identity: tuple[str, int | None, str], runs: list[dict]) -> None:
+    from acousticbench.core.manifest import manifest_of
+
     runs = sorted(runs, key=lambda r: r["file"])
     accuracies = [r["accuracy"] for r in runs if r["accuracy"] is not None]
     split, max_samples, pack = identity
@@ -190,6 +201,7 @@ def _write_summary(folder: Path, spec, config: dict, identity: tuple[str, int | 
         "split": split, "max_samples": max_samples,
         "harness_version": config["harness"]["version"],
         "archive_manifest_sha256": pack,
+        "manifest": manifest_of(config),  # how the latest promoted run was served: --compare-reference names drift
         "runs": runs,
         "mean_accuracy": statistics.fmean(accuracies) if accuracies else None,
         "std_accuracy": statistics.stdev(accuracies) if len(accuracies) > 1 else 0.0 if accuracies else None,

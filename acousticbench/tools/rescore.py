@@ -14,6 +14,7 @@ from typing import Any
 from acousticbench.benchmarks import BENCHMARKS, Benchmark, Option, benchmark_of_config, get_benchmark, spec_from_config
 from acousticbench.engine.executor import RetryPolicy, Slots, progress_bar, run_items
 from acousticbench.core.errors import UserError
+from acousticbench.run.cells import fingerprinted, with_control
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, read_config, read_records, rewrite_sorted, write_json
 from acousticbench.run.runfolder import command_line, now
 
@@ -159,11 +160,14 @@ async def ask_again(run: RunFile, records: list, backend, grader, archive: Path 
     have = {r.id for r in records}
     cut = {line.item_id for line in run.torn} - have  # a line a crash cut: its question is asked again, not dropped
     prepared = run.bench.prepare(spec, {})
+    if spec.control is not None:  # a control run is asked again with its control's audio, never the real clips
+        prepared = with_control(prepared, spec.control)
     items = [item for item in prepared.items if item[0].id in todo or item[0].id in cut]
     bar = progress_bar(len(items), None)
     try:
         fresh = await run_items(items, backend, slots=Slots.fixed(concurrency), policy=RetryPolicy(),
-                                to_record=run.bench.record_maker(spec, prepared, grader), on_record=lambda r: None,
+                                to_record=fingerprinted(run.bench.record_maker(spec, prepared, grader)),
+                                on_record=lambda r: None,
                                 bar=bar)
     finally:
         bar.close()

@@ -43,6 +43,9 @@ class Listener:
     refusal: float = 0.0
     cutoff: float = 0.0
     consistency: float = 0.9
+    deaf: bool = False  # ignores its audio: answers from the text alone, so a control changes none of its answers
+    clips: int | None = None  # the server passes it only this many clips (a server that drops the second clip)
+    channels: int = 2  # 1: it hears a stereo clip downmixed, so left from right is beyond it
 
     def p_right(self, q: Question) -> float:
         if q.answer is None:
@@ -77,9 +80,16 @@ class Listener:
         return [kind == "answer" and label == q.answer for kind, label in self.replies(key, q, seeds)]
 
 
-def pack_questions(archive: Path, task: str = "rad") -> dict[str, tuple[str, Question]]:
-    """The key a server sees (the sha256 of a question's first clip) -> (question id, what the listener knows of it)."""
+def pack_questions(archive: Path, task: str = "rad", swapped: bool = False) -> dict[str, tuple[str, Question]]:
+    """The key a server sees (the sha256 of a question's first clip) -> (question id, what the listener knows of it);
+    with `swapped`, also each two-clip question heard in the other order, keyed by its second clip, its answer the
+    other one (a question's own key wins)."""
     from acousticbench.benchmarks.acoustic.pack import load_questions
 
-    return {q.sha256[q.audio[0]]: (q.id, Question(q.answer, q.meta.get("level")))
-            for q in load_questions(archive, task)}
+    questions = load_questions(archive, task)
+    known = {q.sha256[q.audio[0]]: (q.id, Question(q.answer, q.meta.get("level"))) for q in questions}
+    flipped = {None: None, "A": "B", "B": "A"}
+    for q in questions if swapped else ():
+        if len(q.audio) == 2:
+            known.setdefault(q.sha256[q.audio[1]], (q.id, Question(flipped[q.answer], q.meta.get("level"))))
+    return known

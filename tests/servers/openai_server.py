@@ -84,6 +84,26 @@ def completion(model: str, content: str | None, finish: str = "stop", refusal: s
             "usage": usage or {"prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 101}}
 
 
+def heard(listener, key: str, body: dict, questions: dict) -> tuple:
+    """(the key the listener draws by, the question as it can hear it): a deaf listener draws by the text alone; a
+    question it cannot tell apart (clips it does not get, stereo heard in mono, audio it never heard) it guesses."""
+    import soundfile as sf
+    from servers.listener import Question
+
+    if listener.deaf:
+        texts = [part.get("text") or "" for message in body.get("messages", [])
+                 for part in (message["content"] if isinstance(message.get("content"), list) else [])
+                 if part.get("type") == "text"]
+        return sha256("\n".join(texts).encode()), Question(None, None)
+    clips = request_key(body)[1]
+    known = questions.get(key)
+    dropped = listener.clips is not None and len(clips) > listener.clips
+    downmixed = listener.channels == 1 and any(sf.info(io.BytesIO(c)).channels > 1 for c in clips)
+    if known is None or dropped or downmixed:
+        return key, Question(None, None)
+    return key, known[1]
+
+
 class OpenAIHandler(Handler):
     """Routes of an OpenAI-compatible server; options: model_ids, missing_models, answer_text ({letter}: the answer,
     {key}: the request's first 8 hex digits), finish (the finish_reason of every answer, default stop),
@@ -91,8 +111,10 @@ class OpenAIHandler(Handler):
     benchmarks), reply_model (the model id its answers name, whatever was asked), probe_delay_s (each GET answers
     that late), listing (the /v1/models `data` it sends, as it is), reply_shape (a function of each answer's
     completion dict giving what is sent instead: a dict as JSON, bytes as they are), content_type (the Content-Type
-    of each answer), redirect_to, redirect_paths and redirect_after (Handler.redirected), listeners (served model
-    id -> servers.listener.Listener, who answers requests for that id) with questions (request key -> (id,
+    of each answer), redirect_to, redirect_paths and redirect_after (Handler.redirected), version (what GET
+    /version answers, as vLLM), chat_template (POST /tokenize renders with it, as vLLM applies its template),
+    answer_with (a function of the request body giving the answer's text), listeners (served model id ->
+    servers.listener.Listener, who answers requests for that id) with questions (request key -> (id,
     listener.Question), from the test's pack)."""
 
     def _models(self) -> list[str]:
@@ -122,6 +144,8 @@ class OpenAIHandler(Handler):
             if self.headers.get("X-Reset"):  # a benchmark's next command starts the clock again
                 state.first_arrival = state.last_reply = 0.0
             return self.send_json(200, stats)
+        if self.path == "/version" and self.state.options.get("version"):  # vLLM's
+            return self.send_json(200, {"version": self.state.options["version"]})
         if self.path == "/v1/models":
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "local"} for m in self._models()]
             data = self.state.options.get("listing", data)
@@ -140,6 +164,9 @@ class OpenAIHandler(Handler):
             return None
         if self.path == "/v1/audio/transcriptions":
             return self._transcribe(raw)
+        if self.path == "/tokenize" and self.state.options.get("chat_template"):  # vLLM's, the template applied
+            rendered = self.state.options["chat_template"] + json.dumps(json.loads(raw)["messages"])
+            return self.send_json(200, {"tokens": [ord(c) for c in rendered], "count": len(rendered)})
         if self.path != "/v1/chat/completions":
             return self.send_json(404, _error(404, "not_found", f"no route {self.path}"))
         if self.state.options.get("lean"):  # benchmarks: no parsing, so the server is not what is measured
@@ -174,6 +201,8 @@ class OpenAIHandler(Handler):
         if listener is not None:  # a simulated listener of known truth (servers/listener.py)
             return self._listen(model, listener, key, body)
         text = self.state.options.get("answer_text", "{letter}").format(letter=answer_for(key), key=key[:8])
+        if "answer_with" in self.state.options:  # a listener of ours that reads the request (AudioICL demos)
+            text = self.state.options["answer_with"](body)
         finish = self.state.options.get("finish", "stop")
         answer = completion(model, text, finish=finish, usage=usage_of(body, text))
         shaped = self.state.options.get("reply_shape", lambda c: c)(answer)
@@ -183,7 +212,8 @@ class OpenAIHandler(Handler):
     def _listen(self, model: str, listener, key: str, body: dict) -> None:
         from servers.listener import CUT, REFUSAL
 
-        kind, label = listener.reply(key, self.state.options["questions"][key][1], body.get("seed"))
+        key, question = heard(listener, key, body, self.state.options["questions"])
+        kind, label = listener.reply(key, question, body.get("seed"))
         if kind == "refusal":
             return self.send_json(200, completion(model, None, refusal=REFUSAL))
         text = CUT if kind == "cutoff" else label

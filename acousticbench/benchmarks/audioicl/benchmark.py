@@ -8,6 +8,7 @@ from acousticbench.benchmarks.audioicl.episodes import BUILD_HINT, load_episodes
 from acousticbench.benchmarks.audioicl.labels import answer_space, demo_labels, task_labels
 from acousticbench.benchmarks.audioicl.pack import MANIFEST, clip_format, load_manifest, manifest_sha256, pack_root
 from acousticbench.benchmarks.audioicl.padding import PAD_NOTE
+from acousticbench.benchmarks.audioicl.order import compliance, order_of, permuted
 from acousticbench.benchmarks.audioicl.prompts import build_prompt, load_alphabet, template_sha256
 from acousticbench.benchmarks.audioicl.record import FINAL_STATUSES, EpisodeRecord, ICLMetrics, icl_metrics, make_episode_record
 from acousticbench.benchmarks.audioicl.spec import base_of, meta_of
@@ -65,6 +66,8 @@ class AudioICLBenchmark(AudioICLViews):
         pad_dir = spec.settings.results_dir / ".audioicl-padded" if spec.options.pad else None
         if ("labels", key) not in cache:  # the task's labels over every episode of the file, not the first N
             cache[("labels", key)] = task_labels(cache[key])
+        if spec.options.demo_order == "permuted":  # this seed's order of each episode's demos (order.py)
+            episodes = [permuted(e, spec.seed) for e in episodes]
         items = [(e, _with_labels(e, build_prompt(e, base_of(spec), style=spec.options.prompt_style, seed=spec.seed,
                                                   alphabet=alphabet, pad_dir=pad_dir), cache[("labels", key)]))
                  for e in episodes]
@@ -95,8 +98,11 @@ class AudioICLBenchmark(AudioICLViews):
 
     def record_maker(self, spec: RunSpec, prepared: Prepared, grader):
         async def to_record(episode, prompt, outcome) -> EpisodeRecord:
-            return make_episode_record(episode, prompt, spec.model, outcome, shots=spec.variant, scoring=spec.options.scoring,
-                                       base=base_of(spec), notes=prepared.notes)
+            record = make_episode_record(episode, prompt, spec.model, outcome, shots=spec.variant,
+                                         scoring=spec.options.scoring, base=base_of(spec), notes=prepared.notes)
+            if spec.options.demo_order == "permuted":
+                record = record.model_copy(update={"demo_order": order_of(episode.id, spec.variant, spec.seed)})
+            return record
 
         return to_record
 
@@ -107,8 +113,11 @@ class AudioICLBenchmark(AudioICLViews):
         return solve(prompt)
 
     def metrics(self, spec: RunSpec, records: list[EpisodeRecord]) -> ICLMetrics:
-        return icl_metrics(records, model=spec.model, task=spec.task, shots=spec.variant, seed=spec.seed,
-                           prompt_style=spec.options.prompt_style, scoring=spec.options.scoring)
+        metrics = icl_metrics(records, model=spec.model, task=spec.task, shots=spec.variant, seed=spec.seed,
+                              prompt_style=spec.options.prompt_style, scoring=spec.options.scoring)
+        well_formed, answered = compliance(records)
+        return metrics.model_copy(update={"demo_order": spec.options.demo_order, "format_compliance": well_formed,
+                                          "format_compliance_n": answered})
 
     def summary_line(self, result) -> str:
         m = result.metrics

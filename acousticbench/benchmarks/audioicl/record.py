@@ -35,6 +35,8 @@ class EpisodeRecord(RecordBase):
     correct_public: bool | None = Field(default=None, description="The public scorer's verdict on the response "
                                         "whatever the status (eval_str.py's); null in records written before it.")
     scoring: Scoring = Field(description="strict: the public rules; lenient: number words accepted too.")
+    demo_order: list[int] | None = Field(default=None, description="With --demo-order permuted: the demos' positions "
+                                         "in the file, in the order shown; null: the file's order.")
 
 
 def relative_audio(paths: list[str], base: Path) -> list[str]:
@@ -117,6 +119,10 @@ class ICLMetrics(BaseModel):
     price_usd: float | None = Field(default=None, description="What those tokens cost at models/prices.py's table; "
                                     "null for models without a price.")
     price_basis: str | None = Field(default=None, description="The price used and when it was read, or why none.")
+    demo_order: str = Field(default="file", description="The demos in the file's order, or permuted per seed.")
+    format_compliance: float | None = Field(default=None, description="Answered episodes whose reply is a label and "
+                                            "nothing else, right or wrong, over the answered episodes.")
+    format_compliance_n: int = Field(default=0, description="The answered episodes format_compliance is over.")
 
 
 def icl_metrics(records: list[EpisodeRecord], *, model: str, task: str, shots: int, seed: int, prompt_style: str,

@@ -19,11 +19,13 @@ def sections(entries: list[Entry], order: ModelOrder, records: Mapping[Path, Seq
     body = (legend(models) + '<div class="grid">'
             + "".join(kshot_panel(t, m, models, chances.get(t)) for t, m in kshot_series(rows).items()) + "</div>"
             + table(rows))
+    from acousticbench.benchmarks.audioicl.order import section
+
     return [Section("s-audioicl", "AudioICL: accuracy by number of shots", "Mean over seeds; bars: 95% interval "
                     "clustered by episode across seeds (Clopper-Pearson's exact one where a cell is worth under "
                     f"{SMALL_N} episodes, else Wilson's); dashed line: chance, a uniform guess among the answers the "
                     "task's episodes have in these runs (the number of labels in its tooltip). Every model on one "
-                    "axis per task.", body)]
+                    "axis per task.", body), section(entries, order, records or {})]
 
 
 def chance(entries: list[Entry], records: Mapping[Path, Sequence]) -> dict[str, tuple[float, int]]:

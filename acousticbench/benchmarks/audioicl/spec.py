@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import field_validator
 
@@ -33,6 +33,9 @@ class ICLOptions(BenchmarkOptions):
                         "AudioLength's cue)", flag="--icl-pad")
     morse_alphabet: Path | None = setting(None, "A.wav..Z.wav sent before the MorseCode demos (the open pack's: "
                                           "<archive>/audioicl/data/MorseCode/alphabet)", metavar="DIR")
+    demo_order: Literal["file", "permuted"] = setting(
+        "file", "the demos in the file's order (default), or permuted per seed and episode (declared, deterministic): "
+        "the seeds then measure the spread over orders")
     plot: Path | None = setting(None, "after the runs, plot accuracy against shots per task", metavar="FILE.png",
                                 per_run=False)
 
@@ -46,7 +49,8 @@ class ICLOptions(BenchmarkOptions):
 
     def resume_key(self, spec: RunSpec) -> dict[str, Any]:
         return {"meta": str(meta_of(spec)), "base": str(base_of(spec)), "prompt_style": self.prompt_style,
-                "scoring": self.scoring, "pad": self.pad, "morse_alphabet": str(self.morse_alphabet or "")}
+                "scoring": self.scoring, "pad": self.pad, "morse_alphabet": str(self.morse_alphabet or ""),
+                **({"demo_order": self.demo_order} if self.demo_order != "file" else {})}
 
     def check(self, settings: RunSettings) -> None:
         if self.plot and not settings.dry_run:

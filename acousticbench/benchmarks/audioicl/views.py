@@ -38,7 +38,8 @@ class AudioICLViews(BenchmarkBase):
         spec = config.get("spec") or {}
         return identity_of({**harness_identity(config), "prompt": spec.get("prompt_style"),
                             "scoring": spec.get("scoring"), "padded": "yes" if spec.get("pad") else None,
-                            "letter bank": spec.get("morse_alphabet")})
+                            "letter bank": spec.get("morse_alphabet"),
+                            "demo order": spec.get("demo_order") if spec.get("demo_order") != "file" else None})
 
     def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]:
         """The settings() an earlier run recorded (runs written before `settings`: its 'audioicl' section), and the
