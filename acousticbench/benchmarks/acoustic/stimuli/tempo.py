@@ -1,19 +1,22 @@
 """Tempo pairs: regular trains of one short sound, one faster (beat intervals 50, 20, 8, 4, 2 % apart; ~3 % is the human limen)."""
-# The pack of fixed 50 ms events running to the end of the file put more sound in the faster train (silent fraction
-# 0.76-0.80). Now every clip draws its own span (first onset to last offset, 0.8-1.3 s), where it starts, and its
-# TOTAL sounding time (0.25-0.45 s), all apart from the rate; the bursts share that total evenly, so each lasts the
-# same share of its interval at any tempo (as a legato or staccato player keeps it) and the duty cycle, span, onset,
-# offset, energy and crest factor carry nothing. The beat count is the span over the interval: a reading of the rate
-# that the span's rove only dilutes, reported by the audit as the attribute's own measure. Roved per question: the
-# sound (tone or noise band, its frequency) and the mean interval (0.18-0.3 s); per clip: the level (stimuli/level.py).
-# Equal beats still told the faster train by how far its loudest frame and beat stood above the mean (the joint fit,
-# 0.625, weighed peak and event levels most): so each beat's level is one of `count` evenly spaced steps over a spread
-# roved per clip (SPREAD_DB), in random order, as in counting.py; the joint fit now scores 0.54, the best cue 0.58.
+# A train's beat count is its span over its interval, and each beat's length its duty over its rate: a pair of spans
+# and duties drawn apart from the rate (the pack before issue 35) let the faster train have more beats (0.70 on eval)
+# and shorter ones (0.665). As tempo experiments rove count and event length against rate, each pair draws the log
+# ratio of its spans (faster over slower) uniformly over all a clip allows, centred half way between span's
+# break-even (0) and the count's (-log of the rate ratio), and the log ratio of its duties (each beat's share of its
+# interval) centred half way between event length's break-even and the duty's: the faster train has more beats as
+# often as it has the shorter span, and longer beats as often as a lower duty. A tempo ratio of 1.5 keeps each of
+# these right about 0.55-0.6 of the time (rate is count over span, and duty event length times rate); the smaller
+# steps near 0.5 (README, bench/rival_cues.py). The total sounding time, count times length, then carries nothing.
+# Roved per question: the sound (tone or noise band, its frequency), the mean interval (0.18-0.3 s); per clip: where
+# the train starts and each beat's level: one of `count` evenly spaced steps over a spread roved per clip
+# (SPREAD_DB), in random order, as in counting.py (equal beats told the faster train by its peak over its mean level).
 
 from __future__ import annotations
 
 import numpy as np
 
+from acousticbench.benchmarks.acoustic.stimuli.balance import balanced_pair
 from acousticbench.benchmarks.acoustic.stimuli.level import SPARSE_MID_DB, finish
 from acousticbench.benchmarks.acoustic.stimuli.signal import SR, frames, onsets
 from acousticbench.benchmarks.acoustic.stimuli.sources import render_burst, roved_event
@@ -23,19 +26,20 @@ ATTRIBUTE = "tempo"
 UNIT = "percent"
 STEPS = (50.0, 20.0, 8.0, 4.0, 2.0)
 CATCH_STEP = 50.0
-CLIP_S = 1.5
+CLIP_S = 2.5
 IOI_S = (0.18, 0.3)
-SPAN_S = (0.8, 1.3)
-TOTAL_S = (0.25, 0.45)
-SPREAD_DB = (0.0, 6.0)  # the beats' levels, evenly spaced over this roved spread in random order, as in counting.py
 EDGE_S = 0.03  # the train keeps this far from both ends of the file
+MIN_BEATS = 3
+SPAN_S = (2 * IOI_S[1] * (1 + CATCH_STEP / 100) ** 0.5 + 0.1, CLIP_S - 2 * EDGE_S)  # 3 beats fit the slowest train
+DUTY = (0.15, 0.6)  # each beat's share of its interval: at least 22 ms of sound and 59 ms of silence
+SPREAD_DB = (0.0, 6.0)  # the beats' levels, evenly spaced over this roved spread in random order, as in counting.py
 
 
-def beat_train(params: dict, ioi: float, rng: np.random.Generator, n: int) -> tuple[np.ndarray, dict]:
-    """One clip: as many beats as fit the roved span best, each lasting the roved total over the count."""
-    span, total = float(rng.uniform(*SPAN_S)), float(rng.uniform(*TOTAL_S))
-    count = max(3, int(round((span - total / (span / ioi + 1)) / ioi)) + 1)
-    length = frames(total / count)
+def beat_train(params: dict, ioi: float, span: float, duty: float, rng: np.random.Generator, n: int) -> tuple[np.ndarray, dict]:
+    """One clip: as many beats of `duty` times `ioi` as fit `span`, from a random start."""
+    length = frames(duty * ioi)
+    fits = int((CLIP_S - 2 * EDGE_S - length / SR) / ioi) + 1
+    count = min(fits, max(MIN_BEATS, int(round((span - length / SR) / ioi)) + 1))
     first = frames(rng.uniform(EDGE_S, CLIP_S - EDGE_S - (count - 1) * ioi - length / SR))
     levels = rng.permutation(np.linspace(-0.5, 0.5, count)) * rng.uniform(*SPREAD_DB)
     x = np.zeros(n)
@@ -43,7 +47,8 @@ def beat_train(params: dict, ioi: float, rng: np.random.Generator, n: int) -> tu
         start = first + frames(k * ioi)
         x[start : start + length] += render_burst(params, length, rng) * 10 ** (levels[k] / 20)
     actual = {"ioi_s": round(ioi, 6), "bpm": round(60 / ioi, 3), "events": count, "onset_s": round(first / SR, 6),
-              "span_s": round(((count - 1) * frames(ioi) + length) / SR, 6), "sounding_s": round(count * length / SR, 6)}
+              "span_s": round(((count - 1) * frames(ioi) + length) / SR, 6), "sounding_s": round(count * length / SR, 6),
+              "duty": round(length / frames(ioi), 6)}
     return x, actual
 
 
@@ -51,11 +56,13 @@ def trial(rng: np.random.Generator, step: float, answer: Answer) -> Trial:
     params = roved_event(rng)
     base = float(rng.uniform(*IOI_S))
     ratio = (1 + step / 100) ** 0.5
-    iois = (base / ratio, base * ratio) if answer == "A" else (base * ratio, base / ratio)
+    half = float(np.log(ratio))  # half the log rate ratio: the centre of both balances
+    spans, duties = balanced_pair(rng, SPAN_S, -half), balanced_pair(rng, DUTY, half)
+    fast, slow = (base / ratio, spans[0], duties[0]), (base * ratio, spans[1], duties[1])
     n = frames(CLIP_S)
     clips, clip_params = [], []
-    for ioi in iois:
-        x, actual = beat_train(params, ioi, rng, n)
+    for ioi, span, duty in (fast, slow) if answer == "A" else (slow, fast):
+        x, actual = beat_train(params, ioi, span, duty, rng, n)
         clips.append(finish(x, rng, SPARSE_MID_DB))
         clip_params.append(actual)
     return Trial(tuple(clips), tuple(clip_params), {**params, "base_ioi_s": round(base, 6)})
