@@ -1,6 +1,6 @@
 """Interval statistics every benchmark shares: the Wilson interval of one run (Clopper-Pearson's exact one for a small
-cell), across seeds the interval clustered by question (seeds of one question are not new trials; Miller 2024, "Adding error bars to evals") read from the runs'
-responses.jsonl, McNemar's exact test of two models on the same questions, and the median of values some of which lie
+cell), across seeds the interval clustered by question (seeds of one question are not new trials; Miller 2024,
+"Adding error bars to evals") read from the runs' responses.jsonl, McNemar's exact test of two models on the same questions, and the median of values some of which lie
 beyond the range tested (censored, never dropped)."""
 from __future__ import annotations
 
@@ -161,7 +161,8 @@ def across_seeds(runs: list[tuple[float | None, int, Path | None]],
     """The 95% interval of a cell's accuracy over its runs (accuracy, n, responses.jsonl or None), and the
     effective number of questions it is worth (cell_interval: exact below SMALL_N, else Wilson). One run: its own.
     Several: clustered by question; where a run's records cannot be read (a reference summary), the interval of the
-    mean accuracy over one seed's n questions, which is never narrower than the clustered one (the design effect is at most the number of seeds)."""
+    mean accuracy over one seed's n questions, which is never narrower than the clustered one (the design effect is
+    at most the number of seeds)."""
     known = [(acc, n, path) for acc, n, path in runs if acc is not None and n]
     if not known:
         return None, None
