@@ -41,3 +41,12 @@ def test_clopper_pearson_matches_the_textbook_case_and_large_cells_keep_wilson()
     assert clopper_pearson(0, 10).low == 0.0 and clopper_pearson(10, 10).high == 1.0
     assert clopper_pearson(3, 0) is None
     assert interval_method(SMALL_N) == "wilson" and cell_interval(200, 400) == wilson_interval(200, 400)
+
+
+def test_the_exact_interval_is_scipys_beta_quantiles_at_fractional_sizes_too():
+    from scipy.special import betaincinv  # the reference; the harness computes it without scipy
+
+    for k, n in ((7.5, 12.3), (0.3, 2.1), (40, 41.7), (1, 99)):
+        exact = clopper_pearson(k, n)
+        assert exact.low == pytest.approx(betaincinv(k, n - k + 1, 0.025), abs=1e-12)
+        assert exact.high == pytest.approx(betaincinv(k + 1, n - k, 0.975), abs=1e-12)

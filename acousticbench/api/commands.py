@@ -245,8 +245,8 @@ def _dry_run(specs: list) -> int:
         for item, prompt in items:
             print(f"{item.id}: {' | '.join(prompt.text.splitlines())}{face.describe_item(item)}")
         plans.append(plan_run(spec, items))
-        # what is never scored (AcousticBench's diagnostic probes) is never compared: the benchmark says which
-        planned.append((spec, [item for item, _ in items if bench.scored(item)], bench.item_noun))
+        # an item carries what its record's scored() reads (AcousticBench's diagnostics are never compared)
+        planned.append((spec, {item.id for item, _ in items if bench.scored(item)}, bench.item_noun))
     if not specs:
         raise UserError("no runs to render.")
     print(format_plan(plans))  # what matters before spending: requests, audio, tokens, price, time

@@ -1,6 +1,6 @@
 """Interval statistics every benchmark shares: the Wilson interval of one run (Clopper-Pearson's exact one for a small
-cell), across seeds the interval clustered by question (seeds of one question are not new trials; Miller 2024, "Adding error bars to evals") read from the runs'
-responses.jsonl, McNemar's exact test of two models on the same questions, and the median of values some of which lie
+cell), across seeds the interval clustered by question (seeds of one question are not new trials; Miller 2024,
+"Adding error bars to evals") read from the runs' responses.jsonl, McNemar's exact test of two models on the same questions, and the median of values some of which lie
 beyond the range tested (censored, never dropped)."""
 from __future__ import annotations
 
@@ -36,13 +36,45 @@ def clopper_pearson(successes: float, n: float, level: float = 0.95) -> Interval
     """Clopper-Pearson's exact interval (beta quantiles; n may be an effective, fractional size); None for n == 0."""
     if n <= 0:
         return None
-    from scipy.special import betaincinv  # scipy is a dependency; special alone, and only for small cells
-
     tail = (1 - level) / 2
     k = min(max(successes, 0.0), n)
-    low = 0.0 if k <= 0 else float(betaincinv(k, n - k + 1, tail))
-    high = 1.0 if k >= n else float(betaincinv(k + 1, n - k, 1 - tail))
+    low = 0.0 if k <= 0 else _beta_quantile(tail, k, n - k + 1)
+    high = 1.0 if k >= n else _beta_quantile(1 - tail, k + 1, n - k)
     return Interval(low=low, high=high)
+
+
+def _beta_quantile(q: float, a: float, b: float) -> float:
+    """x with I_x(a, b) = q, by bisection (a run's metrics load no scipy)."""
+    low, high = 0.0, 1.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if _beta_cdf(mid, a, b) < q else (low, mid)
+    return (low + high) / 2
+
+
+def _beta_cdf(x: float, a: float, b: float) -> float:
+    """The regularized incomplete beta function I_x(a, b): its continued fraction (modified Lentz), on the side of
+    x where it converges fast."""
+    if x <= 0 or x >= 1:
+        return 0.0 if x <= 0 else 1.0
+    if x > (a + 1) / (a + b + 2):
+        return 1 - _beta_cdf(1 - x, b, a)
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)) / a
+    tiny = 1e-300
+    c, d = 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    f = d
+    for m in range(1, 500):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + numerator * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            f *= c * d
+        if abs(c * d - 1) < 1e-15:
+            break
+    return front * f
 
 
 def interval_method(n: float) -> str:
@@ -129,7 +161,8 @@ def across_seeds(runs: list[tuple[float | None, int, Path | None]],
     """The 95% interval of a cell's accuracy over its runs (accuracy, n, responses.jsonl or None), and the
     effective number of questions it is worth (cell_interval: exact below SMALL_N, else Wilson). One run: its own.
     Several: clustered by question; where a run's records cannot be read (a reference summary), the interval of the
-    mean accuracy over one seed's n questions, which is never narrower than the clustered one (the design effect is at most the number of seeds)."""
+    mean accuracy over one seed's n questions, which is never narrower than the clustered one (the design effect is
+    at most the number of seeds)."""
     known = [(acc, n, path) for acc, n, path in runs if acc is not None and n]
     if not known:
         return None, None

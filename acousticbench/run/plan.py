@@ -141,11 +141,11 @@ def format_plan(plans: list[RunPlan]) -> str:
 def power_lines(runs: list[tuple]) -> list[str]:
     """The plan's last lines: per cell (task, variant), how small a difference between two models run this way (the
     same questions and seeds) the paired test by question finds at 80% power, under Assumptions stated with it.
-    `runs`: (spec, its scored items, what they are called) for each planned run."""
+    `runs`: (spec, the ids of its scored items, what they are called) for each planned run."""
     from acousticbench.core.power import Assumptions, detectable_difference, power_line
 
     cells: dict[tuple[str, str], tuple[set, set]] = {}
-    for spec, items, noun in runs:
+    for spec, scored, noun in runs:
         ids, seeds = cells.setdefault((spec.cell, noun), (set(), set()))
         ids.update(item.id for item in items)
         seeds.add(spec.seed)
