@@ -86,8 +86,21 @@ def run_command(command, *, interrupted: str) -> int:
         print(f"error: {os_error_line(err)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as err:
+        _ignore_more_interrupts()  # all is kept and said: a second Ctrl-C while exiting must not kill it (exit -2)
         print(f"\ninterrupted: {interrupted}", file=sys.stderr)
         return 128 + (err.signum if isinstance(err, Terminated) else 2)
+
+
+def _ignore_more_interrupts() -> None:
+    """Ctrl-C, SIGTERM and SIGHUP ignored from here to the exit: Python's finalization keeps an ignored signal
+    ignored, where it would reset its own handler to the default one that kills the process."""
+    import signal
+
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        try:
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+        except (AttributeError, ValueError):  # not on this platform, or not the main thread
+            pass
 
 
 def _silence_stdout() -> None:
