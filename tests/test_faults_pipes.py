@@ -1,5 +1,6 @@
-"""The tools that only read runs, piped into a reader that has already gone (`| head -1` after its line, `| true`):
-one line saying nothing was changed and the shell's 141, never a Broken pipe traceback."""
+"""The tools that only read runs: piped into a reader that has already gone (`| head -1` after its line, `| true`),
+one line saying nothing was changed and the shell's 141, never a Broken pipe traceback; given a folder that is not
+there, one line, never a result without it."""
 from __future__ import annotations
 
 import os
@@ -34,3 +35,14 @@ def test_a_reading_tool_whose_reader_went_away_says_so_in_one_line(tool, tmp_pat
                           cwd=tmp_path)
     assert out.returncode == 141 and "Traceback" not in out.stderr, out.stderr
     assert out.stderr.strip() == "interrupted: the output's reader went away; it only reads the runs: nothing was changed."
+
+
+def test_a_report_asked_to_compare_with_references_that_are_not_there_is_refused(tmp_path):
+    from harness_cli import assert_one_line
+
+    archive = write_tiny_pack(tmp_path / "archive")
+    assert run_cli("--model", "Oracle", "--task", "rad", "--judge", "rules", "--max-samples", "2", "--archive",
+                   str(archive), cwd=tmp_path, env=harness_env()).returncode == 0
+    out = run_cli("--report", "results", "--references", "no-such-folder", cwd=tmp_path, env=harness_env())
+    assert_one_line(out, 2, "--references no-such-folder is not a folder")
+    assert not (tmp_path / "report.html").exists()

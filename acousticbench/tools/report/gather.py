@@ -37,6 +37,9 @@ def gather(results_dirs: list[Path], references: Path | None) -> list[Run]:
     for folder in results_dirs:
         if not Path(folder).is_dir():
             raise UserError(f"{folder} is not a folder of run folders: pass the results folder (default ./results).")
+    if references is not None and not Path(references).is_dir():  # read, or refused: never a report without them
+        raise UserError(f"--references {references} is not a folder: pass the reference trajectories' folder, or "
+                        "drop --references.")
     entries = sorted(collect([Path(d) for d in results_dirs]),
                      key=lambda e: (e.benchmark, e.model, e.task, e.variant or 0, e.split, e.seed, str(e.run_dir)))
     return [_read(entry, references) for entry in entries]
