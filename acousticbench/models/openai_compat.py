@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sys
 import time
 import urllib.parse
 from typing import Any
@@ -13,6 +14,8 @@ import yarl
 
 from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.base import BackendBase
+from acousticbench.models.following import Following, poll_s, replica_wait_s
+from acousticbench.models import replicas
 from acousticbench.models.chat_wire import (OVERLOAD_STATUS, audio_request_json, public_url, redact, reply_from,
                                            retry_after_s, retryable_status)
 from acousticbench.core.environment import endpoint_variable, env_number
@@ -74,6 +77,11 @@ class Endpoints:
     def give_back(self, i: int) -> None:
         self.busy[i] -= 1
 
+    def add(self) -> None:
+        self.sessions.append(aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0),
+                                                   timeout=aiohttp.ClientTimeout(total=None)))
+        self.busy.append(0)
+
     async def close(self) -> None:
         await asyncio.gather(*(session.close() for session in self.sessions))
 
@@ -91,7 +99,8 @@ def _error_detail(raw: bytes) -> str:
 
 
 class ServedModel(BackendBase):
-    """Chat completions with input_audio against `--endpoint` or ACOUSTICBENCH_<SERVE>_ENDPOINT; greedy by default.
+    """Chat completions with input_audio against `--endpoint` or ACOUSTICBENCH_<SERVE>_ENDPOINT, or the replicas of a
+    registry folder (--endpoints-from, ACOUSTICBENCH_ENDPOINTS_FROM) as they come and go; greedy by default.
 
     Plain HTTP (aiohttp), not the openai SDK: the SDK's request and response layers cost as much CPU per question
     as the rest of the harness; the wire format is the same."""
@@ -103,11 +112,15 @@ class ServedModel(BackendBase):
     def __init__(self, name: str, *, serve_name: str, endpoint: str | None = None, api_model: str | None = None,
                  temperature: float | None = 0.0, max_tokens: int | None = 256, limits: Limits | None = None,
                  concurrency: int | None = None, server: str = "vllm", system: str | None = None,
-                 text_first: bool = False, logprobs: bool = False, **_ignored: Any):
+                 text_first: bool = False, logprobs: bool = False, endpoints_from: str | None = None, **_ignored: Any):
         self.name, self.serve_name, self.variable = name, serve_name, endpoint_variable(serve_name)
-        raw = endpoint or os.environ.get(self.variable, "")
+        # --endpoint, then --endpoints-from, then the model's own variable, then the registry's
+        registry = None if endpoint else endpoints_from or (
+            None if os.environ.get(self.variable) else os.environ.get(replicas.VARIABLE) or None)
+        self.following = Following(registry, serve_name, name) if registry else None
+        raw = endpoint or ("" if self.following else os.environ.get(self.variable, ""))
         roots = [server_root(u) for u in raw.split(",") if u.strip()]
-        if not roots:
+        if not roots and self.following is None:
             raise UserError(f"{name} needs a running server: `./scripts/docker_serve.sh {serve_name}` starts one and "
                             f"prints the line `export {self.variable}=...` to paste, or pass --endpoint URL.")
         for root in roots:
@@ -121,6 +134,7 @@ class ServedModel(BackendBase):
         self._headers = {"Content-Type": "application/json", "Authorization": f"Bearer {self._key}"}
         self._urls: dict[tuple[int, str], yarl.URL] = {}  # aiohttp's own URL type
         self._endpoints: Endpoints | None = None
+        self._slots = None  # the engine's, once the run follows a registry (watch_endpoints)
         self.server, self.system, self.text_first, self.logprobs = server, system, text_first, logprobs
         self.sampling = VLLM_GREEDY if server == "vllm" and temperature == 0.0 else {}
         self.served_ids: list[str] = []
@@ -140,11 +154,15 @@ class ServedModel(BackendBase):
         """_call's JSON, and the root that answered where a redirect took the request to another origin (else None).
         A body that is not UTF-8 is read with its bytes kept (as lone surrogates), never refused."""
         url = self._url(i, path)
+        if self.following is not None and i in self.following.ended:  # its session is closed
+            raise BackendError(f"{self._where(i)} ended", retryable=True, gone=True)
         try:
             async with self._endpoints.sessions[i].request(method, url, data=body, headers=self._headers) as response:
                 status, response_headers, final = response.status, response.headers, response.url
                 raw = await self._body(i, response)
         except aiohttp.ClientError as err:
+            if self.following is not None and await self._lost(i):
+                raise BackendError(f"{self._where(i)} ended ({type(err).__name__})", retryable=True, gone=True) from None
             message = redact(f"lost the connection to {self._where(i)} ({type(err).__name__}: {err})", [self._key])
             raise BackendError(message, retryable=True) from None
         if status != 200:
@@ -196,6 +214,8 @@ class ServedModel(BackendBase):
             if listing is None or isinstance(listing, BaseException):  # asked again once up (or raced its start)
                 listing, version = await self._exchange(i, "GET", "/v1/models"), await self._version(i)
             self.server_version = version
+            if self.following is not None:
+                self.following.versions[i] = version
             listing, moved = listing
             if moved:  # every request goes where the server sends them; config.json names both
                 say_moved(self.name, self.roots[i], moved)
@@ -228,12 +248,89 @@ class ServedModel(BackendBase):
 
     async def open(self) -> None:
         wait_s = env_number("ACOUSTICBENCH_CONNECT_WAIT", 10.0)
+        if self.following is not None:
+            return await self._open_registered(wait_s)
         self._endpoints = Endpoints(self.roots)
         self.served_ids = list(await asyncio.gather(*(self._check(i, wait_s) for i in range(len(self.roots)))))
         if len(set(self.served_ids)) > 1:
             raise UserError(f"the endpoints of {self.name} serve different models ({', '.join(self.served_ids)}): "
                             "give endpoints that serve the same model.")
         self.api_model = self.served_ids[0]
+
+    async def _open_registered(self, wait_s: float) -> None:
+        """The replicas registered (waiting for the first); one that does not check out is left out, not fatal."""
+        found = await self.following.first()
+        self.roots = [server_root(r.url) for r in found]
+        self._endpoints = Endpoints(self.roots)
+        for i, replica in enumerate(found):
+            self.following.known(replica, i)
+        checked = await asyncio.gather(*(self._check(i, wait_s) for i in range(len(found))), return_exceptions=True)
+        for i, result in enumerate(checked):
+            if isinstance(result, BaseException):
+                self.following.refused.add(found[i].key)
+                await self._end(i, f"did not check out ({result})")
+        served = [r for r in checked if not isinstance(r, BaseException)]
+        if not served:
+            raise checked[0] if isinstance(checked[0], UserError) else UserError(str(checked[0]))
+        if len(set(served)) > 1:
+            raise UserError(f"the replicas of {self.name} in {self.following.where} serve different models "
+                            f"({', '.join(sorted(set(served)))}): one folder per model.")
+        self.api_model = served[0]
+        self.served_ids = served
+
+    async def watch_endpoints(self, slots) -> None:
+        """Until cancelled: add each replica that registers, retire each that leaves; fail the queue when none has
+        been left for ACOUSTICBENCH_REPLICA_WAIT."""
+        if self.following is None:
+            return
+        self._slots = slots
+        for i in self.following.ended:
+            slots.retire(i)
+        alone_since = None
+        while True:
+            await asyncio.sleep(poll_s())
+            for i in self.following.gone_from_registry():
+                await self._end(i, "left the registry")
+            for replica in self.following.new():
+                await self._join(replica)
+            if slots.live:
+                alone_since = None
+            elif time.monotonic() - (alone_since := alone_since or time.monotonic()) > replica_wait_s():
+                return slots.fail(UserError(self.following.none_message()))
+
+    async def _join(self, replica: replicas.Replica) -> None:
+        """A replica that registered during the run: checked, then its own lane in the queue."""
+        i = len(self.roots)
+        self.roots.append(server_root(replica.url))
+        self._endpoints.add()
+        self.following.known(replica, i)
+        try:
+            served = await self._check(i, env_number("ACOUSTICBENCH_CONNECT_WAIT", 10.0))
+            if served != self.api_model:
+                raise UserError(f"it serves {served}, not {self.api_model}")
+        except UserError as err:
+            self.following.refused.add(replica.key)
+            self._slots.retire(i)  # its lane exists (indices stay aligned) but takes nothing
+            self._slots.add(public_url(self.roots[i]))
+            return await self._end(i, f"did not check out ({err})")
+        self._slots.add(public_url(self.roots[i]))
+        print(f"{self.name}: replica {replica.key} at {public_url(self.roots[i])} joined", file=sys.stderr,
+              flush=True)
+
+    async def _lost(self, i: int) -> bool:
+        """After a broken connection to endpoint i: True (and it is retired) when its replica has ended."""
+        if not await self.following.lost(i, self.roots[i]):
+            return False
+        await self._end(i, "stopped answering")
+        return True
+
+    async def _end(self, i: int, why: str) -> None:
+        if i in self.following.ended:
+            return
+        self.following.end(i, why)
+        if self._slots is not None:
+            self._slots.retire(i)
+        await self._endpoints.sessions[i].close()  # what is still on the wire to it comes back at once
 
     async def close(self) -> None:
         if self._endpoints is not None:
@@ -250,11 +347,11 @@ class ServedModel(BackendBase):
     async def answer(self, prompt: Prompt, endpoint: int | None = None) -> Reply:
         body, notes = audio_request_json(self._request(prompt), prompt, self.limits.merge_over, system=self.system,
                                          text_first=self.text_first)
-        i = self._endpoints.take() if endpoint is None else endpoint
+        i = endpoint if endpoint is not None else 0 if self.following else self._endpoints.take()
         try:
             completion, moved = await self._exchange(i, "POST", "/v1/chat/completions", body)
         finally:
-            if endpoint is None:
+            if endpoint is None and not self.following:
                 self._endpoints.give_back(i)
         if moved:  # this answer came from elsewhere than the endpoint asked: the record says where
             self.answered_from.add(public_url(moved))
@@ -282,7 +379,9 @@ class ServedModel(BackendBase):
                 "limits": self.limits.describe(),
                 **({"redirected": {public_url(a): public_url(b) for a, b in self.redirected.items()}}
                    if self.redirected else {}),
-                **({"answered_from": sorted(self.answered_from)} if self.answered_from else {})}
+                **({"answered_from": sorted(self.answered_from)} if self.answered_from else {}),
+                **({"registry": str(self.following.where), "replicas": self.following.describe()}
+                   if self.following else {})}
 
     def _unreported(self) -> str:
         if self.server == "vllm":
