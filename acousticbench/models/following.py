@@ -10,6 +10,7 @@ from pathlib import Path
 
 from acousticbench.core.environment import env_number
 from acousticbench.core.errors import UserError
+from acousticbench.models.chat_wire import public_url
 from acousticbench.models import replicas
 from acousticbench.models.health import health_status
 
@@ -90,3 +91,80 @@ class Following:
         """config.json's record of which replicas answered: job, node, URL, server version, and whether it ended."""
         return [{**self.by_index[i].describe(), "server_version": self.versions.get(i), "ended": i in self.ended}
                 for i in sorted(self.by_index)]
+
+
+class FollowsRegistry:
+    """What a served model (acousticbench.models.openai_compat.ServedModel) does with a registry: its endpoints made
+    from the replicas registered, then kept in step with them and with the engine's slots while it runs."""
+
+    async def _check_registered(self, found: list[replicas.Replica], wait_s: float) -> None:
+        """The replicas registered at the start, one endpoint each; one that does not check out is left out."""
+        for i, replica in enumerate(found):
+            self.following.known(replica, i)
+        checked = await asyncio.gather(*(self._check(i, wait_s) for i in range(len(found))), return_exceptions=True)
+        for i, result in enumerate(checked):
+            if isinstance(result, BaseException):
+                self.following.refused.add(found[i].key)
+                await self._end(i, f"did not check out ({result})")
+        served = [r for r in checked if not isinstance(r, BaseException)]
+        if not served:
+            raise checked[0] if isinstance(checked[0], UserError) else UserError(str(checked[0]))
+        if len(set(served)) > 1:
+            raise UserError(f"the replicas of {self.name} in {self.following.where} serve different models "
+                            f"({', '.join(sorted(set(served)))}): one folder per model.")
+        self.api_model = served[0]
+        self.served_ids = served
+
+    async def watch_endpoints(self, slots) -> None:
+        """Until cancelled: add each replica that registers, retire each that leaves; fail the queue when none has
+        been left for ACOUSTICBENCH_REPLICA_WAIT."""
+        if self.following is None:
+            return
+        self._slots = slots
+        for i in self.following.ended:
+            slots.retire(i)
+        alone_since = None
+        while True:
+            await asyncio.sleep(poll_s())
+            for i in self.following.gone_from_registry():
+                await self._end(i, "left the registry")
+            for replica in self.following.new():
+                await self._join(replica)
+            if slots.live:
+                alone_since = None
+            elif time.monotonic() - (alone_since := alone_since or time.monotonic()) > replica_wait_s():
+                return slots.fail(UserError(self.following.none_message()))
+
+    async def _join(self, replica: replicas.Replica) -> None:
+        """A replica that registered during the run: checked, then its own lane in the queue."""
+        i = len(self.roots)
+        self.roots.append(replica.url)
+        self._endpoints.add()
+        self.following.known(replica, i)
+        try:
+            served = await self._check(i, env_number("ACOUSTICBENCH_CONNECT_WAIT", 10.0))
+            if served != self.api_model:
+                raise UserError(f"it serves {served}, not {self.api_model}")
+        except UserError as err:
+            self.following.refused.add(replica.key)
+            self._slots.retire(i)  # its lane exists (indices stay aligned) but takes nothing
+            self._slots.add(public_url(self.roots[i]))
+            return await self._end(i, f"did not check out ({err})")
+        self._slots.add(public_url(self.roots[i]))
+        print(f"{self.name}: replica {replica.key} at {public_url(self.roots[i])} joined", file=sys.stderr,
+              flush=True)
+
+    async def _lost(self, i: int) -> bool:
+        """After a broken connection to endpoint i: True (and it is retired) when its replica has ended."""
+        if not await self.following.lost(i, self.roots[i]):
+            return False
+        await self._end(i, "stopped answering")
+        return True
+
+    async def _end(self, i: int, why: str) -> None:
+        if i in self.following.ended:
+            return
+        self.following.end(i, why)
+        if self._slots is not None:
+            self._slots.retire(i)
+        await self._endpoints.sessions[i].close()  # what is still on the wire to it comes back at once

@@ -4,7 +4,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
 import time
 import urllib.parse
 from typing import Any
@@ -14,8 +13,8 @@ import yarl
 
 from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.base import BackendBase
-from acousticbench.models.following import Following, poll_s, replica_wait_s
 from acousticbench.models import replicas
+from acousticbench.models.following import Following, FollowsRegistry
 from acousticbench.models.chat_wire import (OVERLOAD_STATUS, audio_request_json, public_url, redact, reply_from,
                                            retry_after_s, retryable_status)
 from acousticbench.core.environment import endpoint_variable, env_number
@@ -98,7 +97,7 @@ def _error_detail(raw: bytes) -> str:
     return raw[:300].decode("utf-8", "replace")
 
 
-class ServedModel(BackendBase):
+class ServedModel(FollowsRegistry, BackendBase):
     """Chat completions with input_audio against `--endpoint` or ACOUSTICBENCH_<SERVE>_ENDPOINT, or the replicas of a
     registry folder (--endpoints-from, ACOUSTICBENCH_ENDPOINTS_FROM) as they come and go; greedy by default.
 
@@ -249,88 +248,16 @@ class ServedModel(BackendBase):
     async def open(self) -> None:
         wait_s = env_number("ACOUSTICBENCH_CONNECT_WAIT", 10.0)
         if self.following is not None:
-            return await self._open_registered(wait_s)
+            found = await self.following.first()
+            self.roots = [server_root(r.url) for r in found]
+            self._endpoints = Endpoints(self.roots)
+            return await self._check_registered(found, wait_s)
         self._endpoints = Endpoints(self.roots)
         self.served_ids = list(await asyncio.gather(*(self._check(i, wait_s) for i in range(len(self.roots)))))
         if len(set(self.served_ids)) > 1:
             raise UserError(f"the endpoints of {self.name} serve different models ({', '.join(self.served_ids)}): "
                             "give endpoints that serve the same model.")
         self.api_model = self.served_ids[0]
-
-    async def _open_registered(self, wait_s: float) -> None:
-        """The replicas registered (waiting for the first); one that does not check out is left out, not fatal."""
-        found = await self.following.first()
-        self.roots = [server_root(r.url) for r in found]
-        self._endpoints = Endpoints(self.roots)
-        for i, replica in enumerate(found):
-            self.following.known(replica, i)
-        checked = await asyncio.gather(*(self._check(i, wait_s) for i in range(len(found))), return_exceptions=True)
-        for i, result in enumerate(checked):
-            if isinstance(result, BaseException):
-                self.following.refused.add(found[i].key)
-                await self._end(i, f"did not check out ({result})")
-        served = [r for r in checked if not isinstance(r, BaseException)]
-        if not served:
-            raise checked[0] if isinstance(checked[0], UserError) else UserError(str(checked[0]))
-        if len(set(served)) > 1:
-            raise UserError(f"the replicas of {self.name} in {self.following.where} serve different models "
-                            f"({', '.join(sorted(set(served)))}): one folder per model.")
-        self.api_model = served[0]
-        self.served_ids = served
-
-    async def watch_endpoints(self, slots) -> None:
-        """Until cancelled: add each replica that registers, retire each that leaves; fail the queue when none has
-        been left for ACOUSTICBENCH_REPLICA_WAIT."""
-        if self.following is None:
-            return
-        self._slots = slots
-        for i in self.following.ended:
-            slots.retire(i)
-        alone_since = None
-        while True:
-            await asyncio.sleep(poll_s())
-            for i in self.following.gone_from_registry():
-                await self._end(i, "left the registry")
-            for replica in self.following.new():
-                await self._join(replica)
-            if slots.live:
-                alone_since = None
-            elif time.monotonic() - (alone_since := alone_since or time.monotonic()) > replica_wait_s():
-                return slots.fail(UserError(self.following.none_message()))
-
-    async def _join(self, replica: replicas.Replica) -> None:
-        """A replica that registered during the run: checked, then its own lane in the queue."""
-        i = len(self.roots)
-        self.roots.append(server_root(replica.url))
-        self._endpoints.add()
-        self.following.known(replica, i)
-        try:
-            served = await self._check(i, env_number("ACOUSTICBENCH_CONNECT_WAIT", 10.0))
-            if served != self.api_model:
-                raise UserError(f"it serves {served}, not {self.api_model}")
-        except UserError as err:
-            self.following.refused.add(replica.key)
-            self._slots.retire(i)  # its lane exists (indices stay aligned) but takes nothing
-            self._slots.add(public_url(self.roots[i]))
-            return await self._end(i, f"did not check out ({err})")
-        self._slots.add(public_url(self.roots[i]))
-        print(f"{self.name}: replica {replica.key} at {public_url(self.roots[i])} joined", file=sys.stderr,
-              flush=True)
-
-    async def _lost(self, i: int) -> bool:
-        """After a broken connection to endpoint i: True (and it is retired) when its replica has ended."""
-        if not await self.following.lost(i, self.roots[i]):
-            return False
-        await self._end(i, "stopped answering")
-        return True
-
-    async def _end(self, i: int, why: str) -> None:
-        if i in self.following.ended:
-            return
-        self.following.end(i, why)
-        if self._slots is not None:
-            self._slots.retire(i)
-        await self._endpoints.sessions[i].close()  # what is still on the wire to it comes back at once
 
     async def close(self) -> None:
         if self._endpoints is not None:
