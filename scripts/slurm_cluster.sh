@@ -73,7 +73,10 @@ start() {
   install_packages
   write_config
   if ! alive "$DIR/munged.pid"; then
-    [[ -f $DIR/munge/munge.key ]] || { head -c 1024 /dev/urandom > "$DIR/munge/munge.key"; chmod 400 "$DIR/munge/munge.key"; }
+    if [[ ! -f $DIR/munge/munge.key ]]; then
+      head -c 1024 /dev/urandom > "$DIR/munge/munge.key"
+      chmod 400 "$DIR/munge/munge.key"
+    fi
     munged --socket="$DIR/munge/munge.socket" --key-file="$DIR/munge/munge.key" --pid-file="$DIR/munged.pid" \
       --log-file="$DIR/log/munged.log" --seed-file="$DIR/munge/munged.seed" --force
   fi

@@ -75,8 +75,7 @@ class Following:
         if replica is None:
             return False  # an endpoint given by hand: its failures are the question's
         if replicas.is_registered(self.registry, self.serve_name, replica.key):
-            status = await asyncio.to_thread(health_status, url)
-            if status is not None and status != 503:
+            if await asyncio.to_thread(health_status, url) == 200:  # a dead engine answers /health with 500
                 return False
         return True
 

@@ -161,12 +161,17 @@ class ServedModel(FollowsRegistry, BackendBase):
                 raw = await self._body(i, response)
         except aiohttp.ClientError as err:
             if self.following is not None and await self._lost(i):
-                raise BackendError(f"{self._where(i)} ended ({type(err).__name__})", retryable=True, gone=True) from None
+                raise BackendError(f"{self._where(i)} ended ({type(err).__name__})", retryable=True,
+                                   gone=True) from None
             message = redact(f"lost the connection to {self._where(i)} ({type(err).__name__}: {err})", [self._key])
             raise BackendError(message, retryable=True) from None
         if status != 200:
             retryable = retryable_status(status)
-            raise BackendError(redact(f"{self._where(i)} answered HTTP {status}: {_error_detail(raw)}", [self._key]),
+            said = redact(f"{self._where(i)} answered HTTP {status}: {_error_detail(raw)}", [self._key])
+            # a replica shutting down (scancel signals the server too) answers 500s before its file is gone
+            if self.following is not None and status >= 500 and status not in OVERLOAD_STATUS and await self._lost(i):
+                raise BackendError(f"{said} (the replica ended)", retryable=True, gone=True)
+            raise BackendError(said,
                                retryable=retryable, retry_after=retry_after_s(response_headers) if retryable else None,
                                overloaded=status in OVERLOAD_STATUS)
         moved = None if final.origin() == url.origin() else moved_root(str(url), str(final), path)
