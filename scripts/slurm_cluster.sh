@@ -119,7 +119,8 @@ stop() {
     jobs=$(squeue -h -o %A 2>/dev/null || true)
     if [[ -n $jobs ]]; then
       scancel $jobs 2>/dev/null || true
-      for _ in $(seq 1 100); do [[ -z $(squeue -h -o %A 2>/dev/null) ]] && break; sleep 0.2; done
+      # a job is listed until its processes are gone: KillWait (30 s) after SIGTERM, SLURM kills what is left
+      for _ in $(seq 1 300); do [[ -z $(squeue -h -o %A 2>/dev/null) ]] && break; sleep 0.2; done
     fi
   fi
   stop_pid "$DIR/slurmd.pid"
