@@ -11,7 +11,8 @@ from docs_pages import Command, Shell, explain
 from harness_cli import REPO
 
 # programs that are not ours and not installed with the project: the page says where they come from
-EXTERNAL = {"lmms-eval": "not a dependency: installing it pulls a CUDA torch"}
+EXTERNAL = {"lmms-eval": "not a dependency: installing it pulls a CUDA torch",
+            "sbatch": "SLURM's own client: scripts/slurm_cluster.sh installs it for scripts/test_slurm.sh"}
 PINNED_IN = (REPO / "pyproject.toml", REPO / "scripts" / "setup_env.sh", REPO / "scripts" / "setup_vllm.sh")
 
 

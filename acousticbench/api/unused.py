@@ -12,7 +12,7 @@ WITH_COMPARE = ("reference_tolerance", "references")
 # what a dry run (it renders the prompts and prices the plan, and calls nothing) never does
 NOT_IN_DRY_RUN = ("resume", "compare_reference", "max_error_rate")
 # settings only a backend that talks to a server takes (its constructor names them)
-SERVER_SETTINGS = ("endpoint", "api_model")
+SERVER_SETTINGS = ("endpoint", "endpoints_from", "api_model")
 
 
 def check_unused(settings: RunSettings) -> None:

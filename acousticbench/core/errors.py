@@ -26,13 +26,16 @@ class UnsafeArchiveError(ArchiveError):
 
 class BackendError(AcousticBenchError):
     """A model backend failed on one request. `retryable` says whether asking again can help; `overloaded` that the
-    server said "later" (429, 503): the question is asked again without using up its attempts, and fewer go at once."""
+    server said "later" (429, 503): the question is asked again without using up its attempts, and fewer go at once;
+    `gone` that the endpoint itself ended (a replica cancelled): the question goes back to the queue for another one."""
 
-    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None, overloaded: bool = False):
+    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None, overloaded: bool = False,
+                 gone: bool = False):
         super().__init__(message)
         self.retryable = retryable
         self.retry_after = retry_after
         self.overloaded = overloaded
+        self.gone = gone
 
 
 def unknown_name(kind: str, name: str, known: list[str]) -> UserError:

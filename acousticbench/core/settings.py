@@ -89,6 +89,14 @@ class RunSettings(BaseModel):
     dry_run: bool = setting(False, "render the prompts, call nothing", per_run=False)
     endpoint: str | None = setting(None, "server URL(s) for an open-weight model, comma-separated; overrides "
                                    "ACOUSTICBENCH_<NAME>_ENDPOINT")
+    endpoints_from: Path | None = setting(
+        None, "a folder of served replicas, one file each (docker_serve.sh NAME --slurm writes them): each model's "
+        "replicas are used as they come up and left as they end; overrides ACOUSTICBENCH_ENDPOINTS_FROM",
+        metavar="DIR", per_run=False)
+    serve: Literal["slurm"] | None = setting(
+        None, "serve each open-weight model of the command itself: slurm submits its servers as sbatch jobs "
+        "(ACOUSTICBENCH_SLURM_REPLICAS each, ACOUSTICBENCH_SBATCH_OPTIONS), evaluates against them as they come up "
+        "and cancels them when the command ends", per_run=False)
     api_model: str | None = setting(None, "the provider's model id, overriding the registry's")
     compare_reference: bool = setting(False, "after each run, compare it question by question with the reference run "
                                       "of the same seed", per_run=False)
@@ -246,8 +254,10 @@ class RunSpec:
     def backend_overrides(self) -> dict[str, Any]:
         """Settings the backend constructor takes; None means 'use the registry's'."""
         s = self.settings
-        return {"endpoint": s.endpoint, "api_model": s.api_model, "temperature": s.generation.temperature,
-                "max_tokens": s.generation.max_tokens, **self.options.backend_overrides()}
+        registry = None if s.endpoints_from is None else str(s.endpoints_from)
+        return {"endpoint": s.endpoint, "endpoints_from": registry, "api_model": s.api_model,
+                "temperature": s.generation.temperature, "max_tokens": s.generation.max_tokens,
+                **self.options.backend_overrides()}
 
     def resume_key(self) -> dict[str, Any]:
         """What must match for --resume to continue a run (the folder name already fixes model, task, seed)."""

@@ -41,12 +41,9 @@ async def ask(backend: Backend, prompt: Prompt, policy: RetryPolicy, slots: Slot
     endpoint whose slot it got. `log` gets a line per failed attempt that is asked again."""
     key = f"retry:{prompt.seed}:{prompt.question_id}"
     on_retry = None if log is None else (lambda line: log(f"{prompt.question_id}: {line}"))
-    if slots is not None and len(slots.lanes) > 1:
-        result = await with_retries(lambda endpoint: backend.answer(prompt, endpoint=endpoint), policy, key, slots=slots,
-                                    on_retry=on_retry)
-    elif slots is not None:
-        result = await with_retries(lambda endpoint: backend.answer(prompt), policy, key, slots=slots,
-                                    on_retry=on_retry)
+    if slots is not None:  # asked at each attempt: an endpoint may join while a question waits
+        result = await with_retries(lambda endpoint: backend.answer(prompt, endpoint=endpoint) if slots.spread
+                                    else backend.answer(prompt), policy, key, slots=slots, on_retry=on_retry)
     else:
         result = await with_retries(lambda: backend.answer(prompt), policy, key, on_retry=on_retry)
     return Outcome(result.value, result.error, result.attempts, result.latency_s)

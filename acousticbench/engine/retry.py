@@ -80,7 +80,7 @@ async def with_retries(call: Callable[..., Awaitable[T]], policy: RetryPolicy, r
     failure keeping it, so a failing server is not asked by ever more questions at once. `on_retry` gets a line for
     each failed attempt that is asked again (run.log)."""
     rng = None  # jitter derived from the item, so runs do not depend on timing; made at the first wait
-    sent = failures = overloads = 0
+    sent = failures = overloads = moved = 0
     ticket = None
     try:
         while True:
@@ -96,6 +96,13 @@ async def with_retries(call: Callable[..., Awaitable[T]], policy: RetryPolicy, r
             if (error.retry_after or 0.0) > policy.max_retry_after_s:
                 return Attempted(None, f"{error} (the server asked to wait {error.retry_after:g} s, over the "
                                        f"{policy.max_retry_after_s:g} s limit ACOUSTICBENCH_MAX_RETRY_AFTER)", sent, None)
+            if error.gone and slots is not None and moved < policy.max_overloads:
+                moved += 1  # its endpoint ended (a replica left): back to the queue for another, attempts untouched
+                slots.cancel(ticket)
+                ticket = None
+                if on_retry is not None:
+                    on_retry(f"attempt {sent}: {error}; asked again on another endpoint (its attempts untouched)")
+                continue
             if error.overloaded and error.retryable and slots is not None and not slots.failing and \
                     overloads < policy.max_overloads:
                 overloads += 1  # "later": wait what the server asked (or back off), attempts untouched, no slot

@@ -9,12 +9,16 @@ from acousticbench.engine.concurrency import Lane, Setting, Ticket, room_for_con
 
 
 class Slots:
-    """The slots of one model session over its endpoints; a request takes the lane with the most room."""
+    """The slots of one model session over its endpoints; a request takes the lane with the most room. Endpoints may
+    come (add) and go (retire) during a run, as the replicas of a registry do; a retired lane keeps its counts."""
 
     def __init__(self, names: list[str], setting: Setting):
         self.setting = setting
         self.lanes = [Lane(i, name, setting) for i, name in enumerate(names)]
         room_for_connections(setting.maximum * len(names))
+        self.spread = len(names) > 1  # requests name their endpoint to the backend
+        self.retired: set[int] = set()
+        self._failed: BaseException | None = None
         self._waiters: collections.deque[asyncio.Future] = collections.deque()
         self._next = 0
         self._refusals_in_a_row = 0
@@ -24,12 +28,36 @@ class Slots:
     def fixed(cls, n: int) -> "Slots":
         return cls(["-"], Setting(False, n, n))
 
+    def add(self, name: str) -> int:
+        """A new endpoint (a replica that came up): its own lane, and the queue's waiters may take it at once."""
+        self.lanes.append(Lane(len(self.lanes), name, self.setting))
+        room_for_connections(self.setting.maximum)
+        self.spread = True
+        self._wake()
+        return len(self.lanes) - 1
+
+    def retire(self, index: int) -> None:
+        """An endpoint that ended: no request is given its slots again (those on the wire come back through keep)."""
+        self.retired.add(index)
+
+    @property
+    def live(self) -> int:
+        return len(self.lanes) - len(self.retired)
+
+    def fail(self, error: BaseException) -> None:
+        """No endpoint will come: every question waiting for a slot, and each that asks later, gets `error`."""
+        self._failed = error
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_exception(error)
+
     def _take(self) -> Ticket | None:
         """A slot on the lane with the most room (ties in turn), reserved at once so no one else counts it free."""
         best, n = None, len(self.lanes)
         for k in range(n):
             lane = self.lanes[(self._next + k) % n]
-            if lane.room() > 0 and (best is None or lane.room() > best.room()):
+            if lane.index not in self.retired and lane.room() > 0 and (best is None or lane.room() > best.room()):
                 best = lane
         if best is None:
             return None
@@ -37,6 +65,8 @@ class Slots:
         return best.start()
 
     async def acquire(self) -> Ticket:
+        if self._failed is not None:
+            raise self._failed
         ticket = None if self._waiters else self._take()
         if ticket is not None:
             return ticket
@@ -55,9 +85,13 @@ class Slots:
         self._learn(ticket, latency_s, error)
         self._wake()
 
-    def keep(self, ticket: Ticket, error) -> Ticket:
-        """Learn from a failed attempt but keep the slot (a new ticket on the same endpoint) for the retry."""
+    def keep(self, ticket: Ticket, error) -> Ticket | None:
+        """Learn from a failed attempt but keep the slot (a new ticket on the same endpoint) for the retry; None when
+        that endpoint has ended."""
         self._learn(ticket, None, error)
+        if ticket.lane.index in self.retired:  # its endpoint ended: the retry waits for a slot elsewhere
+            self._wake()
+            return None
         kept = ticket.lane.start()  # before anyone waiting is woken: the slot never stands free
         self._wake()
         return kept
@@ -96,7 +130,9 @@ class Slots:
 
     def summary(self) -> dict:
         return {"mode": "auto" if self.setting.auto else "fixed", "start": self.setting.start,
-                "maximum": self.setting.maximum, "endpoints": [lane.summary() for lane in self.lanes]}
+                "maximum": self.setting.maximum,
+                "endpoints": [{**lane.summary(), **({"ended": True} if lane.index in self.retired else {})}
+                              for lane in self.lanes]}
 
 
 def sustained_line(model: str, summary: dict) -> str:

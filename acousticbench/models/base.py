@@ -57,6 +57,11 @@ class Backend(Protocol):
         """One name per server it spreads questions over (each gets its own concurrency limit); read after open()."""
         ...
 
+    async def watch_endpoints(self, slots: Any) -> None:
+        """While the run goes, add to the engine's slots each endpoint that comes up and retire each that ends (a
+        registry of replicas); runs until cancelled. A backend with fixed endpoints returns at once."""
+        ...
+
     def check_prompts(self, prompts: list[Prompt]) -> None:
         """Before any backend opens: refuse with UserError a run whose prompts it cannot take (too many clips)."""
         ...
@@ -96,6 +101,9 @@ class BackendBase:
 
     def endpoint_names(self) -> list[str]:
         return ["-"]  # one endpoint, or none (a model computed in this process)
+
+    async def watch_endpoints(self, slots: Any) -> None:
+        return None
 
     def check_prompts(self, prompts: list[Prompt]) -> None:
         return None

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.core.errors import UserError
+from acousticbench.models import replicas
 from acousticbench.models.openai_compat import ServedModel
 from acousticbench.models.health import health_status
 from acousticbench.core.environment import endpoint_variable, env_number, vllm_venv
@@ -59,14 +60,16 @@ def log_tail(path: Path, lines: int = 3) -> str:
 
 class LocalServer(ServedModel):
     """Starts `python -m acousticbench.serve.hf_server` in open() and stops it in close(); with --endpoint or
-    ACOUSTICBENCH_<SERVE>_ENDPOINT set, uses that server instead and starts nothing."""
+    ACOUSTICBENCH_<SERVE>_ENDPOINT set (or a registry of replicas, --endpoints-from), uses those and starts nothing."""
 
     backend_name = "local-server"
     default_concurrency = 4  # the server answers one request at a time; a few queued keep it busy
 
-    def __init__(self, name: str, *, serve_name: str, endpoint: str | None = None, server: str = "transformers",
-                 start_wait_s: float = 120.0, **settings: Any):
-        self.owns_server = not (endpoint or os.environ.get(endpoint_variable(serve_name)))
+    def __init__(self, name: str, *, serve_name: str, endpoint: str | None = None, endpoints_from: str | None = None,
+                 server: str = "transformers", start_wait_s: float = 120.0, **settings: Any):
+        # a server given (--endpoint, its variable) or replicas to find (--endpoints-from, its variable): none started
+        self.owns_server = not (endpoint or endpoints_from or os.environ.get(replicas.VARIABLE)
+                                or os.environ.get(endpoint_variable(serve_name)))
         if self.owns_server:
             if server == "vllm" and not (vllm_venv() / "bin" / "python").is_file():
                 raise UserError(f"{name} needs real vLLM in {vllm_venv()}, which is missing: run scripts/setup_vllm.sh "
@@ -78,7 +81,8 @@ class LocalServer(ServedModel):
                 what = "the [hf-server] extra to build its checkpoint" if vllm else "torch and the [hf-server] extra"
                 raise UserError(f"{name} needs {what} ({', '.join(missing)} missing): {INSTALL}")
             endpoint = "http://127.0.0.1:1"  # a placeholder until open() knows the port
-        super().__init__(name, serve_name=serve_name, endpoint=endpoint, server=server, **settings)
+        super().__init__(name, serve_name=serve_name, endpoint=endpoint, endpoints_from=endpoints_from, server=server,
+                         **settings)
         self.start_wait_s = start_wait_s
         self.process: subprocess.Popen | None = None
         self.log_path: Path | None = None

@@ -13,6 +13,8 @@ import yarl
 
 from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.base import BackendBase
+from acousticbench.models import replicas
+from acousticbench.models.following import Following, FollowsRegistry
 from acousticbench.models.chat_wire import (OVERLOAD_STATUS, audio_request_json, public_url, redact, reply_from,
                                            retry_after_s, retryable_status)
 from acousticbench.core.environment import endpoint_variable, env_number
@@ -75,6 +77,11 @@ class Endpoints:
     def give_back(self, i: int) -> None:
         self.busy[i] -= 1
 
+    def add(self) -> None:
+        self.sessions.append(aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0),
+                                                   timeout=aiohttp.ClientTimeout(total=None)))
+        self.busy.append(0)
+
     async def close(self) -> None:
         await asyncio.gather(*(session.close() for session in self.sessions))
 
@@ -91,8 +98,9 @@ def _error_detail(raw: bytes) -> str:
     return raw[:300].decode("utf-8", "replace")
 
 
-class ServedModel(BackendBase):
-    """Chat completions with input_audio against `--endpoint` or ACOUSTICBENCH_<SERVE>_ENDPOINT; greedy by default.
+class ServedModel(FollowsRegistry, BackendBase):
+    """Chat completions with input_audio against `--endpoint` or ACOUSTICBENCH_<SERVE>_ENDPOINT, or the replicas of a
+    registry folder (--endpoints-from, ACOUSTICBENCH_ENDPOINTS_FROM) as they come and go; greedy by default.
 
     Plain HTTP (aiohttp), not the openai SDK: the SDK's request and response layers cost as much CPU per question
     as the rest of the harness; the wire format is the same."""
@@ -104,11 +112,15 @@ class ServedModel(BackendBase):
     def __init__(self, name: str, *, serve_name: str, endpoint: str | None = None, api_model: str | None = None,
                  temperature: float | None = 0.0, max_tokens: int | None = 256, limits: Limits | None = None,
                  concurrency: int | None = None, server: str = "vllm", system: str | None = None,
-                 text_first: bool = False, logprobs: bool = False, **_ignored: Any):
+                 text_first: bool = False, logprobs: bool = False, endpoints_from: str | None = None, **_ignored: Any):
         self.name, self.serve_name, self.variable = name, serve_name, endpoint_variable(serve_name)
-        raw = endpoint or os.environ.get(self.variable, "")
+        # --endpoint, then --endpoints-from, then the model's own variable, then the registry's
+        registry = None if endpoint else endpoints_from or (
+            None if os.environ.get(self.variable) else os.environ.get(replicas.VARIABLE) or None)
+        self.following = Following(registry, serve_name, name) if registry else None
+        raw = endpoint or ("" if self.following else os.environ.get(self.variable, ""))
         roots = [server_root(u) for u in raw.split(",") if u.strip()]
-        if not roots:
+        if not roots and self.following is None:
             raise UserError(f"{name} needs a running server: `./scripts/docker_serve.sh {serve_name}` starts one and "
                             f"prints the line `export {self.variable}=...` to paste, or pass --endpoint URL.")
         for root in roots:
@@ -122,6 +134,7 @@ class ServedModel(BackendBase):
         self._headers = {"Content-Type": "application/json", "Authorization": f"Bearer {self._key}"}
         self._urls: dict[tuple[int, str], yarl.URL] = {}  # aiohttp's own URL type
         self._endpoints: Endpoints | None = None
+        self._slots = None  # the engine's, once the run follows a registry (watch_endpoints)
         self.server, self.system, self.text_first, self.logprobs = server, system, text_first, logprobs
         self.sampling = VLLM_GREEDY if server == "vllm" and temperature == 0.0 else {}
         self.served_ids: list[str] = []
@@ -142,16 +155,25 @@ class ServedModel(BackendBase):
         """_call's JSON, and the root that answered where a redirect took the request to another origin (else None).
         A body that is not UTF-8 is read with its bytes kept (as lone surrogates), never refused."""
         url = self._url(i, path)
+        if self.following is not None and i in self.following.ended:  # its session is closed
+            raise BackendError(f"{self._where(i)} ended", retryable=True, gone=True)
         try:
             async with self._endpoints.sessions[i].request(method, url, data=body, headers=self._headers) as response:
                 status, response_headers, final = response.status, response.headers, response.url
                 raw = await self._body(i, response)
         except aiohttp.ClientError as err:
+            if self.following is not None and await self._lost(i):
+                raise BackendError(f"{self._where(i)} ended ({type(err).__name__})", retryable=True,
+                                   gone=True) from None
             message = redact(f"lost the connection to {self._where(i)} ({type(err).__name__}: {err})", [self._key])
             raise BackendError(message, retryable=True) from None
         if status != 200:
             retryable = retryable_status(status)
-            raise BackendError(redact(f"{self._where(i)} answered HTTP {status}: {_error_detail(raw)}", [self._key]),
+            said = redact(f"{self._where(i)} answered HTTP {status}: {_error_detail(raw)}", [self._key])
+            # a replica shutting down (scancel signals the server too) answers 500s before its file is gone
+            if self.following is not None and status >= 500 and status not in OVERLOAD_STATUS and await self._lost(i):
+                raise BackendError(f"{said} (the replica ended)", retryable=True, gone=True)
+            raise BackendError(said,
                                retryable=retryable, retry_after=retry_after_s(response_headers) if retryable else None,
                                overloaded=status in OVERLOAD_STATUS)
         moved = None if final.origin() == url.origin() else moved_root(str(url), str(final), path)
@@ -198,6 +220,8 @@ class ServedModel(BackendBase):
             if listing is None or isinstance(listing, BaseException):  # asked again once up (or raced its start)
                 listing, version = await self._exchange(i, "GET", "/v1/models"), await self._version(i)
             self.server_version = version
+            if self.following is not None:
+                self.following.versions[i] = version
             listing, moved = listing
             if moved and self.origins[i].follow(moved):  # every request goes where the server sends them
                 self.roots[i] = moved
@@ -229,6 +253,11 @@ class ServedModel(BackendBase):
 
     async def open(self) -> None:
         wait_s = env_number("ACOUSTICBENCH_CONNECT_WAIT", 10.0)
+        if self.following is not None:
+            found = await self.following.first()
+            self.roots = [server_root(r.url) for r in found]
+            self._endpoints = Endpoints(self.roots)
+            return await self._check_registered(found, wait_s)
         self._endpoints = Endpoints(self.roots)
         self.served_ids = list(await asyncio.gather(*(self._check(i, wait_s) for i in range(len(self.roots)))))
         if len(set(self.served_ids)) > 1:
@@ -254,11 +283,11 @@ class ServedModel(BackendBase):
     async def answer(self, prompt: Prompt, endpoint: int | None = None) -> Reply:
         body, notes = audio_request_json(self._request(prompt), prompt, self.limits.merge_over, system=self.system,
                                          text_first=self.text_first)
-        i = self._endpoints.take() if endpoint is None else endpoint
+        i = endpoint if endpoint is not None else 0 if self.following else self._endpoints.take()
         try:
             completion, moved = await self._exchange(i, "POST", "/v1/chat/completions", body)
         finally:
-            if endpoint is None:
+            if endpoint is None and not self.following:
                 self._endpoints.give_back(i)
         note = self.origins[i].saw(moved) if moved else None  # another origin answered: said once, and on its record
         if note:
@@ -284,7 +313,9 @@ class ServedModel(BackendBase):
                 "server_decoding": self.server_decoding or self._unreported(),
                 "system_prompt": self.system, "text_first": self.text_first, "logprobs": self.logprobs,
                 "limits": self.limits.describe(), "serving": self.serving,
-                **moved_elsewhere(self.origins)}
+                **moved_elsewhere(self.origins),
+                **({"registry": str(self.following.where), "replicas": self.following.describe()}
+                   if self.following else {})}
 
     def _unreported(self) -> str:
         if self.server == "vllm":

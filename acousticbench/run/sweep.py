@@ -31,6 +31,7 @@ from acousticbench.run.canary import before_runs, heard
 from acousticbench.run.cells import fingerprinted, groups_of, make_graders, prepare_cells, warm_up
 from acousticbench.run.runfolder import Cell, now, open_run_dir, read_again, resume_target, same_served_model
 from acousticbench.run.runlog import RunLog
+from acousticbench.run.serving import Serving
 from acousticbench.run.sweepfile import SweepFile
 
 
@@ -151,6 +152,7 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
         session = Session(backend, slots, RetryPolicy(**backend.retry_settings), graders, bar, opened)
         await before_runs(cells, backend, session.policy, slots)  # --canary: does the audio reach the model
         warming = warm_up(cells)
+        watching = asyncio.ensure_future(backend.watch_endpoints(slots))  # replicas that come and go (a registry)
 
         async def reported(index: int, cell: Cell) -> RunResult:
             for _ in range(index):  # each later run sets up once the ones before it have their requests on the wire
@@ -163,6 +165,7 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
             return list(await asyncio.gather(*(reported(i, cell) for i, cell in enumerate(cells))))
         finally:
             warming.cancel()
+            watching.cancel()
     finally:
         await backend.close()  # also when open() failed: it may have opened clients
 
@@ -193,8 +196,9 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
     cells = prepare_cells(specs)
     graders = make_graders(cells)
     groups = groups_of(cells)
-    backends = {key: get_model(key[0], group[0].spec.settings.archive).create(**dict(key[1]))
-                for key, group in groups.items()}  # keys and extras checked first
+    serving = Serving(groups, cells[0].spec.settings.serve, cells[0].spec.settings.archive)  # --serve slurm
+    backends = {key: get_model(key[0], group[0].spec.settings.archive).create(
+        **{**dict(key[1]), **serving.overrides(key)}) for key, group in groups.items()}  # keys and extras checked first
     for key, group in groups.items():
         for cell in group:  # a prompt over a model's limits stops the run here
             backends[key].check_prompts([prompt for _, prompt in cell.prepared.items])
@@ -204,6 +208,7 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
         for key, group in groups.items():
             for cell in group:
                 resume_target(cell, backends[key].backend_name)
+        serving.submit()
         results: list[RunResult] = []
         sweep = SweepFile(cells[0].spec.settings.results_dir, [c.spec for c in cells])
         bars = progress if isinstance(progress, Progress) else Progress(progress)
@@ -222,6 +227,7 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
         sweep.close(results, interrupted=False)
         return results
     finally:
+        serving.cancel()
         for cell in cells:
             if cell.lock is not None:
                 cell.lock.release()

@@ -31,6 +31,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dp", type=int, help="vLLM data parallel size (--data-parallel-size): replicas behind one endpoint")
     p.add_argument("--wait", type=float, help="seconds to wait for /health (default: the model's, 5 to 60 minutes)")
     p.add_argument("--archive", type=Path, default=Path("archive"), help="where lora/<name>/ adapters are")
+    p.add_argument("--slurm", action="store_true", help="sbatch the server (the settings of --local) as a job array on "
+                   "a SLURM cluster, each replica on a free port of its node and registered in --registry once "
+                   "healthy; options this script does not know go to sbatch (e.g. --time 4:00:00 --gres gpu:1); "
+                   "with --stop, cancels the model's jobs")
+    p.add_argument("--replicas", type=int, default=1, help="with --slurm: how many servers (array tasks), default 1")
+    p.add_argument("--registry", type=Path, help="with --slurm: the folder replicas register in (shared storage; "
+                   "default $ACOUSTICBENCH_ENDPOINTS_FROM, else ~/.cache/acousticbench/replicas)")
+    p.add_argument("--server-command", help="with --slurm: serve with this command instead of the model's own "
+                   "({port} is replaced by the replica's port)")
     return p
 
 
@@ -187,17 +196,37 @@ def local(spec: ServerSpec, args: argparse.Namespace) -> int:
     return 0
 
 
+def slurm(spec: ServerSpec, args: argparse.Namespace, sbatch_options: list[str]) -> int:
+    """--slurm: submit the replicas (job id on stdout, then the export line), or --stop cancel them."""
+    from acousticbench.serve import slurm as cluster
+
+    if args.stop:
+        print(cluster.cancel_named(spec))
+        return 0
+    registry = (args.registry or cluster.default_registry()).expanduser().resolve()
+    job = cluster.submit(spec, registry, args.replicas, sbatch_options, args.archive, args.server_command)
+    _log(f"submitted job {job} ({args.replicas} replica(s) of {spec.serve_name}); each registers in "
+         f"{registry / spec.serve_name} once /health answers; `docker_serve.sh {spec.serve_name} --slurm --stop` "
+         "cancels them. run.py finds them through:")
+    print(job)
+    print(f"export ACOUSTICBENCH_ENDPOINTS_FROM={shlex.quote(str(registry))}")
+    return 0
+
+
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)  # stdout carries only the export line, for eval "$(...)"
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return run_command(lambda: _command(args),
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and not args.slurm:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return run_command(lambda: _command(args, unknown),
                        interrupted="the container keeps starting in the background; --stop removes it.")
 
 
-def _command(args: argparse.Namespace) -> int:
+def _command(args: argparse.Namespace, sbatch_options: list[str]) -> int:
     if args.list:
         return list_models(args)
     if args.check:
@@ -205,6 +234,8 @@ def _command(args: argparse.Namespace) -> int:
     if not args.name:
         raise UserError("name a model to serve (e.g. voxtral_mini_3b), or use --list.")
     spec = get_spec(args.name, args.archive)
+    if args.slurm:
+        return slurm(spec, args, sbatch_options)
     if args.local:
         return local(spec, args)
     if args.dry_run:

@@ -173,8 +173,12 @@ class Handler(BaseHTTPRequestHandler):
         with state.lock:
             state.inflight += 1
             state.served += 1
+            number = state.served
             state.max_inflight = max(state.max_inflight, state.inflight)
         try:
+            hold = state.options.get("hold_after")  # requests past the first N wait for `release`: a replica stuck
+            if hold is not None and number > hold:  # with questions on the wire, until it is killed
+                state.options["release"].wait()
             if state.serial is not None:
                 with state.serial:
                     time.sleep(state.delay_s)

@@ -239,20 +239,26 @@ def main() -> None:
     the N+1st request at once gets 429 with Retry-After; GET /stats gives the counts (benchmarks read them)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--delay", type=float, default=0.0)
-    parser.add_argument("--port-file", required=True)
+    parser.add_argument("--port-file", help="where to write the port once listening")
+    parser.add_argument("--port", type=int, default=0, help="the port to listen on (default: any free one)")
+    parser.add_argument("--model-id", default="local/served-model", help="the model id /v1/models lists")
     parser.add_argument("--capacity", type=int)
     parser.add_argument("--retry-after", default="1")
     parser.add_argument("--probe-delay", type=float, default=0.0, help="seconds before each GET answers: a server "
                         "that far away, for what probing it costs before the first request")
     args = parser.parse_args()
     server = serve(delay_s=args.delay, lean=True, capacity=args.capacity, retry_after=args.retry_after,
-                   probe_delay_s=args.probe_delay)
+                   probe_delay_s=args.probe_delay, port=args.port, model_ids=[args.model_id])
     server.state.keep_bodies = False
-    with open(args.port_file + ".tmp", "w") as fh:
-        fh.write(str(server.port))
-    import os
+    if args.port_file:
+        with open(args.port_file + ".tmp", "w") as fh:
+            fh.write(str(server.port))
+        import os
 
-    os.replace(args.port_file + ".tmp", args.port_file)
+        os.replace(args.port_file + ".tmp", args.port_file)
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: server.stop())  # stop as a server does: its connections dropped
     server.start()._thread.join()
 
 

@@ -1,0 +1,83 @@
+"""The registry of a model's replicas on shared storage: one small JSON file per running server, written once its
+/health answers and removed when it ends, under <folder>/<serve name>/ (docker_serve.sh --slurm writes them)."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+VARIABLE = "ACOUSTICBENCH_ENDPOINTS_FROM"
+
+
+@dataclass(frozen=True)
+class Replica:
+    """One server of a model as its registry file names it; `key` is the file's name without .json."""
+
+    key: str
+    url: str
+    job: str | None = None
+    node: str | None = None
+
+    def describe(self) -> dict:
+        return {"replica": self.key, "url": self.url, "job": self.job, "node": self.node}
+
+
+def folder_of(registry: Path, serve_name: str) -> Path:
+    return Path(registry) / serve_name
+
+
+def read(registry: Path, serve_name: str) -> list[Replica]:
+    """The replicas registered now, oldest file first; a file half-written or removed while read is skipped."""
+    found = []
+    for path in folder_of(registry, serve_name).glob("*.json"):
+        try:
+            data = json.loads(path.read_text())
+            found.append((path.stat().st_mtime, Replica(path.stem, str(data["url"]).rstrip("/"), data.get("job"),
+                                                        data.get("node"))))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return [replica for _, replica in sorted(found, key=lambda pair: (pair[0], pair[1].key))]
+
+
+def is_registered(registry: Path, serve_name: str, key: str) -> bool:
+    return (folder_of(registry, serve_name) / f"{key}.json").exists()
+
+
+def write(registry: Path, serve_name: str, key: str, url: str, job: str | None = None,
+          node: str | None = None) -> Path:
+    """Register a replica; atomic (a reader never sees half a file)."""
+    folder = folder_of(registry, serve_name)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{key}.json"
+    entry = {"url": url, "job": job, "node": node or socket.gethostname(), "written_at": time.time()}
+    partial = folder / f".{key}.json.{os.getpid()}"
+    partial.write_text(json.dumps(entry) + "\n")
+    os.replace(partial, path)
+    return path
+
+
+def remove(registry: Path, serve_name: str, key: str) -> None:
+    (folder_of(registry, serve_name) / f"{key}.json").unlink(missing_ok=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m acousticbench.models.replicas add|remove DIR SERVE_NAME KEY [URL JOB]`: what a server's job runs."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) >= 5 and args[0] == "add":
+        write(Path(args[1]), args[2], args[3], args[4], args[5] if len(args) > 5 else None)
+    elif len(args) == 4 and args[0] == "remove":
+        remove(Path(args[1]), args[2], args[3])
+    else:
+        print("usage: python -m acousticbench.models.replicas add DIR SERVE_NAME KEY URL [JOB] | "
+              "remove DIR SERVE_NAME KEY", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""--serve slurm: a command that serves its open-weight models itself, as sbatch jobs of replicas registering in a
+folder of its own, and cancels every job it submitted when it ends (finished, failed, Ctrl-C or SIGTERM)."""
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from acousticbench.core.environment import env_number
+
+
+def replica_count() -> int:
+    return int(env_number("ACOUSTICBENCH_SLURM_REPLICAS", 1, minimum=1))
+
+
+class Serving:
+    """The jobs of --serve slurm: which models it serves and in which folder (known before anything is submitted, so
+    the backends are made first), submitted once every check has passed, cancelled however the command ends."""
+
+    def __init__(self, groups: dict, serve: str | None, archive: Path):
+        self.archive, self.jobs = archive, []
+        self.names: dict = {}  # model group key -> the serve name of what it submits
+        self.registry: Path | None = None
+        if serve == "slurm":
+            from acousticbench.serve import slurm
+
+            self.registry = slurm.default_registry() / f"sweep-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+            for key in groups:
+                serve_name = dict(key[1]).get("serve_name") or _serve_name(key[0], archive)
+                if serve_name is not None:  # an open-weight model; the others have nothing to serve
+                    self.names[key] = serve_name
+
+    def overrides(self, key) -> dict:
+        """What the model's backend is made with: the registry its replicas register in, if it is served here."""
+        return {"endpoints_from": str(self.registry)} if key in self.names else {}
+
+    def submit(self) -> None:
+        from acousticbench.serve import slurm
+        from acousticbench.serve.specs import get_spec
+
+        options = shlex.split(os.environ.get("ACOUSTICBENCH_SBATCH_OPTIONS", ""))
+        command = os.environ.get("ACOUSTICBENCH_SLURM_SERVER_COMMAND") or None  # a server of one's own ({port})
+        for key, serve_name in self.names.items():
+            job = slurm.submit(get_spec(serve_name, self.archive), self.registry, replica_count(), options,
+                               self.archive, command)
+            self.jobs.append(job)
+            print(f"--serve slurm: job {job} serves {key[0]} ({replica_count()} replica(s)), registering in "
+                  f"{self.registry / serve_name}", file=sys.stderr, flush=True)
+
+    def cancel(self) -> None:
+        if self.jobs:
+            from acousticbench.serve import slurm
+
+            jobs, self.jobs = self.jobs, []
+            slurm.cancel(jobs)
+            print(f"--serve slurm: cancelled job(s) {', '.join(jobs)}", file=sys.stderr, flush=True)
+
+
+def _serve_name(model: str, archive: Path) -> str | None:
+    from acousticbench.run.catalog import get_model
+
+    return get_model(model, archive).settings.get("serve_name")
