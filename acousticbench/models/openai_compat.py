@@ -90,6 +90,9 @@ def _error_detail(raw: bytes) -> str:
     return raw[:300].decode("utf-8", "replace")
 
 
+VLLM_START = 256  # auto's start at a server that said it is vLLM: its default max_num_seqs on most GPUs (128 on a CPU)
+
+
 class ServedModel(BackendBase):
     """Chat completions with input_audio against `--endpoint` or ACOUSTICBENCH_<SERVE>_ENDPOINT; greedy by default.
 
@@ -234,6 +237,8 @@ class ServedModel(BackendBase):
             raise UserError(f"the endpoints of {self.name} serve different models ({', '.join(self.served_ids)}): "
                             "give endpoints that serve the same model.")
         self.api_model = self.served_ids[0]
+        if self.server_version and not self.max_concurrency:  # vLLM queues past its batch, never refuses: start full
+            self.default_concurrency = max(self.default_concurrency, VLLM_START)
 
     async def close(self) -> None:
         if self._endpoints is not None:
