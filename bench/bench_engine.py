@@ -35,11 +35,12 @@ def build_pack(root: Path, n_questions: int, clip_s: float) -> Path:
 
 
 def start_server(delay_s: float, workdir: Path, capacity: int | None = None,
-                 probe_delay_s: float = 0.0) -> tuple[subprocess.Popen, str]:
+                 probe_delay_s: float = 0.0, extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
     """The lean test server answering after `delay_s`; with `capacity`, a 429 with Retry-After: 1 beyond it; with
-    `probe_delay_s`, each GET (/health, /v1/models, /version) that much later, as a server far away."""
+    `probe_delay_s`, each GET (/health, /v1/models, /version) that much later, as a server far away; `extra`: more of
+    its flags (--batching SHAPE)."""
     port_file = workdir / f"port-{time.monotonic_ns()}"  # one per server: a stale file would name a dead port
-    extra = ["--capacity", str(capacity), "--retry-after", "1"] if capacity else []
+    extra = [*extra] + (["--capacity", str(capacity), "--retry-after", "1"] if capacity else [])
     extra += ["--probe-delay", str(probe_delay_s)] if probe_delay_s else []
     proc = subprocess.Popen([sys.executable, str(SERVER), "--delay", str(delay_s), "--port-file", str(port_file), *extra])
     deadline = time.monotonic() + 20

@@ -1,10 +1,13 @@
 """How many requests each endpoint of a model gets at once: a fixed cap, or a limit that finds the server's capacity.
 
-`auto` (the default for remote backends) starts at the backend's default (32 for a served model, 8 for an API) and
-doubles each round trip while the server keeps up and its latency holds (while what is left to send is worth the risk
-of a refused doubling: see _grow); the first 429/503 (or latency past the knee) sets the limit to
-what the server held at that moment, and from there it probes one step up only after holding a few clean windows,
-and only while the queue is long enough that a refused probe (its question waits Retry-After) cannot delay the end. In the spirit of TCP's slow start and AIMD
+`auto` (the default for remote backends) starts at the backend's default (32 for a served model, 256 for a vLLM that
+said so, 8 for an API) and, as TCP's slow start, adds one request for each answer, doubling each round trip, while
+goodput (answers per second) grows, whatever latency does: a batching server (vLLM) answers more per second with
+more in flight even as each answer takes longer, up to the batch it can run at once. Where a round trip's doubling
+bought no more answers it settles between the two levels; where goodput fell, or most of a window failed, it goes
+back. The first 429/503 sets the limit to what the server held at that moment, and from there it
+probes one step up only after holding a few clean windows, and only while the queue is long enough that a refused
+probe (its question waits Retry-After) cannot delay the end (see _grow). In the spirit of TCP's slow start and AIMD
 and of Netflix's concurrency-limits; a fixed `--concurrency N` is the same limiter that never climbs above N."""
 from __future__ import annotations
 
@@ -15,10 +18,11 @@ from dataclasses import dataclass
 from acousticbench.core.environment import env_number
 
 HOLD_WINDOWS = 3  # clean windows at a level before probing one step above it
-LATENCY_KNEE = 2.0  # window latency over this many times the no-load latency: a queue is forming on the server
+GAIN = 1.1  # a level well above the last must answer this much faster to count as a gain (noise is about this size)
+FALL = 0.9  # under this share of the last level's goodput, more in flight made the server slower: back to it
 DEFAULT_RETRY_AFTER_S = 1.0  # what a refused probe is assumed to cost before a server has said
 SLOW_START_GROWTH = 2  # slow start's step per round trip, as TCP's: a steeper one slows a sweep of several models
-DEFAULT_MAXIMUM = 128  # per endpoint; ACOUSTICBENCH_MAX_CONCURRENCY changes it
+DEFAULT_MAXIMUM = 1024  # per endpoint: vLLM's largest default batch (an H100's); ACOUSTICBENCH_MAX_CONCURRENCY
 
 
 @dataclass(frozen=True)
@@ -47,21 +51,21 @@ class Lane:
 
     def __init__(self, index: int, name: str, setting: Setting, clock=time.monotonic):
         self.index, self.name, self.setting, self.clock = index, name, setting, clock
-        self.limit = setting.start
+        self.limit = self.highest = setting.start
         self.inflight: set[int] = set()  # sequence numbers of the requests on the wire
         self.sent = self.answered = self.overloads = 0
         self.known = setting.maximum if not setting.auto else None  # a level the server refused or queued past
         self.step, self.held, self.epoch = 1, 0, 0
         self.probing = False  # the limit was last raised a step above a level that held
-        self.baseline: float | None = None  # the no-load latency: the lowest window mean seen (relaxing slowly)
         self.retry_after = DEFAULT_RETRY_AFTER_S
         self.started = clock()
         self.timeline: list[tuple[float, int]] = [(0.0, self.limit)]
         self._window_done = self._window_answered = self._window_peak = 0
         self._window_latency, self._window_started = 0.0, self.started
         self._window_overloaded = False
+        self._window_size = self.limit  # the limit the window began at: in slow start it grows during the window
         self._last: tuple[int, float] | None = None  # the last clean full window: its limit and answers per second
-        self._cuts_in_a_row = self._slow_windows = 0
+        self._cuts_in_a_row = 0
         self._clean = 0  # the highest limit that has held a window without refusals
         self._burst: int | None = None  # the epoch of the slow-start burst that was refused
         self.most_inflight, self._inflight_s, self._since = 0, 0.0, self.started  # what was on the wire, not the limit
@@ -96,8 +100,10 @@ class Lane:
             self.answered += 1
             self._window_answered += 1
             self._window_latency += latency_s
+            if self.setting.auto and self.known is None and not self._window_overloaded:
+                self._grow(waiting, latency_s)  # slow start: one more for each answer
         self._window_done += 1
-        if self._window_done >= self.limit:
+        if self._window_done >= min(self._window_size, self.limit):
             self._end_window(waiting)
 
     def _refused(self, epoch: int) -> None:
@@ -134,46 +140,44 @@ class Lane:
     def _end_window(self, waiting: int) -> None:
         mean = self._window_latency / self._window_answered if self._window_answered else None
         now = self.clock()
-        rate = self._window_done / max(now - self._window_started, 1e-6)  # answers per second over the window
-        bound = self._window_peak >= self.limit  # only a window that used the whole limit says the limit is short
-        overloaded = self._window_overloaded
+        rate = self._window_answered / max(now - self._window_started, 1e-6)  # goodput: answers per second
+        done, failed = self._window_done, self._window_done - self._window_answered
+        bound = self._window_peak >= self._window_size  # a window that used its whole limit says the limit is short
+        overloaded, held = self._window_overloaded, min(self._window_size, self.limit)
         self._window_done = self._window_answered = self._window_peak = 0
         self._window_latency, self._window_started = 0.0, now
-        self._window_overloaded = False
-        if mean is not None:
-            self.baseline = mean if self.baseline is None else min(mean, self.baseline * 1.01)
+        self._window_overloaded, self._window_size = False, self.limit
+        self._note()
+        if self.setting.auto and 2 * failed > done:  # most of the window failed (not 429/503): ask fewer at once
+            return self._knee(max(1, self.limit // 2))
         if overloaded or not bound:
             return
         self._cuts_in_a_row = 0
-        self._clean = max(self._clean, self.limit)
+        self._clean = max(self._clean, held)
         if self.known is not None and self.limit >= self.known:  # the refused level held: the server took more
             self.known = self.limit + 1
             self.step = min(self.step * 2, 64) if self.probing else self.step
         self.probing = False
         before, self._last = self._last, (self.limit, rate)
-        if self.setting.auto and before and self.limit >= 1.25 * before[0] and rate < 1.1 * before[1]:
-            # more in flight, no more answers: the server was already full at the level before, or below it. By
-            # Little's law it serves rate x no-load latency at once without a queue (here with the knee's allowance)
-            full = int(rate * LATENCY_KNEE * self.baseline) if self.baseline else before[0]
-            return self._knee(max(1, min(before[0], full)))
-        slow = self.setting.auto and mean is not None and mean > LATENCY_KNEE * self.baseline
-        self._slow_windows = self._slow_windows + 1 if slow else 0
-        if self._slow_windows >= 2:  # two windows running: one slow window is noise (a stall on either side)
-            return self._knee(max(1, int(self.limit * max(0.5, LATENCY_KNEE * self.baseline / mean))))
-        if not slow:  # grow while latency holds
+        if self.setting.auto and before and self.limit >= 1.25 * before[0] and rate < GAIN * before[1]:
+            # more in flight, no more answers: the server was full between the two levels (its batch was; the
+            # rest queued), or past it when goodput fell
+            fell = rate < FALL * before[1]
+            return self._knee(before[0] if fell else int((before[0] * self.limit) ** 0.5))
+        if self.known is not None:
             self._grow(waiting, mean or self.retry_after)
 
     def _knee(self, level: int) -> None:
         """Past the knee more in flight only waits longer: back to `level`, and probe above it only now and then."""
         self.known, self.step, self.held = level + 1, 1, 0
-        self._last, self._slow_windows = None, 0
+        self._last = None
         self._set(level)
 
     def _grow(self, waiting: int, latency_s: float) -> None:
         if self.limit >= self.setting.maximum:
             return
         if self.known is None:  # slow start: grow while the server keeps up
-            target = self.limit * SLOW_START_GROWTH
+            target = self.limit + 1
         elif self.limit < self.known - 1:
             target = self.known - 1  # back to the level below the one refused
         else:
@@ -192,16 +196,24 @@ class Lane:
         else:
             enough = self.retry_after + latency_s
         if target > self.limit and drain_s >= enough:
-            self._set(target)
+            # slow start's steps share an epoch: its first refusal is the one that cuts, as a burst's was
+            self._set(target, new_epoch=self.known is not None, note=self.known is not None)
 
-    def _set(self, limit: int, new_epoch: bool = True) -> None:
+    def _set(self, limit: int, new_epoch: bool = True, note: bool = True) -> None:
         limit = max(1, min(limit, self.setting.maximum))
         if limit != self.limit:
             self.limit, self.epoch = limit, self.epoch + new_epoch
+            self.highest = max(self.highest, limit)  # the timeline may not note each step of slow start
+            if note:
+                self._note()
+
+    def _note(self) -> None:
+        """The timeline: each change of the limit, and slow start's growth at each window's end."""
+        if self.timeline[-1][1] != self.limit:
             at = round(self.clock() - self.started, 3)
             if self.timeline[-1][0] == at:
                 self.timeline.pop()
-            self.timeline.append((at, limit))
+            self.timeline.append((at, self.limit))
 
     def cancel(self, ticket: "Ticket") -> None:
         """A slot handed to a request that was cancelled before it was sent."""
@@ -213,7 +225,7 @@ class Lane:
         flight: at most, and on average while requests were out."""
         elapsed = max(self.clock() - self.started, 1e-9)
         return {"endpoint": self.name, "sustained": sustained(self.timeline, elapsed), "final": self.limit,
-                "peak": max(level for _, level in self.timeline), "in_flight_max": self.most_inflight,
+                "peak": self.highest, "in_flight_max": self.most_inflight,
                 "in_flight_mean": round(self._inflight_s / max(self._since - self.started, 1e-9), 1),
                 "requests": self.sent, "answered": self.answered,
                 "overloaded": self.overloads, "answers_per_s": round(self.answered / elapsed, 2),

@@ -83,6 +83,8 @@ class LocalServer(ServedModel):
             endpoint = "http://127.0.0.1:1"  # a placeholder until open() knows the port
         super().__init__(name, serve_name=serve_name, endpoint=endpoint, endpoints_from=endpoints_from, server=server,
                          **settings)
+        if server == "vllm":  # vLLM batches what it is sent at once: auto starts where a served model's does
+            self.default_concurrency = ServedModel.default_concurrency
         self.start_wait_s = start_wait_s
         self.process: subprocess.Popen | None = None
         self.log_path: Path | None = None

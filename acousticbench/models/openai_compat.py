@@ -98,6 +98,9 @@ def _error_detail(raw: bytes) -> str:
     return raw[:300].decode("utf-8", "replace")
 
 
+VLLM_START = 256  # auto's start at a server that said it is vLLM: its default max_num_seqs on most GPUs (128 on a CPU)
+
+
 class ServedModel(FollowsRegistry, BackendBase):
     """Chat completions with input_audio against `--endpoint` or ACOUSTICBENCH_<SERVE>_ENDPOINT, or the replicas of a
     registry folder (--endpoints-from, ACOUSTICBENCH_ENDPOINTS_FROM) as they come and go; greedy by default.
@@ -267,6 +270,8 @@ class ServedModel(FollowsRegistry, BackendBase):
         template = (await template_facts(lambda body: self._call(0, "POST", "/tokenize", body), self.api_model)
                     if self.server == "vllm" else {})
         self.serving = {**listed_facts(self._listing, self.api_model), **template}
+        if self.server_version and not self.max_concurrency:  # vLLM queues past its batch, never refuses: start full
+            self.default_concurrency = max(self.default_concurrency, VLLM_START)
 
     async def close(self) -> None:
         if self._endpoints is not None:

@@ -69,6 +69,7 @@ class ServerState:
         self.inflight = self.max_inflight = 0
         self.capacity: int | None = None  # more at once than this are refused at once with 429 and Retry-After
         self.serial: threading.Lock | None = None  # one request at a time, the rest queue: latency grows with load
+        self.engine = None  # a servers.batching.BatchingEngine: requests are answered in its batches instead
         self.refused = self.served = 0
         self.first_arrival = self.last_reply = 0.0  # wall-clock times: benchmarks split a command's start and end
         self.keep_bodies = True
@@ -179,10 +180,13 @@ class Handler(BaseHTTPRequestHandler):
             hold = state.options.get("hold_after")  # requests past the first N wait for `release`: a replica stuck
             if hold is not None and number > hold:  # with questions on the wire, until it is killed
                 state.options["release"].wait()
-            if state.serial is not None:
+            if state.engine is not None:
+                state.engine.serve(key)
+            elif state.serial is not None:
                 with state.serial:
                     time.sleep(state.delay_s)
-            time.sleep((0.0 if state.serial else state.delay_s) + (state.slow_s if fault == "slow" else 0.0))
+            paced = state.serial is not None or state.engine is not None  # its delay was spent above
+            time.sleep((0.0 if paced else state.delay_s) + (state.slow_s if fault == "slow" else 0.0))
         finally:  # done before its answer goes out: a client that has the answer may send its next one at once,
             with state.lock:  # on another connection, which another thread serves (counted after, it overlapped)
                 state.inflight -= 1
@@ -239,10 +243,11 @@ class LocalServer:
 
     def __init__(self, handler: type[Handler], plan: FaultPlan | None = None, *, delay_s: float = 0.0,
                  slow_s: float = 2.0, retry_after: str = "0", port: int = 0, capacity: int | None = None,
-                 serial: bool = False, **options):
+                 serial: bool = False, engine=None, **options):
         self.state = ServerState(plan or FaultPlan(), delay_s, slow_s, retry_after)
         self.state.capacity = capacity
         self.state.serial = threading.Lock() if serial else None
+        self.state.engine = engine
         self.state.options = options
         self._httpd = _Server(("127.0.0.1", port), handler)
         self._httpd.state = self.state

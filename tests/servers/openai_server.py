@@ -13,8 +13,10 @@ import re
 import time
 
 try:
+    from servers.batching import BatchingEngine, Shape
     from servers.local import FaultPlan, Handler, LocalServer, answer_for, sha256
 except ImportError:  # run as a script from tests/servers
+    from batching import BatchingEngine, Shape
     from local import FaultPlan, Handler, LocalServer, answer_for, sha256
 
 ERRORS = {
@@ -170,7 +172,8 @@ class OpenAIHandler(Handler):
         if self.path != "/v1/chat/completions":
             return self.send_json(404, _error(404, "not_found", f"no route {self.path}"))
         if self.state.options.get("lean"):  # benchmarks: no parsing, so the server is not what is measured
-            return self.serve_request("0" * 64, {}, self._lean)
+            key = sha256(raw) if self.state.engine is not None else "0" * 64  # a batching engine's prefix cache
+            return self.serve_request(key, {}, self._lean)
         body = json.loads(raw)
         if body.get("model") in self.state.options.get("missing_models", ()):
             return self.send_json(404, _error(404, "model_not_found", f"The model `{body['model']}` does not exist."))
@@ -246,9 +249,12 @@ def main() -> None:
     parser.add_argument("--retry-after", default="1")
     parser.add_argument("--probe-delay", type=float, default=0.0, help="seconds before each GET answers: a server "
                         "that far away, for what probing it costs before the first request")
+    parser.add_argument("--batching", help="answer in a batching engine's steps instead of after --delay: "
+                        "a,b,max_batch[,steps[,prefill[,cached_prefill]]] (servers/batching.py's Shape)")
     args = parser.parse_args()
+    engine = BatchingEngine(Shape.parse(args.batching)) if args.batching else None
     server = serve(delay_s=args.delay, lean=True, capacity=args.capacity, retry_after=args.retry_after,
-                   probe_delay_s=args.probe_delay, port=args.port, model_ids=[args.model_id])
+                   probe_delay_s=args.probe_delay, port=args.port, model_ids=[args.model_id], engine=engine)
     server.state.keep_bodies = False
     if args.port_file:
         with open(args.port_file + ".tmp", "w") as fh:
