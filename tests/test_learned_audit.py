@@ -103,6 +103,7 @@ def test_a_rival_declared_alone_only_is_bounded_alone_but_not_fitted():
     assert audit.n_features == 1 and audit.accuracy <= 0.60
 
 
+@pytest.mark.slow  # two forests more: the inner loop's other forests are seeded the same way
 def test_the_same_table_gives_the_same_figures():
     first, second = learned_audit("tst", table(seed=4), {}, {}), learned_audit("tst", table(seed=4), {}, {})
     assert first == second
