@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from acousticbench.benchmarks.acoustic.shortcuts.audit import accuracy, fit_threshold
 from acousticbench.benchmarks.acoustic.shortcuts.learned_rows import Table
 from acousticbench.core.errors import UserError
 
@@ -106,8 +108,6 @@ def importance(model, x: np.ndarray, is_a: np.ndarray, columns: list[str]) -> li
 def lone_rules(table: Table, attribute: dict[str, str], joint: dict[str, str]) -> list[Lone]:
     """Every "d:" column but the attribute's own alone: the better of the best threshold and the better sign, both
     chosen on train and scored on eval (shortcuts/audit.py's rules), best first."""
-    from acousticbench.benchmarks.acoustic.shortcuts.audit import accuracy, fit_threshold
-
     train_a, eval_a = table.is_a[table.train], table.is_a[~table.train]
     found = []
     for j, column in enumerate(table.columns):
@@ -133,9 +133,9 @@ def learned_audit(task: str, table: Table, attribute: dict[str, str], joint: dic
     if not columns or not len(train) or not len(evaluation):
         return LearnedAudit(task, 0.5, len(evaluation), 0, (), lone)
     model = classifier().fit(*with_swaps(train, table.is_a[table.train], columns))
-    accuracy = float(np.mean(model.predict(evaluation) == eval_a))
+    score = float(np.mean(model.predict(evaluation) == eval_a))
     ranked = importance(model, evaluation, eval_a, columns)
-    return LearnedAudit(task, accuracy, len(evaluation), len({base(c) for c in columns}), tuple(ranked[:TOP]), lone)
+    return LearnedAudit(task, score, len(evaluation), len({base(c) for c in columns}), tuple(ranked[:TOP]), lone)
 
 
 def learned_offenders(audits: list[LearnedAudit], bound: float) -> list[str]:
@@ -169,7 +169,7 @@ def declared_lines(task: str, attribute: dict[str, str], joint: dict[str, str]) 
     return [f"  {task}:", *own, *(f"    alone only: {pattern} ({why})" for pattern, why in joint.items())]
 
 
-def learned_pack(root, tasks: list[str], workers: int) -> list[LearnedAudit]:
+def learned_pack(root: Path, tasks: list[str], workers: int) -> list[LearnedAudit]:
     """The learned audit of every task of `tasks` in the pack at `root`, with each task's declarations."""
     from acousticbench.benchmarks.acoustic.shortcuts.learned_measures import ALONE_ONLY, ATTRIBUTE_FEATURES
     from acousticbench.benchmarks.acoustic.shortcuts.learned_rows import task_tables
