@@ -13,7 +13,7 @@ if [ "${1:-}" = "--fast" ]; then
   marks="not vllm and not slow"
   fast=1
 fi
-if [ "$fast" = 0 ] || ! .venv/bin/python -c "import xdist" 2>/dev/null; then
+if [ "$fast" = 0 ] || ! .venv/bin/python -c "import xdist, sklearn" 2>/dev/null; then
   source scripts/setup_env.sh all,dev,hf-server
 fi
 # The suite starts hundreds of interpreters (servers, builds, runs to interrupt): each compiles every harness module

@@ -41,6 +41,11 @@ def harness(tmp_path_factory) -> Path:
     edit(pkg / "shortcuts" / "measures.py", "ATTRIBUTE_MEASURES: dict[str, dict[str, str]] = {",  # step 4
          '\n    "hum": {"zcr_hz": "a pure tone crosses zero twice a period", "rolloff_hz": "a pure tone\'s rolloff is '
          'its frequency", "centroid_hz": "a pure tone\'s centroid is its frequency"},')
+    edit(pkg / "shortcuts" / "learned_measures.py", "ATTRIBUTE_FEATURES: dict[str, dict[str, str]] = {",  # step 4
+         '\n    "hum": {"spec.*": "a pure tone\'s spectrum is its frequency", "band.*": "its one band is its frequency", '
+         '"contrast.*": "its one peak is its frequency", "mfcc.*": "the cepstrum of one peak is its frequency", '
+         '"harm.*": "a pure tone\'s period is its frequency", "env.*": "its period against the 5 ms frames sets how '
+         'their power ripples"},')
     return src
 
 
