@@ -46,6 +46,10 @@ if __name__ == "__main__":  # the AudioICL build's workers import this file agai
 EOF
 "$PY" "$WORK/packs.py" "$WORK"
 
+submit() {  # submit ARGS...: the replicas' job id (the first line docker_serve.sh prints; all of it read, no SIGPIPE)
+  ./scripts/docker_serve.sh "$SERVE" --slurm --registry "$REGISTRY" "${SERVER[@]}" "$@" > "$WORK/submit.out"
+  head -1 "$WORK/submit.out"
+}
 registered() { [[ $(ls "$REGISTRY/$SERVE"/*.json 2>/dev/null | wc -l) -ge $1 ]]; }
 wait_for() {  # wait_for SECONDS WHAT COMMAND...: until the command succeeds
   local limit=$1 what=$2; shift 2
@@ -56,7 +60,7 @@ answers() { [[ $(cat "$1"/*/responses.jsonl 2>/dev/null | wc -l) -ge $2 ]] || ! 
 no_job() { [[ -z $(squeue -h -o %A "$@" 2>/dev/null) ]]; }
 
 say "two replicas of $MODEL through docker_serve.sh --slurm"
-JOB=$(./scripts/docker_serve.sh "$SERVE" --slurm --replicas 2 --registry "$REGISTRY" "${SERVER[@]}" | head -1)
+JOB=$(submit --replicas 2)
 wait_for 600 "two replicas registered" registered 2
 
 say "rad and an AudioICL cell against the registry; replica ${JOB}_0 cancelled mid-run"
@@ -82,7 +86,7 @@ ACOUSTICBENCH_SLURM_REPLICAS=1 "$PY" run.py --model "$MODEL,Tiny-Qwen2-Audio" --
 wait_for 60 "no job left" no_job
 
 say "the harness as an sbatch job with --time 1 (minute), expiring mid-run, then resumed"
-JOB=$(./scripts/docker_serve.sh "$SERVE" --slurm --replicas 1 --registry "$REGISTRY" "${SERVER[@]}" | head -1)
+JOB=$(submit --replicas 1)
 wait_for 600 "one replica registered" registered 1
 HARNESS=$(sbatch --parsable --time=1 --output="$WORK/harness.out" --chdir="$REPO" --wrap \
   "exec $PY run.py --model $MODEL --task rad --judge rules --archive $WORK/long --results-dir $WORK/long-results \
