@@ -55,3 +55,20 @@ def test_two_runs_served_differently_name_every_difference(tmp_path):
         "chat_template_render_sha256", "server_decoding.do_sample", "server_decoding.temperature", "server_version"]
     out = script("compare_runs.py", str(one), str(one), cwd=tmp_path)
     assert "Serving manifests: the same" in out.stdout
+
+
+def test_the_leaderboards_paired_view_names_how_two_rows_were_served_otherwise(tmp_path):
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 6)
+    for model, variable, version in (("Voxtral-Mini-3B", "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT", "0.11.0"),
+                                     ("Qwen2-Audio-7B-Instruct", "ACOUSTICBENCH_QWEN2_AUDIO_7B_INSTRUCT_ENDPOINT",
+                                      "0.12.1")):
+        with openai_server.serve(**served_as(version, "{{ system }}", {"do_sample": False}, "abc123")) as server:
+            out = run_cli("--model", model, "--task", "rad", "--archive", str(archive), "--judge", "rules",
+                          cwd=tmp_path, env=harness_env(**{variable: server.url}))
+        assert out.returncode in (0, 1), out.stderr
+    out = script("leaderboard.py", "results", "--paired", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    served = out.stdout.split("How each two rows were served otherwise")[1]
+    (line,) = [line for line in served.splitlines() if line.startswith("- ")]
+    assert "vs" in line and "server_version: 0.11.0 -> 0.12.1" in line
+    assert "chat_template_render_sha256" not in line  # the same template on both: only what differs is named

@@ -52,7 +52,8 @@ def _main(argv: list[str] | None) -> int:
 
         ordered = sorted(entries, key=_row_order)
         tests = model_grid.grid_tests(model_grid.entry_answers(ordered), model_grid.nouns_of(ordered))
-        sys.stdout.write(model_grid.to_csv(tests) if args.csv else model_grid.markdown(tests))
+        sys.stdout.write(model_grid.to_csv(tests) if args.csv else
+                         model_grid.markdown(tests, model_grid.served_otherwise(ordered)))
         return 0
     sys.stdout.write(to_csv(entries) if args.csv else markdown(entries))
     return 0

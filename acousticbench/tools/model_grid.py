@@ -99,13 +99,30 @@ def entry_answers(entries: list[Entry]) -> dict[tuple[str, str], dict[Hashable, 
     return out
 
 
+def served_otherwise(entries: list[Entry]) -> dict[tuple[str, str], list[str]]:
+    """(row A, row B) -> each fact in which the two rows' serving manifests differ (config.json's `manifest` of each
+    row's first run folder; references have none): beside a changed answer, what may have caused it."""
+    from acousticbench.core.manifest import differences, manifest_of
+    from acousticbench.run.results import read_config
+
+    names, manifests = row_names(entries), {}
+    for e in entries:
+        if e.run_dir is not None and names[row_key(e)] not in manifests:
+            try:
+                manifests[names[row_key(e)]] = manifest_of(read_config(e.run_dir))
+            except (OSError, ValueError):  # unreadable: the pairing still stands on the records
+                continue
+    return {(a, b): differences(manifests[a], manifests[b]) for a, b in combinations(manifests, 2)}
+
+
 def _seeds(t: CellTest) -> str:
     p = t.pairing
     return ",".join(map(str, p.seeds)) if p.seeds else f"{len(p.seeds_a)} vs {len(p.seeds_b)}, none shared"
 
 
-def markdown(tests: list[CellTest]) -> str:
-    """The grid as a Markdown table with its key: what n counts, what the seeds do, the test and the FDR control."""
+def markdown(tests: list[CellTest], served: Mapping[tuple[str, str], list[str]] | None = None) -> str:
+    """The grid as a Markdown table with its key: what n counts, what the seeds do, the test and the FDR control;
+    then, for each two rows compared, how they were served otherwise (`served`: served_otherwise)."""
     rows = [[t.a, t.b, t.cell, f"{r.questions} {t.items}", _seeds(t), pct(r.accuracy_a), pct(r.accuracy_b),
              f"{100 * r.difference:+.1f} [{100 * r.interval.low:+.1f}, {100 * r.interval.high:+.1f}]",
              f"{r.p_value:.3g}", f"{t.q:.3g}", "yes" if t.q < FDR else "no", _points(r.detectable)]
@@ -118,7 +135,19 @@ def markdown(tests: list[CellTest]) -> str:
             f"this table: calling only q < {FDR:g} keeps the expected share of false calls among them at {FDR:.0%} or "
             "less. Detectable: the true difference, in points, that this many questions and seeds find at 80% power "
             "(alpha 0.05, paired by question), taking the spread of the per-question differences seen here "
-            "(acousticbench/core/power.py).\n")
+            "(acousticbench/core/power.py).\n" + _served_lines(tests, served or {}))
+
+
+def _served_lines(tests: list[CellTest], served: Mapping[tuple[str, str], list[str]]) -> str:
+    pairs = [pair for pair in dict.fromkeys((t.a, t.b) for t in tests) if pair in served]
+    if not pairs:
+        return ""
+    out = ["", "How each two rows were served otherwise (their serving manifests: server and engine versions, model "
+           "revision, chat template, generation settings, judge; docs/results.md):"]
+    for a, b in pairs:
+        facts = served[a, b]
+        out.append(f"- {a} vs {b}: " + ("; ".join(facts) if facts else "served alike"))
+    return "\n".join(out) + "\n"
 
 
 def _points(x: float | None) -> str:
