@@ -147,7 +147,7 @@ def power_lines(runs: list[tuple]) -> list[str]:
     cells: dict[tuple[str, str], tuple[set, set]] = {}
     for spec, scored, noun in runs:
         ids, seeds = cells.setdefault((spec.cell, noun), (set(), set()))
-        ids.update(item.id for item in items)
+        ids.update(scored)
         seeds.add(spec.seed)
     assumed = Assumptions()
     out = [f"Power of a comparison of two models run like this (the same questions and seeds, paired by question): "
