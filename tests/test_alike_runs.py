@@ -98,6 +98,7 @@ def test_a_partial_run_changes_no_other_rows_average(mixed):
         assert {row: later[row] for row in first} == pytest.approx(first)
 
 
+@pytest.mark.slow  # runs eight kinds of unlike runs and a browser; the partial-run test stays in the inner loop
 def test_unlike_runs_are_rows_of_their_own_in_markdown_and_the_report(mixed):
     results, _ = mixed
     _, rows = table_rows(collect([results]), model_index)

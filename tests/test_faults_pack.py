@@ -133,6 +133,7 @@ def test_a_pack_that_declares_its_own_format_is_held_to_it(tmp_path):
     assert "rad_0004_1.wav" not in verified.stdout  # the one clip that keeps the promise
 
 
+@pytest.mark.slow  # builds an AudioICL pack of its own; the AcousticBench clip-format checks stay in the inner loop
 def test_an_audioicl_clip_at_another_rate_is_refused_and_named(tmp_path):
     """The open AudioICL pack promises 16 kHz PCM16 mono too; a clip resampled and resealed in its manifest is not."""
     import shutil

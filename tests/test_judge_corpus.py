@@ -125,6 +125,7 @@ def corpus() -> dict[str, tuple[str, str]]:
     return items
 
 
+@pytest.mark.slow  # reads the whole real-answer corpus; its hand-checked answers stay in the inner loop
 def test_rules_commit_to_99_percent_of_answers_that_state_a_letter(corpus):
     # the denominator: answers that state a letter as their answer. 41,422 texts name a letter; 610 of them are
     # reasoning traces the token limit cut mid-sentence (590 step_audio_r1, 20 MiMo, none with a closing </think>,

@@ -4,6 +4,8 @@ assumed spread of per-question differences is the one such listeners show when g
 seed agreement, and `--dry-run` prints the figure with what it assumes."""
 from __future__ import annotations
 
+import pytest
+
 import re
 import statistics
 
@@ -24,6 +26,7 @@ def weaker(name: str, by: float) -> Listener:
     return Listener(name, **{**FLAWS, "refusal": FLAWS["refusal"] + 0.01 * by / per_refusal})
 
 
+@pytest.mark.slow  # a power study over hundreds of simulated pairs; the plan and paired lines stay in the inner loop
 def test_a_true_difference_of_the_detectable_size_is_found_about_80_percent_of_the_time():
     found, detectable = 0, []
     for repeat in range(REPEATS):

@@ -67,7 +67,7 @@ def check_interrupted_then_resume(archive: Path, results: Path, url: str, out: s
     assert set(kept) <= set(ids)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, pytest.param(signal.SIGHUP, marks=pytest.mark.slow)])  # one path: SIGTERM in the inner loop
 def test_sigterm_and_sighup_keep_the_records_and_mark_the_run_interrupted(sig, tmp_path):
     archive, results = write_tiny_pack(tmp_path / "archive"), tmp_path / "results"
     with openai_server.serve(delay_s=0.4) as server:

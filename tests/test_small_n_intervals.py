@@ -25,6 +25,7 @@ def coverage(knows: float, n: int) -> tuple[float, float, float]:
     return truth, ours / REPEATS, wilsons / REPEATS
 
 
+@pytest.mark.slow  # a coverage study over thousands of simulated cells; the intervals themselves are checked in the inner loop
 def test_small_cells_cover_the_true_accuracy_at_95_percent_or_more_where_wilson_does_not():
     wilson_short = []
     for knows, n in ((0.9, 20), (0.9, 80), (0.6, 40), (0.98, 40)):  # true accuracy 0.95, 0.95, 0.80, 0.99
