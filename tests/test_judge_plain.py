@@ -106,7 +106,6 @@ NOT_PLAIN = [
 ]
 
 
-
 @pytest.mark.parametrize("prompt, response, letter", TIED + RESTATED + PLAIN)
 def test_claims_restatements_and_plain_answers_commit(prompt, response, letter):
     judgement = extract_choice(prompt, response)

@@ -100,18 +100,14 @@ def entry_answers(entries: list[Entry]) -> dict[tuple[str, str], dict[Hashable, 
 
 
 def served_otherwise(entries: list[Entry]) -> dict[tuple[str, str], list[str]]:
-    """(row A, row B) -> each fact in which the two rows' serving manifests differ (config.json's `manifest` of each
-    row's first run folder; references have none): beside a changed answer, what may have caused it."""
+    """(row A, row B) -> each fact in which the two rows' serving manifests differ (the `manifest` of each row's first
+    run's config.json, already read with it; references have none): beside a changed answer, what may have caused it."""
     from acousticbench.core.manifest import differences, manifest_of
-    from acousticbench.run.results import read_config
 
     names, manifests = row_names(entries), {}
     for e in entries:
-        if e.run_dir is not None and names[row_key(e)] not in manifests:
-            try:
-                manifests[names[row_key(e)]] = manifest_of(read_config(e.run_dir))
-            except (OSError, ValueError):  # unreadable: the pairing still stands on the records
-                continue
+        if e.config is not None:
+            manifests.setdefault(names[row_key(e)], manifest_of(e.config))
     return {(a, b): differences(manifests[a], manifests[b]) for a, b in combinations(manifests, 2)}
 
 
