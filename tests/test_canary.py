@@ -61,3 +61,18 @@ def test_a_mono_listeners_dir_run_is_marked_from_the_probe(tmp_path, open_pack):
     # the catalog lists Voxtral as mono; the probe, which heard left from right, is what decides
     assert runs["listener/hears"]["metrics"]["listener"] is None
     assert runs["listener/mono"]["metrics"]["listener"] == "mono listener: chance by construction"
+
+
+def test_probes_that_get_no_answer_give_no_verdict_on_what_the_model_hears(tmp_path):
+    from servers.local import FaultPlan
+
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 4)
+    with openai_server.serve(FaultPlan(always="400")) as server:  # the server refuses every request it gets
+        run = run_cli("--model", "Voxtral-Mini-3B", "--task", "rad", "--canary", "--max-error-rate", "1", "--archive",
+                      str(archive), "--judge", "rules", cwd=tmp_path,
+                      env=harness_env(ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT=server.url))
+    assert run.returncode in (0, 1), run.stderr
+    [folder] = run_dirs(tmp_path / "results")
+    canary = json.loads((folder / "config.json").read_text())["canary"]
+    assert canary["failed"] == canary["of"] == 8 and "400" in canary["error"]
+    assert "canary: 8 of 8 probes got no answer" in run.stderr and "hears mono" not in run.stderr

@@ -115,3 +115,18 @@ def test_a_control_runs_failures_are_asked_again_with_the_controls_audio(tmp_pat
         sent = [clip for request in server.state.received for clip in openai_server.request_key(request.body)[1]]
     assert len(sent) == 2 * 7 and all(not sf.read(io.BytesIO(clip))[0].any() for clip in sent)  # silence only
     assert all(r["status"] == "answered" and r["sent"][0]["frames"] > 0 for r in records(control))
+
+
+def test_no_audio_for_a_model_that_needs_its_clips_is_refused_before_anything_runs(tmp_path):
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 4)
+    out = run_cli("--model", "Random,Oracle", "--task", "rad", "--control", "silence,no-audio",
+                  "--archive", str(archive), cwd=tmp_path)
+    assert out.returncode == 2 and out.stderr.strip().splitlines() == [
+        "error: --control no-audio asks each question with no audio part, and Oracle cannot be asked without its "
+        "clips: drop no-audio from --control, or run it without Oracle."]
+    assert not (tmp_path / "results").exists()
+    out = run_cli("--model", "Random", "--task", "rad", "--control", "no-audio", "--archive", str(archive),
+                  cwd=tmp_path)  # a model that does not need its clips is asked without them
+    assert out.returncode == 0, out.stderr
+    (control,) = (f for f in run_dirs(tmp_path / "results") if "control-no-audio" in f.name)
+    assert all(r["status"] == "answered" and r["sent"] == [] for r in records(control))

@@ -7,6 +7,7 @@ import json
 
 from conftest import write_tiny_pack
 from harness_cli import harness_env, run_cli, run_dirs, script
+from report_page import Page, browser  # noqa: F401 (a fixture)
 from servers import openai_server
 
 MODEL = "local/served-model"
@@ -57,7 +58,8 @@ def test_two_runs_served_differently_name_every_difference(tmp_path):
     assert "Serving manifests: the same" in out.stdout
 
 
-def test_the_leaderboards_paired_view_names_how_two_rows_were_served_otherwise(tmp_path):
+def test_the_paired_views_name_how_two_rows_were_served_otherwise(tmp_path, browser):
+    """leaderboard --paired and the report's model-against-model view."""
     archive = write_tiny_pack(tmp_path / "archive", "rad", 6)
     for model, variable, version in (("Voxtral-Mini-3B", "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT", "0.11.0"),
                                      ("Qwen2-Audio-7B-Instruct", "ACOUSTICBENCH_QWEN2_AUDIO_7B_INSTRUCT_ENDPOINT",
@@ -72,3 +74,15 @@ def test_the_leaderboards_paired_view_names_how_two_rows_were_served_otherwise(t
     (line,) = [line for line in served.splitlines() if line.startswith("- ")]
     assert "vs" in line and "server_version: 0.11.0 -> 0.12.1" in line
     assert "chat_template_render_sha256" not in line  # the same template on both: only what differs is named
+
+    out = run_cli("--report", "results", "--out", "report.html", cwd=tmp_path, env=harness_env())
+    assert out.returncode == 0, out.stderr
+    page = Page(browser, tmp_path / "report.html")
+    version = {"Voxtral-Mini-3B": "0.11.0", "Qwen2-Audio-7B-Instruct": "0.12.1"}
+    for _ in range(2):  # as first shown, then with A and B swapped: the facts read as A's value -> B's
+        a, b = (page.page.eval_on_selector(f"#p-{side}", "s => s.options[s.selectedIndex].text") for side in "ab")
+        served = page.page.inner_text("#p-served")
+        assert served == f"Served otherwise (serving manifests): server_version: {version[a]} -> {version[b]}."
+        page.page.select_option("#p-a", label=b)
+        page.page.select_option("#p-b", label=a)
+    assert not page.errors

@@ -13,9 +13,9 @@ import pytest
 from audioicl_pack import reduced_pack
 from conftest import write_tiny_pack
 from harness_cli import run_cli
+from report_page import Page, browser  # noqa: F401 (a fixture)
 from report_runs import write_run
 
-CHROMIUM = Path("/usr/bin/chromium")
 BASE, TUNED = "Kimi-Audio-7B-Instruct", "Kimi-Audio-7B-Instruct+demo"
 HAS_ICL = shutil.which("espeak-ng") is not None
 
@@ -77,39 +77,6 @@ def test_an_empty_results_folder_is_one_line_naming_the_fix(tmp_path):
 
 
 # ---- in a real browser ----
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not CHROMIUM.exists():
-        pytest.skip("chromium is not installed (apt-get install chromium; scripts/setup_env.sh does it)")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM))
-        yield browser
-        browser.close()
-
-
-class Page:
-    """A page opened on the report, with every console message, page error and request it caused."""
-
-    def __init__(self, browser, path: Path):
-        self.page = browser.new_page(viewport={"width": 1400, "height": 900})
-        self.errors: list[str] = []
-        self.requests: list[str] = []
-        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("request", lambda r: self.requests.append(r.url))
-        self.url = path.resolve().as_uri()
-        self.page.goto(self.url)
-        self.page.wait_for_selector("body[data-ready='1']")
-
-    def cells(self, selector: str) -> list[list[str]]:
-        return self.page.eval_on_selector_all(selector + " tbody tr",
-                                              "rows => rows.map(r => [...r.cells].map(c => c.innerText.trim()))")
-
-    def count(self) -> str:
-        return self.page.inner_text("#count")
-
 
 @pytest.fixture
 def report(browser, workspace):

@@ -1,6 +1,6 @@
 """The start-of-run canary (--canary): a few short probes asked of a served model before its runs, whose answers show
-that audio reaches it, that its second clip does (a tone in the first or the second of two clips), and that it
-hears left from right (a tone in one channel); what a model cannot hear is then said from the probe, not a list."""
+that audio reaches it, that its second clip does (a tone in the first or the second of two clips), and that it hears
+left from right (a tone in one channel); what a model cannot hear is then said from the probe, not a list."""
 from __future__ import annotations
 
 import re
@@ -59,24 +59,25 @@ def label(text: str | None) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-async def run_canary(backend: Any, policy: Any, slots: Any, seed: int) -> dict[str, Any] | None:
-    """Ask every probe through the model's queue; the verdicts config.json keeps (None: the backend is not asked)."""
+async def run_canary(backend: Any, policy: Any, slots: Any, seed: int) -> dict[str, Any]:
+    """Ask every probe through the model's queue; the verdicts config.json keeps."""
     import asyncio
 
     from acousticbench.engine.executor import ask
 
-    if backend.backend_name not in ASKS:
-        return None
-    asked = probes()
+    probed = probes()
     prompts = [Prompt(benchmark="canary", question_id=f"canary_{pid}", task="canary", seed=seed, audio=paths,
                       text=TWO_CLIPS if kind == "two_clips" else STEREO, answer_space=["A", "B"])
-               for pid, kind, paths, _ in asked]
+               for pid, kind, paths, _ in probed]
     outcomes = await asyncio.gather(*(ask(backend, p, policy, slots) for p in prompts))
-    answers = {pid: label(o.reply.text if o.reply else None) for (pid, *_), o in zip(asked, outcomes)}
+    failed = [o.error for o in outcomes if o.reply is None]
+    if failed:  # a probe that got no answer says nothing of what the model hears
+        return {"failed": len(failed), "of": len(outcomes), "error": failed[0]}
+    answers = {pid: label(o.reply.text if o.reply else None) for (pid, *_), o in zip(probed, outcomes)}
     result: dict[str, Any] = {"answers": answers}
     for kind in ("two_clips", "stereo"):
-        right = sum(answers[pid] == answer for pid, k, _, answer in asked if k == kind)
-        result[kind] = {"right": right, "of": sum(k == kind for _, k, _, _ in asked)}
+        right = sum(answers[pid] == answer for pid, k, _, answer in probed if k == kind)
+        result[kind] = {"right": right, "of": sum(k == kind for _, k, _, _ in probed)}
     result["hears_second_clip"] = result["two_clips"]["right"] == result["two_clips"]["of"]
     result["channels"] = 2 if result["stereo"]["right"] == result["stereo"]["of"] else 1
     return result
@@ -86,6 +87,9 @@ def warnings(result: dict[str, Any] | None) -> list[str]:
     """What the canary found wrong, one line each."""
     if not result:
         return []
+    if "failed" in result:
+        return [f"canary: {result['failed']} of {result['of']} probes got no answer ({result['error']}): what the "
+                "model hears is not known from the probe"]
     lines = []
     if not result["hears_second_clip"]:
         lines.append(f"canary: {result['two_clips']['right']} of {result['two_clips']['of']} tone-or-silence probes "
@@ -97,10 +101,11 @@ def warnings(result: dict[str, Any] | None) -> list[str]:
 
 
 async def before_runs(cells: list, backend: Any, policy: Any, slots: Any) -> None:
-    """With --canary: ask the probes once per model session and give each cell the verdicts (config.json, metrics)."""
+    """With --canary: ask the probes once per model session of a backend that sends the audio as it is (ASKS), and
+    give each cell the verdicts (config.json, metrics)."""
     import sys
 
-    if not cells or not cells[0].spec.settings.canary:
+    if not cells or not cells[0].spec.settings.canary or backend.backend_name not in ASKS:
         return
     found = await run_canary(backend, policy, slots, cells[0].spec.seed)
     for line in warnings(found):
@@ -111,7 +116,7 @@ async def before_runs(cells: list, backend: Any, policy: Any, slots: Any) -> Non
 
 def heard(cell: Any, metrics: Any) -> dict[str, Any]:
     """metrics.json's listener note from the canary where it ran (it replaces the catalog's channels), else {}."""
-    if not cell.canary:
+    if not cell.canary or "channels" not in cell.canary:
         return {}
     cleared = {"listener": None} if "listener" in type(metrics).model_fields else {}
     return {**cleared, **cell.bench.listener_note(cell.spec, cell.canary["channels"])}

@@ -24,11 +24,13 @@ class ModelEntry:
     reference_split: str | None = None  # the split its reference trajectories were made on; None: any
     channels: int | None = None  # audio channels the model hears: 1 (mono), 2, or None (unknown, or it does not listen)
     logprobs: bool = False  # its server returns token logprobs, so --judge logprobs can label its answers
+    without_audio: bool = True  # it can be asked a prompt with no audio part (--control no-audio)
 
     @property
     def capabilities(self) -> frozenset[str]:
-        """What its server can give beyond text, for runs that need it (BenchmarkOptions.requirements)."""
-        return frozenset({"logprobs"} if self.logprobs else set())
+        """What it can do beyond answering text and audio, for runs that need it (BenchmarkOptions.requirements;
+        "no-audio": --control no-audio)."""
+        return frozenset(name for name, has in (("logprobs", self.logprobs), ("no-audio", self.without_audio)) if has)
 
     @property
     def hears(self) -> str:
@@ -126,7 +128,8 @@ MODELS: dict[str, ModelEntry] = {
     m.name: m
     for m in (
         ModelEntry("Oracle", "acousticbench.benchmarks.oracle:Oracle", "local", "nothing",
-                   "ideal observer that measures the signal: the task's ceiling", channels=2),  # reads both channels
+                   "ideal observer that measures the signal: the task's ceiling", channels=2,  # reads both channels
+                   without_audio=False),  # it measures the clips: without them it has nothing to answer from
         ModelEntry("Random", "acousticbench.models.baselines:RandomChoice", "local", "nothing",
                    "uniform over the item's answers (A/B; an AudioICL task's labels), seeded by the run seed and "
                    "question id: chance level"),
@@ -135,7 +138,8 @@ MODELS: dict[str, ModelEntry] = {
         ModelEntry("Human", "acousticbench.models.human:Human", "local",
                    "a person at a browser on this machine (run.py prints the page's address)",
                    "a person answers on a local listening page: the human baseline",
-                   channels=2),  # the page plays the clips as they are, stereo included; the listener states the device
+                   channels=2,  # the page plays the clips as they are, stereo included; the listener states the device
+                   without_audio=False),  # a listening page with nothing to play
         ModelEntry("Majority", "acousticbench.models.baselines:Majority", "local", "nothing",
                    "AudioICL: the most common label of the episode's demos (a tie: the one shown first)"),
         # API models; the paper's ids may be retired: --api-model picks a current one. OpenAI's audio chat models do not

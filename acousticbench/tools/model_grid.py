@@ -11,6 +11,7 @@ from itertools import combinations
 
 from acousticbench.benchmarks import Entry, get_benchmark
 from acousticbench.core.identity import differences, identity_of
+from acousticbench.core.manifest import differences as manifest_differences, manifest_of
 from acousticbench.core.significance import (METHOD, Answers, PairedDifference, Pairing, benjamini_hochberg,
                                              pair_questions, paired_difference)
 from acousticbench.core.tables import md_table, pct
@@ -99,16 +100,22 @@ def entry_answers(entries: list[Entry]) -> dict[tuple[str, str], dict[Hashable, 
     return out
 
 
-def served_otherwise(entries: list[Entry]) -> dict[tuple[str, str], list[str]]:
-    """(row A, row B) -> each fact in which the two rows' serving manifests differ (the `manifest` of each row's first
-    run's config.json, already read with it; references have none): beside a changed answer, what may have caused it."""
-    from acousticbench.core.manifest import differences, manifest_of
-
+def row_manifests(entries: Iterable[Entry]) -> dict[str, dict]:
+    """Row name -> its serving manifest (the `manifest` of the row's first run's config.json, already read with it;
+    references have none, so their rows are absent)."""
+    entries = list(entries)
     names, manifests = row_names(entries), {}
     for e in entries:
         if e.config is not None:
             manifests.setdefault(names[row_key(e)], manifest_of(e.config))
-    return {(a, b): differences(manifests[a], manifests[b]) for a, b in combinations(manifests, 2)}
+    return manifests
+
+
+def served_otherwise(entries: list[Entry]) -> dict[tuple[str, str], list[str]]:
+    """(row A, row B) -> each fact in which the two rows' serving manifests differ, as A's value -> B's: beside a
+    changed answer, what may have caused it."""
+    manifests = row_manifests(entries)
+    return {(a, b): manifest_differences(manifests[a], manifests[b]) for a, b in combinations(manifests, 2)}
 
 
 def _seeds(t: CellTest) -> str:

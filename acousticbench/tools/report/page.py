@@ -34,6 +34,7 @@ PAIRED = """
 <div class="filters"><label>Model A <select id="p-a"></select></label>
   <label>Model B <select id="p-b"></select></label></div>
 <p id="p-note" class="note"></p>
+<p id="p-served" class="note"></p>
 <table id="paired"><thead><tr><th>Task</th><th>Questions paired</th><th>Seeds</th><th>A %</th><th>B %</th>
 <th>A − B [95% interval]</th><th>p</th><th>q (BH)</th><th>Different</th>
 <th title="the true difference, in points, this many questions and seeds find at 80% power (alpha 0.05), taking the spread of the per-question differences seen here">Detectable (80% power)</th>

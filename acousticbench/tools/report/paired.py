@@ -5,8 +5,10 @@ questions each side did better on (the page lists them from the records, linked 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import permutations
 from typing import Any
 
+from acousticbench.core.manifest import differences
 from acousticbench.core.significance import METHOD
 from acousticbench.tools.model_grid import FDR, grid_tests
 
@@ -22,11 +24,14 @@ class Scored:
     correct: bool
 
 
-def paired_data(scored: list[Scored], nouns: dict[str, str]) -> dict[str, Any]:
+def paired_data(scored: list[Scored], nouns: dict[str, str],
+                manifests: dict[str, dict] | None = None) -> dict[str, Any]:
     """models (row names), tasks (with what their items are called, `nouns`: task -> 'questions'), and for each pair
     (i < j, as 'i,j') a row per task both ran: [task, questions paired, seeds used, A's questions unpaired, B's, A's
     accuracy, B's, interval low, high, p, q, questions A did better on, B, the difference detectable at 80% power
-    (core/power.py, from the spread seen; null where none can be given)]; the method and FDR the page states. The
+    (core/power.py, from the spread seen; null where none can be given)]; for each ordered pair 'i,j' of rows that
+    both have a serving manifest (`manifests`: model_grid.row_manifests), the facts in which they were served
+    otherwise, as i's value -> j's ([] when alike); the method and FDR the page states. The
     page lists those questions itself, from the records (each run names its row and task; `paired` marks a record
     counted here)."""
     models = list(dict.fromkeys(s.model for s in scored))
@@ -41,5 +46,8 @@ def paired_data(scored: list[Scored], nouns: dict[str, str]) -> dict[str, Any]:
         cells.setdefault(f"{models.index(test.a)},{models.index(test.b)}", []).append(
             [tasks.index(test.cell), r.questions, list(p.seeds), p.unpaired_a, p.unpaired_b, r.accuracy_a,
              r.accuracy_b, r.interval.low, r.interval.high, r.p_value, test.q, r.a_better, r.b_better, r.detectable])
+    served = {i: (manifests or {}).get(model) for i, model in enumerate(models)}
+    differ = {f"{i},{j}": differences(served[i], served[j]) for i, j in permutations(served, 2)
+              if served[i] is not None and served[j] is not None}
     return {"models": models, "tasks": tasks, "nouns": [nouns.get(t, "questions") for t in tasks], "cells": cells,
-            "tests": len(tests), "fdr": FDR, "method": METHOD}
+            "served": differ, "tests": len(tests), "fdr": FDR, "method": METHOD}

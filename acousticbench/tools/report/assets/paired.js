@@ -101,9 +101,14 @@
     lists.replaceChildren();
     if (a === b) {
       $("p-note").textContent = "Pick two different rows.";
+      $("p-served").textContent = "";
       return;
     }
     const rows = rowsFor(a, b);
+    // how the two rows were served otherwise (their serving manifests), beside any change in answers
+    const served = P.served[`${a},${b}`];  // as A's value -> B's
+    $("p-served").textContent = served === undefined ? "" : (served.length ?
+      `Served otherwise (serving manifests): ${served.join("; ")}.` : "Served alike: their serving manifests match.");
     const paired = {};  // what the items are called -> how many paired
     rows.forEach((r) => { paired[P.nouns[r.t]] = (paired[P.nouns[r.t]] || 0) + r.n; });
     const counted = Object.entries(paired).map(([noun, n]) => `${n} ${noun}`).join(" and ");
