@@ -43,7 +43,11 @@ ATTRIBUTE_FEATURES: dict[str, dict[str, str]] = {
             "mod.*": "the envelope's modulation peaks at the beat rate",
             "env.autocorr_*": "the envelope repeats at the beat interval"},
     "rad": {"decay.*": "the decay is the reverberation time",
-            "timing.release_s": "the fall from the last event's peak to 20 dB under the loudest frame is the tail's T20"},
+            "timing.release_s": "the fall from the last event's peak to 20 dB under the loudest frame is the tail's T20",
+            "mod.*": "a room smooths the envelope by its reverberation time: its modulation transfer function, "
+                     "m(F) = 1 / sqrt(1 + (2 pi F T / 13.8)^2), is how the STI measures a room (IEC 60268-16)",
+            "timing.centre": "the energy's centre time in the span is ISO 3382-1's centre time Ts, a reverberation "
+                             "measure: the tail holds energy late"},
     "dir": {"d:*": "left minus right of any feature is an interaural difference (level, time, the head's shadow on the "
                    "spectrum): the attribute"},
     "cnt": {"event.count": "the number of separate events is the attribute"},
