@@ -130,3 +130,14 @@ def test_no_audio_for_a_model_that_needs_its_clips_is_refused_before_anything_ru
     assert out.returncode == 0, out.stderr
     (control,) = (f for f in run_dirs(tmp_path / "results") if "control-no-audio" in f.name)
     assert all(r["status"] == "answered" and r["sent"] == [] for r in records(control))
+
+
+def test_swap_where_a_question_has_no_two_clips_to_exchange_is_refused_before_anything_runs(tmp_path):
+    from audioicl_pack import reduced_pack
+
+    out = run_cli("--model", "Random", "--task", "AudioCount", "--shots", "1", "--control", "swap", "--archive",
+                  str(reduced_pack()), cwd=tmp_path)
+    assert out.returncode == 2 and out.stderr.strip().splitlines() == [
+        "error: --control swap exchanges a question's two clips, or a stereo clip's channels, and AudioCount question "
+        "AudioICL00001 has its clips among the text (demonstrations, then the query): drop swap for this task."]
+    assert not (tmp_path / "results").exists()

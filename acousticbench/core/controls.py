@@ -46,8 +46,10 @@ def _swapped(prompt: Prompt) -> Prompt:
         samples, sr = read_audio(prompt.audio[0])
         if samples.ndim == 2 and samples.shape[1] == 2:
             return prompt.model_copy(update={"audio": [_written(samples[:, ::-1], sr, "swap", prompt.audio[0])]})
-    raise UserError(f"--control swap needs two clips or one stereo clip per question, and {prompt.task} question "
-                    f"{prompt.question_id} has {len(prompt.audio)} clip(s): drop swap for this task.")
+    has = ("its clips among the text (demonstrations, then the query)" if any(p.kind == "audio" for p in prompt.parts)
+           else f"{len(prompt.audio)} clip(s), none of them stereo" if prompt.audio else "no clip")
+    raise UserError(f"--control swap exchanges a question's two clips, or a stereo clip's channels, and {prompt.task} "
+                    f"question {prompt.question_id} has {has}: drop swap for this task.")
 
 
 def _replaced(path: str, kind: str, prompt: Prompt, index: int) -> str:
