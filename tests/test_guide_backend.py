@@ -59,3 +59,11 @@ def test_the_registry_refuses_a_taken_name_and_a_backend_without_a_name(monkeypa
         register_model("Nameless", Nameless)
     with pytest.raises(UserError, match="cannot import toy_backend:Missing"):
         register_model("Missing", "toy_backend:Missing")
+
+
+def test_a_backend_registered_as_needing_its_clips_is_refused_the_no_audio_control(tiny_pack, tmp_path):
+    script = SCRIPT.replace('description="answers the first option, without listening")',
+                            'without_audio=False)').replace('judge="rules")', 'judge="rules", control="no-audio")')
+    out = python("-c", script.format(examples=str(EXAMPLES), archive=str(tiny_pack)), cwd=tmp_path)
+    assert out.returncode == 1 and "Toy cannot be asked without its clips: drop no-audio from --control" in out.stderr
+    assert not (tmp_path / "results").exists()

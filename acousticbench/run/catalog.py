@@ -173,13 +173,14 @@ def lora_entries(archive: Path) -> list[ModelEntry]:
 
 def register_model(name: str, backend: str | type, *, description: str = "", family: str = "local",
                    needs: str = "nothing", settings: dict[str, Any] | None = None,
-                   channels: int | None = None) -> ModelEntry:
+                   channels: int | None = None, without_audio: bool = True) -> ModelEntry:
     """Make `name` a model of this process's registry, run like the harness's own (acousticbench.evaluate(model=name)).
 
     `backend` is a class with every member of acousticbench.models.base.Backend (subclass BackendBase for the
     defaults), or its "module:Class"; it is made as `backend(name, **settings, **the run's flags)`. `description`,
     `family` (local | api | open-weight) and `needs` are what --list-models shows; `channels` what it hears (1, 2,
-    None: unknown). Registering a name again with the same settings changes nothing; a name taken by another model
+    None: unknown); `without_audio` False for a backend that cannot answer a prompt with no audio part (one that
+    measures its clips: --control no-audio is then refused for it). Registering a name again with the same settings changes nothing; a name taken by another model
     is refused."""
     from acousticbench.models.base import missing_members  # pydantic's records: not for --list-models
 
@@ -202,7 +203,7 @@ def register_model(name: str, backend: str | type, *, description: str = "", fam
         raise UserError(f"{target} lacks {', '.join(missing)}: subclass acousticbench.models.base.BackendBase "
                         "for the defaults, and set backend_name (the short name its run folders carry).")
     entry = ModelEntry(name, target, family, needs, description or f"{target}, registered", dict(settings or {}),
-                       channels=channels)
+                       channels=channels, without_audio=without_audio)
     if MODELS.get(name, entry) != entry:
         raise UserError(f"{name!r} is already a model ({MODELS[name].description}): register yours under another name.")
     MODELS[name] = entry
