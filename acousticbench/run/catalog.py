@@ -180,8 +180,8 @@ def register_model(name: str, backend: str | type, *, description: str = "", fam
     defaults), or its "module:Class"; it is made as `backend(name, **settings, **the run's flags)`. `description`,
     `family` (local | api | open-weight) and `needs` are what --list-models shows; `channels` what it hears (1, 2,
     None: unknown); `without_audio` False for a backend that cannot answer a prompt with no audio part (one that
-    measures its clips: --control no-audio is then refused for it). Registering a name again with the same settings changes nothing; a name taken by another model
-    is refused."""
+    measures its clips: --control no-audio is then refused for it). Registering a name again with the same settings
+    changes nothing; a name taken by another model is refused."""
     from acousticbench.models.base import missing_members  # pydantic's records: not for --list-models
 
     target = backend if isinstance(backend, str) else f"{backend.__module__}:{backend.__qualname__}"
