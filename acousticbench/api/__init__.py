@@ -86,7 +86,7 @@ def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> li
     Options given for a benchmark none of whose tasks is asked for are refused, as is a model no one knows."""
     from acousticbench.api.unused import check_unused
     from acousticbench.benchmarks import claim_tasks, faces
-    from acousticbench.core import checks
+    from acousticbench.core import checks, controls
     from acousticbench.run.catalog import get_model
 
     if not settings.models:
@@ -111,13 +111,9 @@ def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> li
              for model in settings.models for bench, given in chosen.items()
              for task in claimed[bench] for variant in given.variants() for seed in settings.seed_list
              for control in (None, *settings.control)]  # each control beside its real run, on the same questions
-    for spec in specs:  # what a run needs of its model (AcousticBench's --judge logprobs: token logprobs)
+    for spec in specs:  # what a run needs of its model (--judge logprobs: token logprobs; --control no-audio)
         entry = get_model(spec.model, settings.archive)
-        needs = dict(spec.options.requirements())
-        if spec.control == "no-audio":
-            needs["no-audio"] = ("--control no-audio asks each question with no audio part, and {model} cannot be "
-                                 "asked without its clips: drop no-audio from --control, or run it without {model}.")
-        for capability, why in needs.items():
+        for capability, why in {**spec.options.requirements(), **controls.NEEDS.get(spec.control, {})}.items():
             if capability not in entry.capabilities:
                 raise UserError(why.format(model=spec.model))
     return specs
