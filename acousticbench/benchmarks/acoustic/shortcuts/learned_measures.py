@@ -21,6 +21,13 @@ RIPPLE = ("a steady harmonic tone changes from frame to frame only by how its pe
           "the f0")
 RAMPS = "one sound with ramps of fixed length: the longer it lasts, the less of its frames are ramps"
 
+SMOOTHER = ("a room smooths the envelope by its reverberation time (its modulation transfer function, how the STI of "
+            "IEC 60268-16 measures a room): the longer the decay, the shallower the fluctuation")
+SMEAR = ("each frame holds the tails of the frames before it: the spectrum changes the less from frame to frame, the "
+         "longer the room rings")
+SCHROEDER = ("a room's frequency response peaks on average every 4/T60 Hz (Schroeder's statistics of room response): "
+             "the longer the decay, the more peaks share each analysis band and the flatter the long-term spectrum")
+
 ATTRIBUTE_FEATURES: dict[str, dict[str, str]] = {
     "pit": {"harm.*": "the periodicity is the f0, and zero crossings follow it",
             "spec.entropy": "partials under the fixed envelope: the lower the f0, the more of them, the flatter it is",
@@ -47,7 +54,15 @@ ATTRIBUTE_FEATURES: dict[str, dict[str, str]] = {
             "mod.*": "a room smooths the envelope by its reverberation time: its modulation transfer function, "
                      "m(F) = 1 / sqrt(1 + (2 pi F T / 13.8)^2), is how the STI measures a room (IEC 60268-16)",
             "timing.centre": "the energy's centre time in the span is ISO 3382-1's centre time Ts, a reverberation "
-                             "measure: the tail holds energy late"},
+                             "measure: the tail holds energy late",
+            "env.*": f"the envelope's spread, shape and self-similarity over frames: {SMOOTHER}",
+            "mfcc.std_*": SMEAR, "spec.flux_*": SMEAR, "spec.centroid_std_hz": SMEAR,
+            "contrast.*": "each frame holds the tails of the frames before it, which fill the dips between its peaks: "
+                          "a room lowers spectral contrast the more, the longer it rings",
+            "harm.strength": "the tail is the room's free ringing, whose modes decay apart, not the source's "
+                             "period: the longer the decay, the more of the sound is tail and the weaker its "
+                             "periodicity",
+            "spec.entropy": SCHROEDER, "spec.flatness": SCHROEDER},
     "dir": {"d:*": "left minus right of any feature is an interaural difference (level, time, the head's shadow on the "
                    "spectrum): the attribute"},
     "cnt": {"event.count": "the number of separate events is the attribute"},
