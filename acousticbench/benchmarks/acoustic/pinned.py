@@ -4,4 +4,4 @@ OPEN_PACK_BENCHMARK = "AcousticBench-open"
 OPEN_PACK_VERSION = "1.0"
 # sha256 of MANIFEST.json as build_open_pack writes it; the manifest lists the hash of every questions.jsonl,
 # which lists the hash of every audio file, so this one value pins every byte of the pack.
-OPEN_PACK_MANIFEST_SHA256 = "c8dc24452f8728abde6ad7d7ca1aeaf2ee009511a278b7a481c7d1fc312bbbed"
+OPEN_PACK_MANIFEST_SHA256 = "2115aff3dadc88042fd38c60e163de45ea48a3753f55fd03e7dc7ce91772083c"

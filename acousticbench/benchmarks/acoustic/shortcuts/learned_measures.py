@@ -13,6 +13,9 @@ SPAN_COUNT = "with the span, which the learner sees, it gives back the count"
 PER_EVENT = ("of the event segmentation; any two of count, rate, span, lengths and intervals give the third, so only "
              "alone")
 
+BURST_SHARE = ("a share of the burst's length (the ramps' share is roved per clip): the sounding time over a burst's "
+               "length is the count, so only alone")
+
 ONE_SOUND = "one sound at one level: the whole file's level against the sound's is how much of the file it fills"
 LONGER_SAMPLE = "a longer sound averages more frames: its long-term spectrum scatters less, so it is smoother"
 
@@ -48,7 +51,9 @@ ATTRIBUTE_FEATURES: dict[str, dict[str, str]] = {
             "decay.*": "one steady sound: its fall from the loudest frame to its end is its remaining length"},
     "tem": {"event.rate_hz": "events per second is the tempo", "event.ioi_*": "the beat interval is the tempo",
             "mod.*": "the envelope's modulation peaks at the beat rate",
-            "env.autocorr_*": "the envelope repeats at the beat interval"},
+            "env.autocorr_*": "the envelope repeats at the beat interval",
+            "env.flux_db": "the level's change per frame over the train: on and off transitions per second, twice the "
+                           "beat rate"},
     "rad": {"decay.*": "the decay is the reverberation time",
             "timing.release_s": "the fall from the last event's peak to 20 dB under the loudest frame is the tail's T20",
             "mod.*": "a room smooths the envelope by its reverberation time: its modulation transfer function, "
@@ -80,8 +85,10 @@ ALONE_ONLY: dict[str, dict[str, str]] = {
             "event.length_*": f"the sounding time over the count, {PER_EVENT}",
             "env.flux_db": f"the level's change per frame counts on and off transitions: {SPAN_COUNT}",
             "mod.*": f"the envelope's modulation is the event rate: {SPAN_COUNT}",
-            "env.autocorr_*": f"the envelope repeats at the mean event interval: {SPAN_COUNT}"},
+            "env.autocorr_*": f"the envelope repeats at the mean event interval: {SPAN_COUNT}",
+            "timing.attack_s": f"the first burst's rise, {BURST_SHARE}",
+            "timing.release_s": f"the last burst's fall, {BURST_SHARE}",
+            "decay.*": f"the last burst's fall, {BURST_SHARE}"},
     "tem": {"event.count": "the count over the span is the rate", "event.gap_*": f"the interval less the beat, {PER_EVENT}",
-            "event.length_*": f"the beat's length: with the gap, the interval, {PER_EVENT}",
-            "env.flux_db": "the level's change per frame counts on and off transitions: with the span, the rate"},
+            "event.length_*": f"the beat's length: with the gap, the interval, {PER_EVENT}"},
 }

@@ -27,6 +27,10 @@ PARTIALS = "the partials move with f0"
 TAIL = ("with the span roved apart from RT60, the sounding frames after the dry sound are the tail's: how many, how loud "
         "and in how many fragments they hover at the threshold is the time it takes to fall 20 dB, a T20")
 
+EDGES = ("the sounding frames at each event's two edges hold some of the silence between events, whose background "
+         "crosses zero at its own rate: crossings per second of sound count the edges per second of sound, twice the "
+         "events over the sounding time")
+
 ATTRIBUTE_MEASURES: dict[str, dict[str, str]] = {
     "pit": {"zcr_hz": PARTIALS, "rolloff_hz": f"the rolloff lands on a partial, and {PARTIALS}"},
     "lou": {**{name: "level is the attribute" for name in LEVEL},
@@ -34,14 +38,16 @@ ATTRIBUTE_MEASURES: dict[str, dict[str, str]] = {
     "dur": {"span_s": "a longer sound sounds longer", "offset_s": "both start together: the longer one ends later",
             "silent_fraction": ONE_SOUND, **involving("rms_db", ONE_SOUND),
             "decay_db_per_s": "one steady sound: the fall from its loudest moment to its end is flatter the longer it lasts"},
-    "tem": {"onset_count": "beats per span: with the span roved, the count over the span is the rate"},
+    "tem": {"onset_count": "beats per span: with the span roved, the count over the span is the rate",
+            "zcr_hz": f"{EDGES}: with the sounding time (the silent fraction) the count, and with the span the rate"},
     "rad": {"decay_db_per_s": "the decay slope is the reverberation time",
             **involving("sounding_rms_db", TAIL), **involving("event_mean_db", TAIL), **involving("event_max_db", TAIL),
             "onset_count": TAIL},
     "dir": {**{name: ILD for name in LEVEL}, **{p: ILD_TWICE for p in PAIRS}, **involving("floor_db", DIOTIC),
             "crest_db": ILD_TWICE, "floor_to_peak_db": ILD, "onset_s": ITD,
             "offset_s": ITD, "decay_db_per_s": f"{ITD}: the lagging ear's sound ends later within its last frame"},
-    "cnt": {"onset_count": "the number of separate events is the attribute"},
+    "cnt": {"onset_count": "the number of separate events is the attribute",
+            "zcr_hz": f"{EDGES}, which the silent fraction gives: the number of events"},
     "bri": {"centroid_hz": "brightness is the spectral centroid", "rolloff_hz": "a brighter tilt moves the rolloff up",
             "zcr_hz": "a brighter tilt crosses zero more often"},
 }

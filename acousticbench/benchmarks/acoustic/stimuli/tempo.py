@@ -1,13 +1,16 @@
-"""Tempo pairs: regular trains of one short sound, one faster (beat intervals 50, 20, 8, 4, 2 % apart; ~3 % is the human limen)."""
-# A train's beat count is its span over its interval, and each beat's length its duty over its rate: a pair of spans
-# and duties drawn apart from the rate (the pack before issue 35) let the faster train have more beats (0.70 on eval)
-# and shorter ones (0.665). As tempo experiments rove count and event length against rate, each pair draws the log
-# ratio of its spans (faster over slower) uniformly over all a clip allows, centred half way between span's
-# break-even (0) and the count's (-log of the rate ratio), and the log ratio of its duties (each beat's share of its
-# interval) centred half way between event length's break-even and the duty's: the faster train has more beats as
-# often as it has the shorter span, and longer beats as often as a lower duty. A tempo ratio of 1.5 keeps each of
-# these right about 0.55-0.6 of the time (rate is count over span, and duty event length times rate); the smaller
-# steps near 0.5 (README, bench/rival_cues.py). The total sounding time, count times length, then carries nothing.
+"""Tempo pairs: regular trains of one short sound, one faster (beat intervals 20, 10, 6, 4, 2 % apart; ~3 % is the human limen)."""
+# A train's beat count is its span over its interval, and each beat's length and silence its interval split by its
+# duty: a pair of spans and duties drawn apart from the rate (the pack before issue 35) let the faster train have more
+# beats (0.70 on eval), shorter ones (0.665) and shorter silences (0.705). As tempo experiments rove count and event
+# length against rate, each pair draws the log ratio of its spans (faster over slower) uniformly over all a clip
+# allows, centred half way between span's break-even (0) and the count's (-log of the rate ratio), so the faster
+# train has more beats about as often as the longer span. The two duties are drawn alike, whichever train is faster:
+# their log odds apart uniformly over all DUTY allows, DUTY symmetric about one half, so beat and silence are mirror
+# images and neither train is the denser, nor nearer an even split, more often (a pair made to give the faster train
+# the longer beat or the longer silence, half and half, had to put the slower train's duty at an extreme, which the
+# envelope's kurtosis read: 0.69). Each of beat and silence is then shorter in the faster train only by the rate
+# ratio's share of the duties' spread: the steps start at 20 % (50 % before issue 35, where that share let the mean
+# silence answer 0.97 at level 1), and the beats may be 25 ms of sound or of silence (DUTY 0.15-0.85).
 # Roved per question: the sound (tone or noise band, its frequency), the mean interval (0.18-0.3 s); per clip: where
 # the train starts and each beat's level: one of `count` evenly spaced steps over a spread roved per clip
 # (SPREAD_DB), in random order, as in counting.py (equal beats told the faster train by its peak over its mean level).
@@ -24,14 +27,14 @@ from acousticbench.benchmarks.acoustic.stimuli.trial import Answer, Trial
 
 ATTRIBUTE = "tempo"
 UNIT = "percent"
-STEPS = (50.0, 20.0, 8.0, 4.0, 2.0)
+STEPS = (20.0, 10.0, 6.0, 4.0, 2.0)
 CATCH_STEP = 50.0
-CLIP_S = 2.5
+CLIP_S = 3.0
 IOI_S = (0.18, 0.3)
 EDGE_S = 0.03  # the train keeps this far from both ends of the file
 MIN_BEATS = 3
 SPAN_S = (2 * IOI_S[1] * (1 + CATCH_STEP / 100) ** 0.5 + 0.1, CLIP_S - 2 * EDGE_S)  # 3 beats fit the slowest train
-DUTY = (0.15, 0.6)  # each beat's share of its interval: at least 22 ms of sound and 59 ms of silence
+DUTY = (0.15, 0.85)  # a beat's share of its interval: 25 ms of sound and of silence at least, at the fastest rate
 SPREAD_DB = (0.0, 6.0)  # the beats' levels, evenly spaced over this roved spread in random order, as in counting.py
 
 
@@ -52,12 +55,26 @@ def beat_train(params: dict, ioi: float, span: float, duty: float, rng: np.rando
     return x, actual
 
 
+def logit(p: float) -> float:
+    return float(np.log(p / (1.0 - p)))
+
+
+def duty_pair(rng: np.random.Generator) -> tuple[float, float]:
+    """Two beat shares of their intervals, drawn alike for both trains (either may be the faster): their log odds
+    differ by an amount uniform over all DUTY allows either way, the pair placed at random within it. Beat and
+    silence are mirror images (DUTY is symmetric about one half), so neither train is the denser, nor nearer an even
+    split, more often."""
+    low, high = logit(DUTY[0]), logit(DUTY[1])
+    apart = rng.uniform(low - high, high - low)
+    middle = rng.uniform(low + abs(apart) / 2, high - abs(apart) / 2)
+    return tuple(float(1.0 / (1.0 + np.exp(-(middle + side * apart / 2)))) for side in (1, -1))
+
+
 def trial(rng: np.random.Generator, step: float, answer: Answer) -> Trial:
     params = roved_event(rng)
     base = float(rng.uniform(*IOI_S))
     ratio = (1 + step / 100) ** 0.5
-    half = float(np.log(ratio))  # half the log rate ratio: the centre of both balances
-    spans, duties = balanced_pair(rng, SPAN_S, -half), balanced_pair(rng, DUTY, half)
+    spans, duties = balanced_pair(rng, SPAN_S, -float(np.log(ratio))), duty_pair(rng)
     fast, slow = (base / ratio, spans[0], duties[0]), (base * ratio, spans[1], duties[1])
     n = frames(CLIP_S)
     clips, clip_params = [], []
