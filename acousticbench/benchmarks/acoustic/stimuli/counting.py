@@ -46,7 +46,7 @@ GAP_SPREAD = 0.6  # a gap's silence beyond MIN_GAP_S is 1.6 or 0.4 times its eve
 MIN_GAP_S = 0.05  # silence between bursts: separate events, never a blur
 MIN_BURST_S = 0.015  # the even share of the shortest clip's sounding time: no burst too short to be heard as one
 ONSET_S = (0.15, 0.3)
-LONGEST_SPAN_S = CLIP_S - ONSET_S[1] - 0.16
+LONGEST_SPAN_S = CLIP_S - ONSET_S[1] - 0.16  # room for the last burst's ramp, stretched past the span (clip())
 GAP_WEIGHT = 0.5  # the break-even the span ratio is balanced against lies this far from the rate's to the mean gap's
 SPREAD_DB = (0.0, 2.0)
 TAPER = (0.1, 0.45)  # the share of each burst its ramps take, drawn per clip: one shape for all its bursts, stretched
@@ -102,12 +102,12 @@ def clip(params: dict, count: int, first: float, span: float, duty: float, rng: 
     """One clip of `count` bursts and its total sounding time; the outer bursts are stretched by the quiet start of
     their ramps, so the first and the last moment within 20 dB of the peak are the shared `first` and `first + span`."""
     starts, lengths, total = burst_plan(rng, count, first, span, duty)
-    levels, tapers = burst_levels_db(rng, count), np.full(count, rng.uniform(*TAPER))
-    early = below_threshold_s(lengths[0], tapers[0], levels[0], levels.max())
-    late = below_threshold_s(lengths[-1], tapers[-1], levels[-1], levels.max())
+    levels, taper = burst_levels_db(rng, count), float(rng.uniform(*TAPER))
+    early = below_threshold_s(lengths[0], taper, levels[0], levels.max())
+    late = below_threshold_s(lengths[-1], taper, levels[-1], levels.max())
     starts[0], lengths[0], lengths[-1] = starts[0] - early, lengths[0] + early, lengths[-1] + late
     x = np.zeros(frames(CLIP_S))
-    for start, length, level, taper in zip(starts, lengths, levels, tapers):
+    for start, length, level in zip(starts, lengths, levels):
         size = frames(start + length) - frames(start)
         burst = render_burst(params, size, rng, taper * size / SR) * 10 ** (level / 20)
         x[frames(start) : frames(start) + size] += burst

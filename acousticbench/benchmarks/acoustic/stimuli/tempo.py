@@ -34,7 +34,7 @@ IOI_S = (0.18, 0.3)
 EDGE_S = 0.03  # the train keeps this far from both ends of the file
 MIN_BEATS = 3
 SPAN_S = (2 * IOI_S[1] * (1 + CATCH_STEP / 100) ** 0.5 + 0.1, CLIP_S - 2 * EDGE_S)  # 3 beats fit the slowest train
-DUTY = (0.15, 0.85)  # a beat's share of its interval: 25 ms of sound and of silence at least, at the fastest rate
+DUTY = (0.15, 0.85)  # a beat's share of its interval: 25 ms of sound and of silence at least (22 ms in catch trials)
 SPREAD_DB = (0.0, 6.0)  # the beats' levels, evenly spaced over this roved spread in random order, as in counting.py
 
 
