@@ -94,6 +94,27 @@ def test_timeout_sends_term_mid_run_and_resume_finishes_the_sweep(tmp_path):
                                       tmp_path)  # timeout's own code when it had to stop the command
 
 
+def test_sigterm_as_the_run_folder_opens_marks_it_interrupted(tmp_path):
+    """A scheduler's signal can land the moment a run's folder appears, before its first answer: the folder still says
+    it was interrupted, never a config that looks neither finished nor interrupted."""
+    archive, results = write_tiny_pack(tmp_path / "archive"), tmp_path / "results"
+    with openai_server.serve(delay_s=0.4) as server:
+        proc = start(archive, results, server.url, cwd=tmp_path)
+        deadline = time.monotonic() + 60
+        while not (results.is_dir() and run_dirs(results)) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 128 + signal.SIGTERM and "Traceback" not in err, err
+        (run_dir,) = run_dirs(results)
+        config = json.loads((run_dir / "config.json").read_text())
+        assert "interrupted_at" in config and "finished_at" not in config
+        done = start(archive, results, server.url, "--resume", cwd=tmp_path)
+        out, err = done.communicate(timeout=120)
+    assert done.returncode == 0, err
+    assert sorted(answered_ids(results)) == sorted(set(answered_ids(results))) and len(answered_ids(results)) == 11
+
+
 def test_ctrl_c_twice_still_marks_the_sweep_interrupted(tmp_path):
     archive, results = write_tiny_pack(tmp_path / "archive"), tmp_path / "results"
     with openai_server.serve(delay_s=0.4) as server:

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 class AcousticBenchError(Exception):
@@ -68,6 +70,34 @@ def end_on_signals() -> None:
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), raise_terminated)
+
+
+@contextmanager
+def noted_signals(*signals: int) -> Iterator[list[int]]:
+    """Handlers that only note these signals (the list it yields), then the old ones back. Not SIG_IGN: a process's
+    signal may land on any of its threads (numpy's BLAS keeps one), and an ignored one is gone, a Ctrl-C lost."""
+    import signal
+
+    caught: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, _frame: caught.append(signum)) for s in signals}
+    try:
+        yield caught
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+@contextmanager
+def deferred_interrupts() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP wait until the block has done its few writes, then reach the handler they were
+    meant for: a folder is never left half made (without its config.json) by a signal that landed in between."""
+    import signal
+
+    names = [getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    with noted_signals(*names) as caught:
+        yield
+    if caught:
+        signal.raise_signal(caught[0])
 
 
 def run_command(command, *, interrupted: str) -> int:

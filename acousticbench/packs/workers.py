@@ -4,25 +4,13 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TypeVar
+
+from acousticbench.core.errors import noted_signals
 
 J = TypeVar("J")
 R = TypeVar("R")
-
-
-@contextmanager
-def _noted(*signals: int) -> Iterator[list[int]]:
-    """Handlers that only note these signals (the list it yields), then the old ones back. Not SIG_IGN: a process's
-    signal may land on any of its threads (numpy's BLAS keeps one), and an ignored one is gone, a Ctrl-C lost."""
-    caught: list[int] = []
-    previous = {s: signal.signal(s, lambda signum, _frame: caught.append(signum)) for s in signals}
-    try:
-        yield caught
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
 
 
 def map_in_processes(fn: Callable[[J], R], jobs: list[J], workers: int) -> list[R]:
@@ -38,7 +26,7 @@ def map_in_processes(fn: Callable[[J], R], jobs: list[J], workers: int) -> list[
     # hear a Ctrl-C. Start it first.
     resource_tracker.ensure_running()
     pool = None
-    with _noted(signal.SIGINT, signal.SIGTERM) as caught:
+    with noted_signals(signal.SIGINT, signal.SIGTERM) as caught:
         before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # what the workers inherit
         try:
             pool = multiprocessing.get_context("spawn").Pool(workers)

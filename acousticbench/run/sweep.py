@@ -21,7 +21,7 @@ from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
 from acousticbench.engine.concurrency import Setting
 from acousticbench.engine.slots import Slots
 from acousticbench.engine.executor import RetryPolicy, RunAborted, run_items
-from acousticbench.core.errors import UserError, writable_folder
+from acousticbench.core.errors import UserError, deferred_interrupts, writable_folder
 from acousticbench.core.settings import RunSpec
 from acousticbench.run.catalog import get_model
 from acousticbench.run.plan import listening, spent
@@ -68,26 +68,34 @@ class Session:
 async def _run_cell(cell: Cell, session: Session) -> RunResult:
     spec, started = cell.spec, time.monotonic()
     note = getattr(session.graders.get(cell.bench.name), "note", None)
-    run_dir, kept = open_run_dir(cell, session.backend, session.graders.get(cell.bench.name))
-    session.opened()
-    log = RunLog(run_dir)  # start, settings, retries, failures and the end: what a tee'd terminal cannot show
+    run_dir, log = None, None
+    # from the moment the folder exists, an interrupt marks it: one landing while the folder, the sweep file or
+    # run.log opened left a folder without config.json, or one whose config said neither finished nor interrupted
     try:
+        with deferred_interrupts():
+            run_dir, kept = open_run_dir(cell, session.backend, session.graders.get(cell.bench.name))
+        session.opened()
+        log = RunLog(run_dir)  # start, settings, retries, failures and the end: what a tee'd terminal cannot show
         log.start(spec.label(), cell.config, len(kept))
         try:
             new = await _ask(cell, session, run_dir, kept, log)
         except RunAborted as err:
             log.line(f"stopped: {err}")
             return RunResult(spec, run_dir, None, [], len(kept), note, error=str(err))
-        except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C, SIGTERM, SIGHUP: say so where the run is
-            log.line("interrupted: its finished records are kept; --resume asks the rest")
-            now_read = read_again(cell, session.backend, session.graders.get(cell.bench.name))
-            write_json(run_dir / CONFIG, {**cell.config, **now_read, "interrupted_at": now()})
-            raise
         result = await _finish(cell, session, run_dir, sorted(kept + new, key=lambda r: r.id), len(kept), started)
         log.line(f"finished: {cell.bench.summary_line(result)}" + (f"; {result.over_budget}" if result.over_budget else ""))
         return result
+    except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C, SIGTERM, SIGHUP: say so where the run is
+        if run_dir is None:
+            raise
+        if log is not None:
+            log.line("interrupted: its finished records are kept; --resume asks the rest")
+        now_read = read_again(cell, session.backend, session.graders.get(cell.bench.name))
+        write_json(run_dir / CONFIG, {**cell.config, **now_read, "interrupted_at": now()})
+        raise
     finally:
-        log.close()
+        if log is not None:
+            log.close()
 
 
 async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: RunLog) -> list:
