@@ -35,6 +35,18 @@ def test_evaluate_gives_the_metrics_and_files_of_the_same_cli_run(tiny_pack, tmp
                                                                     for r in cli_records]
 
 
+def test_evaluate_runs_from_a_worker_thread(tiny_pack, tmp_path):
+    """A notebook or a service may call evaluate off the main thread, where no signal handler can be set."""
+    import threading
+
+    found = []
+    worker = threading.Thread(target=lambda: found.append(acousticbench.evaluate(
+        model="Always-A", task="rad", archive=tiny_pack, results_dir=tmp_path / "results")))
+    worker.start()
+    worker.join(timeout=120)
+    assert found and found[0].status == 0 and found[0][0].accuracy == 0.5
+
+
 def test_a_setting_run_py_refuses_is_an_exception_not_an_exit(tiny_pack, tmp_path):
     with pytest.raises(UserError, match="unknown model 'Orcale'. Did you mean Oracle"):
         acousticbench.evaluate(model="Orcale", task="rad", archive=tiny_pack, results_dir=tmp_path / "results")

@@ -73,7 +73,7 @@ async def run_canary(backend: Any, policy: Any, slots: Any, seed: int) -> dict[s
     failed = [o.error for o in outcomes if o.reply is None]
     if failed:  # a probe that got no answer says nothing of what the model hears
         return {"failed": len(failed), "of": len(outcomes), "error": failed[0]}
-    answers = {pid: label(o.reply.text if o.reply else None) for (pid, *_), o in zip(probed, outcomes)}
+    answers = {pid: label(o.reply.text) for (pid, *_), o in zip(probed, outcomes)}
     result: dict[str, Any] = {"answers": answers}
     for kind in ("two_clips", "stereo"):
         right = sum(answers[pid] == answer for pid, k, _, answer in probed if k == kind)

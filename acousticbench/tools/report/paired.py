@@ -24,8 +24,7 @@ class Scored:
     correct: bool
 
 
-def paired_data(scored: list[Scored], nouns: dict[str, str],
-                manifests: dict[str, dict] | None = None) -> dict[str, Any]:
+def paired_data(scored: list[Scored], nouns: dict[str, str], manifests: dict[str, dict]) -> dict[str, Any]:
     """models (row names), tasks (with what their items are called, `nouns`: task -> 'questions'), and for each pair
     (i < j, as 'i,j') a row per task both ran: [task, questions paired, seeds used, A's questions unpaired, B's, A's
     accuracy, B's, interval low, high, p, q, questions A did better on, B, the difference detectable at 80% power
@@ -46,7 +45,7 @@ def paired_data(scored: list[Scored], nouns: dict[str, str],
         cells.setdefault(f"{models.index(test.a)},{models.index(test.b)}", []).append(
             [tasks.index(test.cell), r.questions, list(p.seeds), p.unpaired_a, p.unpaired_b, r.accuracy_a,
              r.accuracy_b, r.interval.low, r.interval.high, r.p_value, test.q, r.a_better, r.b_better, r.detectable])
-    served = {i: (manifests or {}).get(model) for i, model in enumerate(models)}
+    served = {i: manifests.get(model) for i, model in enumerate(models)}
     differ = {f"{i},{j}": differences(served[i], served[j]) for i, j in permutations(served, 2)
               if served[i] is not None and served[j] is not None}
     return {"models": models, "tasks": tasks, "nouns": [nouns.get(t, "questions") for t in tasks], "cells": cells,
