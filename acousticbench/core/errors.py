@@ -59,17 +59,44 @@ class Terminated(KeyboardInterrupt):
         self.signum = signum
 
 
+# The signals this command's handlers have raised an interrupt for. An exception raised by a handler can be lost:
+# it surfaces in whatever code runs at that moment, and some swallow it (numpy.random's compiled module drops one
+# raised while it is imported), so a command checks here before it puts a result in place (stop_if_signalled).
+_signalled: list[int] = []
+
+
 def raise_terminated(signum, frame) -> None:
+    _signalled.append(signum)
     raise Terminated(signum)
 
 
-def end_on_signals() -> None:
-    """SIGTERM and SIGHUP end a command the way Ctrl-C does (where the platform has them)."""
+def raise_interrupted(signum, frame) -> None:
+    _signalled.append(signum)
+    raise KeyboardInterrupt
+
+
+def end_on_signals(ctrl_c: bool = False) -> None:
+    """SIGTERM and SIGHUP end a command the way Ctrl-C does (where the platform has them); with `ctrl_c`, Ctrl-C is
+    noted as well (a command that runs no event loop: asyncio.run cancels a run on Ctrl-C only where it finds
+    Python's own handler). Each is noted for stop_if_signalled."""
     import signal
 
+    _signalled.clear()
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), raise_terminated)
+    if ctrl_c:
+        signal.signal(signal.SIGINT, raise_interrupted)
+
+
+def stop_if_signalled() -> None:
+    """Raise again the interrupt of a signal that reached this command, where the exception its handler raised was
+    swallowed on the way: a signal to stop must never be answered by a build put in place or a run going on."""
+    import signal
+
+    if _signalled:
+        signum = _signalled[-1]
+        raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
 
 
 @contextmanager

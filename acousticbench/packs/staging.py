@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from acousticbench.core.errors import stop_if_signalled
+
 
 def _alive(pid: int) -> bool:
     try:
@@ -45,6 +47,7 @@ def staged_folder(target: Path, verb: str = "building") -> Iterator[Path]:
     try:
         staging.mkdir()  # as readable as any new folder (the umask's), as the result should be
         yield staging
+        stop_if_signalled()  # a Ctrl-C whose exception a library swallowed: the result must not be put in place
         if target.is_dir():
             target.rmdir()  # callers allow only an empty folder here
         os.replace(staging, target)

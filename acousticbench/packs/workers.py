@@ -7,7 +7,7 @@ import signal
 from collections.abc import Callable
 from typing import TypeVar
 
-from acousticbench.core.errors import noted_signals
+from acousticbench.core.errors import noted_signals, stop_if_signalled
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -25,6 +25,7 @@ def map_in_processes(fn: Callable[[J], R], jobs: list[J], workers: int) -> list[
     # (CPython's ensure_running: pthread_sigmask(SIG_UNBLOCK, {SIGINT, SIGTERM})): workers started after it would
     # hear a Ctrl-C. Start it first.
     resource_tracker.ensure_running()
+    stop_if_signalled()  # one that arrived while numpy.random was imported is lost otherwise until the pool is done
     pool = None
     with noted_signals(signal.SIGINT, signal.SIGTERM) as caught:
         before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # what the workers inherit

@@ -21,7 +21,7 @@ from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
 from acousticbench.engine.concurrency import Setting
 from acousticbench.engine.slots import Slots
 from acousticbench.engine.executor import RetryPolicy, RunAborted, run_items
-from acousticbench.core.errors import UserError, deferred_interrupts, writable_folder
+from acousticbench.core.errors import UserError, deferred_interrupts, stop_if_signalled, writable_folder
 from acousticbench.core.settings import RunSpec
 from acousticbench.run.catalog import get_model
 from acousticbench.run.plan import listening, spent
@@ -74,6 +74,7 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
     try:
         with deferred_interrupts():
             run_dir, kept = open_run_dir(cell, session.backend, session.graders.get(cell.bench.name))
+        stop_if_signalled()  # a SIGTERM whose exception a library swallowed while the run was set up
         session.opened()
         log = RunLog(run_dir)  # start, settings, retries, failures and the end: what a tee'd terminal cannot show
         log.start(spec.label(), cell.config, len(kept))
