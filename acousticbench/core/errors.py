@@ -59,20 +59,24 @@ class Terminated(KeyboardInterrupt):
         self.signum = signum
 
 
-# The signals this command's handlers have raised an interrupt for. An exception raised by a handler can be lost:
-# it surfaces in whatever code runs at that moment, and some swallow it (numpy.random's compiled module drops one
-# raised while it is imported), so a command checks here before it puts a result in place (stop_if_signalled).
+# The signals that reached this command's handlers. Only the first raises: `timeout` sends its SIGTERM to the command
+# and again to its process group, and a second exception landing while the first unwinds cut that short (a run's
+# config.json half rewritten, or never marked interrupted). And an exception a handler raises can be lost: it surfaces
+# in whatever code runs at that moment, and some swallow it (numpy.random's compiled module drops one raised while it
+# is imported), so a command checks here before it puts a result in place (stop_if_signalled).
 _signalled: list[int] = []
 
 
 def raise_terminated(signum, frame) -> None:
     _signalled.append(signum)
-    raise Terminated(signum)
+    if len(_signalled) == 1:
+        raise Terminated(signum)
 
 
 def raise_interrupted(signum, frame) -> None:
     _signalled.append(signum)
-    raise KeyboardInterrupt
+    if len(_signalled) == 1:
+        raise KeyboardInterrupt
 
 
 def end_on_signals(ctrl_c: bool = False) -> None:
@@ -95,7 +99,7 @@ def stop_if_signalled() -> None:
     import signal
 
     if _signalled:
-        signum = _signalled[-1]
+        signum = _signalled[0]
         raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
 
 
