@@ -175,7 +175,7 @@ def build():
         (staging / "MANIFEST.json").write_text("{{}}")
     return 0
 
-end_on_signals(ctrl_c=True)
+end_on_signals()
 sys.exit(run_command(build, interrupted="nothing half-built is left in place"))
 """
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)

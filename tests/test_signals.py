@@ -80,22 +80,24 @@ def test_sigterm_and_sighup_keep_the_records_and_mark_the_run_interrupted(sig, t
         check_interrupted_then_resume(archive, results, server.url, out, err, proc.returncode, 128 + sig, tmp_path)
 
 
-def test_sigterm_again_while_the_first_unwinds_still_marks_the_run_interrupted(tmp_path):
-    """`timeout` signals the command and then its process group, so a run gets SIGTERM twice, and a scheduler may
-    repeat it: the second must not cut short what the first set going (a config.json.tmp left, or config.json never
-    marked interrupted, in 2 of 30 runs sent two SIGTERMs 0-30 ms apart)."""
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_again_while_the_first_unwinds_still_marks_the_run_interrupted(sig, tmp_path):
+    """`timeout` signals the command and then its process group, so a run gets SIGTERM twice; a scheduler may repeat
+    it, a person press Ctrl-C twice: the second must not cut short what the first set going (a config.json.tmp left,
+    or config.json never marked interrupted, in 2 of 30 runs sent two SIGTERMs 0-30 ms apart, and 2 of 40 sent two
+    Ctrl-Cs 0-60 ms apart)."""
     archive, results = write_tiny_pack(tmp_path / "archive"), tmp_path / "results"
     with openai_server.serve(delay_s=0.4) as server:
         proc = start(archive, results, server.url, cwd=tmp_path)
         wait_for_records(results, 2)
         deadline = time.monotonic() + 5
         while proc.poll() is None and time.monotonic() < deadline:  # again and again until it has exited
-            proc.send_signal(signal.SIGTERM)
+            proc.send_signal(sig)
             time.sleep(0.0002)
         out, err = proc.communicate(timeout=30)
         (run_dir,) = run_dirs(results)
         assert not list(run_dir.glob("*.tmp")), sorted(run_dir.iterdir())
-        check_interrupted_then_resume(archive, results, server.url, out, err, proc.returncode, 143, tmp_path)
+        check_interrupted_then_resume(archive, results, server.url, out, err, proc.returncode, 128 + sig, tmp_path)
 
 
 @pytest.mark.slow  # waits out a 10 s limit; the inner loop keeps SIGTERM itself

@@ -106,5 +106,5 @@ def guarded(command, building: bool) -> int:
 
     from acousticbench.core.errors import end_on_signals
 
-    end_on_signals(ctrl_c=building)  # a run keeps its records and marks itself interrupted; a build removes its staging
+    end_on_signals()  # a run keeps its records and marks itself interrupted; a build removes what it staged
     return run_command(with_env, interrupted=BUILD_INTERRUPTED if building else RUN_INTERRUPTED)

@@ -60,8 +60,8 @@ class Terminated(KeyboardInterrupt):
 
 
 # The signals that reached this command's handlers. Only the first raises: `timeout` sends its SIGTERM to the command
-# and again to its process group, and a second exception landing while the first unwinds cut that short (a run's
-# config.json half rewritten, or never marked interrupted). And an exception a handler raises can be lost: it surfaces
+# and again to its process group, a person presses Ctrl-C twice, and a second exception landing while the first
+# unwinds cut that short (a run's config.json half rewritten, or never marked interrupted). And an exception a handler raises can be lost: it surfaces
 # in whatever code runs at that moment, and some swallow it (numpy.random's compiled module drops one raised while it
 # is imported), so a command checks here before it puts a result in place (stop_if_signalled).
 _signalled: list[int] = []
@@ -79,18 +79,18 @@ def raise_interrupted(signum, frame) -> None:
         raise KeyboardInterrupt
 
 
-def end_on_signals(ctrl_c: bool = False) -> None:
-    """SIGTERM and SIGHUP end a command the way Ctrl-C does (where the platform has them); with `ctrl_c`, Ctrl-C is
-    noted as well (a command that runs no event loop: asyncio.run cancels a run on Ctrl-C only where it finds
-    Python's own handler). Each is noted for stop_if_signalled."""
+def end_on_signals() -> None:
+    """Ctrl-C, SIGTERM and SIGHUP (where the platform has them) each end a command by an exception that unwinds it,
+    the first of them only; each is noted for stop_if_signalled. A run's event loop then leaves Ctrl-C to this
+    handler too (asyncio.run sets its own only over Python's), so a second press cannot cut the first one's
+    unwinding short either."""
     import signal
 
     _signalled.clear()
+    signal.signal(signal.SIGINT, raise_interrupted)
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), raise_terminated)
-    if ctrl_c:
-        signal.signal(signal.SIGINT, raise_interrupted)
 
 
 def stop_if_signalled() -> None:

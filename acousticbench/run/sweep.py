@@ -74,7 +74,7 @@ async def _run_cell(cell: Cell, session: Session) -> RunResult:
     try:
         with deferred_interrupts():
             run_dir, kept = open_run_dir(cell, session.backend, session.graders.get(cell.bench.name))
-        stop_if_signalled()  # a SIGTERM whose exception a library swallowed while the run was set up
+        stop_if_signalled()  # a signal whose exception a library swallowed while the run was set up
         session.opened()
         log = RunLog(run_dir)  # start, settings, retries, failures and the end: what a tee'd terminal cannot show
         log.start(spec.label(), cell.config, len(kept))
