@@ -61,9 +61,10 @@ class Terminated(KeyboardInterrupt):
 
 # The signals that reached this command's handlers. Only the first raises: `timeout` sends its SIGTERM to the command
 # and again to its process group, a person presses Ctrl-C twice, and a second exception landing while the first
-# unwinds cut that short (a run's config.json half rewritten, or never marked interrupted). And an exception a handler raises can be lost: it surfaces
-# in whatever code runs at that moment, and some swallow it (numpy.random's compiled module drops one raised while it
-# is imported), so a command checks here before it puts a result in place (stop_if_signalled).
+# unwinds cut that short (a run's config.json half rewritten, or never marked interrupted). And an exception a handler
+# raises can be lost: it surfaces in whatever code runs at that moment, and some swallow it (numpy.random's compiled
+# module drops one raised while it is imported), so a command checks here before it puts a result in place
+# (stop_if_signalled).
 _signalled: list[int] = []
 
 
