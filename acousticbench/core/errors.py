@@ -68,16 +68,23 @@ class Terminated(KeyboardInterrupt):
 _signalled: list[int] = []
 
 
-def raise_terminated(signum, frame) -> None:
-    _signalled.append(signum)
-    if len(_signalled) == 1:
-        raise Terminated(signum)
+def stop_signals() -> list[int]:
+    """Ctrl-C, SIGTERM and SIGHUP: the signals that ask a command to stop (those the platform has)."""
+    import signal
+
+    return [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
 
 
-def raise_interrupted(signum, frame) -> None:
+def _interrupt(signum: int) -> KeyboardInterrupt:
+    import signal
+
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
+def _stop_on(signum, frame) -> None:
     _signalled.append(signum)
     if len(_signalled) == 1:
-        raise KeyboardInterrupt
+        raise _interrupt(signum)
 
 
 def end_on_signals() -> None:
@@ -88,20 +95,15 @@ def end_on_signals() -> None:
     import signal
 
     _signalled.clear()
-    signal.signal(signal.SIGINT, raise_interrupted)
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), raise_terminated)
+    for signum in stop_signals():
+        signal.signal(signum, _stop_on)
 
 
 def stop_if_signalled() -> None:
     """Raise again the interrupt of a signal that reached this command, where the exception its handler raised was
     swallowed on the way: a signal to stop must never be answered by a build put in place or a run going on."""
-    import signal
-
     if _signalled:
-        signum = _signalled[0]
-        raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+        raise _interrupt(_signalled[0])
 
 
 @contextmanager
@@ -129,8 +131,7 @@ def deferred_interrupts() -> Iterator[None]:
     meant for: a folder is never left half made (without its config.json) by a signal that landed in between."""
     import signal
 
-    names = [getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)]
-    with noted_signals(*names) as caught:
+    with noted_signals(*stop_signals()) as caught:
         yield
     if caught:
         signal.raise_signal(caught[0])
@@ -165,12 +166,11 @@ def _ignore_further_signals() -> None:
     that would end the process by the signal, not by 128 + it, with its closing line half-written."""
     import signal
 
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            try:
-                signal.signal(getattr(signal, name), signal.SIG_IGN)
-            except ValueError:  # not the main thread: the signals are not ours to set
-                return
+    for signum in stop_signals():
+        try:
+            signal.signal(signum, signal.SIG_IGN)
+        except ValueError:  # not the main thread: the signals are not ours to set
+            return
 
 
 def _silence_stdout() -> None:

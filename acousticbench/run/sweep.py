@@ -8,7 +8,6 @@ metrics; a cell or a model that fails is reported without losing the others."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,7 +20,8 @@ from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
 from acousticbench.engine.concurrency import Setting
 from acousticbench.engine.slots import Slots
 from acousticbench.engine.executor import RetryPolicy, RunAborted, run_items
-from acousticbench.core.errors import UserError, deferred_interrupts, stop_if_signalled, writable_folder
+from acousticbench.core.errors import (UserError, deferred_interrupts, noted_signals, stop_if_signalled, stop_signals,
+                                       writable_folder)
 from acousticbench.core.settings import RunSpec
 from acousticbench.run.catalog import get_model
 from acousticbench.run.plan import listening, spent
@@ -179,24 +179,6 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
         await backend.close()  # also when open() failed: it may have opened clients
 
 
-@contextlib.contextmanager
-def held_signals():
-    """Ctrl-C, SIGTERM and SIGHUP wait until the block is done (it records that the command was interrupted)."""
-    import signal
-
-    names = [n for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)]
-    try:
-        previous = {n: signal.signal(getattr(signal, n), signal.SIG_IGN) for n in names}
-    except ValueError:  # not the main thread: nothing to hold
-        yield
-        return
-    try:
-        yield
-    finally:
-        for n, handler in previous.items():
-            signal.signal(getattr(signal, n), handler)
-
-
 def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: None,
               progress: bool | Progress | None = None) -> list[RunResult]:
     """Run every spec; a model whose backend cannot open fails its cells (alone, it is the command's error). The
@@ -230,7 +212,7 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
             # the coroutine returns nothing: asyncio.run formats its main task (result included) once it is done
             asyncio.run(_sweep(groups, backends, graders, bars, finished, results, sweep.open))
         except BaseException:
-            with held_signals():  # a second Ctrl-C or a SIGTERM now must not leave the sweep file saying "running"
+            with noted_signals(*stop_signals()):  # a second Ctrl-C or SIGTERM must not leave the sweep file "running"
                 sweep.close(results, interrupted=True)
             raise
         sweep.close(results, interrupted=False)

@@ -55,26 +55,13 @@ def beat_train(params: dict, ioi: float, span: float, duty: float, rng: np.rando
     return x, actual
 
 
-def logit(p: float) -> float:
-    return float(np.log(p / (1.0 - p)))
-
-
-def duty_pair(rng: np.random.Generator) -> tuple[float, float]:
-    """Two beat shares of their intervals, drawn alike for both trains (either may be the faster): their log odds
-    differ by an amount uniform over all DUTY allows either way, the pair placed at random within it. Beat and
-    silence are mirror images (DUTY is symmetric about one half), so neither train is the denser, nor nearer an even
-    split, more often."""
-    low, high = logit(DUTY[0]), logit(DUTY[1])
-    apart = rng.uniform(low - high, high - low)
-    middle = rng.uniform(low + abs(apart) / 2, high - abs(apart) / 2)
-    return tuple(float(1.0 / (1.0 + np.exp(-(middle + side * apart / 2)))) for side in (1, -1))
-
-
 def trial(rng: np.random.Generator, step: float, answer: Answer) -> Trial:
     params = roved_event(rng)
     base = float(rng.uniform(*IOI_S))
     ratio = (1 + step / 100) ** 0.5
-    spans, duties = balanced_pair(rng, SPAN_S, -float(np.log(ratio))), duty_pair(rng)
+    # the duties drawn alike whichever train is faster (centred on 0), on their log odds: beat and silence are
+    # mirror images (DUTY is symmetric about one half), so neither train is the denser, nor nearer an even split
+    spans, duties = balanced_pair(rng, SPAN_S, -float(np.log(ratio))), balanced_pair(rng, DUTY, 0.0, odds=True)
     fast, slow = (base / ratio, spans[0], duties[0]), (base * ratio, spans[1], duties[1])
     n = frames(CLIP_S)
     clips, clip_params = [], []
