@@ -68,32 +68,45 @@ def test_each_control_is_a_run_of_its_own_linked_to_its_real_run(served):
                     [(c["frames"], c["sr"], c["channels"]) for c in before]
 
 
-def test_the_deaf_listener_is_flagged_and_the_hearing_one_falls_to_chance(served):
+def test_the_deaf_listener_is_called_not_listening_and_the_hearing_one_listens(served):
     out = script("leaderboard.py", "results", cwd=served)
     assert out.returncode == 0, out.stderr
     text = out.stdout
-    assert "Voxtral-Mini-3B [control silence]" in text  # a row of its own: never averaged with the real runs
-    table = text.split("## Does the model listen?")[1]
+    board, table = text.split("## Does the model listen?")
+    # a control is never a row of the accuracy table, nor averaged with the real runs: a line names it instead
+    assert "| Voxtral-Mini-3B [control" not in board and "Left out of the accuracy tables: 10 control runs" in board
+    assert "Voxtral-Mini-3B [control: silence] on rad (2 seeds)" in board
     rows = {(cells[0], cells[2]): cells for line in table.splitlines() if line.startswith("| ") and "---" not in line
             for cells in [[c.strip() for c in line.strip("|").split("|")]] if cells[0] != "Model"}
     assert set(rows) == {("Voxtral-Mini-3B", k) for k in ("silence", "noise", "swap")} | \
         {("Qwen2-Audio-7B-Instruct", k) for k in ("silence", "no-audio")}
     for control in ("silence", "no-audio"):
         deaf = rows[("Qwen2-Audio-7B-Instruct", control)]
-        assert deaf[3] == deaf[4] and deaf[7] == "86/86" and deaf[8].startswith("ignores its audio")
-    for control in ("silence", "noise", "swap"):
+        assert deaf[3] == deaf[4] and deaf[8].startswith("not listening")
+    for control in ("silence", "noise"):
         hears = rows[("Voxtral-Mini-3B", control)]
-        assert hears[8] == "" and float(hears[6]) < 0.01  # it listens: the control changed its answers
+        assert hears[8].startswith("listens") and float(hears[6]) < 0.01  # it listens: the control changed its answers
         assert float(hears[3]) > 85.0
     assert 30.0 <= float(rows[("Voxtral-Mini-3B", "silence")][4]) <= 70.0  # chance under silence
-    assert float(rows[("Voxtral-Mini-3B", "swap")][4]) < 20.0  # the swapped clips: the other answer
+    swap = rows[("Voxtral-Mini-3B", "swap")]  # the swapped clips: it follows them, the share never an accuracy
+    assert float(swap[4]) > 85.0 and float(swap[3]) < 15.0 and swap[8].startswith("follows the swap")
 
 
 def test_the_report_shows_the_controls(served):
     out = run_cli("--report", "results", "--out", "report.html", cwd=served)
     assert out.returncode == 0, out.stderr
     page = (served / "report.html").read_text()
-    assert "Does the model listen?" in page and "ignores its audio" in page
+    assert "Does the model listen?" in page and "not listening" in page and "follows the swap" in page
+    assert "Left out of the accuracy tables: 10 control runs" in page
+
+
+def test_a_swap_controls_records_name_the_clips_as_sent_and_their_key(served):
+    runs = folders(served)
+    for seed in (42, 43):
+        real = {r["id"]: r for r in records(runs[("Voxtral-Mini-3B", None, seed)])}
+        for r in records(runs[("Voxtral-Mini-3B", "swap", seed)]):
+            assert r["audio"] == real[r["id"]]["audio"][::-1]
+            assert r["answer"] == {"A": "B", "B": "A", None: None}[real[r["id"]]["answer"]]
 
 
 def test_a_control_runs_failures_are_asked_again_with_the_controls_audio(tmp_path):

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from acousticbench.benchmarks.option import Option
     from acousticbench.core.identity import Identity
     from acousticbench.core.records import Prompt, RecordBase
+    from acousticbench.core.run_identity import RunIdentity
 
 # what the seam re-exports, imported when first asked for (PEP 562)
 _LAZY = {"BenchmarkBase": "acousticbench.benchmarks.base", "CSV_HEADER": "acousticbench.benchmarks.entry",
@@ -49,7 +50,7 @@ def __getattr__(name: str):
 
 __all__ = ["BENCHMARKS", "CSV_HEADER", "DEFAULT", "AnswerFacts", "ClipFacts", "Benchmark", "BenchmarkBase", "Entry",
            "ModelOrder", "Option", "Prepared", "Section", "benchmark_of_config", "benchmark_of_line", "claim_tasks",
-           "faces", "get_benchmark", "register_benchmark", "spec_from_config"]
+           "faces", "get_benchmark", "register_benchmark", "run_identity_of", "spec_from_config"]
 
 # name (as config.json, every record and every Prompt write it) -> its package; in the order runs and tables list them
 BENCHMARKS = {"AcousticBench": "acousticbench.benchmarks.acoustic", "AudioICL": "acousticbench.benchmarks.audioicl"}
@@ -126,6 +127,10 @@ class ToolPart(Protocol[Rec, Met]):
     def outcome(self, line: Mapping[str, Any]) -> bool | None: ...  # a record as JSON: correct, wrong, None unscored
 
     def identity(self, config: dict[str, Any]) -> Identity: ...  # what its runs of one model must share to be averaged
+
+    def variants(self, config: dict[str, Any]) -> Identity: ...  # settings off the plain run's, named in every row
+
+    def swapped(self, item: Item, sent: Prompt) -> Item: ...  # --control swap: the item as sent, its key what it asks
 
     def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]: ...  # an earlier run's resume key
 
@@ -244,6 +249,16 @@ def claim_tasks(task_spec: str) -> dict[str, list[str]]:
 def benchmark_of_config(config: dict) -> Benchmark:
     """The benchmark a run folder's config.json names (runs written before it did are the default benchmark's)."""
     return get_benchmark(config.get("benchmark") or config.get("spec", {}).get("benchmark"))
+
+
+def run_identity_of(config: dict) -> RunIdentity:
+    """What a run folder's config.json says the run is (core/run_identity.py), its benchmark's variants included."""
+    from acousticbench.core.run_identity import run_identity
+
+    bench = benchmark_of_config(config)
+    named = faces()[bench.name].Options.VARIANT  # (its field, its letter): a number of shots
+    variant = (config.get("spec") or {}).get(named[0]) if named else None
+    return run_identity(config, bench.variants(config), variant, bench.variant_label(variant))
 
 
 def benchmark_of_line(data: dict) -> Benchmark:

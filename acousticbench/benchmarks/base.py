@@ -109,6 +109,18 @@ class BenchmarkBase:
         """What its runs of one model must share to be averaged: the harness's part only (API model, served model)."""
         return identity_of(harness_identity(config))
 
+    def swapped(self, item: Any, sent: Any) -> Any:
+        """The item as --control swap asks it (its key the one of the clips as sent); a benchmark that cannot say
+        refuses the control."""
+        from acousticbench.core.errors import UserError
+
+        raise UserError(f"--control swap needs to know what the swapped clips ask, and {self.name} cannot say: drop "
+                        "swap for its tasks.")
+
+    def variants(self, config: dict[str, Any]) -> Identity:
+        """Its settings off their defaults that make a run another thing than the plain run; none."""
+        return ()
+
     def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]:
         """The settings() an earlier run's config.json recorded, which --resume compares (older runs: the spec)."""
         return config.get("settings") or config.get("spec", {})

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from acousticbench.core.run_identity import RunIdentity
+
 ModelOrder = Callable[[str], int]  # a model name's place in the registry (as a paper table lists models)
 # the leaderboard CSV's columns: what each row of Benchmark.leaderboard_csv holds, in order ("shots": the variant)
 CSV_HEADER = ("benchmark", "model", "split", "task", "shots", "mean_accuracy", "std_accuracy", "n_seeds", "n_items")
@@ -40,6 +42,12 @@ class Entry(Generic[M]):
     truncation_rate: float | None = None  # replies cut by the token limit (status truncated), never scored
     finished_at: str | None = field(default=None, compare=False)  # config.json's finished_at: which run is latest
     responses: Path | None = field(default=None, compare=False)  # a reference's records (a run's are in run_dir)
+    run: RunIdentity | None = field(default=None, compare=False)  # what kind of run (None: a reference, a real run)
+
+    @property
+    def control(self) -> str | None:
+        """The audio control it heard in place of the real clips (silence, noise, swap, no-audio), or None."""
+        return self.run.control if self.run else None
 
     @property
     def listener(self) -> str | None:

@@ -50,10 +50,13 @@ def _main(argv: list[str] | None) -> int:
     if args.paired:
         from acousticbench.tools import model_grid
 
-        ordered = sorted(entries, key=_row_order)
+        models, left = model_grid.model_rows(entries)
+        if left and args.csv:
+            print(f"note: {left}", file=sys.stderr)
+        ordered = sorted(models, key=_row_order)
         tests = model_grid.grid_tests(model_grid.entry_answers(ordered), model_grid.nouns_of(ordered))
         sys.stdout.write(model_grid.to_csv(tests) if args.csv else
-                         model_grid.markdown(tests, model_grid.served_otherwise(ordered)))
+                         model_grid.markdown(tests, model_grid.served_otherwise(ordered)) + (f"\n{left}\n" if left else ""))
         return 0
     sys.stdout.write(to_csv(entries) if args.csv else markdown(entries))
     return 0

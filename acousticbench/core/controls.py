@@ -15,6 +15,7 @@ CONTROLS = {
     "swap": "the two clips heard in the other order (a stereo clip: its channels swapped)",
     "no-audio": "no audio part at all: the prompt's text alone",
 }
+SENT_KEY = "the key of the clips as sent"  # config.json's control.scored_against: a swap scored as it was heard
 # what a control needs of its model (a ModelEntry capability), with the line that refuses a model without it
 NEEDS = {"no-audio": {"no-audio": "--control no-audio asks each question with no audio part, and {model} cannot be "
                                   "asked without its clips: drop no-audio from --control, or run it without {model}."}}

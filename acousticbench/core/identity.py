@@ -51,9 +51,22 @@ def _in_order(identities: list[Identity]) -> list[str]:
 
 
 def row_labels(entries) -> dict[tuple[str, Identity], str]:
-    """(model, identity) -> a row's name: the model, and how its identity differs where it ran in several ways."""
+    """(model, identity) -> a row's name: the model, its control or variant always named (core/run_identity.py), and
+    how its identity differs where it ran in several ways."""
     by_model: dict[str, list[Identity]] = {}
+    runs = {}
     for e in entries:
         by_model.setdefault(e.model, []).append(e.identity)
-    return {(model, i): model + (f" [{d}]" if d else "") for model, ids in by_model.items()
-            for i, d in differences(ids).items()}
+        runs.setdefault((e.model, e.identity), getattr(e, "run", None))
+    return {(model, i): name for model, ids in by_model.items()
+            for i, name in named_rows(model, ids, {i: runs.get((model, i)) for i in ids}).items()}
+
+
+def named_rows(model: str, identities: list[Identity], runs: Mapping[Identity, Any]) -> dict[Identity, str]:
+    """Each identity's row name: the model with the tags of its run (a RunIdentity, or None for a reference), then the
+    fields in which the identities differ that those tags do not already name."""
+    shown = {i: runs[i].shown if runs.get(i) else frozenset() for i in identities}
+    rest = {i: tuple(kv for kv in i if kv[0] not in shown[i]) for i in identities}
+    named = differences(list(rest.values()))
+    return {i: (runs[i].label(first=False) if runs.get(i) else model) + (f" [{named[rest[i]]}]" if named[rest[i]] else "")
+            for i in identities}

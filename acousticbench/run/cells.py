@@ -38,16 +38,21 @@ def prepare_cells(specs: list) -> list[Cell]:
     for spec in specs:
         bench = get_benchmark(spec.benchmark)
         prepared = bench.prepare(spec, caches.setdefault(bench.name, {}))
-        cells.append(Cell(spec, bench, prepared if spec.control is None else with_control(prepared, spec.control)))
+        cells.append(Cell(spec, bench, prepared if spec.control is None else with_control(prepared, spec.control, bench)))
     return cells
 
 
-def with_control(prepared: Prepared, kind: str) -> Prepared:
-    """The run's items with the audio its control sends in place of the real clips, and config.json saying so."""
-    from acousticbench.core.controls import CONTROLS, controlled
+def with_control(prepared: Prepared, kind: str, bench) -> Prepared:
+    """The run's items with the audio its control sends in place of the real clips, and config.json saying so; a
+    swap's items are what its clips ask as sent (their key, their clip order), so its records score what was heard."""
+    from acousticbench.core.controls import CONTROLS, SENT_KEY, controlled
 
     items = [(item, controlled(prompt, kind)) for item, prompt in prepared.items]
-    return replace(prepared, items=items, config={**prepared.config, "control": {"kind": kind, "what": CONTROLS[kind]}})
+    control = {"kind": kind, "what": CONTROLS[kind]}
+    if kind == "swap":
+        items = [(bench.swapped(item, sent), sent) for item, sent in items]
+        control["scored_against"] = SENT_KEY
+    return replace(prepared, items=items, config={**prepared.config, "control": control})
 
 
 def groups_of(cells: list[Cell]) -> dict[tuple, list[Cell]]:

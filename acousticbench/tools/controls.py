@@ -1,6 +1,7 @@
 """Does the model listen: each control run (silence, noise, swapped or no audio) beside the real runs of its cell,
-paired by question (seeds averaged inside a question), with the answers the control did not change; a model whose
-answers stay the same without its audio is flagged."""
+paired by question (seeds averaged inside a question), with the verdict the difference supports (core/listening.py);
+a swap is measured as the share of answers that followed the swapped clips, never as an accuracy. A control without
+its real run is listed as such, never as the model."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -9,43 +10,31 @@ from html import escape
 from pathlib import Path
 
 from acousticbench.benchmarks import Entry, Section, get_benchmark
-from acousticbench.core.significance import PairedDifference, pair_questions, paired_difference
+from acousticbench.core.controls import SENT_KEY
+from acousticbench.core.listening import NEGLIGIBLE, Listening, listening
 from acousticbench.core.tables import html_table, md_table, pct
 
-IGNORES = 0.9  # a model keeping this share of its answers or more when its audio is replaced is not listening
 
 
 @dataclass(frozen=True)
 class ControlRow:
-    model: str
+    model: str  # the real runs' row name; the control is its own column
     task: str  # the cell: task and variant
     control: str
     seeds: int
-    result: PairedDifference | None  # real (A) against control (B), by question
-    unchanged: int  # answers (question and seed) with the same label in both runs
-    compared: int  # answers (question and seed) labelled in both runs
-
-    @property
-    def flag(self) -> str | None:
-        """Why the model looks deaf to its audio here, or None."""
-        if self.compared and self.unchanged / self.compared >= IGNORES:
-            return (f"ignores its audio: {self.unchanged} of {self.compared} answers unchanged under "
-                    f"{self.control}")
-        return None
-
-
-def control_of(entry: Entry) -> str | None:
-    return ((entry.config or {}).get("spec") or {}).get("control")
+    found: Listening | None  # None: no real run beside it
+    why: str = ""  # why there is no verdict
 
 
 def _cell(entry: Entry) -> tuple:
-    """What a control run shares with its real runs: everything but the control (its identity's last field)."""
+    """What a control run shares with its real runs: everything but the control."""
     identity = tuple(kv for kv in entry.identity if kv[0] != "control")
     return entry.benchmark, entry.model, entry.task, entry.variant, entry.split, entry.manifest, entry.max_samples, identity
 
 
-def _by_question(entries: list[Entry], records: Mapping[Path, Sequence]) -> tuple[dict, dict]:
-    """question -> seed -> right, and (question, seed) -> the label, over the entries' records."""
+def _answers(entries: list[Entry], records: Mapping[Path, Sequence], key: Mapping | None = None) -> tuple[dict, dict]:
+    """question -> seed -> right, and (question, seed) -> the label, over the entries' scored records; with `key`
+    ((question, seed) -> a label), right means answering that key (a swap's: what its clips, as sent, ask)."""
     right: dict = {}
     labels: dict = {}
     for e in entries:
@@ -53,58 +42,101 @@ def _by_question(entries: list[Entry], records: Mapping[Path, Sequence]) -> tupl
         for r in records.get(e.run_dir, ()):
             data = r.model_dump()
             correct = bench.outcome(data)
-            if correct is not None:
-                right.setdefault(r.id, {})[r.seed] = bool(correct)
-            labels[(r.id, r.seed)] = data.get(bench.label_field)
+            if correct is None:
+                continue
+            label = data.get(bench.label_field)
+            if key is not None:
+                if key.get((r.id, r.seed)) is None:
+                    continue
+                correct = label is not None and label == key[(r.id, r.seed)]
+            right.setdefault(r.id, {})[r.seed] = bool(correct)
+            labels[(r.id, r.seed)] = label
     return right, labels
 
 
+def _sent_keys(entries: list[Entry], records: Mapping[Path, Sequence]) -> dict:
+    """(question, seed) -> the key of what a swap control sent (its records' truth)."""
+    return {(r.id, r.seed): get_benchmark(e.benchmark).answer_facts(r).truth
+            for e in entries for r in records.get(e.run_dir, ())}
+
+
+def _samples(entries: list[Entry]) -> bool:
+    """Whether the model may sample (a temperature above 0, or the provider's default): its answers can change
+    with the seed alone."""
+    applied = [((e.config or {}).get("backend") or {}).get("temperature", 0.0) for e in entries]
+    return any(not isinstance(t, (int, float)) or t > 0 for t in applied if t is not None)
+
+
+def _row(real: list[Entry], group: list[Entry], kind: str, records: Mapping[Path, Sequence]) -> Listening | str:
+    if kind == "swap" and any(((e.config or {}).get("control") or {}).get("scored_against") != SENT_KEY for e in group):
+        return "written before a swap was scored against what was sent: run the control again"
+    key = _sent_keys(group, records) if kind == "swap" else None
+    right_a, labels_a = _answers(real, records, key)
+    right_b, labels_b = _answers(group, records, key)
+    return listening(right_a, right_b, labels_a, labels_b, _samples(real), swap=kind == "swap")
+
+
 def control_rows(entries: list[Entry], records: Mapping[Path, Sequence]) -> list[ControlRow]:
-    """A row per (cell, control) that has real runs beside it."""
+    """A row per (cell, control): against its real runs where they are present, else saying there are none."""
+    from acousticbench.core.identity import row_labels
+
     real: dict[tuple, list[Entry]] = {}
     controls: dict[tuple, list[Entry]] = {}
     for e in entries:
-        if e.run_dir is None:
+        if e.run_dir is None and e.control is None:
             continue
-        kind = control_of(e)
-        (real.setdefault(_cell(e), []) if kind is None else controls.setdefault((_cell(e), kind), [])).append(e)
+        (real.setdefault(_cell(e), []) if e.control is None else controls.setdefault((_cell(e), e.control), [])).append(e)
+    names = row_labels([e for e in entries if e.control is None])
     rows = []
     for (cell, kind), group in controls.items():
-        if cell not in real:
-            continue
-        right_a, labels_a = _by_question(real[cell], records)
-        right_b, labels_b = _by_question(group, records)
-        both = [k for k in labels_b if k in labels_a and labels_a[k] is not None and labels_b[k] is not None]
         label = get_benchmark(cell[0]).variant_label(cell[3])
-        rows.append(ControlRow(cell[1], cell[2] + (f" {label}" if label else ""), kind, len({e.seed for e in group}),
-                               paired_difference(pair_questions(right_a, right_b).counts),
-                               sum(labels_a[k] == labels_b[k] for k in both), len(both)))
+        task, seeds = cell[2] + (f" {label}" if label else ""), len({e.seed for e in group})
+        if cell not in real:
+            rows.append(ControlRow(group[0].run.label(first=False) if group[0].run else cell[1], task, kind, seeds,
+                                   None, "no real run beside it: run the model on this task and seed to measure it"))
+            continue
+        found = _row(real[cell], group, kind, records)
+        name = names.get((cell[1], real[cell][0].identity), cell[1])
+        rows.append(ControlRow(name, task, kind, seeds, found if isinstance(found, Listening) else None,
+                               found if isinstance(found, str) else ""))
     return sorted(rows, key=lambda r: (r.model, r.task, r.control))
 
 
+def _interval(res) -> str:
+    return f"{res.difference * 100:+.1f} [{res.interval.low * 100:+.1f}, {res.interval.high * 100:+.1f}]"
+
+
 def _cells(row: ControlRow) -> list[str]:
-    res = row.result
-    if res is None:
-        return [row.model, row.task, row.control, "-", "-", "-", "-", "-", row.flag or ""]
-    diff = (f"{res.difference * 100:+.1f} [{res.interval.low * 100:+.1f}, {res.interval.high * 100:+.1f}]")
-    unchanged = f"{row.unchanged}/{row.compared}" if row.compared else "-"
-    return [row.model, row.task, row.control, pct(res.accuracy_a), pct(res.accuracy_b), diff, f"{res.p_value:.3g}",
-            unchanged, row.flag or ""]
+    found = row.found
+    if found is None or found.result is None:
+        return [row.model, row.task, row.control, "-", "-", "-", "-", "-", row.why or (found.verdict if found else "")]
+    res, changed = found.result, found.changed
+    first, second = (res.accuracy_b, res.accuracy_a) if found.swap else (res.accuracy_a, res.accuracy_b)
+    diff = _interval(res)
+    moved = "-" if changed is None else f"{pct(changed.accuracy_a)} vs {pct(changed.accuracy_b)}"
+    return [row.model, row.task, row.control, pct(first), pct(second), diff, f"{res.p_value:.3g}", moved,
+            found.verdict]
 
 
 HEADER = ["Model", "Task", "Control", "Real %", "Control %", "Real - control (pp, 95% CI over questions)", "p",
-          "Unchanged answers", "Flag"]
-BLURB = ("Each control asks the same questions with the same seeds and prompts, its audio replaced; accuracy over the "
-         "questions both answered, seeds averaged inside a question; p from the exact sign-flip test by question; "
-         "unchanged answers count (question, seed) pairs with the same label in both. A model keeping "
-         f"{IGNORES:.0%} or more of its answers is flagged: it is not listening.")
+          "Answers changed: by the control vs by another seed %", "Verdict"]
+BLURB = ("Each control asks the same questions with the same seeds and prompts, its audio replaced; the control runs "
+         "are never pooled with the real runs. Silence, noise, no audio: accuracy over the questions both answered, "
+         "seeds averaged inside a question. Swap: 'Real %' is the share of the real run's answers that name the key "
+         "of the swapped clips, 'Control %' the share of the control's answers that did (followed the swap): a "
+         "listening model follows, one that ignores its audio keeps its answer; never an accuracy. p from the exact "
+         "sign-flip test by question. Answers changed: per question, the share the control changed against the share "
+         "another seed of the real audio changed (a model that samples changes answers without any change of audio). "
+         "Verdict: listens (or follows the swap) where the interval is above 0; not listening only where the interval "
+         f"lies within {100 * NEGLIGIBLE:.0f} points of 0 and the control changes no more answers than another seed "
+         "does; else undecided at this n.")
 
 
 def records_of(entries: list[Entry]) -> dict[Path, list]:
     """Each run's records, read only where a control run is present (the leaderboard reads none otherwise)."""
     from acousticbench.run.results import RESPONSES, read_records
 
-    if not any(control_of(e) for e in entries):
+    if not any(e.control for e in entries):
         return {}
     return {e.run_dir: read_records(e.run_dir / RESPONSES, get_benchmark(e.benchmark).record_type)
             for e in entries if e.run_dir is not None}
@@ -118,11 +150,15 @@ def markdown(entries: list[Entry], records: Mapping[Path, Sequence] | None = Non
     return f"## Does the model listen?\n\n{md_table(HEADER, [_cells(r) for r in rows])}\n{BLURB}\n"
 
 
-def sections(entries: list[Entry], records: Mapping[Path, Sequence]) -> list[Section]:
-    """The report's section of the same table; none when there is no control run."""
+def sections(entries: list[Entry], records: Mapping[Path, Sequence], left: Sequence[Entry] = ()) -> list[Section]:
+    """The report's section of the same table, saying which control runs the accuracy tables leave out; none when
+    there is no control run."""
+    from acousticbench.core.run_identity import left_out_line
+
     rows = control_rows(entries, records)
     if not rows:
         return []
     body = [[escape(c) for c in _cells(r)] for r in rows]
-    return [Section("s-listen", "Does the model listen?", escape(BLURB),
+    note = left_out_line([e.run for e in left if e.run], "the accuracy tables", "This table measures them.")
+    return [Section("s-listen", "Does the model listen?", escape(f"{note} {BLURB}".strip()),
                     html_table("listen", HEADER, body, "Real runs against their audio controls"))]

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acousticbench.benchmarks import BENCHMARKS, CSV_HEADER, Benchmark, Entry, benchmark_of_config, get_benchmark
+from acousticbench.benchmarks import (BENCHMARKS, CSV_HEADER, Benchmark, Entry, benchmark_of_config, get_benchmark,
+                                      run_identity_of)
 from acousticbench.core.errors import UserError
 from acousticbench.core.written_by import version_line
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES
@@ -54,7 +55,7 @@ def run_entry(run_dir: Path) -> Entry | None:
     if metrics is None:
         return None
     return dataclasses.replace(bench.entry(run_dir, config, metrics), identity=bench.identity(config),
-                               finished_at=config.get("finished_at"))
+                               finished_at=config.get("finished_at"), run=run_identity_of(config))
 
 
 def _metrics(run_dir: Path, bench: Benchmark, raw: bytes, config: dict) -> BaseModel | None:
@@ -144,22 +145,42 @@ def by_benchmark(entries: list[Entry]) -> list[tuple[str, list[Entry]]]:
             if any(e.benchmark == name for e in entries)]
 
 
+def real_and_controls(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
+    """The runs an accuracy table shows (real runs and variants, each named as such) and the control runs, whose
+    audio was replaced: their accuracy is never the model's, so the tables leave them out and say so."""
+    return [e for e in entries if not e.control], [e for e in entries if e.control]
+
+
+CONTROLS_INSTEAD = "They are measured against their real runs under 'Does the model listen?'."
+
+
 def markdown(entries: list[Entry]) -> str:
-    """A table per benchmark present; headed by the benchmark's name when several are."""
+    """A table per benchmark present (headed by its name when several are), then the audio controls beside their real
+    runs; the control runs are left out of the accuracy tables, with a line naming them."""
+    from acousticbench.core.run_identity import left_out_line
     from acousticbench.tools import controls
 
+    shown, left = real_and_controls(entries)
     sections = [(name, get_benchmark(name).leaderboard_markdown(group, model_index))
-                for name, group in by_benchmark(entries)]
+                for name, group in by_benchmark(shown)]
     listen = controls.markdown(entries)  # the audio controls beside their real runs, where there are any
+    note = left_out_line([e.run for e in left if e.run], "the accuracy tables", CONTROLS_INSTEAD)
+    tail = (f"\n{note}\n" if note else "") + (f"\n{listen}" if listen else "")
     if len(sections) == 1:
-        return sections[0][1] + (f"\n{listen}" if listen else "")
-    return "\n".join(f"## {name}\n\n{table}" for name, table in sections) + (f"\n{listen}" if listen else "")
+        return sections[0][1] + tail
+    return "\n".join(f"## {name}\n\n{table}" for name, table in sections) + tail
 
 
 def to_csv(entries: list[Entry]) -> str:
+    """The accuracy of every real run and variant; control runs are left out, with a line on stderr naming them."""
+    from acousticbench.core.run_identity import left_out_line
+
+    shown, left = real_and_controls(entries)
+    if left:
+        print(f"note: {left_out_line([e.run for e in left if e.run], 'the CSV', CONTROLS_INSTEAD)}", file=sys.stderr)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_HEADER)
-    for name, group in by_benchmark(entries):
+    for name, group in by_benchmark(shown):
         writer.writerows(get_benchmark(name).leaderboard_csv(group, model_index))
     return out.getvalue()

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 
 from acousticbench.benchmarks import Entry, get_benchmark
-from acousticbench.core.identity import differences, identity_of
+from acousticbench.core.identity import identity_of, named_rows
 from acousticbench.core.manifest import differences as manifest_differences, manifest_of
 from acousticbench.core.significance import (METHOD, Answers, PairedDifference, Pairing, benjamini_hochberg,
                                              pair_questions, paired_difference)
@@ -29,16 +29,30 @@ def row_names(entries: Iterable[Entry]) -> dict[tuple, str]:
     """row_key -> its name: the model, and where one model has several rows in a benchmark, how each differs
     from the others ('M [served org/m-2]', 'M [first 20]', 'M [pack 1a2b3c4d]'): every row is shown, none chosen
     silently."""
+    entries = list(entries)
     full = {row_key(e): (*e.identity, *identity_of({"split": e.split, "first": e.max_samples,
                                                    "pack": e.manifest[:8]})) for e in entries}
+    runs = {row_key(e): e.run for e in entries}  # a control or a variant is always named as such
     by_model: dict[tuple[str, str], list[tuple]] = {}
     for key in full:  # a model's rows in two benchmarks share its name: their tasks never meet
         by_model.setdefault(key[:2], []).append(key)
     names = {}
     for (_, model), keys in by_model.items():
-        named = differences([full[k] for k in keys])
-        names.update({k: model + (f" [{named[full[k]]}]" if named[full[k]] else "") for k in keys})
+        named = named_rows(model, [full[k] for k in keys], {full[k]: runs[k] for k in keys})
+        names.update({k: named[full[k]] for k in keys})
     return names
+
+
+def model_rows(entries: Iterable[Entry]) -> tuple[list[Entry], str]:
+    """The runs model is compared against model on, and a line naming the control runs left out ('' when none): a
+    control is measured against its own real run ('Does the model listen?'), never joins the grid, nor its q-values."""
+    from acousticbench.core.run_identity import left_out_line
+
+    entries = list(entries)
+    left = [e.run for e in entries if e.control and e.run]
+    return [e for e in entries if not e.control], left_out_line(left, "the model-against-model grid and its q-values",
+                                                               "The leaderboard measures them against their real "
+                                                               "runs under 'Does the model listen?'.")
 
 
 def cell_of(e: Entry) -> str:

@@ -161,7 +161,7 @@ async def ask_again(run: RunFile, records: list, backend, grader, archive: Path 
     cut = {line.item_id for line in run.torn} - have  # a line a crash cut: its question is asked again, not dropped
     prepared = run.bench.prepare(spec, {})
     if spec.control is not None:  # a control run is asked again with its control's audio, never the real clips
-        prepared = with_control(prepared, spec.control)
+        prepared = with_control(prepared, spec.control, run.bench)
     items = [item for item in prepared.items if item[0].id in todo or item[0].id in cut]
     bar = progress_bar(len(items), None)
     try:

@@ -155,6 +155,14 @@ class AcousticBenchmark(AcousticViews):
         end does not wait for them."""
         importlib.import_module("acousticbench.benchmarks.acoustic.psychometric")
 
+    def swapped(self, question: Question, sent: Prompt) -> Question:
+        """The question as --control swap asks it: its clips in the order sent (a stereo clip: the one with its
+        channels exchanged, by its absolute path) and its key the other option (the first clip is now the second,
+        the left the right), so its records score what was heard."""
+        audio = question.audio[::-1] if len(question.audio) == 2 else list(sent.audio)  # the pack's, or the cache's
+        other = {"A": "B", "B": "A"}
+        return question.model_copy(update={"audio": audio, "answer": other.get(question.answer or "")})
+
     def ideal_observer(self, prompt: Prompt) -> str:
         """The Oracle's answer: the attribute measured from the waveforms (oracle.py)."""
         from acousticbench.benchmarks.acoustic.oracle import observe

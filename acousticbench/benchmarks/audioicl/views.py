@@ -41,6 +41,16 @@ class AudioICLViews(BenchmarkBase):
                             "letter bank": spec.get("morse_alphabet"),
                             "demo order": spec.get("demo_order") if spec.get("demo_order") != "file" else None})
 
+    def variants(self, config: dict[str, Any]) -> Identity:
+        """The settings off their defaults that ask or score episodes otherwise than the plain run (its identity's
+        words): a demo order, a prompt style, a scoring, padded clips."""
+        from acousticbench.benchmarks.audioicl.spec import ICLOptions
+
+        spec, plain = config.get("spec") or {}, ICLOptions.model_fields
+        named = {"demo order": "demo_order", "prompt": "prompt_style", "scoring": "scoring", "padded": "pad"}
+        return tuple((what, "yes" if field == "pad" else str(spec[field])) for what, field in named.items()
+                     if spec.get(field) not in (None, plain[field].default))
+
     def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]:
         """The settings() an earlier run recorded (runs written before `settings`: its 'audioicl' section), and the
         episodes it asked (the meta file's sha256) and the pack's manifest: --resume never mixes two versions of a

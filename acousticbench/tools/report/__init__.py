@@ -24,7 +24,7 @@ class Built:
 def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
                  references: Path | None = None) -> Built:
     from acousticbench.benchmarks import get_benchmark
-    from acousticbench.tools.leaderboard import by_benchmark, model_index
+    from acousticbench.tools.leaderboard import by_benchmark, model_index, real_and_controls
     from acousticbench.tools import controls
     from acousticbench.tools.report import page
     from acousticbench.tools.report.answers import ClipSources, browser_data
@@ -36,9 +36,10 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
         raise UserError(f"no finished runs under {', '.join(map(str, results_dirs))}: run a model first "
                         "(python run.py --model Oracle --task rad), or pass the folder that holds the run folders.")
     records = {run.entry.run_dir: run.records for run in runs}
-    sections = [section for name, entries in by_benchmark([r.entry for r in runs])
+    shown, left = real_and_controls([r.entry for r in runs])  # a control's accuracy is never the model's
+    sections = [section for name, entries in by_benchmark(shown)
                 for section in get_benchmark(name).report_sections(entries, records, model_index)]
-    sections += controls.sections([r.entry for r in runs], records)  # does the model listen: the audio controls
+    sections += controls.sections([r.entry for r in runs], records, left)  # does the model listen: the controls
     clips = ClipSources(out, embed_audio)
     data = browser_data(runs, clips)
     n_records = len(data["records"]["run"])

@@ -110,7 +110,7 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
             if item not in seen:  # the clips' facts are the item's: asked of its first answer only
                 seen[item] = _clip_columns(bench.clip_facts(r), texts)
             q = questions.add(item + seen[item])
-            paired = facts.correct is not None and bench.scored(r)
+            paired = facts.correct is not None and bench.scored(r) and not e.control  # never in a model's q
             if paired:
                 scored.append(Scored(names[row_key(e)], task, (e.manifest, r.id), e.seed, facts.correct))
             ref = NONE if run.reference is None or r.id not in run.reference else texts.add(run.reference[r.id] or "")
