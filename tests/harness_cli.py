@@ -178,7 +178,7 @@ def summary_rows(results: Path) -> list[dict]:
     with (Path(results) / "audioicl_summary.csv").open() as fh:
         reader = csv.DictReader(fh)
         assert reader.fieldnames == ["model", "shots", "task", "accuracy", "accuracy_public", "n", "prompt_style",
-                                     "scoring"]
+                                     "scoring", "control", "variant"]
         return list(reader)
 
 

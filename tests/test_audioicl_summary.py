@@ -107,4 +107,4 @@ def test_the_sweeps_summary_has_the_harness_accuracy_and_the_columns_the_readme_
     assert promised and all(columns.split(",") == header for columns in promised), promised
     assert dict(zip(header, rows[0])) == {"model": "M", "shots": "1", "task": "AudioCount", "accuracy": "0.500000",
                                           "accuracy_public": "1.000000", "n": "2", "prompt_style": "specific",
-                                          "scoring": "strict"}
+                                          "scoring": "strict", "control": "", "variant": ""}

@@ -126,8 +126,11 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, res
 
     if reference:
         split_warnings(specs)
-    # a missing reference is known before any question is asked
-    ref_files = {spec: reference_file(reference.folder(), spec.model, spec.cell, spec.seed) for spec in specs} if reference else {}
+    # a missing reference is known before any question is asked; a control or a variant has none to match (a
+    # reference is a plain real run of its model): it is said, never compared
+    apart = {spec: _not_a_reference_run(spec) for spec in specs} if reference else {}
+    ref_files = {spec: reference_file(reference.folder(), spec.model, spec.cell, spec.seed) for spec in specs
+                 if not apart[spec]} if reference else {}
     status = 0
     bars = Progress(progress)
 
@@ -138,14 +141,17 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, res
                        "with --resume.", sys.stderr)
             status = 1
             return
-        bars.write(result.benchmark.summary_line(result))
+        bars.write(_run_line(result))
         if result.over_budget:
             bars.write(f"error: {result.spec.label()} finished with {result.over_budget}; its failures are error records "
                        f"in {result.run_dir / 'responses.jsonl'}: fix the cause, then rerun with --resume.", sys.stderr)
             status = 1
         if result.grader_note and result.metrics.statuses.get("unparsed"):
             bars.write(f"note: {result.grader_note}.", sys.stderr)
-        if reference:
+        if reference and apart[result.spec]:
+            bars.write(f"note: {result.spec.label()} is not compared with the reference: it is {apart[result.spec]}, "
+                       "and a reference is a plain real run of its model.")
+        elif reference:
             status = max(status, _compare(result, ref_files[result.spec], reference.threshold(result.spec.model),
                                           bars.write))
 
@@ -162,6 +168,28 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, res
     for bench, given in (options or {}).items():  # what a benchmark writes over the whole sweep (AudioICL: its CSV)
         every[bench].after_sweep(results, given)
     return status
+
+
+def _run_line(result) -> str:
+    """The line a finished run prints: its benchmark's; a swap control's figure is the share of answers that followed
+    the swapped clips (scored against what was sent), never an accuracy."""
+    if result.spec.control != "swap":
+        return result.benchmark.summary_line(result)
+    followed, n = result.benchmark.headline(result.metrics)
+    share = "n/a" if followed is None else f"{followed:.3f}"
+    return (f"{result.spec.label()}: followed the swapped clips on {share} of {n} {result.benchmark.item_noun} "
+            f"(answers naming the key of the clips as sent; a listening model follows) -> {result.run_dir}")
+
+
+def _not_a_reference_run(spec) -> str:
+    """What makes a run another thing than its model's plain real run ('a control run (silence)', 'a variant (demo
+    order: permuted)'), or '' for a real run (on the first N questions or not)."""
+    from acousticbench.benchmarks import run_identity_of
+
+    run = run_identity_of({"benchmark": spec.benchmark, "spec": spec.to_json()})
+    if run.control:
+        return f"a control run ({run.control}: its audio replaced)"
+    return f"a variant ({', '.join(f'{k}: {v}' for k, v in run.variants)})" if run.variants else ""
 
 
 def sustained_lines(results: list) -> list[str]:

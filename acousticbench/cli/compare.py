@@ -45,6 +45,7 @@ def _main(argv: list[str] | None) -> int:
               file=sys.stderr)
     print("\n".join(result.lines(_name(a), _name(b), one_run_each=len(a) == len(b) == 1)))
     print("\n".join(serving_lines(paths_a, paths_b)))
+    print("\n".join(control_lines(a, b)))
     return 0
 
 
@@ -63,8 +64,25 @@ def serving_lines(paths_a: list[Path], paths_b: list[Path]) -> list[str]:
             *(f"  {line}" for line in changed)]
 
 
+def control_lines(a, b) -> list[str]:
+    """A side that is a control run (its audio replaced) is named as such: the difference then measures whether the
+    model listens, never a difference between two models (a swap's 'accuracy' is against what was sent)."""
+    out = []
+    for name, side in (("A", a), ("B", b)):
+        kind = side[0].facts.get("control")
+        if kind:
+            model = side[0].facts.get("model", "the model")
+            out.append(f"Side {name} is a control run of {model} [control: {kind}]: its audio was replaced, so its "
+                       "figures are not the model's; against its real run the difference says whether the model "
+                       "listens" + (" (swap: answers are scored against the key of the clips as sent, so a "
+                                    "listening model keeps its accuracy and an unlistening one loses it)."
+                                    if kind == "swap" else "."))
+    return out
+
+
 def _name(runs) -> str:
     if len(runs) == 1:
-        return str(runs[0].path)
+        control = runs[0].facts.get("control")
+        return str(runs[0].path) + (f" [control: {control}]" if control else "")
     seeds = ", ".join(str(r.seed) for r in runs)
     return f"{len(runs)} runs (seeds {seeds}): " + ", ".join(str(r.path) for r in runs)

@@ -238,8 +238,9 @@ class RunSpec:
         return self.task + self._variant("/{letter}{value}")
 
     def label(self) -> str:
-        control = f", control {self.control}" if self.control else ""
-        return f"{self.model} on {self.task}{self._variant(' {letter}={value}')} (seed {self.seed}{control})"
+        """'Oracle on rad (seed 42)'; a control run names its control beside the model: 'Oracle [control: silence]'."""
+        control = f" [control: {self.control}]" if self.control else ""
+        return f"{self.model}{control} on {self.task}{self._variant(' {letter}={value}')} (seed {self.seed})"
 
     def run_prefix(self, backend_name: str) -> str:
         """Folder name without the timestamp: '<Model>-<task>[-k<k>]-<backend>-seed<N>'."""

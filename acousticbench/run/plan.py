@@ -144,9 +144,17 @@ def power_lines(runs: list[tuple]) -> list[str]:
     `runs`: (spec, the ids of its scored items, what they are called) for each planned run."""
     from acousticbench.core.power import Assumptions, detectable_difference, power_line
 
+    from acousticbench.benchmarks import run_identity_of
+
     cells: dict[tuple[str, str], tuple[set, set]] = {}
+    controls = []
     for spec, scored, noun in runs:
-        ids, seeds = cells.setdefault((spec.cell, noun), (set(), set()))
+        run = run_identity_of({"benchmark": spec.benchmark, "spec": spec.to_json()})
+        if run.control:  # measured against its own real run, never in a comparison of two models
+            controls.append(run)
+            continue
+        tags = "".join(f" [{t}]" for t in run.tags(first=False))  # a variant's seeds are its own
+        ids, seeds = cells.setdefault((spec.cell + tags, noun), (set(), set()))
         ids.update(scored)
         seeds.add(spec.seed)
     assumed = Assumptions()
@@ -155,6 +163,11 @@ def power_lines(runs: list[tuple]) -> list[str]:
     for (cell, noun), (ids, seeds) in cells.items():
         found = detectable_difference(len(ids), assumed.difference_sd(len(seeds)))
         out.append(f"  {cell}: {power_line(len(ids), len(seeds), found, noun)}")
+    if controls:
+        from acousticbench.core.run_identity import left_out_line
+
+        out.append(left_out_line(controls, "this power", "Each is measured against its own real run ('Does the "
+                                 "model listen?' in the leaderboard)."))
     return out
 
 

@@ -29,7 +29,7 @@ def claim_path(folder: Path) -> Path:
 
 def _planned(spec: Any) -> dict[str, Any]:
     return {"model": spec.model, "benchmark": spec.benchmark, "task": spec.task, **spec.reference_fields(),
-            "seed": spec.seed, "folder": None, "status": "pending", "accuracy": None, "stderr": None, "n": None,
+            "seed": spec.seed, "control": spec.control, "folder": None, "status": "pending", "accuracy": None, "stderr": None, "n": None,
             "errors": None, "note": None}
 
 
@@ -96,15 +96,18 @@ class SweepFile:
 
 
 def closing_table(results: list) -> str:
-    """One row per run of the sweep: what it measured, or why it stopped."""
-    rows = [("model", "run", "seed", "accuracy", "n", "errors", "folder")]
+    """One row per run of the sweep: what it measured, or why it stopped; a control run says which audio it heard
+    (its column; '-' for a real run), and a swap's figure is the share of answers that followed the swapped clips,
+    never an accuracy."""
+    rows = [("model", "run", "control", "seed", "accuracy", "n", "errors", "folder")]
     for r in results:
         spec = r.spec
         if r.error:
-            rows.append((spec.model, spec.cell, str(spec.seed), "FAILED", "-", "-", r.error[:60]))
+            rows.append((spec.model, spec.cell, spec.control or "-", str(spec.seed), "FAILED", "-", "-", r.error[:60]))
             continue
         accuracy, n = r.benchmark.headline(r.metrics)
-        rows.append((spec.model, spec.cell, str(spec.seed), "n/a" if accuracy is None else f"{accuracy:.3f}", str(n),
+        shown = "n/a" if accuracy is None else f"{'followed ' if spec.control == 'swap' else ''}{accuracy:.3f}"
+        rows.append((spec.model, spec.cell, spec.control or "-", str(spec.seed), shown, str(n),
                      str(r.metrics.statuses.get("error", 0)), str(r.run_dir)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     failed = sum(1 for r in results if r.error)

@@ -147,7 +147,10 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
     from acousticbench.benchmarks import benchmark_of_config, spec_from_config
 
     written = []
-    for run_dir, config in sorted(((d, _finished_config(d)) for d in run_dirs), key=lambda dc: dc[1]["spec"]["seed"]):
+    configs = [(d, _finished_config(d)) for d in run_dirs]
+    for run_dir, config in configs:  # every run checked before anything is written
+        _check_a_real_run(run_dir, config)
+    for run_dir, config in sorted(configs, key=lambda dc: dc[1]["spec"]["seed"]):
         bench = benchmark_of_config(config)
         spec = spec_from_config(config)
         records = [r.model_dump(mode="json") for r in read_records(run_dir / RESPONSES, bench.record_type)]
@@ -165,6 +168,18 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
         _write_summary(folder, spec, config, identity, list(runs.values()))
         written.append(folder / name)
     return written
+
+
+def _check_a_real_run(run_dir: Path, config: dict) -> None:
+    """A reference is its model's plain real run: a control (its audio replaced) or a variant would stand for it."""
+    from acousticbench.benchmarks import run_identity_of
+
+    run = run_identity_of(config)
+    if run.control or run.variants:
+        what = (f"a control run ({run.control}: its audio replaced)" if run.control else
+                f"a variant ({', '.join(f'{k}: {v}' for k, v in run.variants)})")
+        raise UserError(f"{run_dir} is {what} of {run.model} on {run.cell or run.task}, and a reference is the "
+                        "model's plain real run: promote the real run instead.")
 
 
 def _finished_config(run_dir: Path) -> dict:

@@ -14,8 +14,10 @@ from acousticbench.core.errors import UserError
 
 COLUMNS = ("model", "shots", "task", "accuracy", "n")  # eval_str.py: the public scorer's accuracy, as the paper's
 # the sweep's audioicl_summary.csv: the harness's accuracy (metrics.json's: a refusal is never right), the public
-# scorer's beside it, and a row per setting, so commands accumulate; n counts answers (episodes x seeds)
-RUN_COLUMNS = ("model", "shots", "task", "accuracy", "accuracy_public", "n", "prompt_style", "scoring")
+# scorer's beside it, and a row per setting, so commands accumulate; n counts answers (episodes x seeds); a control
+# run (its audio replaced) and a variant (a demo order) are rows of their own, named in their columns, never pooled
+RUN_COLUMNS = ("model", "shots", "task", "accuracy", "accuracy_public", "n", "prompt_style", "scoring", "control",
+               "variant")
 PUBLIC_FILE = re.compile(r"^(?P<model>.+?)_results(?:_meta)?_k(?P<k>\d+)\.jsonl$")  # the public inference output
 
 
@@ -31,31 +33,46 @@ class Answer:
     prompt_style: str | None = None  # of the run it came from (None for public result files)
     scoring: str | None = None
     correct: bool | None = None  # the harness's verdict (the record's `correct`; None for public result files)
+    control: str | None = None  # the audio control its run heard in place of the clips (None: the real audio)
+    variant: str | None = None  # how its run asked otherwise than the plain run ('demo order: permuted'), else None
+
+    @property
+    def name(self) -> str:
+        """The model, with its control and variant named as such ('Oracle [control: silence]')."""
+        return self.model + (f" [control: {self.control}]" if self.control else "") + \
+            (f" [{self.variant}]" if self.variant else "")
 
 
 def run_folder_answers(root: Path, prompt_style: str | None = None, torn: list | None = None) -> list[Answer]:
     """Answers from AudioICL run folders under `root`: the latest folder per (model, task, k, seed, backend, prompt
-    style, scoring), each with the prompt style and scoring it was run with; a line a crash cut goes to `torn`."""
+    style, scoring, control, variant), each with the prompt style and scoring it was run with, and its control and
+    variant (core/run_identity.py); a line a crash cut goes to `torn`."""
+    from acousticbench.benchmarks import run_identity_of
     from acousticbench.core.readers import read_json, read_jsonl
 
     latest: dict[str, Path] = {}
     fix = "restore it, or move that run folder out of the results folder"
     for config in sorted(Path(root).rglob("config.json")):
-        spec = read_json(config, "the run config", fix).get("spec", {})
+        whole = read_json(config, "the run config", fix)
+        spec = whole.get("spec", {})
         if spec.get("benchmark") != "AudioICL" or not (config.parent / "responses.jsonl").is_file():
             continue
         if prompt_style and spec.get("prompt_style") != prompt_style:
             continue
-        prefix = re.sub(r"-\d{8}-\d{6}(-\d+)?$", "", config.parent.name) + f"/{spec.get('prompt_style')}/{spec.get('scoring')}"
+        prefix = re.sub(r"-\d{8}-\d{6}(-\d+)?$", "", config.parent.name) + f"/{spec.get('prompt_style')}/{spec.get('scoring')}" \
+            + "/" + "/".join(run_identity_of(whole).tags())  # a demo order is not in the folder's name
         if prefix not in latest or config.parent.name > latest[prefix].name:
             latest[prefix] = config.parent
     answers = []
     for folder in latest.values():
-        spec = read_json(folder / "config.json", "the run config", fix)["spec"]
+        config = read_json(folder / "config.json", "the run config", fix)
+        spec, run = config["spec"], run_identity_of(config)
+        variant = "; ".join(f"{k}: {v}" for k, v in run.variants if k not in ("prompt", "scoring")) or None
         for r in read_jsonl(folder / "responses.jsonl", "the run file", fix, torn=torn):
             try:
                 answers.append(Answer(r["model"], int(r["shots"]), r["task"], r.get("response"), str(r["gt"]),
-                                      spec.get("prompt_style"), spec.get("scoring"), bool(r.get("correct"))))
+                                      spec.get("prompt_style"), spec.get("scoring"), bool(r.get("correct")),
+                                      run.control, variant))
             except (KeyError, TypeError, ValueError):
                 raise UserError(f"{folder / 'responses.jsonl'}: record {r.get('id')!r} is not an AudioICL record; "
                                 f"{fix}.") from None
@@ -84,23 +101,26 @@ def summarise(answers: list[Answer], scoring: Scoring = "strict", only_model: st
               by_run: bool = False) -> list[dict]:
     """Rows sorted by (model, shots, task): COLUMNS, each episode scored by the public scorer from its response and
     gold label; by_run (run folders): RUN_COLUMNS, the accuracy the harness's (each record's own verdict, as in
-    metrics.json) and the public scorer's as accuracy_public, a row per prompt style and scoring."""
+    metrics.json) and the public scorer's as accuracy_public, a row per prompt style and scoring. A control run and a
+    variant are rows of their own: by_run in their columns, else named in the model's ('Oracle [control: silence]')."""
     counts: dict[tuple, list[int]] = defaultdict(lambda: [0, 0, 0])
     for a in answers:
         if only_model and a.model != only_model:
             continue
         mode = (a.scoring if by_run else None) or scoring  # by_run: scored as its run was, a row per setting
         style = a.prompt_style if by_run else None
-        cell = counts[(a.model, a.shots, a.task, style, mode if by_run else None)]
+        run = (a.control or "", a.variant or "") if by_run else ("", "")
+        cell = counts[(a.model if by_run else a.name, a.shots, a.task, style, mode if by_run else None, *run)]
         public = score(a.task, a.response, a.gt, mode)[1]
         cell[0] += bool(a.correct) if by_run else public
         cell[1] += public
         cell[2] += 1
     rows = []
-    for (m, k, t, style, mode), (c, public, n) in sorted(counts.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
+    for (m, k, t, style, mode, control, variant), (c, public, n) in sorted(
+            counts.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
         row = {"model": m, "shots": k, "task": t, "accuracy": f"{c / n:.6f}"}
-        rows.append({**row, "accuracy_public": f"{public / n:.6f}", "n": n, "prompt_style": style, "scoring": mode}
-                    if by_run else {**row, "n": n})
+        rows.append({**row, "accuracy_public": f"{public / n:.6f}", "n": n, "prompt_style": style, "scoring": mode,
+                     "control": control, "variant": variant} if by_run else {**row, "n": n})
     return rows
 
 
@@ -111,6 +131,11 @@ def write_csv(rows: list[dict], path: Path) -> None:
         writer = csv.DictWriter(fh, fieldnames=RUN_COLUMNS if any("accuracy_public" in r for r in rows) else COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
+
+
+def _line(row: dict) -> str:
+    return row["model"] + (f" [control: {row['control']}]" if row.get("control") else "") + \
+        (f" [{row['variant']}]" if row.get("variant") else "")
 
 
 def plot(rows: list[dict], path: Path) -> None:
@@ -127,10 +152,10 @@ def plot(rows: list[dict], path: Path) -> None:
     fig, axes = plt.subplots((len(tasks) + cols - 1) // cols, cols, figsize=(4 * cols, 3 * ((len(tasks) + cols - 1) // cols)),
                              squeeze=False, sharey=True)
     for ax, task in zip(axes.flat, tasks):
-        for model in sorted({r["model"] for r in rows}):
-            points = sorted((int(r["shots"]), float(r["accuracy"])) for r in rows if r["task"] == task and r["model"] == model)
+        for line in sorted({_line(r) for r in rows}):  # a control or a variant: a line of its own, named so
+            points = sorted((int(r["shots"]), float(r["accuracy"])) for r in rows if r["task"] == task and _line(r) == line)
             if points:
-                ax.plot(*zip(*points), marker="o", label=model)
+                ax.plot(*zip(*points), marker="o", label=line)
         ax.set_title(task)
         ax.set_xticks(sorted({int(r["shots"]) for r in rows}))
         ax.set_xlabel("shots (k)")
