@@ -86,7 +86,8 @@ def control_rows(entries: list[Entry], records: Mapping[Path, Sequence]) -> list
         if e.run_dir is None and e.control is None:
             continue
         (real.setdefault(_cell(e), []) if e.control is None else controls.setdefault((_cell(e), e.control), [])).append(e)
-    names = row_labels([e for e in entries if e.control is None])
+    names = {bench: row_labels([e for e in entries if e.control is None and e.benchmark == bench])
+             for bench in {e.benchmark for e in entries}}  # a row is named as its benchmark's table names it
     rows = []
     for (cell, kind), group in controls.items():
         label = get_benchmark(cell[0]).variant_label(cell[3])
@@ -96,7 +97,7 @@ def control_rows(entries: list[Entry], records: Mapping[Path, Sequence]) -> list
                                    None, "no real run beside it: run the model on this task and seed to measure it"))
             continue
         found = _row(real[cell], group, kind, records)
-        name = names.get((cell[1], real[cell][0].identity), cell[1])
+        name = names[cell[0]].get((cell[1], real[cell][0].identity), cell[1])
         rows.append(ControlRow(name, task, kind, seeds, found if isinstance(found, Listening) else None,
                                found if isinstance(found, str) else ""))
     return sorted(rows, key=lambda r: (r.model, r.task, r.control))
