@@ -1,6 +1,7 @@
 """Audio controls (--control): the same questions, seeds and prompts with the audio replaced, written as runs of their
 own linked to the real run and never pooled with it; against simulated listeners of known truth, a listener that
-ignores its audio keeps its answers and is flagged, and one that hears falls to chance under silence."""
+ignores its audio is called not listening, and one that hears listens, falls to chance under silence and follows a
+swap."""
 from __future__ import annotations
 
 import csv
