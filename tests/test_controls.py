@@ -98,7 +98,7 @@ def test_the_report_shows_the_controls(served):
     assert out.returncode == 0, out.stderr
     page = (served / "report.html").read_text()
     assert "Does the model listen?" in page and "not listening" in page and "follows the swap" in page
-    assert "Left out of the accuracy tables: 10 control runs" in page
+    assert "Left out of the accuracy tables and the model-against-model view: 10 control runs" in page
 
 
 def test_a_swap_controls_records_name_the_clips_as_sent_and_their_key(served):

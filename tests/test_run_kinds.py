@@ -201,7 +201,7 @@ def test_the_report_leaves_controls_out_of_its_accuracy_tables_and_measures_them
     out = run_cli("--report", "results", "--out", "report.html", cwd=workspace)
     assert out.returncode == 0, out.stderr
     page = (workspace / "report.html").read_text()
-    assert "Left out of the accuracy tables: 32 control runs" in page
+    assert "Left out of the accuracy tables and the model-against-model view: 32 control runs" in page
     assert "follows the swap" in page and "not listening" in page
     listen = page.split('id="s-listen"')[1]
     before = page.split('id="s-listen"')[0]

@@ -160,6 +160,7 @@ def sections(entries: list[Entry], records: Mapping[Path, Sequence], left: Seque
     if not rows:
         return []
     body = [[escape(c) for c in _cells(r)] for r in rows]
-    note = left_out_line([e.run for e in left if e.run], "the accuracy tables", "This table measures them.")
+    note = left_out_line([e.run for e in left if e.run], "the accuracy tables and the model-against-model view",
+                         "This table measures them.")
     return [Section("s-listen", "Does the model listen?", escape(f"{note} {BLURB}".strip()),
                     html_table("listen", HEADER, body, "Real runs against their audio controls"))]
