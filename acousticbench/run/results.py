@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from acousticbench.core.errors import UserError
+from acousticbench.core.instants import instant, stamp_instant
 from acousticbench.core.jsontext import model_line, parse_model
 from acousticbench.core.readers import problem_of
 from acousticbench.core.written_by import version_line
@@ -44,13 +45,30 @@ def new_run_dir(results_dir: Path, prefix: str) -> Path:
     return claim_new(results_dir, lambda stamp: f"{prefix}-{stamp}", Path.mkdir, f"runs named {prefix}")
 
 
-def latest_run_dir(results_dir: Path, prefix: str) -> Path | None:
-    """The most recent run folder for this prefix (timestamps sort as text)."""
+def latest_run_dir(results_dir: Path, prefix: str, belongs: Callable[[dict], bool] | None = None) -> Path | None:
+    """The run folder of this prefix that started last (config.json's started_at, an instant: folder names hold
+    local time, which sorts wrongly across time zones); with `belongs`, only folders whose config.json it accepts (a
+    folder whose config.json is missing or unreadable is kept: whoever continues it must refuse it by name)."""
     if not results_dir.is_dir():
         return None
-    pattern = re.compile(re.escape(prefix) + r"-\d{8}-\d{6}(-\d+)?$")
-    runs = [p for p in results_dir.iterdir() if p.is_dir() and pattern.match(p.name)]
-    return max(runs, key=lambda p: p.name) if runs else None
+    pattern = re.compile(re.escape(prefix) + r"-(\d{8}-\d{6})(-\d+)?$")
+    runs = []
+    for path in results_dir.iterdir():
+        found = pattern.match(path.name)
+        if found and path.is_dir():
+            config = _config_or_empty(path)
+            if belongs is None or not config or belongs(config):
+                started = instant(config.get("started_at")) or stamp_instant(found.group(1)) or 0.0
+                runs.append((started, int((found.group(2) or "-0")[1:]), path))
+    return max(runs, key=lambda run: run[:2])[2] if runs else None
+
+
+def _config_or_empty(run_dir: Path) -> dict:
+    try:
+        config = json.loads((run_dir / CONFIG).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return config if isinstance(config, dict) else {}
 
 
 def read_config(run_dir: Path, missing_ok: bool = False) -> dict:
@@ -106,18 +124,23 @@ def read_records(path: Path, record_type: type[RecordBase], torn: list | None = 
     """Read responses.jsonl; a half-written last line (from a killed run) is dropped (--resume asks it again), or
     collected in `torn` as a readers.TornLine for a caller that must not lose it; later duplicates win.
     `record_type`: the pydantic model of a line (its benchmark's record_type)."""
-    by_id: dict[str, RecordBase] = {}
+    return list({record.id: record for _, record in numbered_records(path, record_type, torn)}.values())
+
+
+def numbered_records(path: Path, record_type: type[RecordBase], torn: list | None = None) -> list[tuple[int, Any]]:
+    """Every record of responses.jsonl with its line number, duplicates included (read_records' rules otherwise)."""
     if not path.exists():
         return []
     try:
         lines = path.read_bytes().split(b"\n")
     except OSError as err:
         raise UserError(f"cannot read {path} ({err.strerror or err}).") from None
+    found = []
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            record = parse_model(record_type, line)
+            found.append((lineno, parse_model(record_type, line)))
         except ValidationError as err:
             cut = any(e["type"] == "json_invalid" for e in err.errors())  # not even JSON: a kill's torn line
             written = None if cut else version_line(path.parent)  # another version's records: never taken for one
@@ -131,8 +154,7 @@ def read_records(path: Path, record_type: type[RecordBase], torn: list | None = 
                 continue
             raise UserError(f"{path}:{lineno}: not a valid {record_type.__name__} ({problem_of(err)}); restore "
                             f"the file from {path.name}.orig if there is one, or rerun that run.") from None
-        by_id[record.id] = record
-    return list(by_id.values())
+    return found
 
 
 def rewrite_sorted(path: Path, records: list[RecordBase], lines: dict[str, str] | None = None) -> None:
