@@ -51,24 +51,33 @@ def latest_run_dir(results_dir: Path, prefix: str, belongs: Callable[[dict], boo
     folder whose config.json is missing or unreadable is kept: whoever continues it must refuse it by name)."""
     if not results_dir.is_dir():
         return None
-    pattern = re.compile(re.escape(prefix) + r"-(\d{8}-\d{6})(-\d+)?$")
-    runs = []
-    for path in results_dir.iterdir():
-        found = pattern.match(path.name)
-        if found and path.is_dir():
-            config = _config_or_empty(path)
-            if belongs is None or not config or belongs(config):
-                started = instant(config.get("started_at")) or stamp_instant(found.group(1)) or 0.0
-                runs.append((started, int((found.group(2) or "-0")[1:]), path))
-    return max(runs, key=lambda run: run[:2])[2] if runs else None
+    pattern = re.compile(re.escape(prefix) + STAMP)
+    runs = [path for path in results_dir.iterdir() if pattern.match(path.name) and path.is_dir()]
+    if belongs is not None:
+        runs = [path for path in runs if not config_or_empty(path) or belongs(config_or_empty(path))]
+    return max(runs, key=started) if runs else None
 
 
-def _config_or_empty(run_dir: Path) -> dict:
+STAMP = r"-(\d{8}-\d{6})(-(\d+))?$"  # what ends a run folder's name: its local time, and a number when two share it
+
+
+def started(run_dir: Path) -> tuple[float, int]:
+    """When a run started, for ordering runs: config.json's started_at as an instant, else the folder name's stamp
+    (read as this machine's local time, as older harnesses wrote only that); then the number two in one second got."""
+    found = re.search(STAMP, run_dir.name)
+    at = instant(config_or_empty(run_dir).get("started_at"))
+    if at is None:
+        at = (stamp_instant(found.group(1)) if found else None) or 0.0
+    return at, int(found.group(3) or 0) if found else 0
+
+
+def config_or_empty(run_dir: Path) -> dict:
+    """A run folder's config.json, or {} where it is missing or unreadable (for ordering and choosing runs only)."""
     try:
         config = json.loads((run_dir / CONFIG).read_bytes())
     except (OSError, ValueError):
         return {}
-    return config if isinstance(config, dict) else {}
+    return config if isinstance(config, dict) and isinstance(config.get("spec", {}), dict) else {}
 
 
 def read_config(run_dir: Path, missing_ok: bool = False) -> dict:
