@@ -126,8 +126,13 @@ def collect(results_dirs: list[Path]) -> list[Entry]:
     return list(latest.values())
 
 
-def _finish_order(entry: Entry) -> tuple[str, str]:
-    return entry.finished_at or "", entry.run_dir.name if entry.run_dir else ""
+def _finish_order(entry: Entry) -> tuple[float, tuple[float, int]]:
+    """When a run finished, as an instant (finished_at's text is local time in older runs: never compared as text),
+    then when it started."""
+    from acousticbench.core.instants import instant
+    from acousticbench.run.results import started
+
+    return instant(entry.finished_at) or 0.0, started(entry.run_dir) if entry.run_dir else (0.0, 0)
 
 
 def model_index(model: str) -> int:
