@@ -177,22 +177,54 @@ def rewrite_sorted(path: Path, records: list[RecordBase], lines: dict[str, str] 
 
 
 class RunLock:
-    """One process per run folder: an exclusive flock on <run>/.lock, held while the run writes; the system
-    releases it when the process ends, however it ends."""
+    """One writer per run folder (a run, --resume, rerun, rejudge): an exclusive flock on <run>/.lock, held while it
+    writes; the system releases it when the process ends, however it ends. A reader asking whether a run is being
+    written (being_written) holds a shared lock for an instant, so a writer tries for WAIT_S before it refuses."""
 
     NAME = ".lock"
+    WAIT_S = 2.0
 
-    def __init__(self, run_dir: Path):
+    def __init__(self, run_dir: Path, then: str = "before resuming this run"):
         import fcntl
 
         self.path = run_dir / self.NAME
-        self._fh = self.path.open("a")  # never written: the lock is the flock, so the file stays as it was
         try:
-            fcntl.flock(self._fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._fh.close()
-            raise UserError(f"{run_dir} is being written by another process (a run.py on the same run): wait for it "
-                            "to finish, or stop it, before resuming this run.") from None
+            self._fh = self.path.open("a")  # never written: the lock is the flock, so the file stays as it was
+        except OSError:  # a folder no one may write: the command's own first write names it
+            self._fh = None
+            return
+        deadline = time.monotonic() + self.WAIT_S
+        while True:
+            try:
+                fcntl.flock(self._fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    self._fh.close()
+                    raise UserError(f"{run_dir} is being written by another command (a run, --resume, rerun or "
+                                    f"rejudge of the same run): wait for it to finish, or stop it, {then}; nothing "
+                                    "was changed.") from None
+                time.sleep(0.05)
 
     def release(self) -> None:
-        self._fh.close()  # closing drops the lock
+        if self._fh is not None:
+            self._fh.close()  # closing drops the lock
+
+
+def being_written(run_dir: Path) -> bool:
+    """Whether a command holds the run folder's lock now: a reader's question (the leaderboard, the report, promote),
+    answered without waiting."""
+    import fcntl
+
+    try:
+        fh = (run_dir / RunLock.NAME).open("rb")
+    except OSError:
+        return False
+    with fh:  # closing drops the shared lock taken to ask
+        try:
+            fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+    return False

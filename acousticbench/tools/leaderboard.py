@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from acousticbench.benchmarks import BENCHMARKS, CSV_HEADER, Benchmark, Entry, benchmark_of_config, get_benchmark
 from acousticbench.core.errors import UserError
 from acousticbench.core.written_by import version_line
-from acousticbench.run.results import CONFIG, METRICS, RESPONSES
+from acousticbench.run.results import CONFIG, METRICS, RESPONSES, being_written
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -32,7 +32,8 @@ def _line_count(path: Path) -> tuple[int, bool]:
 def run_entry(run_dir: Path) -> Entry | None:
     """The entry of a finished run folder of any benchmark, or None (with the reason on stderr) when it is not usable."""
     if not (run_dir / METRICS).is_file():
-        _warn(f"{run_dir}: no {METRICS} (the run did not finish; continue it with --resume)")
+        _warn(f"{run_dir}: no {METRICS} yet (it is being written by a running command: wait for it to finish)"
+              if being_written(run_dir) else f"{run_dir}: no {METRICS} (the run did not finish; continue it with --resume)")
         return None
     try:
         config = json.loads((run_dir / CONFIG).read_text(encoding="utf-8"))
