@@ -40,6 +40,7 @@ def _child(request: dict, channels: tuple[int, int]) -> None:
     import signal
     import tempfile
     import threading
+    import time
     import traceback
 
     for fd in channels:
@@ -51,6 +52,7 @@ def _child(request: dict, channels: tuple[int, int]) -> None:
     os.environ.clear()
     os.environ.update(request["env"])
     tempfile.tempdir = None  # re-read from TMPDIR, as a new process would
+    time.tzset()  # and the local time zone from TZ
     script = request["argv"][0]
     sys.argv = list(request["argv"])
     sys.path[0] = os.path.dirname(os.path.abspath(script))

@@ -146,6 +146,12 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, res
             bars.write(f"error: {result.spec.label()} finished with {result.over_budget}; its failures are error records "
                        f"in {result.run_dir / 'responses.jsonl'}: fix the cause, then rerun with --resume.", sys.stderr)
             status = 1
+        if result.changed_clips:  # the pack changed under the run: its answers are not all of the pack it names
+            changed = result.changed_clips
+            bars.write(f"error: {result.spec.label()}: {len(changed)} question(s) not asked, their clips changed after "
+                       f"the pack was checked (first: {changed[0].id}: {changed[0].error.split(':')[0]}); restore the "
+                       "pack, then rerun with --resume.", sys.stderr)
+            status = 1
         if result.grader_note and result.metrics.statuses.get("unparsed"):
             bars.write(f"note: {result.grader_note}.", sys.stderr)
         if reference and apart[result.spec]:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from acousticbench.core.clip_pins import read_checked
 from acousticbench.core.errors import ArchiveError
 
 SAMPLE_RATE = 16_000
@@ -15,8 +16,8 @@ def read_audio(path: str | Path, sr: int | None = None) -> tuple[np.ndarray, int
     """Float32 samples in [-1, 1], shape (frames,) for mono or (frames, channels); resampled to `sr` if given."""
     import soundfile as sf
 
-    try:
-        data, rate = sf.read(str(path), dtype="float32", always_2d=False)
+    try:  # the bytes checked against the pack's pin are the ones decoded
+        data, rate = sf.read(io.BytesIO(read_checked(str(path))), dtype="float32", always_2d=False)
     except FileNotFoundError:
         raise ArchiveError(f"missing audio file {path}: rebuild or re-extract the archive.") from None
     except (sf.LibsndfileError, RuntimeError) as err:

@@ -43,9 +43,29 @@ def cache_dir():
     return Path(root).expanduser() if root else Path.home() / ".cache" / "acousticbench"
 
 
+NAME_LIMIT = 80  # a model's part of a folder name: with task, backend, seed and stamp well under 255 bytes
+
+
 def safe_name(name: str) -> str:
-    """A display name made safe for a folder name (slashes and spaces become '_')."""
-    return re.sub(r"[^A-Za-z0-9._+-]", "_", name)
+    """A display name as one folder name, one name to one folder: a name of letters, digits and ._+- (in Unicode's
+    composed form, NFC, however it was typed) is itself; any other (a space, a slash, an accent, over NAME_LIMIT
+    characters) keeps its safe part with '_' for the rest, cut short, and the first 8 hex digits of the sha256 of the
+    whole name, so two names that read alike on disk never share a folder."""
+    import hashlib
+    import unicodedata
+
+    name = unicodedata.normalize("NFC", name)
+    safe = re.sub(r"[^A-Za-z0-9._+-]", "_", name)
+    if safe == name and len(name) <= NAME_LIMIT:
+        return name
+    return f"{safe[:NAME_LIMIT - 9]}~{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two model names are the same name, however each was typed (Unicode's composed and decomposed forms)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
 
 
 VLLM_VENV = "ACOUSTICBENCH_VLLM_VENV"

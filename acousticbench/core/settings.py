@@ -228,6 +228,11 @@ class RunSpec:
     variant: int | None = None
     control: str | None = None  # the audio this run hears in place of the real clips (core/controls.py); None: real
 
+    def __post_init__(self):  # one name however it was typed: Unicode's composed form (NFC), as folders and tables use
+        import unicodedata
+
+        object.__setattr__(self, "model", unicodedata.normalize("NFC", self.model))
+
     def _variant(self, pattern: str) -> str:
         named = self.options.VARIANT
         return "" if named is None or self.variant is None else pattern.format(letter=named[1], value=self.variant)

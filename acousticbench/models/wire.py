@@ -4,6 +4,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from acousticbench.core.clip_pins import read_checked
 from acousticbench.core.errors import ArchiveError
 from acousticbench.models.limits import MERGE_GAP_S
 
@@ -25,8 +26,7 @@ def _encode_wav(samples: "np.ndarray", sr: int) -> bytes:
 def wav_bytes(path: str) -> bytes:
     """The clip as WAV bytes: the file itself when it already is a WAV (no decode), else re-encoded as PCM16."""
     try:
-        with open(path, "rb", buffering=0) as fh:  # one read sized by fstat: a buffer would only be an extra copy
-            data = fh.readall()
+        data = read_checked(path)  # the bytes sent are the ones the pack pins, or the question is an error record
     except FileNotFoundError:
         raise ArchiveError(f"missing audio file {path}: rebuild or re-extract the archive.") from None
     if _is_pcm_wav(data):

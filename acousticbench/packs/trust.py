@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from acousticbench.core import clip_pins
 from acousticbench.core.errors import ArchiveError
 from acousticbench.packs import verified
 from acousticbench.packs.audio_format import ClipFormat, clip_problems
@@ -32,6 +33,7 @@ def verified_digests(root: Path, paths: list[str], expected: dict[str, str | Non
     digests.update({p: None if isinstance(d, Unreadable) else d for p, d in fresh.items()})
     bad = clip_problems(dict.fromkeys(fresh, promised)) if promised else {}
     verified.remember(str(root), {p: d for p, d in fresh.items() if d == expected[p] and p not in bad}, tag)
+    clip_pins.pin({p: want for p, want in expected.items() if want is not None and digests.get(p) == want})
     return digests, bad
 
 

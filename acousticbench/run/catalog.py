@@ -9,7 +9,7 @@ from typing import Any
 from acousticbench.core.errors import UserError, unknown_name
 from acousticbench.models import lora
 from acousticbench.models.open_weight import OPEN_WEIGHT, OpenWeight
-from acousticbench.core.environment import endpoint_variable
+from acousticbench.core.environment import endpoint_variable, same_name
 
 
 @dataclass(frozen=True)
@@ -217,6 +217,8 @@ def get_model(name: str, archive: Path | None = None) -> ModelEntry:
         if archive is not None:
             lora.require_adapter(archive, adapter)
         return lora_entry(adapter)
+    if name not in MODELS:  # typed in another Unicode form (an accent as two code points): the same name
+        name = next((known for known in MODELS if same_name(known, name)), name)
     if name not in MODELS:
         known = list(MODELS) + [m.name for m in lora_entries(archive)] if archive is not None else list(MODELS)
         raise unknown_name("model", name, known)

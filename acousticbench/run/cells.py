@@ -69,9 +69,13 @@ def fingerprinted(to_record: Callable) -> Callable:
     from acousticbench.models.fingerprint import sent
 
     async def stamped(item, prompt, outcome):
+        from acousticbench.core.clip_pins import ClipChanged
+
         record = await to_record(item, prompt, outcome)
-        # on the loop, not in a worker thread: a thread still hashing when Ctrl-C lands delays the exit past a second
-        return record.model_copy(update={"sent": sent(prompt)})
+        try:  # on the loop, not in a worker thread: a thread still hashing when Ctrl-C lands delays the exit past a second
+            return record.model_copy(update={"sent": sent(prompt)})
+        except ClipChanged:  # a clip not the pack's now: what went out, if anything did, was read (and checked) before
+            return record
 
     return stamped
 

@@ -14,7 +14,7 @@ from acousticbench.core.errors import UserError
 from acousticbench.models.limits import Limits, seconds_sent
 from acousticbench.models.prices import Price, audio_tokens, price_table, split_usage, text_tokens, usd
 from acousticbench.run.catalog import get_model
-from acousticbench.core.environment import safe_name
+from acousticbench.core.environment import safe_name, same_name
 
 TRANSCRIPT_TOKENS = 25  # a cascade's text step reads one transcript line per clip: a guess, short for these clips
 # seconds per request when no earlier run of the model measured it: rough figures to replace by a first small run
@@ -72,8 +72,12 @@ def _default_concurrency(entry) -> int:
 @lru_cache(maxsize=64)  # a sweep plans many runs of one model: its latest runs are read once
 def measured_latency(results_dir: Path, model: str, runs: int = 3) -> tuple[float, str] | None:
     """The mean latency of the answered requests of this model's latest runs under results_dir."""
-    folders = sorted((p for p in Path(results_dir).glob(f"{safe_name(model)}-*") if (p / "responses.jsonl").is_file()),
-                     key=lambda p: p.name[-15:])[-runs:]  # the timestamp ends the name
+    from acousticbench.run.results import config_or_empty, started
+
+    # its own runs by their config.json (the glob also finds a model whose name starts alike), the latest by instant
+    folders = sorted((p for p in Path(results_dir).glob(f"{safe_name(model)}-*") if (p / "responses.jsonl").is_file()
+                      and same_name(str(config_or_empty(p).get("spec", {}).get("model")), model)),
+                     key=started)[-runs:]
     latencies = []
     for folder in folders:
         for line in (folder / "responses.jsonl").read_bytes().split(b"\n"):  # not splitlines: U+2028 in a reply

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from acousticbench.core.errors import UserError
+from acousticbench.core.instants import instant, stamp_instant
 from acousticbench.core.jsontext import model_line, parse_model
 from acousticbench.core.readers import problem_of
 from acousticbench.core.written_by import version_line
@@ -44,13 +45,39 @@ def new_run_dir(results_dir: Path, prefix: str) -> Path:
     return claim_new(results_dir, lambda stamp: f"{prefix}-{stamp}", Path.mkdir, f"runs named {prefix}")
 
 
-def latest_run_dir(results_dir: Path, prefix: str) -> Path | None:
-    """The most recent run folder for this prefix (timestamps sort as text)."""
+def latest_run_dir(results_dir: Path, prefix: str, belongs: Callable[[dict], bool] | None = None) -> Path | None:
+    """The run folder of this prefix that started last (config.json's started_at, an instant: folder names hold
+    local time, which sorts wrongly across time zones); with `belongs`, only folders whose config.json it accepts (a
+    folder whose config.json is missing or unreadable is kept: whoever continues it must refuse it by name)."""
     if not results_dir.is_dir():
         return None
-    pattern = re.compile(re.escape(prefix) + r"-\d{8}-\d{6}(-\d+)?$")
-    runs = [p for p in results_dir.iterdir() if p.is_dir() and pattern.match(p.name)]
-    return max(runs, key=lambda p: p.name) if runs else None
+    pattern = re.compile(re.escape(prefix) + STAMP)
+    runs = [path for path in results_dir.iterdir() if pattern.match(path.name) and path.is_dir()]
+    if belongs is not None:
+        runs = [path for path in runs if not config_or_empty(path) or belongs(config_or_empty(path))]
+    return max(runs, key=started) if runs else None
+
+
+STAMP = r"-(\d{8}-\d{6})(-(\d+))?$"  # what ends a run folder's name: its local time, and a number when two share it
+
+
+def started(run_dir: Path) -> tuple[float, int]:
+    """When a run started, for ordering runs: config.json's started_at as an instant, else the folder name's stamp
+    (read as this machine's local time, as older harnesses wrote only that); then the number two in one second got."""
+    found = re.search(STAMP, run_dir.name)
+    at = instant(config_or_empty(run_dir).get("started_at"))
+    if at is None:
+        at = (stamp_instant(found.group(1)) if found else None) or 0.0
+    return at, int(found.group(3) or 0) if found else 0
+
+
+def config_or_empty(run_dir: Path) -> dict:
+    """A run folder's config.json, or {} where it is missing or unreadable (for ordering and choosing runs only)."""
+    try:
+        config = json.loads((run_dir / CONFIG).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return config if isinstance(config, dict) and isinstance(config.get("spec", {}), dict) else {}
 
 
 def read_config(run_dir: Path, missing_ok: bool = False) -> dict:
@@ -106,18 +133,23 @@ def read_records(path: Path, record_type: type[RecordBase], torn: list | None = 
     """Read responses.jsonl; a half-written last line (from a killed run) is dropped (--resume asks it again), or
     collected in `torn` as a readers.TornLine for a caller that must not lose it; later duplicates win.
     `record_type`: the pydantic model of a line (its benchmark's record_type)."""
-    by_id: dict[str, RecordBase] = {}
+    return list({record.id: record for _, record in numbered_records(path, record_type, torn)}.values())
+
+
+def numbered_records(path: Path, record_type: type[RecordBase], torn: list | None = None) -> list[tuple[int, Any]]:
+    """Every record of responses.jsonl with its line number, duplicates included (read_records' rules otherwise)."""
     if not path.exists():
         return []
     try:
         lines = path.read_bytes().split(b"\n")
     except OSError as err:
         raise UserError(f"cannot read {path} ({err.strerror or err}).") from None
+    found = []
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            record = parse_model(record_type, line)
+            found.append((lineno, parse_model(record_type, line)))
         except ValidationError as err:
             cut = any(e["type"] == "json_invalid" for e in err.errors())  # not even JSON: a kill's torn line
             written = None if cut else version_line(path.parent)  # another version's records: never taken for one
@@ -131,8 +163,7 @@ def read_records(path: Path, record_type: type[RecordBase], torn: list | None = 
                 continue
             raise UserError(f"{path}:{lineno}: not a valid {record_type.__name__} ({problem_of(err)}); restore "
                             f"the file from {path.name}.orig if there is one, or rerun that run.") from None
-        by_id[record.id] = record
-    return list(by_id.values())
+    return found
 
 
 def rewrite_sorted(path: Path, records: list[RecordBase], lines: dict[str, str] | None = None) -> None:
@@ -146,22 +177,54 @@ def rewrite_sorted(path: Path, records: list[RecordBase], lines: dict[str, str] 
 
 
 class RunLock:
-    """One process per run folder: an exclusive flock on <run>/.lock, held while the run writes; the system
-    releases it when the process ends, however it ends."""
+    """One writer per run folder (a run, --resume, rerun, rejudge): an exclusive flock on <run>/.lock, held while it
+    writes; the system releases it when the process ends, however it ends. A reader asking whether a run is being
+    written (being_written) holds a shared lock for an instant, so a writer tries for WAIT_S before it refuses."""
 
     NAME = ".lock"
+    WAIT_S = 2.0
 
-    def __init__(self, run_dir: Path):
+    def __init__(self, run_dir: Path, then: str = "before resuming this run"):
         import fcntl
 
         self.path = run_dir / self.NAME
-        self._fh = self.path.open("a")  # never written: the lock is the flock, so the file stays as it was
         try:
-            fcntl.flock(self._fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._fh.close()
-            raise UserError(f"{run_dir} is being written by another process (a run.py on the same run): wait for it "
-                            "to finish, or stop it, before resuming this run.") from None
+            self._fh = self.path.open("a")  # never written: the lock is the flock, so the file stays as it was
+        except OSError:  # a folder no one may write: the command's own first write names it
+            self._fh = None
+            return
+        deadline = time.monotonic() + self.WAIT_S
+        while True:
+            try:
+                fcntl.flock(self._fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    self._fh.close()
+                    raise UserError(f"{run_dir} is being written by another command (a run, --resume, rerun or "
+                                    f"rejudge of the same run): wait for it to finish, or stop it, {then}; nothing "
+                                    "was changed.") from None
+                time.sleep(0.05)
 
     def release(self) -> None:
-        self._fh.close()  # closing drops the lock
+        if self._fh is not None:
+            self._fh.close()  # closing drops the lock
+
+
+def being_written(run_dir: Path) -> bool:
+    """Whether a command holds the run folder's lock now: a reader's question (the leaderboard, the report, promote),
+    answered without waiting."""
+    import fcntl
+
+    try:
+        fh = (run_dir / RunLock.NAME).open("rb")
+    except OSError:
+        return False
+    with fh:  # closing drops the shared lock taken to ask
+        try:
+            fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+    return False

@@ -2,18 +2,19 @@
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from acousticbench.core import provenance
+from acousticbench.core.instants import now
 from acousticbench.core.manifest import serving_manifest
 from acousticbench.benchmarks import Benchmark, Grader, Prepared
 from acousticbench.core.errors import UserError, writable_folder
 from acousticbench.core.written_by import is_newer, version_line, version_of
+from acousticbench.run.resumable import belongs_to, kept_records, unknown_settings
 from acousticbench.run.results import (
-    CONFIG, RESPONSES, RunLock, latest_run_dir, new_run_dir, read_config, read_records, rewrite_sorted, write_json,
+    CONFIG, RESPONSES, RunLock, latest_run_dir, new_run_dir, read_config, rewrite_sorted, write_json,
 )
 
 
@@ -29,17 +30,20 @@ class Cell:
     lock: RunLock | None = None
     config: dict = field(default_factory=dict)  # as written to config.json when the run started
     canary: dict | None = None  # the start-of-run canary's verdicts (run/canary.py), where it was asked
+    kept: list = field(default_factory=list)  # --resume: the earlier run's records that are kept (run/resumable.py)
 
 
 def resume_target(cell: Cell, backend_name: str) -> None:
-    """--resume: the latest run folder of this cell, refused when it was made with other settings."""
+    """--resume: the latest run folder of this cell (by its config.json, not its name), refused when it was made with
+    other settings or holds what it cannot continue without losing or mixing answers; its records to keep are read."""
     spec = cell.spec
     if not spec.settings.resume:
         return
-    previous = latest_run_dir(spec.settings.results_dir, spec.run_prefix(backend_name))
+    previous = latest_run_dir(spec.settings.results_dir, spec.run_prefix(backend_name), belongs_to(spec))
     if previous is None:
         print(f"note: --resume: no earlier run of {spec.label()} under {spec.settings.results_dir}; starting it.", file=sys.stderr)
         return
+    unknown_settings(previous)
     config = read_config(previous, missing_ok=True)
     written = version_line(previous, config)
     if written and is_newer(version_of(config)):  # its records may say what this version cannot: never mixed
@@ -52,6 +56,7 @@ def resume_target(cell: Cell, backend_name: str) -> None:
                         f"without --resume {fix}.")
     writable_folder(previous, "run folder", "--results-dir (or without --resume)")
     cell.lock = RunLock(previous)  # a second run.py resuming the same folder refuses instead of asking twice
+    cell.kept = kept_records(previous, spec, cell.bench, {item.id for item, _ in cell.prepared.items})
     cell.previous, cell.earlier_config = previous, config
 
 
@@ -91,10 +96,6 @@ def same_served_model(cells: list[Cell], backend) -> None:
                             "again.")
 
 
-def now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
-
-
 def command_line() -> str:
     """The command as run, secrets redacted, for config.json."""
     return " ".join(provenance.redacted_argv())
@@ -120,7 +121,8 @@ def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
     if cell.canary is not None:
         config["canary"] = cell.canary
     if spec.control:  # the real run it is the control of: the latest of the same cell, written first in a sweep
-        real = latest_run_dir(spec.settings.results_dir, replace(spec, control=None).run_prefix(backend.backend_name))
+        real_spec = replace(spec, control=None)
+        real = latest_run_dir(spec.settings.results_dir, real_spec.run_prefix(backend.backend_name), belongs_to(real_spec))
         config["control"] = {**config.get("control", {}), "real_run": real.name if real else None}
     if grader is not None:  # how the run's labels were obtained (a judge's settings)
         sections = grader.provenance(spec)
@@ -131,15 +133,12 @@ def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
 
 def open_run_dir(cell: Cell, backend, grader: Grader | None) -> tuple[Path, list]:
     """The run folder (the resumed one with its finished records, or a new one) with config.json written."""
-    spec, bench = cell.spec, cell.bench
+    spec = cell.spec
     if cell.previous is None:
         run_dir, kept = new_run_dir(spec.settings.results_dir, spec.run_prefix(backend.backend_name)), []
         cell.lock = RunLock(run_dir)
     else:
-        run_dir = cell.previous
-        wanted = {item.id for item, _ in cell.prepared.items}
-        kept = [r for r in read_records(run_dir / RESPONSES, bench.record_type)
-                if r.status in bench.final_statuses and r.id in wanted]
+        run_dir, kept = cell.previous, cell.kept
         rewrite_sorted(run_dir / RESPONSES, kept)  # drops a torn last line and the records that are asked again
     cell.config = _config(cell, backend, grader, now())
     write_json(run_dir / CONFIG, cell.config)

@@ -48,6 +48,13 @@ class RunResult:
     concurrency: dict | None = field(default=None, repr=False)  # the model session's limits when the run ended
 
     @property
+    def changed_clips(self) -> list:
+        """The error records of questions whose clips changed after the pack was checked (never sent): exit 1."""
+        from acousticbench.core.clip_pins import CHANGED
+
+        return [r for r in self.records if r.status == "error" and CHANGED in (r.error or "")]
+
+    @property
     def benchmark(self) -> Benchmark:
         return get_benchmark(self.spec.benchmark)
 

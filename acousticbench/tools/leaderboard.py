@@ -14,7 +14,7 @@ from acousticbench.benchmarks import (BENCHMARKS, CSV_HEADER, Benchmark, Entry, 
                                       run_identity_of)
 from acousticbench.core.errors import UserError
 from acousticbench.core.written_by import version_line
-from acousticbench.run.results import CONFIG, METRICS, RESPONSES
+from acousticbench.run.results import CONFIG, METRICS, RESPONSES, being_written
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -33,7 +33,8 @@ def _line_count(path: Path) -> tuple[int, bool]:
 def run_entry(run_dir: Path) -> Entry | None:
     """The entry of a finished run folder of any benchmark, or None (with the reason on stderr) when it is not usable."""
     if not (run_dir / METRICS).is_file():
-        _warn(f"{run_dir}: no {METRICS} (the run did not finish; continue it with --resume)")
+        _warn(f"{run_dir}: no {METRICS} yet (it is being written by a running command: wait for it to finish)"
+              if being_written(run_dir) else f"{run_dir}: no {METRICS} (the run did not finish; continue it with --resume)")
         return None
     try:
         config = json.loads((run_dir / CONFIG).read_text(encoding="utf-8"))
@@ -127,8 +128,13 @@ def collect(results_dirs: list[Path]) -> list[Entry]:
     return list(latest.values())
 
 
-def _finish_order(entry: Entry) -> tuple[str, str]:
-    return entry.finished_at or "", entry.run_dir.name if entry.run_dir else ""
+def _finish_order(entry: Entry) -> tuple[float, tuple[float, int]]:
+    """When a run finished, as an instant (finished_at's text is local time in older runs: never compared as text),
+    then when it started."""
+    from acousticbench.core.instants import instant
+    from acousticbench.run.results import started
+
+    return instant(entry.finished_at) or 0.0, started(entry.run_dir) if entry.run_dir else (0.0, 0)
 
 
 def model_index(model: str) -> int:

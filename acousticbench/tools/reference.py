@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from acousticbench.core.errors import UserError
 from acousticbench.core.readers import read_json, read_jsonl
-from acousticbench.run.results import CONFIG, METRICS, RESPONSES, read_config, read_records, write_json
+from acousticbench.run.results import CONFIG, METRICS, RESPONSES, being_written, read_config, read_records, write_json
 from acousticbench.core.environment import safe_name
 
 if TYPE_CHECKING:
@@ -183,6 +183,9 @@ def _check_a_real_run(run_dir: Path, config: dict) -> None:
 
 
 def _finished_config(run_dir: Path) -> dict:
+    if being_written(run_dir):  # its files may change while they are copied: a reference is made of a run at rest
+        raise UserError(f"{run_dir} is being written by another command (a run, --resume, rerun or rejudge): promote "
+                        "it once that has finished; nothing was written.")
     if not (run_dir / CONFIG).is_file() or not (run_dir / METRICS).is_file():
         raise UserError(f"{run_dir} is not a finished run (config.json or metrics.json missing): finish it with --resume first.")
     return read_config(run_dir)

@@ -7,7 +7,7 @@ import argparse
 import shutil
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,9 @@ from acousticbench.benchmarks import BENCHMARKS, Benchmark, Option, benchmark_of
 from acousticbench.engine.executor import RetryPolicy, Slots, progress_bar, run_items
 from acousticbench.core.errors import UserError
 from acousticbench.run.cells import fingerprinted, with_control
-from acousticbench.run.results import CONFIG, METRICS, RESPONSES, read_config, read_records, rewrite_sorted, write_json
+from acousticbench.run.results import (
+    CONFIG, METRICS, RESPONSES, RunLock, read_config, read_records, rewrite_sorted, write_json,
+)
 from acousticbench.run.runfolder import command_line, now
 
 BACKUP_SUFFIX = ".orig"
@@ -30,6 +32,7 @@ class RunFile:
     bench: Benchmark
     records: list
     torn: tuple = ()  # readers.TornLine: a last line a crash cut, whose question must be asked again, never dropped
+    lock: Any = field(default=None, compare=False, repr=False)  # the run folder's RunLock, held until the command ends
 
     @classmethod
     def load(cls, path: Path) -> "RunFile":
@@ -37,6 +40,7 @@ class RunFile:
         config_path = path.parent / CONFIG
         if not path.is_file() or not config_path.is_file():
             raise UserError(f"{path} is not the responses.jsonl of a run folder (with its config.json beside it).")
+        lock = RunLock(path.parent, "then run this command again")  # a run writing it would lose what this writes
         config = read_config(path.parent)
         bench = benchmark_of_config(config)
         torn: list = []
@@ -45,7 +49,7 @@ class RunFile:
             if line.item_id is None:
                 raise UserError(f"{line.describe()} and names no question: run `python run.py ... --resume` on that "
                                 "run to ask it again; nothing was changed.")
-        return cls(path, config, bench, records, tuple(torn))
+        return cls(path, config, bench, records, tuple(torn), lock)
 
     def backup(self) -> Path:
         """Keep the first original beside the file, before any model or judge call (a folder that cannot take it

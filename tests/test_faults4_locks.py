@@ -1,0 +1,97 @@
+"""Two commands on one run folder: every writer (a run, --resume, rerun, rejudge) takes the run's lock, every reader
+that copies or advises (promote, the leaderboard, the report) respects it, and what they print fits a run being
+written: never "--resume" for a run another command is still writing."""
+from __future__ import annotations
+
+import fcntl
+from contextlib import contextmanager
+from pathlib import Path
+
+from conftest import write_tiny_pack
+from harness_cli import assert_one_line, harness_env, python, run_cli, run_dirs
+from test_faults import RUN
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@contextmanager
+def written_by_another_command(run_dir: Path):
+    """The lock a run, rerun or rejudge holds while it writes the folder, held here as another process would."""
+    with (run_dir / ".lock").open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
+
+
+def a_run(tmp_path: Path, finished: bool = True) -> Path:
+    archive = write_tiny_pack(tmp_path / "archive")
+    out = run_cli(*RUN, "--archive", str(archive), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    (run_dir,) = run_dirs(tmp_path / "results")
+    if not finished:
+        (run_dir / "metrics.json").unlink()
+    return run_dir
+
+
+def acousticbench(tmp_path: Path, *args: str):
+    return python("-m", "acousticbench", *args, cwd=tmp_path, env=harness_env())
+
+
+def test_rerun_refuses_a_run_another_command_is_writing_and_changes_nothing(tmp_path):
+    run_dir = a_run(tmp_path)
+    before = files(tmp_path / "results")
+    with written_by_another_command(run_dir):
+        out = acousticbench(tmp_path, "rerun", str(run_dir), "--model", "Oracle")
+    assert_one_line(out, 2, f"{run_dir} is being written by another command", "nothing was changed")
+    assert files(tmp_path / "results") == before
+
+
+def test_rejudge_refuses_a_run_another_command_is_writing_and_changes_nothing(tmp_path):
+    run_dir = a_run(tmp_path)
+    before = files(tmp_path / "results")
+    with written_by_another_command(run_dir):
+        out = acousticbench(tmp_path, "rejudge", str(run_dir), "--judge-endpoint", "http://127.0.0.1:9/v1")
+    assert_one_line(out, 2, f"{run_dir} is being written by another command", "nothing was changed")
+    assert files(tmp_path / "results") == before
+
+
+def test_promote_refuses_a_run_another_command_is_writing(tmp_path):
+    run_dir = a_run(tmp_path)
+    with written_by_another_command(run_dir):
+        out = run_cli("--promote-reference", str(run_dir), "--references", str(tmp_path / "refs"), cwd=tmp_path)
+    assert_one_line(out, 2, "is being written by another command", "promote it once that has finished")
+    assert not (tmp_path / "refs").exists() or not any((tmp_path / "refs").rglob("*.jsonl"))
+
+
+def test_the_leaderboard_says_a_locked_unfinished_run_is_being_written_not_to_resume_it(tmp_path):
+    run_dir = a_run(tmp_path, finished=False)
+    with written_by_another_command(run_dir):
+        out = acousticbench(tmp_path, "leaderboard", "results")
+    assert f"{run_dir.name}: no metrics.json yet (it is being written by a running command" in out.stderr, out.stderr
+    assert "--resume" not in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_the_report_says_a_locked_unfinished_run_is_being_written_not_to_resume_it(tmp_path):
+    run_dir = a_run(tmp_path, finished=False)
+    with written_by_another_command(run_dir):
+        out = acousticbench(tmp_path, "report", "results", "--out", str(tmp_path / "report.html"))
+    assert "being written by a running command" in out.stderr and "--resume" not in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_an_unfinished_run_no_command_is_writing_is_still_advised_to_resume(tmp_path):
+    run_dir = a_run(tmp_path, finished=False)
+    (run_dir / ".lock").touch()
+    out = acousticbench(tmp_path, "leaderboard", "results")
+    assert "the run did not finish; continue it with --resume" in out.stderr, out.stderr
+
+
+def test_a_resume_refuses_a_run_another_command_is_writing_and_continues_it_once_that_ended(tmp_path):
+    run_dir = a_run(tmp_path, finished=False)
+    archive = tmp_path / "archive"
+    with written_by_another_command(run_dir):
+        out = run_cli(*RUN, "--archive", str(archive), "--resume", cwd=tmp_path)
+    assert_one_line(out, 2, "is being written by another command")
+    out = run_cli(*RUN, "--archive", str(archive), "--resume", cwd=tmp_path)
+    assert out.returncode == 0 and "11 kept from the earlier run" in out.stdout, out.stdout + out.stderr
