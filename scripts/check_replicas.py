@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Check the runs of a results folder for scripts/test_slurm.sh: each finished, every question answered exactly once,
-and (with --used/--ended) how many replicas answered and how many ended mid-run. One line per problem; exit 1."""
+"""Check the runs of a results folder for scripts/test_slurm.sh and scripts/test_docker.sh: each finished, every question
+answered exactly once, and (with --used/--ended) how many replicas answered and how many ended mid-run, or (with
+--container) that the serving manifest names the image that served it. One line per problem; exit 1."""
 from __future__ import annotations
 
 import argparse
@@ -31,10 +32,14 @@ def problems(run: Path, args: argparse.Namespace) -> list[str]:
     if args.resumed and "interrupted" not in log:
         found.append(f"{run.name}: run.log shows no interruption to resume from")
     replicas = config["backend"].get("replicas") or []
-    if not replicas or not all(r.get("job") and r.get("node") for r in replicas):
+    served_from = (config.get("manifest") or {}).get("container_digest")
+    if args.container is not None and served_from != args.container:
+        found.append(f"{run.name}: the serving manifest names the image {served_from}, not {args.container}")
+    elif args.container is None and (not replicas or not all(r.get("job") and r.get("node") for r in replicas)):
         found.append(f"{run.name}: config.json names no job and node of its replicas: {replicas}")
-    print(f"{run.name}: {len(ids)} questions once each, {used} replica(s) answered, {ended} ended; replicas "
-          f"{[(r['job'], r['node'], r.get('server_version')) for r in replicas]}")
+    served = f"image {served_from}" if args.container else \
+        f"replicas {[(r.get('job'), r.get('node'), r.get('server_version')) for r in replicas]}"
+    print(f"{run.name}: {len(ids)} questions once each, {used} replica(s) answered, {ended} ended; {served}")
     return found
 
 
@@ -46,6 +51,7 @@ def main() -> int:
     parser.add_argument("--ended", type=int, help="exactly this many replicas ended mid-run")
     parser.add_argument("--runs", type=int, help="exactly this many runs")
     parser.add_argument("--resumed", action="store_true", help="each run was interrupted and resumed")
+    parser.add_argument("--container", help="the image id the serving manifest must name (one container, no SLURM)")
     args = parser.parse_args()
     runs = sorted(p for p in args.results.iterdir() if p.is_dir())
     found = [] if args.runs is None or len(runs) == args.runs else [f"{len(runs)} runs, not {args.runs}"]

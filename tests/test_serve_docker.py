@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 
@@ -32,28 +33,26 @@ def settings_from(stdout: str) -> dict:
     return json.loads(stdout[start:end])
 
 
-IN_DOCKER = [name for name, spec in SPECS.items() if not (spec.built_in and spec.kind == "vllm")]
-
-
-@pytest.mark.parametrize("name", IN_DOCKER)
+@pytest.mark.parametrize("name", list(SPECS))
 def test_dry_run_prints_the_exact_settings_with_the_token_redacted(name, home, capsys):
     spec = SPECS[name]
     assert cli.main([name, "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert TOKEN not in out
     s = settings_from(out)
-    assert s["image"] == spec.image and s["image"].startswith(("acousticbench/vllm:", "acousticbench/transformers"))
+    assert s["image"] == spec.image
+    assert s["image"].startswith(("acousticbench/vllm:", "acousticbench/vllm-cpu:", "acousticbench/transformers"))
     assert s["ports"] == {"8000/tcp": ["127.0.0.1", spec.port]}
     assert s["ipc_mode"] == "host" and s["detach"] is True
     assert s["labels"]["acousticbench.model"] == name
     assert s["volumes"][f"{home}/.cache/huggingface"] == {"bind": "/root/.cache/huggingface", "mode": "rw"}
-    assert s["environment"] == {"HF_TOKEN": "REDACTED"}
+    assert s["environment"]["HF_TOKEN"] == "REDACTED"
     if spec.gpu_memory_gb:
         assert s["device_requests"] == [{"count": -1, "capabilities": [["gpu"]]}]
     else:
         assert s["device_requests"] == []  # Tiny-Qwen2-Audio runs on the CPU
     if spec.kind == "vllm":
-        assert s["command"][0] == spec.repo_id
+        assert s["command"][0] == (spec.repo_id if not spec.built_in else "--model")
         limit = 5 if name == "voxtral_mini_3b" else 48  # vLLM issue #22109 for Voxtral; the table's limit for the rest
         assert s["command"][s["command"].index("--limit-mm-per-prompt") + 1] == '{"audio": %d}' % limit
         # vLLM's neutral sampling defaults, not the checkpoint's generation_config.json: greedy as vLLM means it
@@ -79,9 +78,15 @@ def test_the_specs_match_the_registry():
                                                          "--load_format", "mistral")
 
 
-def test_the_built_in_vllm_model_is_served_without_docker_with_the_same_arguments(home, capsys):
-    assert cli.main(["tiny_qwen2_audio_vllm", "--dry-run"]) == 2
-    assert "docker_serve.sh tiny_qwen2_audio_vllm --local" in capsys.readouterr().err
+def test_the_built_in_vllm_model_runs_in_vllms_cpu_image_or_without_docker_with_the_same_arguments(home, capsys):
+    from acousticbench.serve.tiny_checkpoint import checkpoint_path
+
+    assert cli.main(["tiny_qwen2_audio_vllm", "--dry-run", "--port", "9016", "--host-network"]) == 0
+    s = settings_from(capsys.readouterr().out)
+    assert s["image"].startswith("acousticbench/vllm-cpu:")
+    assert s["volumes"][str(checkpoint_path())] == {"bind": "/models/tiny-qwen2-audio", "mode": "ro"}  # mounted
+    in_docker = s["command"]
+    assert s["environment"]["VLLM_ENABLE_V1_MULTIPROCESSING"] == "0" and s["environment"]["HF_HUB_OFFLINE"] == "1"
     assert cli.main(["tiny_qwen2_audio_vllm", "--local", "--dry-run", "--port", "9016"]) == 0
     lines = capsys.readouterr().out.splitlines()
     command = lines[1].split()
@@ -91,6 +96,29 @@ def test_the_built_in_vllm_model_is_served_without_docker_with_the_same_argument
     assert command[command.index("--port") + 1] == "9016" and command[command.index("--host") + 1] == "127.0.0.1"
     assert command[command.index("--served-model-name") + 1] == "acousticbench/tiny-qwen2-audio"
     assert lines[-1] == "export ACOUSTICBENCH_TINY_QWEN2_AUDIO_VLLM_ENDPOINT=http://localhost:9016"
+    local_args = shlex.split(lines[1])[shlex.split(lines[1]).index("--served-model-name"):]
+    # the same server arguments and port; in Docker, /v1/models also names the image (the serving manifest's container)
+    assert in_docker[in_docker.index("--served-model-name"):-2] == local_args
+    assert in_docker[-2:] == ["--middleware", "vllm_container_digest.add_container_digest"]
+
+
+@pytest.mark.parametrize("name", ["tiny_qwen2_audio", "qwen2_audio_7b_instruct"])
+def test_host_network_mode_publishes_nothing_and_binds_loopback_on_the_models_port(name, home, capsys, monkeypatch):
+    assert cli.main([name, "--dry-run", "--host-network"]) == 0
+    by_flag = capsys.readouterr().out
+    monkeypatch.setenv("ACOUSTICBENCH_DOCKER_NETWORK", "host")
+    assert cli.main([name, "--dry-run"]) == 0
+    assert capsys.readouterr().out == by_flag
+    assert "# on the host's network" in by_flag
+    s = settings_from(by_flag)
+    port = SPECS[name].port
+    assert s["network_mode"] == "host" and "ports" not in s
+    assert s["command"][s["command"].index("--host") + 1:][:3] == ["127.0.0.1", "--port", str(port)]
+    assert s["labels"]["acousticbench.port"] == str(port)
+    monkeypatch.setenv("ACOUSTICBENCH_DOCKER_NETWORK", "hots")
+    assert cli.main([name, "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ACOUSTICBENCH_DOCKER_NETWORK=hots: give host" in err
 
 
 def test_the_script_dry_run_never_prints_the_token(home):

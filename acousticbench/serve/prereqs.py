@@ -40,10 +40,13 @@ def probe_gpus(client, gpus: str) -> tuple[list[Gpu], str | None]:
     import docker
 
     request = docker.types.DeviceRequest(**parse_gpus(gpus))
-    try:
-        out = client.containers.run(PROBE_IMAGE, PROBE, device_requests=[request], remove=True)
+    try:  # never a pull: the SDK's run() pulls a missing image, which offline reads as the engine refusing the probe
+        client.images.get(PROBE_IMAGE)
     except docker.errors.ImageNotFound:
-        return [], f"cannot pull {PROBE_IMAGE} to look for GPUs: `docker pull {PROBE_IMAGE}` on a machine with network"
+        return [], (f"probe image not available offline: {PROBE_IMAGE} is not here to look for GPUs with; "
+                    f"`docker pull {PROBE_IMAGE}` where a registry is reachable")
+    try:
+        out = client.containers.run(PROBE_IMAGE, PROBE, device_requests=[request], remove=True, network_mode="none")
     except docker.errors.ContainerError as err:
         tail = (err.stderr or b"").decode(errors="replace").strip().splitlines()[-1:] or [str(err)]
         return [], (f"a container with --gpus {gpus} sees no GPU ({tail[0][:160]}): check the NVIDIA driver with "

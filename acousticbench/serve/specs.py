@@ -11,12 +11,17 @@ from acousticbench.core.errors import UserError, unknown_name
 from acousticbench.models import lora
 from acousticbench.models.images import IMAGES, Image
 from acousticbench.models.open_weight import OPEN_WEIGHT, OpenWeight
+from acousticbench.serve.vllm_container_digest import MIDDLEWARE
 
 REPO = Path(__file__).resolve().parents[2]
 CONTAINER_PORT = 8000
 CONTAINER_HF_CACHE = "/root/.cache/huggingface"
 CONTAINER_OUR_CACHE = "/root/.cache/acousticbench"  # merged LoRA models live here, on the host's disk
+CONTAINER_CHECKPOINT = "/models/tiny-qwen2-audio"  # the tiny checkpoint, built on the host, mounted read-only
 REDACTED = "REDACTED"
+# vLLM on a CPU, as tried on 2 cores: the engine in one process, one OpenMP thread, 1 GB of KV cache, no Hub lookups
+CPU_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0", "OMP_NUM_THREADS": "1", "VLLM_CPU_KVCACHE_SPACE": "1",
+           "HF_HUB_OFFLINE": "1"}
 
 
 def limit_mm(model: OpenWeight) -> tuple[str, str]:
@@ -43,7 +48,7 @@ class ServerSpec:
     start_timeout_s: int = 1800  # the first start downloads the weights
     lora: str | None = None  # ours: a LoRA adapter folder name under <archive>/lora/
     recipe: Image | None = None  # the image it runs in, with its pins (models/images.py); None: its kind's usual one
-    built_in: bool = False  # the tiny checkpoint, built in code: vLLM serves it without Docker only (--local)
+    built_in: bool = False  # the tiny checkpoint, built in code: mounted into vLLM's CPU image, or run by --local
 
     @property
     def adapter(self) -> str:
@@ -94,11 +99,11 @@ def get_spec(serve_name: str, archive: Path) -> ServerSpec:
     return SPECS[serve_name]
 
 
-@lru_cache(maxsize=4)
-def _source_hash(dockerfile: str, with_our_code: bool) -> str:
-    """A hash of the files a build reads (its Dockerfile, and our sources where the image copies them), so an image
-    is rebuilt when any of them changes."""
-    paths = [REPO / dockerfile]
+@lru_cache(maxsize=8)
+def _source_hash(dockerfile: str, with_our_code: bool, reads: tuple[str, ...] = ()) -> str:
+    """A hash of the files a build reads (its Dockerfile, the files of ours it copies, and our sources where the image
+    copies them), so an image is rebuilt when any of them changes."""
+    paths = [REPO / dockerfile, *(REPO / r for r in reads)]
     if with_our_code:
         paths += [REPO / "pyproject.toml", *(REPO / "acousticbench").rglob("*.py")]
     digest = hashlib.sha256()
@@ -112,7 +117,7 @@ def image_for(spec: ServerSpec) -> tuple[str, str, str | None]:
     and the files its build reads, so it changes with any of them."""
     recipe = spec.image_recipe
     pins = "".join(f"{k}={v}\n" for k, v in sorted(recipe.build_args.items()))
-    sources = _source_hash(recipe.dockerfile, spec.kind == "transformers")  # our server's images copy our code
+    sources = _source_hash(recipe.dockerfile, spec.kind == "transformers", recipe.reads)  # ours copy our code
     tag = hashlib.sha256((sources + pins).encode()).hexdigest()[:12]
     return f"acousticbench/{recipe.name}:{tag}", recipe.dockerfile, recipe.target
 
@@ -132,29 +137,40 @@ def parse_gpus(gpus: str) -> dict[str, Any]:
     return {"device_ids": ids, "capabilities": [["gpu"]]}
 
 
-def command_for(spec: ServerSpec, tp: int | None, dp: int | None = None) -> list[str]:
+def command_for(spec: ServerSpec, tp: int | None, dp: int | None = None, network: str = "bridge",
+                port: int = CONTAINER_PORT) -> list[str]:
     """The container's command: `vllm serve` arguments (--tp splits one replica over GPUs, --dp runs replicas behind
-    the one endpoint, vLLM's data parallel), or our transformers server."""
+    the one endpoint, vLLM's data parallel), or our transformers server. On the host's network the server binds
+    127.0.0.1 and the host port itself; on a bridge, 0.0.0.0:8000 inside the container, published on 127.0.0.1."""
+    bind = ["--host", "127.0.0.1", "--port", str(port)] if network == "host" else ["--host", "0.0.0.0", "--port",
+                                                                                    str(CONTAINER_PORT)]
     if spec.kind == "vllm":
-        if spec.built_in:
-            raise UserError(f"{spec.serve_name} is built in code and runs on this CPU from .venv-vllm: "
-                            f"./scripts/docker_serve.sh {spec.serve_name} --local (run.py starts it itself).")
-        command = [spec.repo_id, "--host", "0.0.0.0", "--port", str(CONTAINER_PORT), *spec.serve_args]
+        if spec.built_in:  # vLLM's CPU image: its entrypoint is the API server module, which takes --model
+            from acousticbench.serve.tiny_checkpoint import MODEL_ID
+
+            model = ["--model", CONTAINER_CHECKPOINT, "--served-model-name", MODEL_ID]
+        else:
+            model = [spec.repo_id]
+        command = [*model, *bind, *spec.serve_args, "--middleware", MIDDLEWARE]  # /v1/models names the image
         return (command + (["--tensor-parallel-size", str(tp)] if tp else [])
                 + (["--data-parallel-size", str(dp)] if dp else []))
     if tp or dp:
         flag = "--tp" if tp else "--dp"
         raise UserError(f"{flag} applies to the vLLM models; {spec.serve_name} runs on our transformers server, one GPU "
                         "(serve more with one container per GPU and several endpoints in its variable).")
-    command = ["python", "-m", "acousticbench.serve.hf_server", "--model", spec.adapter,
-               "--host", "0.0.0.0", "--port", str(CONTAINER_PORT), *spec.serve_args]
+    command = ["python", "-m", "acousticbench.serve.hf_server", "--model", spec.adapter, *bind, *spec.serve_args]
     return command + (["--lora", f"/lora/{spec.lora}"] if spec.lora else [])
 
 
 def container_settings(spec: ServerSpec, *, port: int, gpus: str, tp: int | None, token: str | None,
-                       home: Path, archive: Path, dp: int | None = None) -> dict[str, Any]:
-    """Keyword arguments of the docker SDK's containers.run(); device requests as plain dicts."""
+                       home: Path, archive: Path, dp: int | None = None, network: str = "bridge") -> dict[str, Any]:
+    """Keyword arguments of the docker SDK's containers.run(); device requests as plain dicts. `network` "host": no
+    published port (an engine without a bridge has none to publish), the server on the host's 127.0.0.1:port."""
     volumes = {str(home / ".cache" / "huggingface"): {"bind": CONTAINER_HF_CACHE, "mode": "rw"}}
+    if spec.built_in and spec.kind == "vllm":
+        from acousticbench.serve.tiny_checkpoint import checkpoint_path
+
+        volumes[str(checkpoint_path())] = {"bind": CONTAINER_CHECKPOINT, "mode": "ro"}
     if spec.kind == "transformers":
         volumes[str(home / ".cache" / "acousticbench")] = {"bind": CONTAINER_OUR_CACHE, "mode": "rw"}
     if spec.lora:
@@ -162,17 +178,22 @@ def container_settings(spec: ServerSpec, *, port: int, gpus: str, tp: int | None
     need = (tp or 1) * (dp or 1)
     if need > 1 and gpus.strip() != "all" and len(parse_gpus(gpus)["device_ids"]) < need:
         raise UserError(f"--tp {tp or 1} x --dp {dp or 1} needs {need} GPUs but --gpus {gpus} names fewer.")
+    environment = dict(CPU_ENV) if spec.kind == "vllm" and not spec.gpu_memory_gb else {}
+    if token:
+        environment["HF_TOKEN"] = token  # by environment only: never in an image layer
+    reach = ({"network_mode": "host"} if network == "host"  # the server binds 127.0.0.1 itself (command_for)
+             else {"ports": {f"{CONTAINER_PORT}/tcp": ("127.0.0.1", port)}})  # this machine only: servers have no auth
     return {
         "image": spec.image,
-        "command": command_for(spec, tp, dp),
+        "command": command_for(spec, tp, dp, network, port),
         "name": container_name(spec),
         "detach": True,
         "labels": {"acousticbench.model": spec.serve_name, "acousticbench.port": str(port)},
-        "ports": {f"{CONTAINER_PORT}/tcp": ("127.0.0.1", port)},  # this machine only: the servers have no auth
+        **reach,
         "device_requests": [parse_gpus(gpus)] if spec.gpu_memory_gb else [],
         "ipc_mode": "host",  # PyTorch workers share tensors through /dev/shm
         "volumes": volumes,
-        "environment": {"HF_TOKEN": token} if token else {},  # by environment only: never in an image layer
+        "environment": environment,
     }
 
 

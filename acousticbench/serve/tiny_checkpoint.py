@@ -178,12 +178,17 @@ def build(folder: Path, seed: int = SEED) -> Path:
     return folder
 
 
-def checkpoint_dir(seed: int = SEED) -> Path:
-    """The checkpoint in the cache, built once (atomically: servers and tests may build it at the same moment)."""
+def checkpoint_path(seed: int = SEED) -> Path:
+    """Where the checkpoint of `seed` lives in the cache, built or not (a dry run only names it)."""
     from acousticbench.core.environment import cache_dir
 
     key = hashlib.sha256(f"{BUILD_VERSION}:{seed}:{json.dumps(config(), sort_keys=True)}".encode()).hexdigest()[:12]
-    folder = cache_dir() / "tiny-qwen2-audio" / key
+    return cache_dir() / "tiny-qwen2-audio" / key
+
+
+def checkpoint_dir(seed: int = SEED) -> Path:
+    """The checkpoint in the cache, built once (atomically: servers and tests may build it at the same moment)."""
+    folder = checkpoint_path(seed)
     if not (folder / "model.safetensors").is_file():
         folder.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".building-", dir=folder.parent))
