@@ -141,7 +141,8 @@ class AcousticBenchmark(AcousticViews):
         Option("--judge-endpoint", "OpenAI-compatible URL (default $ACOUSTICBENCH_JUDGE_ENDPOINT, else OpenAI)",
                url=True),
     )
-    rerun_options = (Option("--judge", "how the answers asked again are judged", default="auto",
+    # no default: the answers asked again are judged as the run judged its others, unless --judge says otherwise
+    rerun_options = (Option("--judge", "how the answers asked again are judged (default: the run's own judge)",
                             choices=("auto", "llm", "rules")),)
 
     def relabeller(self, options: dict[str, Any]):
