@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,26 +129,24 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, res
         split_warnings(specs)
     # a missing reference is known before any question is asked
     ref_files = {spec: reference_file(reference.folder(), spec.model, spec.cell, spec.seed) for spec in specs} if reference else {}
-    status = 0
+    why: Counter = Counter()  # what made the exit status 1, said beside the closing table
     bars = Progress(progress)
 
     def on_result(result) -> None:
-        nonlocal status
         if result.error:
             bars.write(f"error: {result.spec.label()} stopped: {result.error.rstrip('.')}. Fix the cause, then rerun "
                        "with --resume.", sys.stderr)
-            status = 1
+            why["stopped"] += 1
             return
         bars.write(result.benchmark.summary_line(result))
         if result.over_budget:
             bars.write(f"error: {result.spec.label()} finished with {result.over_budget}; its failures are error records "
                        f"in {result.run_dir / 'responses.jsonl'}: fix the cause, then rerun with --resume.", sys.stderr)
-            status = 1
+            why["finished over the error budget (--max-error-rate)"] += 1
         if result.grader_note and result.metrics.statuses.get("unparsed"):
             bars.write(f"note: {result.grader_note}.", sys.stderr)
-        if reference:
-            status = max(status, _compare(result, ref_files[result.spec], reference.threshold(result.spec.model),
-                                          bars.write))
+        if reference and _compare(result, ref_files[result.spec], reference.threshold(result.spec.model), bars.write):
+            why["matched the reference below the tolerance"] += 1
 
     results = run_sweep(specs, on_result, progress=bars)
     if results_out is not None:
@@ -161,7 +160,10 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, res
     every = faces()
     for bench, given in (options or {}).items():  # what a benchmark writes over the whole sweep (AudioICL: its CSV)
         every[bench].after_sweep(results, given)
-    return status
+    if why:  # '0 failed' above may still end in 1: say why, where the table ends
+        print("Exit status 1: " + "; ".join(f"{count} run{'s' if count > 1 else ''} {what}" for what, count in
+                                            why.items()) + " (the error lines above name each).")
+    return 1 if why else 0
 
 
 def sustained_lines(results: list) -> list[str]:
