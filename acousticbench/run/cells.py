@@ -59,14 +59,15 @@ def groups_of(cells: list[Cell]) -> dict[tuple, list[Cell]]:
     return groups
 
 
-def fingerprinted(to_record: Callable) -> Callable:
-    """The benchmark's record maker with, on each record, the fingerprint of the clips the backend was handed."""
+def fingerprinted(to_record: Callable, merge_over: int | None = None) -> Callable:
+    """The benchmark's record maker with, on each record, the fingerprint of the clips the backend sent (merged into
+    one beyond its `merge_over`, Backend.merge_over)."""
     from acousticbench.models.fingerprint import sent
 
     async def stamped(item, prompt, outcome):
         record = await to_record(item, prompt, outcome)
         # on the loop, not in a worker thread: a thread still hashing when Ctrl-C lands delays the exit past a second
-        return record.model_copy(update={"sent": sent(prompt)})
+        return record.model_copy(update={"sent": sent(prompt, merge_over)})
 
     return stamped
 
