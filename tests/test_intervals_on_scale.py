@@ -51,6 +51,20 @@ def test_no_paired_interval_or_detectable_difference_leaves_the_scale_over_a_gri
                     assert all(-100 <= x <= 100 for x in numbers_in_points(line)), line
 
 
+def test_with_seeds_averaged_no_interval_or_detectable_difference_leaves_the_scale():
+    rng = np.random.default_rng(44)  # a seeded grid: questions, accuracies and how far seeds agree drawn at random
+    for n in SIZES:
+        for acc_a in ACCURACIES:
+            for acc_b in ACCURACIES:
+                seeds = int(rng.integers(2, 6))
+                a = rng.binomial(seeds, acc_a, size=n)
+                b = rng.binomial(seeds, np.clip(acc_b + rng.normal(0, 0.2, size=n), 0, 1))
+                result = paired_difference([(int(x), seeds, int(y), seeds) for x, y in zip(a, b)])
+                assert -1 <= result.interval.low <= result.difference <= result.interval.high <= 1, (n, seeds)
+                line = power_line(n, seeds, result.detectable)
+                assert all(-100 <= x <= 100 for x in numbers_in_points(line)), line
+
+
 def test_the_paired_views_table_and_csv_stay_on_the_scale_at_small_n():
     """The example that overshot: 10 questions, A right on 9 that B missed (Student's t gave +90.0 [+69.1, +110.9])."""
     a = {f"q{i}": {42: i < 9} for i in range(10)}
