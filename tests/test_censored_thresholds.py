@@ -54,3 +54,19 @@ def test_the_leaderboards_threshold_is_a_median_that_keeps_the_seeds_beyond_the_
 def test_the_reports_seed_range_shows_a_seed_beyond_the_tested_levels():
     cell = Psychometric("M", "pit", [], None, (("=", 2.1), (">", 5.0), ("=", 3.0)))
     assert "seeds 2.1–&gt; 5 (1 of 3 beyond the tested levels)" in thresholds(["pit"], [cell])
+
+
+def test_one_seeds_threshold_shows_its_interval_from_metrics_json_censored_or_not(tmp_path):
+    [entry] = seeds_of(tmp_path, [None])
+    fit = entry.metrics.psychometric.model_copy(update={
+        "threshold_ci95": [4.3, 5.0], "threshold_ci95_beyond": [False, True], "threshold_physical_ci95": [0.2, 0.31]})
+    censored = dataclasses.replace(entry, metrics=entry.metrics.model_copy(update={"psychometric": fit}))
+    assert "| M | all | < 0.2 semitones [< 0.2, 0.31] (1 beyond the tested range: < 0.2) |" in markdown([censored], lambda model: 0)
+    from acousticbench.benchmarks.acoustic.figures import threshold_text
+
+    assert threshold_text(fit) == "&lt;0.2 semitones [&lt; 0.2, 0.31] (level &gt;5 [4.30, &gt; 5])"
+    seen = fit.model_copy(update={"threshold": 4.1, "threshold_side": None, "threshold_physical": 0.26,
+                                  "threshold_ci95_beyond": [False, False], "threshold_ci95": [3.5, 4.6],
+                                  "threshold_physical_ci95": [0.22, 0.5]})
+    shown = dataclasses.replace(entry, metrics=entry.metrics.model_copy(update={"psychometric": seen}))
+    assert "| M | all | 0.26 semitones [0.22, 0.5] |" in markdown([shown], lambda model: 0)

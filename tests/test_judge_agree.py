@@ -42,6 +42,17 @@ def test_identical_labelings_have_kappa_one(tmp_path, capsys):
     assert "Cohen's kappa 1.000" in capsys.readouterr().out
 
 
+def test_labelings_that_give_every_answer_one_label_have_no_kappa_and_say_so(tmp_path, capsys):
+    rows = [{"id": f"q{i}", "chosen": "A"} for i in range(6)]  # an Always-A model read twice
+    assert judge_cli(["agree", str(write(tmp_path / "a.jsonl", rows)), str(write(tmp_path / "b.jsonl", rows))]) == 0
+    out = capsys.readouterr().out
+    assert "agree on 6 (100.0%), Cohen's kappa undefined: both files label every answer 'A'" in out
+    assert "1.000" not in out
+    other = [{"id": f"q{i}", "chosen": "B"} for i in range(6)]  # constant, but different: chance agrees on none
+    assert judge_cli(["agree", str(write(tmp_path / "a.jsonl", rows)), str(write(tmp_path / "c.jsonl", other))]) == 0
+    assert "Cohen's kappa 0.000" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("case, message", [
     ("missing", "no such file"), ("no_common", "share no record id"), ("latin1", "other.jsonl:1: byte 38 is not UTF-8"),
     ("no_id", "needs an 'id' string"), ("bad_json", "not valid JSON"),

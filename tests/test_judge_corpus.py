@@ -95,8 +95,6 @@ HAND_CHECKED = [
     # rules-6
     ("MiMo-Audio_think_mode/loudness_comparison.jsonl:14", "B", "answered"),  # '... the second clip carries weaker
     # sound intensity.\n\nB' to 'Which one carries weaker sound intensity?'
-    ("MiMo-Audio_think_mode/direction_comparison.jsonl:93", None, "unparsed"),  # '... In contrast, clip B shows the
-    # person from behind ...\n\nA': the lead-in names the other clip (left to the LLM judge)
     ("MiMo-Audio_think_mode/loudness_recog.jsonl:81", None, "unparsed"),  # 'If the KUFS value is -10, the answer is
     # **A** (loud). If ... -16, ... **B**': the options restated, no answer
     ("step_audio_r1/duration_comparison.jsonl:50", None, "unparsed"),  # cut trace: '... the answer is B.\n\nBut wait, the'
@@ -109,6 +107,9 @@ HAND_CHECKED = [
     ("step_audio_r1/reverberation_comparison.jsonl:15", "A", "answered"),  # '...所以第一段的混响更强。所以答案应该是A。</think>\nA'
     ("GPT4o_audio/velocity_recog.jsonl:33", None, "unparsed"),  # '请提供音频剪辑。' (please provide the clip)
     ("MiMo-Audio_think_mode/direction_comparison.jsonl:11", None, "unparsed"),  # a cut trace quoting Chinese speech
+    # rules-8 (rules-6 and rules-7 left it: the lead-in names the other clip)
+    ("MiMo-Audio_think_mode/direction_comparison.jsonl:93", "A", "answered"),  # '... In contrast, clip B shows the
+    # person from behind ..., which is the opposite of a frontal perspective.\n\nA' to 'Which ... frontal?'
 ]
 
 
@@ -137,7 +138,7 @@ def test_rules_commit_to_99_percent_of_answers_that_state_a_letter(corpus):
             committed += extract_choice(prompt, text).status == "answered"
     assert len(corpus) == 43_200
     assert stating == 40_812
-    # rules-7: 40,612 of 40,812, 99.51% (rules-6: 40,611; rules-5 read 98.04% of all 41,422 texts that name a letter,
+    # rules-8: 40,613 of 40,812, 99.51% (rules-7: 40,612; rules-6: 40,611; rules-5 read 98.04% of all 41,422 texts that name a letter,
     # traces included)
     assert committed / stating >= 0.995, f"coverage {committed}/{stating}"
 

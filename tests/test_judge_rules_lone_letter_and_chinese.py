@@ -1,4 +1,4 @@
-"""rules-7: a letter alone on the last line after reasoning commits when the sentence before it compares the clips the
+"""rules-7 and rules-8: a letter alone on the last line after reasoning commits when the sentence before it compares the clips the
 letter's way, and Chinese conclusions commit as their English words do; hedged, conditional, echoed or
 self-contradicting answers stay with the LLM judge."""
 from __future__ import annotations
@@ -94,6 +94,19 @@ def test_a_statement_after_a_comparison_of_the_other_clip_in_its_sentence_does_n
     assert judged(LOUDER, "第一段很安静，所以答案是B。") == "B"
 
 
+def test_the_opposite_of_the_questions_way_names_the_other_clip():
+    # MiMo-Audio_think_mode/direction_comparison.jsonl:93, its last sentence: clip B the opposite of frontal
+    frontal = ("Which of the two clips is more likely to be judged as frontal? Only answer letter 'A' (refers to the "
+               "first clip) or 'B' (refers to the second clip).")
+    response = ("The person in clip A is speaking directly from the front. In contrast, clip B shows the person from "
+                "behind, which is the opposite of a frontal perspective.\n\n")
+    assert judged(frontal, response + "A") == "A"
+    assert judged(frontal, response + "B") == "unparsed"
+    assert judged(LOUDER, "Clip A is the opposite of loud.\n\nB") == "B"  # read as loud before rules-8
+    assert judged(LOUDER, "Clip A is the opposite of loud.\n\nA") == "unparsed"
+    assert judged(LOUDER, "The opposite side is louder in clip A.\n\nB") == "unparsed"  # no 'opposite of'
+
+
 def test_another_property_is_no_comparison():
     assert judged(PITCH, "The second clip has less reverb.\n\nB") == "unparsed"
     assert judged(PITCH, "The second clip has a higher pitch.\n\nB") == "B"
@@ -106,6 +119,11 @@ def test_another_property_is_no_comparison():
     ("回答：B", "B"), ("结论：B", "B"), ("我认为是B。", "B"), ("应该是B。", "B"), ("选项B。", "B"), ("A选项", "A"),
     ("答案是 **B**。", "B"), ("答案是Ｂ。", "B"), ("Ｂ", "B"), ("答案是选项B", "B"), ("因此，答案是B。", "B"),
     ("根据音频内容，第二段的响度更大，因此答案是B。", "B"), ("答案：A（第一个片段）", "A"), ("不是A，答案是B。", "B"),
+    # rules-8: what to write, output or reply, as a reasoning trace ends
+    ("只写“B”", "B"), ("所以只写“B”。", "B"), ("应该回答'B'", "B"), ("所以应该输出B。", "B"), ("因此我应该只输出“A”。", "A"),
+    ("我会写B。", "B"), ("只需要写B", "B"), ("所以我的回复是B", "B"), ("应输出“A”", "A"), ("输出：B", "B"),
+    ("正确的是B", "B"), ("选项为B", "B"), ("结果是B", "B"),
+    ("用户要求只回答A或B。第二段更响，所以应该回答'B'。", "B"),
 ])
 def test_chinese_statements_of_a_letter_commit(response, letter):
     assert judged(LOUDER, response) == letter
@@ -154,6 +172,17 @@ def test_chinese_comparisons_of_the_clips_commit_as_the_options_order_them(promp
     (SHORTER, "第二段更短"),  # the options have a way of their own ('A' if the first is longer)
     (LOUD_OR_SOFT, "声音很轻。\n\nA"),  # soft, then the loud option's letter
     (LOUD_OR_SOFT, "答案是A，因为声音很轻。"),
+    (LOUDER, "用户要求只写A或B"),  # the instruction restated: both letters
+    (LOUDER, "题目要求只输出A或B。"),
+    (LOUDER, "如果第一段更响就写A，否则写B。"),  # conditional
+    (LOUDER, "如果是第二段更响，输出B。"),
+    (LOUDER, "我不能只写A"),  # negated
+    (LOUDER, "不要写A"),
+    (LOUDER, "也许应该输出B"),  # hedged
+    (LOUDER, "我会写A，但不确定。"),
+    (LOUDER, "写A还是写B？"),
+    (LOUDER, "描写A段"),  # describe, not write
+    (LOUDER, "选项为A和B。"),
 ])
 def test_hedged_conditional_echoed_or_contradicting_chinese_does_not(prompt, response):
     assert judged(prompt, response) == "unparsed"

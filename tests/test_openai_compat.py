@@ -114,6 +114,9 @@ def test_single_audio_model_gets_merged_clips_and_the_record_says_so(fast_retrie
     assert (merged[:len(clips[0])] == clips[0]).all() and not merged[len(clips[0]):-len(clips[1])].any()
     (record,) = records(result.run_dir)
     assert record["status"] == "answered" and "merged into one with 1 s of silence" in record["notes"][0]
+    # the record fingerprints what went on the wire: the one merged clip, not the two it was made of
+    wire = base64.b64decode(part["input_audio"]["data"])
+    assert [(c["sha256"], c["frames"]) for c in record["sent"]] == [(hashlib.sha256(wire).hexdigest(), len(merged))]
 
 
 def test_waits_for_a_loading_server(fast_retries, tiny_pack, tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness_cli import harness_env, run_cli, run_dirs, script
+from harness_cli import harness_env, python, run_cli, run_dirs, script
 from servers import openai_server
 from servers.fixtures import question_keys
 from servers.judge_server import JudgeServer, verdict
@@ -100,3 +100,35 @@ def test_rejudge_without_a_judge_is_one_clear_line(tiny_pack, tmp_path):
     out = script("rejudge.py", str(run_dir), cwd=tmp_path, env=env)
     assert out.returncode == 2 and "OPENAI_API_KEY" in out.stderr and len(out.stderr.strip().splitlines()) == 1
     assert not (run_dir / "responses.jsonl.orig").exists()
+
+
+def test_rerun_judges_with_the_runs_own_judge_unless_told_and_the_history_and_row_name_another(tiny_pack, tmp_path):
+    env = harness_env(ACOUSTICBENCH_CACHE_DIR=str(tmp_path / "cache"))
+    with openai_server.serve(answer_text="I lean towards the second clip.") as server:
+        out = run_cli("--model", "Voxtral-Mini-3B", "--task", "rad", "--archive", str(tiny_pack), "--judge", "rules",
+                      "--seeds", "42,43", cwd=tmp_path, env={**env, VARIABLE: server.url})
+    assert out.returncode == 0, out.stderr
+    run_dir, _ = sorted(run_dirs(tmp_path / "results"))  # seed 42's; seed 43's stays as the rules judged it
+    with JudgeServer(default=lambda request: verdict("B")) as judge, \
+            openai_server.serve(answer_text="I lean towards the second clip.") as server:
+        told = {**env, VARIABLE: server.url, "ACOUSTICBENCH_JUDGE_ENDPOINT": judge.url}  # an LLM judge is at hand
+        own = script("rerun_nones.py", "--model", "Voxtral-Mini-3B", "--include", "unparsed", "--max-retries", "1",
+                     str(run_dir), cwd=tmp_path, env=told)
+        assert own.returncode == 0, own.stderr
+        assert judge.requests == []  # the run's own judge, the rules: the LLM judge is never asked
+        assert {(r["status"], r["judge"]["method"]) for r in records(run_dir).values()} == {("unparsed", "none")}
+        history = json.loads((run_dir / "config.json").read_text())["history"]
+        assert history[-1]["what"] == "rerun_nones.py: asked again" and "settings" not in history[-1]
+        other = script("rerun_nones.py", "--model", "Voxtral-Mini-3B", "--include", "unparsed", "--max-retries", "1",
+                       "--judge", "llm", str(run_dir), cwd=tmp_path, env=told)
+        assert other.returncode == 0, other.stderr
+        assert judge.requests  # told: the LLM judge labels what is asked again, and each record says so
+    assert {(r["chosen"], r["judge"]["method"], r["judge"]["model"]) for r in records(run_dir).values()} == {
+        ("B", "llm", "gpt-4o-mini")}
+    config = json.loads((run_dir / "config.json").read_text())
+    assert config["history"][-1]["what"] == "rerun_nones.py: asked again, judge llm"
+    assert config["history"][-1]["settings"] == {"judge": "llm"}
+    board = python("-m", "acousticbench", "leaderboard", str(tmp_path / "results"), cwd=tmp_path, env=env)
+    assert board.returncode == 0, board.stderr
+    rows = [line for line in board.stdout.splitlines() if line.startswith("| Voxtral")]
+    assert len(rows) == 2 and any("the llm judge of a rerun" in row for row in rows), board.stdout  # never pooled

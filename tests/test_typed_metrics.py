@@ -12,7 +12,7 @@ from harness_cli import run_cli, run_dirs
 ACOUSTIC_LATER = ("benchmark", "error_causes", "psychometric", "tokens", "price_usd", "price_basis", "listener")
 SLICE_LATER = ("n_counts", "accuracy_without_errors", "acc_stderr", "truncated", "errors", "truncation_rate")
 ICL_LATER = ("benchmark", "n_counts", "accuracy_public", "accuracy_without_errors", "acc_stderr", "truncated",
-             "tokens", "price_usd", "price_basis")
+             "tokens", "price_usd", "price_basis", "no_answer")
 
 
 def _first_slice(cell: dict) -> dict:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,35 +132,34 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, res
     apart = {spec: _not_a_reference_run(spec) for spec in specs} if reference else {}
     ref_files = {spec: reference_file(reference.folder(), spec.model, spec.cell, spec.seed) for spec in specs
                  if not apart[spec]} if reference else {}
-    status = 0
+    why: Counter = Counter()  # what made the exit status 1, said beside the closing table
     bars = Progress(progress)
 
     def on_result(result) -> None:
-        nonlocal status
         if result.error:
             bars.write(f"error: {result.spec.label()} stopped: {result.error.rstrip('.')}. Fix the cause, then rerun "
                        "with --resume.", sys.stderr)
-            status = 1
+            why["stopped"] += 1
             return
         bars.write(_run_line(result))
         if result.over_budget:
             bars.write(f"error: {result.spec.label()} finished with {result.over_budget}; its failures are error records "
                        f"in {result.run_dir / 'responses.jsonl'}: fix the cause, then rerun with --resume.", sys.stderr)
-            status = 1
+            why["finished over the error budget (--max-error-rate)"] += 1
         if result.changed_clips:  # the pack changed under the run: its answers are not all of the pack it names
             changed = result.changed_clips
             bars.write(f"error: {result.spec.label()}: {len(changed)} question(s) not asked, their clips changed after "
                        f"the pack was checked (first: {changed[0].id}: {changed[0].error.split(':')[0]}); restore the "
                        "pack, then rerun with --resume.", sys.stderr)
-            status = 1
+            why["met clips that changed after the pack was checked"] += 1
         if result.grader_note and result.metrics.statuses.get("unparsed"):
             bars.write(f"note: {result.grader_note}.", sys.stderr)
         if reference and apart[result.spec]:
             bars.write(f"note: {result.spec.label()} is not compared with the reference: it is {apart[result.spec]}, "
                        "and a reference is a plain real run of its model.")
-        elif reference:
-            status = max(status, _compare(result, ref_files[result.spec], reference.threshold(result.spec.model),
-                                          bars.write))
+        elif reference and _compare(result, ref_files[result.spec], reference.threshold(result.spec.model),
+                                    bars.write):
+            why["matched the reference below the tolerance"] += 1
 
     results = run_sweep(specs, on_result, progress=bars)
     if results_out is not None:
@@ -173,7 +173,10 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, res
     every = faces()
     for bench, given in (options or {}).items():  # what a benchmark writes over the whole sweep (AudioICL: its CSV)
         every[bench].after_sweep(results, given)
-    return status
+    if why:  # '0 failed' above may still end in 1: say why, where the table ends
+        print("Exit status 1: " + "; ".join(f"{count} run{'s' if count > 1 else ''} {what}" for what, count in
+                                            why.items()) + " (the error lines above name each).")
+    return 1 if why else 0
 
 
 def _run_line(result) -> str:

@@ -122,6 +122,8 @@ class ToolPart(Protocol[Rec, Met]):
 
     def headline_stderr(self, metrics: Met) -> float | None: ...  # the standard error of headline's accuracy
 
+    def headline_errors(self, metrics: Met) -> int: ...  # the failed items among headline's n (the sweep file's)
+
     def scored(self, record: Rec) -> bool: ...  # also asked of an item before it runs (the plan's power)
 
     def outcome(self, line: Mapping[str, Any]) -> bool | None: ...  # a record as JSON: correct, wrong, None unscored

@@ -79,6 +79,10 @@ class BenchmarkBase:
     def scored(self, record: RecordBase) -> bool:
         return True
 
+    def headline_errors(self, metrics: Any) -> int:
+        """The failed items (status error) among the n of `headline`, so that a count beside n counts that n."""
+        return metrics.statuses.get("error", 0)
+
     def headline_stderr(self, metrics: Any) -> float | None:
         """The standard error of the headline accuracy: metrics.json's top-level `acc_stderr`, where it has one."""
         return getattr(metrics, "acc_stderr", None)

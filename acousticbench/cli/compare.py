@@ -24,8 +24,9 @@ def _main(argv: list[str] | None) -> int:
                         "--vs every seed of side A's cell")
     parser.add_argument("--vs", type=Path, nargs="+", metavar="RUN_B", help="side B's runs: every seed of its cell")
     args = parser.parse_args(argv)
-    if args.vs is None and len(args.runs) != 2:
-        parser.error("give two runs, or side A's runs then --vs and side B's (one run per seed of each cell)")
+    if args.vs is None and len(args.runs) != 2:  # a pattern that matched more (or fewer) runs than meant: name them
+        parser.error(f"give two runs, or side A's runs then --vs and side B's (one run per seed of each cell); got "
+                     f"{len(args.runs)}: {', '.join(map(str, args.runs))}")
     paths_a, paths_b = (args.runs, args.vs) if args.vs else (args.runs[:1], args.runs[1:])
     try:
         torn: list = []

@@ -38,8 +38,24 @@ async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None,
             await backend.close()
             if grader is not None:
                 await grader.aclose()
-        save(run, records, "rerun_nones.py: asked again")  # after every round: an interrupted rerun keeps the rounds it finished
+        # after every round: an interrupted rerun keeps the rounds it finished; settings other than the run's named
+        save(run, records, ASKED_AGAIN + (f", {_told_text(told)}" if (told := _told(run, overrides)) else ""),
+             said={"settings": told} if told else None)
     print(change_line(str(run.path), run, records))
+
+
+ASKED_AGAIN = "rerun_nones.py: asked again"
+
+
+def _told(run: RunFile, overrides: dict[str, Any]) -> dict[str, Any]:
+    """The benchmark options given that differ from the run's own (its judge, say): what the history names."""
+    own = run.spec()
+    return {key: value for key, value in overrides.items()
+            if value is not None and getattr(own.options, key, getattr(own, key, None)) != value}
+
+
+def _told_text(told: dict[str, Any]) -> str:
+    return ", ".join(f"{key.replace('_', ' ')} {value}" for key, value in told.items())
 
 
 def _archive(run: RunFile, override: Path | None) -> Path | None:

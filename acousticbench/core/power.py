@@ -12,7 +12,8 @@ ALPHA, POWER = 0.05, 0.80
 def detectable_difference(questions: int, sd: float, alpha: float = ALPHA, power: float = POWER) -> float | None:
     """The true difference in accuracy (A - B, a share) that the paired test finds with chance `power` at `alpha`:
     (t(1 - alpha / 2) + t(power)) * sd / sqrt(n), Student's t on n - 1 degrees of freedom, sd the standard deviation of
-    the per-question differences (seeds averaged within a question); None under 2 questions."""
+    the per-question differences (seeds averaged within a question); None under 2 questions. Above 1 (100 points) no
+    difference between two accuracies is detectable: detectable_text and power_line say so, never the figure."""
     if questions < 2:
         return None
     from scipy.special import stdtrit  # scipy is a dependency; special alone, not scipy.stats
@@ -50,10 +51,22 @@ class Assumptions:
                 f"repeating across seeds with correlation {self.seed_agreement:g}")
 
 
+def detectable_text(difference: float | None, questions: int) -> str:
+    """A table cell's detectable difference in points: '8.8'; 'none with n=6' where even 100 points, the most two
+    accuracies can differ, would be missed at 80% power; '-' where none can be given."""
+    if difference is None:
+        return "-"
+    return f"none with n={questions}" if difference > 1 else f"{100 * difference:.1f}"
+
+
 def power_line(questions: int, seeds: int, difference: float | None, items: str = "questions") -> str:
     """'with 400 questions and 3 seeds, a difference of 8.8 points is detectable at 80% power (alpha 0.05, paired by
-    question)'; a stated reason where there is none to give."""
+    question)'; a stated reason where there is none to give (too few, no spread, or no difference of 100 points or
+    less detectable)."""
     seeded = f"{seeds} seed{'s' if seeds != 1 else ''}"
+    if difference is not None and difference > 1:
+        return (f"with {questions} {items} and {seeded}, no difference is detectable at {POWER:.0%} power (alpha "
+                f"{ALPHA:g}, paired by {items[:-1]}): it would take more than 100 points; more {items} would narrow it")
     if difference is None:
         why = f"too few {items}" if questions < 2 else f"the two sides never differ on a {items[:-1]} here"
         return f"with {questions} {items} and {seeded}, no detectable difference to give ({why})"

@@ -1,6 +1,7 @@
 """Model against model on the same questions: answers paired by question with seeds averaged inside a question (a seed
-is never a new pair), the difference's 95% interval over questions, an exact sign-flip test of it, and
-Benjamini-Hochberg's control of the false discovery rate across a grid of such tests."""
+is never a new pair), the difference's 95% interval over questions (Newcombe's score interval for paired proportions,
+which never leaves [-1, 1]), an exact sign-flip test of it, and Benjamini-Hochberg's control of the false discovery
+rate across a grid of such tests."""
 from __future__ import annotations
 
 import math
@@ -9,6 +10,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from acousticbench.core.records import Interval
+from acousticbench.core.stats import wilson_interval
 
 # question -> seed -> whether that seed's answer was right (only scored answers)
 Answers = Mapping[Hashable, Mapping[int, bool]]
@@ -61,7 +63,7 @@ class PairedDifference:
     accuracy_b: float
     a_better: int  # questions A got right more often than B over the seeds (one seed: only A right)
     b_better: int
-    interval: Interval  # 95% interval of accuracy_a - accuracy_b: Student's t over the per-question differences
+    interval: Interval  # 95% interval of accuracy_a - accuracy_b over the questions (paired_interval)
     p_value: float  # two-sided sign-flip test of the per-question differences
     exact: bool  # False: estimated from seeded random flips (too many distinct differences to count)
     sd: float = 0.0  # the standard deviation of the per-question differences (core/power.py sizes a difference by it)
@@ -93,20 +95,43 @@ def paired_difference(counts: Sequence[tuple[int, int, int, int]]) -> PairedDiff
     return PairedDifference(questions=n, accuracy_a=math.fsum(ra / na for ra, na, _, _ in counts) / n,
                             accuracy_b=math.fsum(rb / nb for _, _, rb, nb in counts) / n,
                             a_better=sum(d > 0 for d in steps), b_better=sum(d < 0 for d in steps),
-                            interval=t_interval(differences), p_value=p, exact=exact, sd=sd)
+                            interval=paired_interval(counts), p_value=p, exact=exact, sd=sd)
 
 
-def t_interval(values: Sequence[float], level: float = 0.95) -> Interval:
-    """Student's t interval of the mean of `values` (one per question); a single value is its own interval."""
+def paired_interval(counts: Sequence[tuple[int, int, int, int]]) -> Interval:
+    """The 95% interval of A's accuracy minus B's over paired questions (Pairing.counts): Newcombe's hybrid score
+    interval for paired proportions (Newcombe 1998, method 10), each side's Wilson interval combined through the
+    correlation of the two sides' answers (shrunk by half a pair, as Newcombe recommends), so it never leaves [-1, 1] and keeps near 95% coverage at small n where
+    Student's t overshoots the scale. With one answer a side per question it is method 10 exactly; with seeds averaged
+    inside a question each side's Wilson interval is taken at its effective number of questions (as across seeds,
+    core/stats.py) and the correlation is that of the per-question accuracies."""
+    xs = [ra / na for ra, na, _, _ in counts]
+    ys = [rb / nb for _, _, rb, nb in counts]
+    (p1, l1, u1, v1), (p2, l2, u2, v2) = _side(xs, sum(c[1] for c in counts)), _side(ys, sum(c[3] for c in counts))
+    covariance = math.fsum((x - p1) * (y - p2) for x, y in zip(xs, ys)) / len(xs)
+    # Newcombe's correction: a positive correlation is shrunk by half a pair (one seed each: (ad - bc - n/2) / sqrt(efgh))
+    shrunk = covariance if covariance < 0 else max(0.0, covariance - 1 / (2 * len(xs)))
+    phi = min(1.0, max(-1.0, shrunk / math.sqrt(v1 * v2))) if v1 > 0 and v2 > 0 else 0.0
+    below = math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))
+    above = math.sqrt(max(0.0, (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2))
+    difference = p1 - p2
+    return Interval(low=max(-1.0, difference - below), high=min(1.0, difference + above))
+
+
+def _side(values: list[float], answers: int) -> tuple[float, float, float, float]:
+    """One side's accuracy over questions, its Wilson interval at the effective number of questions (a question's
+    answers averaged over seeds vary less than one answer: n * p(1 - p) / variance, never above the answers), and the
+    variance of its per-question accuracies (population: one seed each gives p(1 - p) and n itself)."""
     n = len(values)
-    mean = math.fsum(values) / n
-    if n < 2:
-        return Interval(low=mean, high=mean)
-    from scipy.special import stdtrit  # scipy is a dependency; special alone, not scipy.stats
-
-    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
-    half = float(stdtrit(n - 1, 0.5 + level / 2)) * sd / math.sqrt(n)
-    return Interval(low=mean - half, high=mean + half)
+    p = math.fsum(values) / n
+    variance = math.fsum((v - p) ** 2 for v in values) / n
+    binomial = p * (1 - p)
+    if binomial <= 0 or variance <= 0:  # all right or all wrong: n; every question split alike: as many as answers
+        n_eff = float(n) if binomial <= 0 else float(answers)
+    else:
+        n_eff = min(float(answers), max(float(n), n * binomial / variance))
+    found = wilson_interval(p * n_eff, n_eff)
+    return p, found.low, found.high, variance
 
 
 def sign_flip_p(differences: Sequence[int]) -> tuple[float, bool]:

@@ -183,8 +183,12 @@ def interval_of(entries, outcome: Outcome) -> Interval | None:
 
 
 def without_errors(entries) -> float | None:
-    """The mean accuracy with errors left out, where any of the runs had errors; None where none had."""
-    known = [e.accuracy_without_errors for e in entries if e.error_rate and e.accuracy_without_errors is not None]
+    """The mean over every seed of its accuracy with errors left out (a seed without errors: its accuracy; one whose
+    every item failed has none and is left out), where any of the runs had errors; None where none had."""
+    if not any(e.error_rate for e in entries):
+        return None
+    known = [e.accuracy_without_errors if e.error_rate else e.accuracy for e in entries]
+    known = [value for value in known if value is not None]
     return sum(known) / len(known) if known else None
 
 

@@ -33,6 +33,10 @@ class Backend(Protocol):
     retry_settings: Mapping[str, Any]
     """RetryPolicy fields this backend changes (a person answering is never timed out); empty: the engine's own."""
 
+    merge_over: int | None
+    """A prompt with more clips than this goes as one merged clip (models/wire.prompt_clips); None: never merged. The
+    record's `sent` fingerprints what went on the wire, so it reads this."""
+
     async def open(self) -> None:
         """Connect before the first question: check the server answers (bounded wait), learn the served
         model id. Raises UserError with the fix (missing key, endpoint down) before any question is sent;
@@ -86,6 +90,7 @@ class BackendBase:
     adaptive_concurrency = False
     max_concurrency: int | None = None
     retry_settings: Mapping[str, Any] = MappingProxyType({})
+    merge_over: int | None = None
 
     def __init__(self, name: str, **settings: Any):
         self.name = name

@@ -47,7 +47,12 @@ def path_print(path: str) -> dict[str, Any]:
     return clip_print(wav_bytes(path))
 
 
-def sent(prompt: Prompt) -> list[dict[str, Any]]:
-    """The fingerprint of each clip the prompt hands its backend, in the order it is heard (an empty list: no audio).
-    A backend that merges clips for a single-audio model says so in the record's notes."""
+def sent(prompt: Prompt, merge_over: int | None = None) -> list[dict[str, Any]]:
+    """The fingerprint of each clip that goes on the wire for the prompt, in the order it is heard (an empty list: no
+    audio): one merged clip where the backend merges more than `merge_over` clips for a single-audio model (its
+    Backend.merge_over; the record's notes say so too)."""
+    if merge_over is not None and len(prompt.audio) > merge_over:
+        from acousticbench.models.wire import merged_wav
+
+        return [clip_print(merged_wav(prompt.audio))]
     return [dict(path_print(path)) for path in prompt.audio]

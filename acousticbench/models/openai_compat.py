@@ -131,6 +131,7 @@ class ServedModel(FollowsRegistry, BackendBase):
                 raise UserError(f"{root!r} is not an http(s) URL: set {self.variable} or --endpoint to e.g. http://127.0.0.1:8000.")
         self.roots, self.api_model = roots, api_model or ""
         self.temperature, self.max_tokens, self.limits = temperature, max_tokens, limits or Limits()
+        self.merge_over = self.limits.merge_over  # Backend.merge_over: its records fingerprint the merged clip
         self.default_concurrency = concurrency or self.default_concurrency  # a server that batches takes more
         self.max_concurrency = concurrency  # the table's number for a server that takes a few at once: auto's ceiling
         self._key = os.environ.get(f"ACOUSTICBENCH_{serve_name.upper()}_API_KEY") or "EMPTY"  # vLLM's --api-key
@@ -286,7 +287,7 @@ class ServedModel(FollowsRegistry, BackendBase):
         return [public_url(root) for root in self.roots]
 
     async def answer(self, prompt: Prompt, endpoint: int | None = None) -> Reply:
-        body, notes = audio_request_json(self._request(prompt), prompt, self.limits.merge_over, system=self.system,
+        body, notes = audio_request_json(self._request(prompt), prompt, self.merge_over, system=self.system,
                                          text_first=self.text_first)
         i = endpoint if endpoint is not None else 0 if self.following else self._endpoints.take()
         try:

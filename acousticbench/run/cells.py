@@ -64,8 +64,9 @@ def groups_of(cells: list[Cell]) -> dict[tuple, list[Cell]]:
     return groups
 
 
-def fingerprinted(to_record: Callable) -> Callable:
-    """The benchmark's record maker with, on each record, the fingerprint of the clips the backend was handed."""
+def fingerprinted(to_record: Callable, merge_over: int | None = None) -> Callable:
+    """The benchmark's record maker with, on each record, the fingerprint of the clips the backend sent (merged into
+    one beyond its `merge_over`, Backend.merge_over)."""
     from acousticbench.models.fingerprint import sent
 
     async def stamped(item, prompt, outcome):
@@ -73,7 +74,7 @@ def fingerprinted(to_record: Callable) -> Callable:
 
         record = await to_record(item, prompt, outcome)
         try:  # on the loop, not in a worker thread: a thread still hashing when Ctrl-C lands delays the exit past a second
-            return record.model_copy(update={"sent": sent(prompt)})
+            return record.model_copy(update={"sent": sent(prompt, merge_over)})
         except ClipChanged:  # a clip not the pack's now: what went out, if anything did, was read (and checked) before
             return record
 

@@ -44,7 +44,7 @@ def _finished(result: Any, home: Path) -> dict[str, Any]:
     accuracy, n = bench.headline(result.metrics)
     status = ("skipped" if result.resumed == len(result.records) else "resumed") if result.resumed else "done"
     return {"folder": folder, "status": status, "accuracy": accuracy, "stderr": bench.headline_stderr(result.metrics),
-            "n": n, "errors": result.metrics.statuses.get("error", 0), "note": result.over_budget}
+            "n": n, "errors": bench.headline_errors(result.metrics), "note": result.over_budget}
 
 
 class SweepFile:
@@ -108,7 +108,7 @@ def closing_table(results: list) -> str:
         accuracy, n = r.benchmark.headline(r.metrics)
         shown = "n/a" if accuracy is None else f"{'followed ' if spec.control == 'swap' else ''}{accuracy:.3f}"
         rows.append((spec.model, spec.cell, spec.control or "-", str(spec.seed), shown, str(n),
-                     str(r.metrics.statuses.get("error", 0)), str(r.run_dir)))
+                     str(r.benchmark.headline_errors(r.metrics)), str(r.run_dir)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     failed = sum(1 for r in results if r.error)
     lines = [f"Sweep: {len(results)} runs, {len(results) - failed} finished, {failed} failed"]

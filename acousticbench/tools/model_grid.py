@@ -12,6 +12,7 @@ from itertools import combinations
 from acousticbench.benchmarks import Entry, get_benchmark
 from acousticbench.core.identity import identity_of, named_rows
 from acousticbench.core.manifest import differences as manifest_differences, manifest_of
+from acousticbench.core.power import detectable_text
 from acousticbench.core.significance import (METHOD, Answers, PairedDifference, Pairing, benjamini_hochberg,
                                              pair_questions, paired_difference)
 from acousticbench.core.tables import md_table, pct
@@ -142,17 +143,18 @@ def markdown(tests: list[CellTest], served: Mapping[tuple[str, str], list[str]] 
     then, for each two rows compared, how they were served otherwise (`served`: served_otherwise)."""
     rows = [[t.a, t.b, t.cell, f"{r.questions} {t.items}", _seeds(t), pct(r.accuracy_a), pct(r.accuracy_b),
              f"{100 * r.difference:+.1f} [{100 * r.interval.low:+.1f}, {100 * r.interval.high:+.1f}]",
-             f"{r.p_value:.3g}", f"{t.q:.3g}", "yes" if t.q < FDR else "no", _points(r.detectable)]
+             f"{r.p_value:.3g}", f"{t.q:.3g}", "yes" if t.q < FDR else "no",
+             detectable_text(r.detectable, r.questions)]
             for t in tests for r in [t.result]]
     table = md_table(["A", "B", "Task", "n", "Seeds", "A %", "B %", "A - B [95% interval]", "p", "q",
                       f"Different (q < {FDR:g})", "Detectable (80% power)"], rows)
     return (table + "\nn counts the questions (or episodes) both rows answered and scored; an item's answers are "
             "averaged over the seeds both rows ran, so a seed is never a new pair. A - B in points, its 95% interval "
-            f"Student's t over the questions; p: {METHOD}; q: Benjamini-Hochberg over the {len(tests)} comparisons of "
+            f"Newcombe's score interval for paired proportions over the questions (never past 100 points); p: {METHOD}; q: Benjamini-Hochberg over the {len(tests)} comparisons of "
             f"this table: calling only q < {FDR:g} keeps the expected share of false calls among them at {FDR:.0%} or "
             "less. Detectable: the true difference, in points, that this many questions and seeds find at 80% power "
             "(alpha 0.05, paired by question), taking the spread of the per-question differences seen here "
-            "(acousticbench/core/power.py).\n" + _served_lines(tests, served or {}))
+            "(acousticbench/core/power.py); 'none with n=...' where not even 100 points would be found.\n" + _served_lines(tests, served or {}))
 
 
 def _served_lines(tests: list[CellTest], served: Mapping[tuple[str, str], list[str]]) -> str:
@@ -167,10 +169,6 @@ def _served_lines(tests: list[CellTest], served: Mapping[tuple[str, str], list[s
     return "\n".join(out) + "\n"
 
 
-def _points(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}"
-
-
 def to_csv(tests: list[CellTest]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -181,5 +179,5 @@ def to_csv(tests: list[CellTest]) -> str:
         writer.writerow([t.a, t.b, t.cell, r.questions, t.items, _seeds(t), f"{r.accuracy_a:.6f}",
                          f"{r.accuracy_b:.6f}", f"{r.difference:.6f}", f"{r.interval.low:.6f}",
                          f"{r.interval.high:.6f}", f"{r.p_value:.6g}", f"{t.q:.6g}",
-                         "" if r.detectable is None else f"{r.detectable:.6f}"])
+                         "" if r.detectable is None or r.detectable > 1 else f"{r.detectable:.6f}"])
     return out.getvalue()

@@ -134,8 +134,8 @@ class PairedComparison:
         out += [f"Accuracy on the {n} {items} scored in both: A {_pct(result.accuracy_a)}, B {_pct(result.accuracy_b)} "
                 f"({seeds})",
                 f"Difference A - B: {_points(result.difference)} points, 95% interval [{_points(result.interval.low)}, "
-                f"{_points(result.interval.high)}] (Student's t over {n} {items}: n counts {items}; seeds are "
-                f"averaged within a {items[:-1]}, never counted as new pairs)"]
+                f"{_points(result.interval.high)}] (Newcombe's score interval for paired proportions over {n} {items}: "
+                f"n counts {items}; seeds are averaged within a {items[:-1]}, never counted as new pairs)"]
         test = "McNemar exact test" if max(na + nb for _, na, _, nb in pairing.counts) == 2 else \
             f"Sign-flip test ({'exact' if result.exact else '20,000 seeded random flips'})"
         better = ("only A right", "only B right") if test.startswith("McNemar") else ("A better on", "B better on")

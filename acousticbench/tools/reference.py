@@ -147,10 +147,11 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
     from acousticbench.benchmarks import benchmark_of_config, spec_from_config
 
     written = []
-    configs = [(d, _finished_config(d)) for d in run_dirs]
-    for run_dir, config in configs:  # every run checked before anything is written
+    given = sorted(((d, _finished_config(d)) for d in run_dirs), key=lambda dc: dc[1]["spec"]["seed"])
+    for run_dir, config in given:  # every run checked before anything is written
         _check_a_real_run(run_dir, config)
-    for run_dir, config in sorted(configs, key=lambda dc: dc[1]["spec"]["seed"]):
+    _one_run_per_seed(given)
+    for run_dir, config in given:
         bench = benchmark_of_config(config)
         spec = spec_from_config(config)
         records = [r.model_dump(mode="json") for r in read_records(run_dir / RESPONSES, bench.record_type)]
@@ -180,6 +181,21 @@ def _check_a_real_run(run_dir: Path, config: dict) -> None:
                 f"a variant ({', '.join(f'{k}: {v}' for k, v in run.variants)})")
         raise UserError(f"{run_dir} is {what} of {run.model} on {run.cell or run.task}, and a reference is the "
                         "model's plain real run: promote the real run instead.")
+
+
+def _one_run_per_seed(given: list[tuple[Path, dict]]) -> None:
+    """A reference keeps one run per seed: two given runs of one model, cell and seed would leave only the later one,
+    so neither is kept and the line names both, before anything is written."""
+    from acousticbench.benchmarks import spec_from_config
+
+    seen: dict[tuple, Path] = {}
+    for run_dir, config in given:
+        spec = spec_from_config(config)
+        key = (spec.model, spec.cell, spec.seed)
+        if key in seen:
+            raise UserError(f"{seen[key]} and {run_dir} are both {spec.model} on {spec.cell} with seed {spec.seed}, and "
+                            "a reference keeps one run per seed: pass the one to keep; nothing was written.")
+        seen[key] = run_dir
 
 
 def _finished_config(run_dir: Path) -> dict:

@@ -141,7 +141,8 @@ class AcousticBenchmark(AcousticViews):
         Option("--judge-endpoint", "OpenAI-compatible URL (default $ACOUSTICBENCH_JUDGE_ENDPOINT, else OpenAI)",
                url=True),
     )
-    rerun_options = (Option("--judge", "how the answers asked again are judged", default="auto",
+    # no default: the answers asked again are judged as the run judged its others, unless --judge says otherwise
+    rerun_options = (Option("--judge", "how the answers asked again are judged (default: the run's own judge)",
                             choices=("auto", "llm", "rules")),)
 
     def relabeller(self, options: dict[str, Any]):
@@ -180,21 +181,31 @@ class AcousticBenchmark(AcousticViews):
         return compute_metrics(records, spec.model, spec.task, spec.seed)
 
     def summary_line(self, result) -> str:
+        """The run's line: the statuses of the n scored questions the accuracy is over, then, with their own total,
+        those of the diagnostic trials beside them (every count beside an n counts that n)."""
         m = result.metrics
-        s, st = m.scored, m.statuses
+        s = m.scored
         acc = "n/a" if s.accuracy is None else f"{s.accuracy:.3f}"
         ci = interval_text(s.ci95 or s.wilson95, s.ci95_method, "questions")
         resumed = f", {result.resumed} kept from the earlier run" if result.resumed else ""
+        scored = {"answered": s.answered, "unparsed": round((s.parse_failure_rate or 0) * s.n),
+                  "refused": round((s.refusal_rate or 0) * s.n), "truncated": s.truncated, "error": s.errors}
+        trials = {status: m.statuses.get(status, 0) - count for status, count in scored.items()}
         judge_errors = m.error_causes.get("judge", 0)
-        causes = f" ({judge_errors} of them the judge's)" if judge_errors else ""
-        cut = f"{st['truncated']} truncated (cut by the token limit), " if st.get("truncated") else ""
-        return (f"{result.spec.label()}: accuracy {acc}{ci} over {s.n} scored questions; "
-                f"{st.get('answered', 0)} answered, {st.get('unparsed', 0)} unparsed, {st.get('refused', 0)} refused, "
-                f"{cut}{st.get('error', 0)} errors{causes}{resumed} -> {result.run_dir}")
+        total_errors = m.statuses.get("error", 0)
+        causes = f"; {judge_errors} of all {total_errors} errors the judge's" if judge_errors else ""
+        beside = (f"; the {sum(trials.values())} diagnostic trials beside them: {_status_counts(trials)}"
+                  if sum(trials.values()) else "")
+        return (f"{result.spec.label()}: accuracy {acc}{ci} over {s.n} scored questions: {_status_counts(scored)}"
+                f"{beside}{causes}{resumed} -> {result.run_dir}")
 
     def headline(self, metrics: Any) -> tuple[float | None, int]:
         """Accuracy and the number of items it is over, for tables."""
         return metrics.scored.accuracy, metrics.scored.n
+
+    def headline_errors(self, metrics: Any) -> int:
+        """The failed scored questions (the diagnostic trials' errors are counted apart, in `statuses`)."""
+        return metrics.scored.errors
 
     def headline_stderr(self, metrics: Any) -> float | None:
         """The standard error of the headline accuracy (the sweep file's `stderr`)."""
@@ -209,3 +220,11 @@ class AcousticBenchmark(AcousticViews):
 
 
 BENCHMARK = AcousticBenchmark()
+
+
+def _status_counts(counts: dict[str, int]) -> str:
+    """'380 answered, 1 unparsed, 2 refused, 10 truncated (cut by the token limit), 7 errors' (truncated only where
+    there are any)."""
+    cut = f"{counts['truncated']} truncated (cut by the token limit), " if counts["truncated"] else ""
+    return (f"{counts['answered']} answered, {counts['unparsed']} unparsed, {counts['refused']} refused, {cut}"
+            f"{counts['error']} errors")

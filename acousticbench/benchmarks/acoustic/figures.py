@@ -25,13 +25,12 @@ def physical_text(fit: PsychometricFit | None) -> str | None:
     where the questions gave no physical steps."""
     if fit is None or not fit.unit or not fit.steps or None in fit.steps:
         return None
+    interval = f" {escape(text)}" if (text := fit.interval_text(physical=True)) else ""
     if fit.threshold is None:
         edge = min(fit.steps) if fit.threshold_side == "above" else max(fit.steps)
-        return f"{'&lt;' if fit.threshold_side == 'above' else '&gt;'}{edge:g} {escape(fit.unit)}"
+        return f"{'&lt;' if fit.threshold_side == 'above' else '&gt;'}{edge:g} {escape(fit.unit)}{interval}"
     if fit.threshold_physical is None:
         return None
-    ends = fit.threshold_physical_ci95
-    interval = f" [{ends[0]:.3g}, {ends[1]:.3g}]" if ends else ""
     return f"{fit.threshold_physical:.3g} {escape(fit.unit)}{interval}"
 
 
@@ -46,7 +45,8 @@ def threshold_text(fit: PsychometricFit | None) -> str:
 
 def _level_text(fit: PsychometricFit) -> str:
     if fit.threshold is None:
-        return f"&gt;{max(fit.levels)}" if fit.threshold_side == "above" else f"&lt;{min(fit.levels)}"
+        interval = f" {escape(text)}" if (text := fit.interval_text(physical=False)) else ""
+        return (f"&gt;{max(fit.levels)}" if fit.threshold_side == "above" else f"&lt;{min(fit.levels)}") + interval
     low, high = fit.threshold_ci95 or (None, None)
     interval = "" if low is None else (f" [{_level(low, fit.threshold_ci95_beyond[0], fit)}, "
                                        f"{_level(high, fit.threshold_ci95_beyond[1], fit)}]")

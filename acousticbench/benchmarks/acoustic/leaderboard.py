@@ -145,8 +145,10 @@ def _thresholds(tasks: list[str], rows: list[dict]) -> str:
 
 
 def _threshold_cell(fits: list) -> str:
-    """'0.21 semitones (median of 8 seeds; 3 beyond the tested range: < 0.2, < 0.2, < 0.2)', or '-'."""
-    values = [v for f in fits if f is not None and (v := f.censored(physical=True)) is not None]
+    """'0.21 semitones (median of 8 seeds; 3 beyond the tested range: < 0.2, < 0.2, < 0.2)'; one seed with its
+    interval: '< 0.2 semitones [< 0.2, 0.31]'; or '-'."""
+    given = [(f, v) for f in fits if f is not None and (v := f.censored(physical=True)) is not None]
+    values = [v for _, v in given]
     if not values:
         return "-"
     median = censored_median(values)
@@ -158,6 +160,8 @@ def _threshold_cell(fits: list) -> str:
     if len(fits) > len(values):
         notes.append(f"{len(fits) - len(values)} without a threshold")
     text = f"{censored_text(median)} {unit}" if median else "undetermined"
+    if len(given) == 1 and (interval := given[0][0].interval_text(physical=True)):
+        text += f" {interval}"  # one seed: its own bootstrap interval (metrics.json), censored or not
     return text + (f" ({'; '.join(notes)})" if notes else "")
 
 

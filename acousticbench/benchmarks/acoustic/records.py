@@ -191,6 +191,21 @@ class PsychometricFit(Frozen):
         value = self.threshold_physical if physical else self.threshold
         return None if value is None else ("=", value)
 
+    def interval_text(self, physical: bool) -> str:
+        """The bootstrap interval, censored where it is: '[0.21, 0.35]', '[< 0.2, 0.31]' (an end past the tested
+        range, then its edge), in levels or in `unit`; '' without one or where both ends lie past the tested range."""
+        beyond = self.threshold_ci95_beyond
+        if not self.threshold_ci95 or all(beyond):
+            return ""
+        if not physical:
+            edges = [f"< {min(self.levels)}", f"> {max(self.levels)}"]
+            return "[" + ", ".join(edges[e >= max(self.levels)] if out else f"{e:.2f}"
+                                   for e, out in zip(self.threshold_ci95, beyond)) + "]"
+        if not self.threshold_physical_ci95:
+            return ""
+        small, large = self.threshold_physical_ci95  # the smaller difference is the harder end: the higher level's
+        return (f"[{'< ' if beyond[1] else ''}{small:.3g}, {'> ' if beyond[0] else ''}{large:.3g}]")
+
 
 class Metrics(Frozen):
     """metrics.json of an AcousticBench run."""

@@ -32,11 +32,15 @@ class AcousticViews(BenchmarkBase):
 
     def identity(self, config: dict[str, Any]) -> Identity:
         """How the answers were judged (mode; the model where the LLM judged, the rules' version where they did; the
-        judge models rejudge.py read null answers with since), then the harness's part."""
+        judge models rejudge.py read null answers with since, and another judge a rerun was told to use), then the
+        harness's part."""
         judge = config.get("judge") or {}
         mode = judge.get("mode")
-        again = [h["what"].removeprefix(REJUDGED) for h in config.get("history") or []
+        history = config.get("history") or []
+        again = [h["what"].removeprefix(REJUDGED) for h in history
                  if str(h.get("what", "")).startswith(REJUDGED)]  # relabel.py's own words for what it did
+        again += [f"the {h['settings']['judge']} judge of a rerun" for h in history  # rerun told another judge
+                  if isinstance(h.get("settings"), dict) and h["settings"].get("judge")]
         return identity_of({"judge": mode, "judge model": judge.get("model") if mode in ("auto", "llm") else None,
                             "rules": judge.get("rules_version") if mode in ("auto", "rules") else None,
                             "rejudged by": ", ".join(dict.fromkeys(again)), **harness_identity(config)})

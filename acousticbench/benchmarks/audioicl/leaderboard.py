@@ -15,13 +15,24 @@ from acousticbench.core.tables import cell_text, md_table, mean_known, mean_std,
 NAME = "AudioICL"
 
 
+def _no_answer_share(metrics: ICLMetrics) -> float | None:
+    """Episodes answered without an answer found, over all n episodes (as Truncated % and Error % are); a metrics.json
+    written before `no_answer` gave the share over the answered episodes, brought here to the same total."""
+    n = metrics.n
+    if not n or (metrics.no_answer is None and metrics.no_answer_rate is None):
+        return None
+    if metrics.no_answer is not None:
+        return metrics.no_answer / n
+    return metrics.no_answer_rate * metrics.statuses.get("answered", 0) / n
+
+
 def entry(run_dir: Path, config: dict[str, Any], metrics: ICLMetrics) -> Entry[ICLMetrics]:
     spec, icl, n = config["spec"], config["audioicl"], metrics.n
     errors, truncated = metrics.statuses.get("error", 0), metrics.statuses.get("truncated", 0)
     return Entry(benchmark=NAME, model=spec["model"], task=spec["task"], split="all",
                  manifest=icl.get("pack_manifest_sha256") or icl["meta_sha256"], seed=spec["seed"],
                  max_samples=spec.get("max_samples"), n=n, accuracy=metrics.accuracy,
-                 parse_failure_rate=metrics.no_answer_rate,
+                 parse_failure_rate=_no_answer_share(metrics),
                  error_rate=errors / n if n else None, variant=spec["shots"],
                  run_dir=run_dir, config=config, metrics=metrics,
                  accuracy_without_errors=metrics.correct / (n - errors) if n > errors else None,

@@ -112,7 +112,10 @@ class ICLMetrics(BaseModel):
                                      "sqrt(p(1 - p) / n) (acousticbench.core.stats.accuracy_stderr); null with n = 0 and "
                                      "in runs written before the field.")
     truncated: int = Field(default=0, description="Replies cut by the token limit (never credited).")
-    no_answer_rate: float | None = Field(description="Share of answered episodes where the scorer found no answer.")
+    no_answer_rate: float | None = Field(description="Share of the n episodes answered without an answer the scorer "
+                                         "could find (over all episodes, as `truncated` and errors are; files "
+                                         "without `no_answer` gave it over the answered ones).")
+    no_answer: int | None = Field(default=None, description="Answered episodes where the scorer found no answer.")
     statuses: dict[str, int]
     tokens: dict[str, int] = Field(default_factory=dict, description="The provider's token counts summed over the "
                                    "records (what the run used), e.g. prompt_tokens, completion_tokens.")
@@ -141,6 +144,7 @@ def icl_metrics(records: list[EpisodeRecord], *, model: str, task: str, shots: i
         wilson95=wilson_interval(correct, n),
         ci95=cell_interval(correct, n), ci95_method=interval_method(n) if n else None,
         acc_stderr=accuracy_stderr((r.id, float(r.correct)) for r in records),
-        no_answer_rate=sum(r.prediction is None for r in answered) / len(answered) if answered else None,
+        no_answer=sum(r.prediction is None for r in answered),
+        no_answer_rate=sum(r.prediction is None for r in answered) / n if n else None,
         statuses=dict(sorted(Counter(r.status for r in records).items())),
     )

@@ -61,12 +61,13 @@ def render(sections: list[Section], data: dict, title: str, subtitle: str) -> st
                       "served model, pack and questions; runs made differently are rows of their own): per task the "
                       "questions paired by id on the same pack, each question's answers averaged over the seeds both "
                       "ran (a seed is never a new pair; n counts questions), the difference A − B with its 95% "
-                      "interval (Student's t over questions), an exact sign-flip test (one seed each: McNemar's exact "
+                      "interval (Newcombe's score interval for paired proportions over questions), an exact sign-flip test (one seed each: McNemar's exact "
                       "test), and its Benjamini-Hochberg q over every comparison in the report, so that calling only "
                       "q &lt; 0.05 keeps false discoveries across the grid at 5% (<code>acousticbench compare</code> "
                       "and <code>acousticbench leaderboard --paired</code> compute the same). Detectable: the true "
                       "difference, in points, that this many questions and seeds find at 80% power (alpha 0.05), "
-                      "taking the spread of the per-question differences seen here. Only scored answers "
+                      "taking the spread of the per-question differences seen here ('none with n=…' where not even 100 "
+                      "points would be found). Only scored answers "
                       "count.", PAIRED)]
     sections = [*sections, *(paired if len(data["paired"]["models"]) > 1 else []),
                 Section("s-browser", "Every answer", "Filter, then click a row for its clips, prompt, raw answer, how "

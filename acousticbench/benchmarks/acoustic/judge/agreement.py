@@ -27,16 +27,19 @@ class Agreement:
         return sum(n for (a, b), n in self.confusion.items() if a == b)
 
     @property
-    def kappa(self) -> float:
-        """Cohen's kappa: agreement beyond what the two label frequencies give by chance (1 = all agree)."""
+    def kappa(self) -> float | None:
+        """Cohen's kappa: agreement beyond what the two label frequencies give by chance (1 = all agree); None where
+        both labelings give every answer the same label, so chance alone agrees on all of them (kappa is 0 / 0)."""
         first = Counter({a: 0 for a in LABELS})
         second = Counter({b: 0 for b in LABELS})
         for (a, b), n in self.confusion.items():
             first[a] += n
             second[b] += n
-        observed = self.agreed / self.common
-        chance = sum(first[k] * second[k] for k in LABELS) / self.common ** 2
-        return 1.0 if chance == 1 else (observed - chance) / (1 - chance)
+        same = sum(first[k] * second[k] for k in LABELS)
+        if same == self.common ** 2:
+            return None
+        observed, chance = self.agreed / self.common, same / self.common ** 2
+        return (observed - chance) / (1 - chance)
 
 
 def read_labels(path: Path) -> dict[str, str]:
@@ -65,7 +68,7 @@ def report(result: Agreement, first_name: str, second_name: str, show: int) -> s
     """The agreement as text: counts, kappa, the confusion table, then up to `show` disagreeing ids."""
     lines = [f"{result.common} answers in both files ({result.only_first} only in {first_name}, "
              f"{result.only_second} only in {second_name})",
-             f"agree on {result.agreed} ({100 * result.agreed / result.common:.1f}%), Cohen's kappa {result.kappa:.3f}",
+             f"agree on {result.agreed} ({100 * result.agreed / result.common:.1f}%), {_kappa_text(result)}",
              f"rows: {first_name}; columns: {second_name}",
              f"{'':>6}" + "".join(f"{b:>8}" for b in LABELS)]
     lines += [f"{a:>6}" + "".join(f"{result.confusion[(a, b)]:8d}" for b in LABELS) for a in LABELS]
@@ -74,3 +77,12 @@ def report(result: Agreement, first_name: str, second_name: str, show: int) -> s
     if len(result.disagreeing) > show > 0:
         lines.append(f"... and {len(result.disagreeing) - show} more (--show N)")
     return "\n".join(lines)
+
+
+def _kappa_text(result: Agreement) -> str:
+    kappa = result.kappa
+    if kappa is None:
+        label = next(a for (a, b), n in result.confusion.items() if n)
+        return (f"Cohen's kappa undefined: both files label every answer {label!r}, so chance alone agrees on all "
+                "of them (0 / 0); the agreement says nothing beyond it")
+    return f"Cohen's kappa {kappa:.3f}"

@@ -17,6 +17,7 @@ _PUNCTUATION = [("。", ". "), ("！", "! "), ("？", "? "), ("，", ", "), ("�
                 ("【", "["), ("】", "] "), ("「", '"'), ("」", '"'), ("『", '"'), ("』", '"'), ("\u3000", " ")]
 _LETTER_NEXT = r"(?=\s*[\"'‘’“”`*_(\[<{]*\s*[AaBb](?![A-Za-z0-9]))"
 _THEN = r"(?:应该|应当|应|就|即|只能|必然|肯定|当然)?\s*"
+_NOT = "".join(f"(?<!{word})" for word in ("不要", "不需要", "不必", "不用", "不会", "不应", "不该", "别", "勿"))
 _CHOOSE = r"(?:我|所以|因此|因而|故|则|应|应该|应当|只能|就|会|最终)*\s*"
 _CLIP_WORD = r"(?:音频|片段|声音|录音|段落|样本|音)"
 _MEASURE = r"(?:个|段|部分|条|节)"
@@ -25,6 +26,12 @@ _STATEMENTS = [  # (Chinese, English) where a letter follows
     (rf"(?<![\u3400-\u9fff])答\s*:\s*{_LETTER_NEXT}", " answer: "),
     (rf"(?:最终|正确|我的)(?:选项|选择)\s*{_THEN}(?:是|为)\s*:?\s*{_LETTER_NEXT}", " answer: "),
     (rf"{_THEN}回答\s*(?:是|为)?\s*:?\s*{_LETTER_NEXT}", " answer: "),
+    # 只写/输出/回复 'B' (write, output, reply): only after a word that leads to it, so '描写' (describe) is none,
+    # and never negated ('不要写A', '不能只写A')
+    (rf"(?<![^\s,.:;!?\"'应该就我会将要需以此终当即的]){_NOT}(?:只)?(?:写|输出|回复|给出|填写?|作答)\s*(?:的)?\s*(?:是|为)?\s*:?\s*"
+     rf"(?:选项\s*)?{_LETTER_NEXT}", " answer: "),
+    (rf"(?:正确|最终)的\s*(?:选项|答案)?\s*{_THEN}(?:是|为)\s*:?\s*{_LETTER_NEXT}", " answer: "),
+    (rf"(?:最终)?(?:结果|选项)\s*{_THEN}(?:是|为)\s*:?\s*{_LETTER_NEXT}", " answer: "),
     (rf"结论\s*(?:是|为)?\s*:?\s*{_LETTER_NEXT}", " conclusion: "),
     (rf"(?:我的)?选择\s*(?:是|为)\s*:?\s*(?:选项\s*)?{_LETTER_NEXT}", " my choice is "),
     (rf"{_CHOOSE}选(?:择)?(?:了|的是)?\s*(?:选项\s*)?{_LETTER_NEXT}", " I choose "),

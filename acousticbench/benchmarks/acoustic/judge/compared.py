@@ -123,13 +123,14 @@ def _ordered(text: str) -> list[str]:
 
 
 def _way(said: list[str]) -> Way | None:
-    """'louder', 'less quiet', 'more distant' -> (+1 or -1, their contrast); a bare 'higher' or 'more' -> (+1 or -1,
+    """'louder', 'less quiet', 'more distant', 'the opposite of frontal' -> (+1 or -1, their contrast); a bare 'higher'
+    or 'more' -> (+1 or -1,
     none); None when it says two ways at once, none at all, or a word whose way is not read ('not', 'equal')."""
     if set(said) & _NO_WAY:
         return None
     signs, poles = set(), set()
     for index, word in enumerate(said):
-        turn = -1 if index and said[index - 1] == "less" else 1
+        turn = -1 if (index and said[index - 1] == "less") or _opposite_of(said[:index]) else 1
         for pole, (up, down) in enumerate(_POLES):
             if word in up or word in down:
                 signs.add(turn * (1 if word in up else -1))
@@ -139,6 +140,12 @@ def _way(said: list[str]) -> Way | None:
     if len(signs) != 1:
         return None
     return signs.pop(), frozenset(poles)
+
+
+def _opposite_of(before: list[str]) -> bool:
+    """'the opposite of (a) frontal ...': the words just before a way name its other pole."""
+    tail = before[-3:] if before[-1:] in (["a"], ["an"], ["the"]) else before[-2:]
+    return tail[:2] == ["opposite", "of"]
 
 
 _WAY_WORDS = set().union(*(up | down for up, down in _POLES)) | {"more", "less"}

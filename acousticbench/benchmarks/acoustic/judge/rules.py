@@ -17,7 +17,7 @@ from acousticbench.core.refusal import is_refusal
 from acousticbench.benchmarks.acoustic.judge.restated import restated_choice
 from acousticbench.benchmarks.acoustic.records import Judgement
 
-RULES_VERSION = "rules-7"  # rules-7: a last-line letter after a comparison that fits it; Chinese conclusions
+RULES_VERSION = "rules-8"  # rules-8: Chinese 只写/输出/回复 conclusions; "the opposite of" a way; rules-7: last-line letters
 
 _LETTER = (rf"(?P<open>(?:{OPEN}[ \t]*)*)(?<![A-Za-z0-9])(?P<letter>[AaBb])"
            rf"(?![A-Za-z0-9]|['’]s\b|-[A-Za-z])(?P<close>(?:[ \t]*{CLOSE})*)")

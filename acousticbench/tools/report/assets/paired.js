@@ -121,7 +121,7 @@
       const tr = body.appendChild(el("tr"));
       [P.tasks[r.t], r.n, r.seeds.length ? r.seeds.join(", ") : "none shared", pct(r.accA), pct(r.accB),
         `${points(r.accA - r.accB)} [${points(r.lo)}, ${points(r.hi)}]`, pText(r.p), pText(r.q),
-        r.q < P.fdr ? "yes" : "no", r.mdd == null ? "-" : (100 * r.mdd).toFixed(1), r.nA, r.nB, r.unA, r.unB]
+        r.q < P.fdr ? "yes" : "no", r.mdd == null ? "-" : (r.mdd > 1 ? `none with n=${r.n}` : (100 * r.mdd).toFixed(1)), r.nA, r.nB, r.unA, r.unB]
         .forEach((v) => tr.appendChild(el("td", {}, v)));
       if (!r.nA && !r.nB) return;
       const [betterA, betterB] = better(a, b, P.tasks[r.t], r.seeds);
