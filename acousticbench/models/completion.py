@@ -96,12 +96,13 @@ def first_token_logprobs(logprobs: Any) -> dict[str, float] | None:
     pairs = top.items() if isinstance(top, dict) else [
         (alt.get("token"), alt.get("logprob")) for alt in top if isinstance(alt, dict)] if isinstance(top, list) else []
     pooled: dict[str, float] = {}
-    for token, value in pairs:
-        if isinstance(token, str) and isinstance(value, (int, float)) and not isinstance(value, bool) \
-                and math.isfinite(value):
+    for token, value in pairs:  # an impossible value (NaN, +inf, above 0) is kept as sent: the judge refuses it
+        if isinstance(token, str) and isinstance(value, (int, float)) and not isinstance(value, bool):
             pooled[token] = _log_add(pooled[token], value) if token in pooled else float(value)
     return pooled or None
 
 
 def _log_add(a: float, b: float) -> float:
+    if not (math.isfinite(a) and math.isfinite(b)):  # NaN or an infinity stays what it was, for the judge to see
+        return a + b if math.isnan(a + b) or a == b else max(a, b)
     return max(a, b) + math.log1p(math.exp(-abs(a - b)))
