@@ -23,7 +23,7 @@ def was_cut(finish_reason: str | None) -> bool:
 
 def canonical_json(data: Any) -> bytes:
     """The byte form that checksums are computed over: sorted keys, no spaces, UTF-8."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 class Frozen(BaseModel):

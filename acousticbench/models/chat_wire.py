@@ -57,7 +57,7 @@ def _audio_part(wav: bytes) -> tuple[bytes, ...]:
 
 @functools.lru_cache(maxsize=256)  # a task's questions share a few prompt texts: encoded once, not per request
 def _text_part(text: str) -> tuple[bytes]:
-    return (json.dumps({"type": "text", "text": text}, ensure_ascii=False).encode(),)
+    return (json.dumps({"type": "text", "text": text}, ensure_ascii=False, allow_nan=False).encode(),)
 
 
 def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int | None = None, *,
@@ -75,10 +75,10 @@ def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int |
         clips, notes = prompt_clips(prompt.audio, merge_over)
         audio = [_audio_part(wav) for wav in clips]
         pieces = [_text_part(prompt.text), *audio] if text_first else [*audio, _text_part(prompt.text)]
-    head = json.dumps({**fields, "messages": []}, ensure_ascii=False, separators=(",", ":")).encode()
+    head = json.dumps({**fields, "messages": []}, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
     body = [head[:-len(b"[]}")], b"["]  # the messages go last
     if system is not None:
-        body += [json.dumps({"role": "system", "content": system}, ensure_ascii=False).encode(), b","]
+        body += [json.dumps({"role": "system", "content": system}, ensure_ascii=False, allow_nan=False).encode(), b","]
     body.append(b'{"role":"user","content":[')
     for k, piece in enumerate(pieces):
         body += piece if k == 0 else [b",", *piece]

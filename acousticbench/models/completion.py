@@ -61,12 +61,13 @@ def refusal_text(refusal: Any) -> str | None:
 
 
 def token_count(value: Any) -> int | None:
-    """A token count as a server may write it (12, 12.0, "12"); None for anything that is not a whole number."""
+    """A token count as a server may write it (12, 12.0, "12"); None for anything that is not a whole number of 0 or
+    more (a negative count would price a run below nothing)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return value if value >= 0 else None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
         return int(value)
     if isinstance(value, str) and value.strip().isdigit():
         return int(value.strip())

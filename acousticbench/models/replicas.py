@@ -54,7 +54,7 @@ def write(registry: Path, serve_name: str, key: str, url: str, job: str | None =
     path = folder / f"{key}.json"
     entry = {"url": url, "job": job, "node": node or socket.gethostname(), "written_at": time.time()}
     partial = folder / f".{key}.json.{os.getpid()}"
-    partial.write_text(json.dumps(entry) + "\n")
+    partial.write_text(json.dumps(entry, allow_nan=False) + "\n")
     os.replace(partial, path)
     return path
 

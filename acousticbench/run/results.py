@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from acousticbench.core.errors import UserError
-from acousticbench.core.jsontext import model_line, parse_model
+from acousticbench.core.jsontext import json_text, model_line, parse_model
 from acousticbench.core.readers import problem_of
 from acousticbench.core.written_by import version_line
 from acousticbench.core.records import RecordBase
@@ -74,7 +74,7 @@ def read_config(run_dir: Path, missing_ok: bool = False) -> dict:
 def write_json(path: Path, data: Any) -> None:
     """Write JSON atomically: a reader never sees a half-written file."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    tmp.write_text(json_text(data, indent=2) + "\n", encoding="utf-8")  # a server's NaN as null: strict JSON
     os.replace(tmp, path)
 
 

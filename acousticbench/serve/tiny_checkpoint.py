@@ -148,7 +148,7 @@ def _files(seed: int) -> dict[str, bytes]:
     from safetensors.numpy import save
 
     def js(data: dict) -> bytes:
-        return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
+        return (json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n").encode()
 
     eos, pad = VOCAB["<|im_end|>"], VOCAB["<|endoftext|>"]
     return {
@@ -182,7 +182,8 @@ def checkpoint_dir(seed: int = SEED) -> Path:
     """The checkpoint in the cache, built once (atomically: servers and tests may build it at the same moment)."""
     from acousticbench.core.environment import cache_dir
 
-    key = hashlib.sha256(f"{BUILD_VERSION}:{seed}:{json.dumps(config(), sort_keys=True)}".encode()).hexdigest()[:12]
+    settings = json.dumps(config(), sort_keys=True, allow_nan=False)
+    key = hashlib.sha256(f"{BUILD_VERSION}:{seed}:{settings}".encode()).hexdigest()[:12]
     folder = cache_dir() / "tiny-qwen2-audio" / key
     if not (folder / "model.safetensors").is_file():
         folder.parent.mkdir(parents=True, exist_ok=True)

@@ -43,7 +43,7 @@ class PageHandler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _json(self, status: int, data: dict) -> None:
-        self._send(status, json.dumps(data).encode(), "application/json")
+        self._send(status, json.dumps(data, allow_nan=False).encode(), "application/json")
 
     def do_GET(self) -> None:
         if self._foreign():
