@@ -153,6 +153,7 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
                          opened: Callable[[], None] = lambda: None) -> list[RunResult]:
     """Open the model's backend once (before any run folder exists: a missing key or a dead server leaves nothing
     behind), run all its cells through one queue, close it once."""
+    slots = None
     try:
         await backend.open()
         same_served_model(cells, backend)  # --resume: the server still serves the model the run was answered by
@@ -176,6 +177,8 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
             warming.cancel()
             watching.cancel()
     finally:
+        if slots is not None:
+            slots.close()
         await backend.close()  # also when open() failed: it may have opened clients
 
 
