@@ -43,5 +43,8 @@ class RunLog:
 
     def close(self) -> None:
         if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+            fh, self._fh = self._fh, None
+            try:
+                fh.close()
+            except OSError:  # its last lines on a full disk: the records' writer reports it, naming its file
+                pass
