@@ -143,6 +143,11 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, res
             bars.write(f"error: {result.spec.label()} finished with {result.over_budget}; its failures are error records "
                        f"in {result.run_dir / 'responses.jsonl'}: fix the cause, then rerun with --resume.", sys.stderr)
             status = 1
+        if result.answered_elsewhere:  # another server than the one given answered: its answers need a look
+            bars.write(f"warning: {result.spec.label()} was answered by {', '.join(result.answered_elsewhere)}, "
+                       "where a redirect sent its requests, not by the endpoint given (config.json's backend says "
+                       "which): check that it serves the model you mean before using these answers.", sys.stderr)
+            status = 1
         if result.grader_note and result.metrics.statuses.get("unparsed"):
             bars.write(f"note: {result.grader_note}.", sys.stderr)
         if reference:
