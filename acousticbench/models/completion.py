@@ -3,6 +3,7 @@ counts from whatever usage block came, the first token's logprobs in either of O
 does not need for the label never turns an answer into an error; only a completion with no reply in it is one."""
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -58,6 +59,23 @@ def refusal_text(refusal: Any) -> str | None:
         words = refusal.get("message") or refusal.get("reason")
         return words if isinstance(words, str) and words else None
     return None
+
+
+class GarbledBody(dict):
+    """A JSON object read from a body that was not UTF-8 (its bytes kept as lone surrogates): garbled on its way, so
+    what it says is kept but never taken as an answer."""
+
+
+NOT_UTF8 = "the server's body was not UTF-8 (garbled on its way): its text is kept as sent, never scored"
+
+
+def server_json(raw: bytes | str) -> Any:
+    """json.loads of what a server sent; a body nested deeper than the reader can follow (a hostile or broken
+    server's `[[[[...`) is a ValueError, as malformed JSON is, never a RecursionError."""
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise ValueError("nested deeper than Python's JSON reader can follow, which no answer is") from None
 
 
 def token_count(value: Any) -> int | None:

@@ -12,7 +12,7 @@ from google.genai import errors, types
 from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.base import BackendBase
 from acousticbench.models.chat_wire import capped, redact, retry_after_s
-from acousticbench.models.completion import token_count
+from acousticbench.models.completion import server_json, token_count
 from acousticbench.models.redirects import Origins, moved_elsewhere
 from acousticbench.models.wire import prompt_clips, wav_bytes
 from acousticbench.core.records import Prompt, Reply, was_cut
@@ -72,7 +72,7 @@ def parsed(body: str | None, where: str) -> types.GenerateContentResponse:
     from pydantic import ValidationError
 
     try:
-        data = json.loads(body or "{}")
+        data = server_json(body or "{}")
     except ValueError:
         data = None
     if not isinstance(data, dict):
