@@ -54,8 +54,27 @@ class Following:
         present = {r.key for r in replicas.read(self.registry, self.serve_name)}
         return [i for key, i in self.index.items() if key not in present and i not in self.ended]
 
+    def missing(self) -> str | None:
+        """Why the registry cannot be read at all (its folder does not exist, or is no folder), or None."""
+        if not self.registry.is_dir():
+            return (f"the registry folder {self.registry} (--endpoints-from, or ACOUSTICBENCH_ENDPOINTS_FROM) "
+                    f"{'is not a folder' if self.registry.exists() else 'does not exist'}: give the folder the "
+                    "replicas register in (docker_serve.sh --slurm writes it).")
+        return None
+
+    def vanished(self) -> str | None:
+        """During a run: the registry folder, or this model's folder in it, was removed (nothing can register)."""
+        for folder in (self.registry, self.where):
+            if not folder.is_dir():
+                return (f"the registry folder {folder} was removed during the run, so no replica of {self.model} can "
+                        "register: restore it (or restart the replicas), then run the same command with --resume.")
+        return None
+
     async def first(self) -> list[replicas.Replica]:
-        """The replicas registered, waiting (up to ACOUSTICBENCH_REPLICA_WAIT) for the first to appear."""
+        """The replicas registered, waiting (up to ACOUSTICBENCH_REPLICA_WAIT) for the first to appear; a registry
+        that does not exist is one line at once."""
+        if self.missing():
+            raise UserError(self.missing())
         deadline = time.monotonic() + replica_wait_s()
         while not (found := self.new()):
             if time.monotonic() >= deadline:
@@ -126,6 +145,8 @@ class FollowsRegistry:
         alone_since = None
         while True:
             await asyncio.sleep(poll_s())
+            if self.following.vanished():
+                return slots.fail(UserError(self.following.vanished()))
             for i in self.following.gone_from_registry():
                 await self._end(i, "left the registry")
             for replica in self.following.new():

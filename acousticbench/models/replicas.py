@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sys
 import time
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,17 +31,42 @@ def folder_of(registry: Path, serve_name: str) -> Path:
     return Path(registry) / serve_name
 
 
+_SAID: set[Path] = set()  # registry files already named as unusable: each is said once
+
+
 def read(registry: Path, serve_name: str) -> list[Replica]:
-    """The replicas registered now, oldest file first; a file half-written or removed while read is skipped."""
+    """The replicas registered now, oldest file first; a file half-written or removed while read is skipped, and one
+    whose URL no client can use is left out with one line naming it."""
     found = []
     for path in folder_of(registry, serve_name).glob("*.json"):
         try:
             data = json.loads(path.read_text())
-            found.append((path.stat().st_mtime, Replica(path.stem, str(data["url"]).rstrip("/"), data.get("job"),
-                                                        data.get("node"))))
-        except (OSError, ValueError, KeyError, TypeError):
+            url, mtime = data["url"], path.stat().st_mtime
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             continue
+        why = unusable(url)
+        if why:
+            if path not in _SAID:
+                _SAID.add(path)
+                print(f"note: {path} names no URL a client can use ({why}): that replica is left out; fix or remove "
+                      "the file.", file=sys.stderr, flush=True)
+            continue
+        found.append((mtime, Replica(path.stem, url.strip().rstrip("/"), data.get("job"), data.get("node"))))
     return [replica for _, replica in sorted(found, key=lambda pair: (pair[0], pair[1].key))]
+
+
+def unusable(url: object) -> str | None:
+    """Why `url` cannot be an endpoint (a port that is no number, an IPv6 literal left open, no host), or None."""
+    if not isinstance(url, str):
+        return f"its url is {json.dumps(url, allow_nan=True)[:40]}, not text"
+    try:
+        parts = urllib.parse.urlsplit(url.strip())
+        parts.port  # a port that is no number, or out of range, raises here
+    except ValueError as err:
+        return f"{url[:80]!r}: {err}"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"{url[:80]!r} is not an http:// or https:// URL with a host"
+    return None
 
 
 def is_registered(registry: Path, serve_name: str, key: str) -> bool:
