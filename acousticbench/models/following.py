@@ -16,6 +16,9 @@ from acousticbench.models.redirects import Origins
 from acousticbench.models.health import health_status
 
 
+JOBS_EVERY_S = 2.0  # how often squeue is asked while no replica is registered (it is a call to the controller)
+
+
 def poll_s() -> float:
     return env_number("ACOUSTICBENCH_REGISTRY_POLL", 0.5, minimum=0.01)
 
@@ -76,11 +79,22 @@ class Following:
         if self.missing():
             raise UserError(self.missing())
         deadline = time.monotonic() + replica_wait_s()
+        looked = 0.0
         while not (found := self.new()):
             if time.monotonic() >= deadline:
                 raise UserError(self.none_message())
+            if time.monotonic() - looked >= JOBS_EVERY_S:  # a replica job that died before it registered
+                looked = time.monotonic()
+                await self.check_jobs()
             await asyncio.sleep(poll_s())
         return found
+
+    async def check_jobs(self) -> None:
+        """Raise UserError naming the job when SLURM runs no job of this model's replicas any more."""
+        ended = await asyncio.to_thread(replicas.jobs_ended, self.registry, self.serve_name)
+        if ended:
+            raise UserError(f"{ended}: fix what it says, then start the replicas again "
+                            f"(`./scripts/docker_serve.sh {self.serve_name} --slurm`).")
 
     def none_message(self) -> str:
         return (f"no replica of {self.model} registered in {self.where} within {replica_wait_s():g} s "
@@ -142,7 +156,7 @@ class FollowsRegistry:
         self._slots = slots
         for i in self.following.ended:
             slots.retire(i)
-        alone_since = None
+        alone_since, looked = None, 0.0
         while True:
             await asyncio.sleep(poll_s())
             if self.following.vanished():
@@ -152,9 +166,15 @@ class FollowsRegistry:
             for replica in self.following.new():
                 await self._join(replica)
             if slots.live:
-                alone_since = None
+                alone_since, looked = None, 0.0
             elif time.monotonic() - (alone_since := alone_since or time.monotonic()) > replica_wait_s():
                 return slots.fail(UserError(self.following.none_message()))
+            elif time.monotonic() - looked >= JOBS_EVERY_S:  # every replica gone, and no job left to bring one
+                looked = time.monotonic()
+                try:
+                    await self.following.check_jobs()
+                except UserError as err:
+                    return slots.fail(err)
 
     async def _join(self, replica: replicas.Replica) -> None:
         """A replica that registered during the run: checked, then its own lane in the queue."""

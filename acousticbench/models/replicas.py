@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import sys
 import time
 import urllib.parse
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 VARIABLE = "ACOUSTICBENCH_ENDPOINTS_FROM"
+JOB_PREFIX = "acousticbench-"  # the SLURM job name of a model's replicas: acousticbench-<serve name>
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,36 @@ def unusable(url: object) -> str | None:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return f"{url[:80]!r} is not an http:// or https:// URL with a host"
     return None
+
+
+def jobs_ended(registry: Path, serve_name: str) -> str | None:
+    """Why no replica of `serve_name` will register: SLURM queues and runs no job of its replicas any more, although
+    one ran (its log is in the registry's logs/ folder, as sbatch writes it); names the newest job and the end of its
+    log. None where SLURM is not here, a job is still queued or running, or none ran."""
+    logs = sorted((folder_of(registry, serve_name) / "logs").glob("*.log"), key=_mtime)
+    if not logs:
+        return None
+    try:
+        out = subprocess.run(["squeue", "-h", "-n", JOB_PREFIX + serve_name, "-o", "%i"], capture_output=True,
+                             text=True, timeout=15)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0 or out.stdout.strip():
+        return None
+    try:
+        tail = [line.strip() for line in logs[-1].read_text(errors="replace").splitlines() if line.strip()][-3:]
+    except OSError:
+        tail = []
+    said = f" ends: {' | '.join(tail)[-300:]!r}" if tail else " is empty"
+    return (f"the SLURM job {logs[-1].stem} serving {serve_name} ended before its replica registered (squeue lists "
+            f"no job {JOB_PREFIX}{serve_name}); its log {logs[-1]}{said}")
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def is_registered(registry: Path, serve_name: str, key: str) -> bool:

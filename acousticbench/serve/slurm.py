@@ -17,7 +17,7 @@ from acousticbench.models import replicas
 from acousticbench.models.health import health_status
 from acousticbench.serve.specs import ServerSpec
 
-JOB_PREFIX = "acousticbench-"
+JOB_PREFIX = replicas.JOB_PREFIX
 
 
 def default_registry() -> Path:
