@@ -41,8 +41,7 @@ class Setting:
             return cls(False, requested, requested)
         if requested == "auto" or (requested is None and backend.adaptive_concurrency):
             # a model whose server is known to take only a few at once (the open-weight table) is never pushed past it
-            maximum = backend.max_concurrency or int(env_number("ACOUSTICBENCH_MAX_CONCURRENCY", DEFAULT_MAXIMUM,
-                                                                 minimum=1))
+            maximum = backend.max_concurrency or int(env_number("ACOUSTICBENCH_MAX_CONCURRENCY", DEFAULT_MAXIMUM))
             return cls(True, max(1, min(backend.default_concurrency, maximum)), maximum)
         return cls(False, backend.default_concurrency, backend.default_concurrency)
 

@@ -95,7 +95,7 @@ def capped(text: str | None, notes: list[str]) -> tuple[str | None, list[str]]:
     if invalid:
         notes = [*notes, f"{invalid} character(s) of the reply are not valid Unicode (lone surrogates, or bytes that "
                          "were not UTF-8): stored as sent, as \\uXXXX escapes in the JSON"]
-    cap = int(env_number("ACOUSTICBENCH_MAX_REPLY_CHARS", MAX_REPLY_CHARS, minimum=1))
+    cap = int(env_number("ACOUSTICBENCH_MAX_REPLY_CHARS", MAX_REPLY_CHARS))
     if text is None or len(text) <= cap:
         return text, notes
     return text[:cap], [*notes, f"reply cut to its first {cap} of {len(text)} characters "

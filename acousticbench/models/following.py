@@ -20,7 +20,7 @@ JOBS_EVERY_S = 2.0  # how often squeue is asked while no replica is registered (
 
 
 def poll_s() -> float:
-    return env_number("ACOUSTICBENCH_REGISTRY_POLL", 0.5, minimum=0.01)
+    return env_number("ACOUSTICBENCH_REGISTRY_POLL", 0.5)
 
 
 def replica_wait_s() -> float:
