@@ -14,7 +14,7 @@ WRONG = {  # setting -> a value of the wrong type, and what the line must name
     "a boolean seed alone": ({"seeds": True}, "--seeds"),
     "a seed of None in the list": ({"seeds": [42, None]}, "--seeds"),
     "a boolean error rate": ({"max_error_rate": True}, "--max-error-rate"),
-    "a boolean tolerance": ({"reference_tolerance": False}, "--reference-tolerance"),
+    "a boolean error rate of False": ({"max_error_rate": False}, "--max-error-rate"),
     "a boolean shot count": ({"shot_counts": True}, "--shots"),
     "a fractional shot count": ({"shot_counts": [2.5]}, "--shots"),
     "a shot count alone as a float": ({"shot_counts": 3.0}, "--shots"),
