@@ -92,3 +92,19 @@ def test_answers_a_redirect_sent_to_another_origin_need_attention(tmp_path):
     assert f"was answered by {real.url}" in out.stderr
     (run_dir,) = run_dirs(tmp_path / "results")
     assert [r["status"] for r in records(run_dir)] == ["answered"] * 3  # the answers are kept, and flagged
+
+
+def test_a_judge_whose_verdict_is_nested_past_any_depth_labels_nothing_and_says_so(tiny_pack, tmp_path):
+    from servers.judge_server import Canned, JudgeServer, verdict
+
+    deep = Canned(body='{"id": "x", "choices": ' + "[" * 200_000 + "]" * 200_000 + "}")
+    with JudgeServer(default=lambda request: deep) as judge:
+        judge.script.append(verdict("A"))  # the probe before the run is answered as a judge should
+        out = run_cli("--model", "Always-A", "--task", "rad", "--max-samples", "3", "--archive", str(tiny_pack),
+                      "--judge", "llm", "--judge-endpoint", judge.url, cwd=tmp_path,
+                      env=harness_env(ACOUSTICBENCH_CACHE_DIR=str(tmp_path / "cache"), ACOUSTICBENCH_MAX_ATTEMPTS="2"))
+    assert "Traceback" not in out.stderr, out.stderr[-3000:]
+    (run_dir,) = run_dirs(tmp_path / "results")
+    rows = records(run_dir)
+    assert len(rows) == 3 and all(r["chosen"] is None for r in rows), rows
+    assert all("nested deeper" in r["error"] for r in rows), [r["error"] for r in rows]  # asked again, said plainly

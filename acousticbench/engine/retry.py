@@ -60,6 +60,9 @@ async def _once(call: Callable[[], Awaitable[T]], timeout_s: float) -> T | Backe
         return err
     except (AcousticBenchError, asyncio.CancelledError):
         raise
+    except RecursionError:  # an SDK's own json.loads of a body nested past its depth: malformed, asked again
+        return BackendError("the server sent a malformed response (nested deeper than Python's JSON reader can "
+                            "follow, which no answer is)", retryable=True)
     except Exception as err:  # a backend bug must not kill a long run; it is stored on the record instead
         return BackendError(f"unexpected {type(err).__name__} in the backend: {err}", retryable=False)
 
