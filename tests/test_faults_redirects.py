@@ -21,9 +21,13 @@ def run(tmp_path, model: str, env: dict, *flags: str):
     flags = flags or ("--judge", "rules")
     archive = write_tiny_pack(tmp_path / "archive")
     out = run_cli("--model", model, *SIX, *flags, "--archive", str(archive), cwd=tmp_path, env=harness_env(**env))
-    assert out.returncode == 0, out.stderr
+    config = json.loads(next(iter(run_dirs(tmp_path / "results"))).joinpath("config.json").read_text())
+    moved = config["backend"].get("answered_from") or config["backend"].get("redirected")
+    assert out.returncode == (1 if moved else 0), out.stderr  # answers from another origin need attention
+    if moved:
+        assert f"warning: {model}" in out.stderr and "check that it serves the model you mean" in out.stderr
     (run_dir,) = run_dirs(tmp_path / "results")
-    return out, run_dir, json.loads((run_dir / "config.json").read_text())
+    return out, run_dir, config
 
 
 def assert_moved_mid_run(out, run_dir, config: dict, front: str, real: str) -> None:

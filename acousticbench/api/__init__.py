@@ -136,6 +136,9 @@ def evaluate(settings: RunSettings | None = None, *, options: Sequence[Benchmark
         if part.strip():
             checks.check_url(part.strip(), "--endpoint")
     checks.check_environment()
+    from acousticbench.models.prices import price_table
+
+    price_table()  # ACOUSTICBENCH_PRICES read now: an impossible price is one line before anything is asked
     reference = (commands.ReferenceCheck(settings.references, settings.reference_tolerance)
                  if settings.compare_reference else None)
     results: list = []

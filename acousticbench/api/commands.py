@@ -152,6 +152,11 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, res
                        f"the pack was checked (first: {changed[0].id}: {changed[0].error.split(':')[0]}); restore the "
                        "pack, then rerun with --resume.", sys.stderr)
             why["met clips that changed after the pack was checked"] += 1
+        if result.answered_elsewhere:  # another server than the one given answered: its answers need a look
+            bars.write(f"warning: {result.spec.label()} was answered by {', '.join(result.answered_elsewhere)}, "
+                       "where a redirect sent its requests, not by the endpoint given (config.json's backend says "
+                       "which): check that it serves the model you mean before using these answers.", sys.stderr)
+            why["were answered by another server after a redirect"] += 1
         if result.grader_note and result.metrics.statuses.get("unparsed"):
             bars.write(f"note: {result.grader_note}.", sys.stderr)
         if reference and apart[result.spec]:

@@ -27,11 +27,18 @@ def load_plugins() -> None:
         try:
             importlib.import_module(name)
         except ImportError as err:
-            import sys
+            _plugin_failed(f"{PLUGINS} names {name!r}, which cannot be imported ({err}): fix the name or PYTHONPATH.")
+        except (Exception, SystemExit) as err:  # the plugin's own code failed (or exited) as it was imported
+            said = " ".join(str(err).split())[:200] or "no message"
+            _plugin_failed(f"{PLUGINS} names {name!r}, whose import failed ({type(err).__name__}: {said}): fix the "
+                           f"plugin, or leave it out of {PLUGINS}.")
 
-            print(f"error: {PLUGINS} names {name!r}, which cannot be imported ({err}): fix the name or PYTHONPATH.",
-                  file=sys.stderr)
-            raise SystemExit(2) from None
+
+def _plugin_failed(line: str) -> None:
+    import sys
+
+    print(f"error: {line}", file=sys.stderr)
+    raise SystemExit(2) from None
 
 
 class _Parser(argparse.ArgumentParser):

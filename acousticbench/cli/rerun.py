@@ -110,6 +110,9 @@ def _rerun_all(args: argparse.Namespace, declared: list[Option]) -> int:
     from acousticbench.core import checks
 
     checks.check_environment()  # a key or URL no backend could use: one line before any file is touched
+    from acousticbench.models.prices import price_table
+
+    price_table()  # an impossible ACOUSTICBENCH_PRICES too: metrics.json is rewritten with the price
     for url in (args.endpoint or "").split(","):
         if url.strip():
             checks.check_url(url.strip(), "--endpoint")

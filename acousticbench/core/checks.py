@@ -8,6 +8,7 @@ import re
 import urllib.parse
 from pathlib import Path
 
+from acousticbench.core.environment import check_numbers
 from acousticbench.core.errors import UserError
 
 # The seed goes to every backend: vLLM takes int64 (protocol.py: Field(ge=_LONG_INFO.min, le=_LONG_INFO.max), torch
@@ -59,6 +60,8 @@ def check_header_value(value: str, where: str) -> str:
 def check_environment(environ: os._Environ | dict[str, str] | None = None) -> None:
     """Every endpoint URL and key the harness may read from the environment."""
     environ = os.environ if environ is None else environ
+    if environ is os.environ:
+        check_numbers()  # every number the run would read later: a bad one is one line now
     for name in sorted(environ):
         value = environ[name]
         if _URL_VARIABLES.match(name) and value.strip():

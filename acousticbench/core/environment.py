@@ -8,8 +8,29 @@ import re
 from acousticbench.core.errors import UserError
 
 
-def env_number(variable: str, default: float, *, minimum: float = 0.0, whole: bool = False) -> float:
-    """A number from the environment (`whole`: a count); a bad value is a one-line user error naming the variable."""
+# every number the harness reads from the environment and what it may be (docs/settings.md): checked all together
+# before a command asks anything (check_numbers), so a bad one is never found only once a run is under way
+NUMBERS: dict[str, dict] = {
+    "ACOUSTICBENCH_MAX_ATTEMPTS": {"minimum": 1, "whole": True},
+    "ACOUSTICBENCH_RETRY_BASE_DELAY": {}, "ACOUSTICBENCH_RETRY_MAX_DELAY": {}, "ACOUSTICBENCH_MAX_RETRY_AFTER": {},
+    "ACOUSTICBENCH_REQUEST_TIMEOUT": {"minimum": 0.001}, "ACOUSTICBENCH_STALL_TIMEOUT": {"minimum": 0.001},
+    "ACOUSTICBENCH_MAX_RATE_LIMITED": {"whole": True},
+    "ACOUSTICBENCH_MAX_CONCURRENCY": {"minimum": 1, "whole": True},
+    "ACOUSTICBENCH_MAX_REPLY_CHARS": {"minimum": 1, "whole": True},
+    "ACOUSTICBENCH_HUMAN_GAP_S": {"maximum": 60},  # a silence between two clips, not a wait
+    "ACOUSTICBENCH_HUMAN_PORT": {"whole": True, "maximum": 65535},
+    "ACOUSTICBENCH_REGISTRY_POLL": {"minimum": 0.01}, "ACOUSTICBENCH_REPLICA_WAIT": {},
+    "ACOUSTICBENCH_CONNECT_WAIT": {}, "ACOUSTICBENCH_SERVER_START_WAIT": {},
+    "ACOUSTICBENCH_SLURM_REPLICAS": {"minimum": 1, "whole": True},
+}
+
+
+def env_number(variable: str, default: float) -> float:
+    """A number from the environment, within what NUMBERS says it may be; a bad value is a one-line user error naming
+    the variable."""
+    limits = NUMBERS.get(variable, {})
+    minimum, whole = limits.get("minimum", 0.0), limits.get("whole", False)
+    maximum = limits.get("maximum", math.inf)
     text = os.environ.get(variable, "").strip()
     if not text:
         return default
@@ -22,7 +43,26 @@ def env_number(variable: str, default: float, *, minimum: float = 0.0, whole: bo
         raise UserError(f"{variable}={text!r} is not {kind}; unset it or give e.g. {variable}={default:g}.")
     if value < minimum:
         raise UserError(f"{variable} must be {minimum:g} or more, got {value:g}.")
+    if value > maximum:
+        raise UserError(f"{variable} must be {maximum:g} or less, got {value:g}.")
     return value
+
+
+def check_numbers() -> None:
+    """Every number set in the environment (NUMBERS), before a command asks anything."""
+    for variable in NUMBERS:
+        env_number(variable, 0.0)
+
+
+def env_words(variable: str) -> list[str]:
+    """A variable's value split as a shell splits it (ACOUSTICBENCH_SBATCH_OPTIONS); an unclosed quote is one line
+    naming the variable."""
+    import shlex
+
+    try:
+        return shlex.split(os.environ.get(variable, ""))
+    except ValueError as err:  # "No closing quotation", "No escaped character"
+        raise UserError(f"{variable} cannot be split into words as a shell would ({err}): close its quotes.") from None
 
 
 def endpoint_variable(serve_name: str) -> str:

@@ -4,6 +4,7 @@ so are the characters other than a newline that a reader splitting text into lin
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, TypeVar
 
@@ -21,8 +22,24 @@ def _escaped(match: re.Match) -> str:
 
 def json_text(data: Any, **dumps: Any) -> str:
     """json.dumps(data, ensure_ascii=False, **dumps), with every lone surrogate as its escape: only strings can hold
-    one, so the escape lands inside a JSON string."""
-    return ESCAPED.sub(_escaped, json.dumps(data, ensure_ascii=False, **dumps))
+    one, so the escape lands inside a JSON string. A NaN or infinity (a server's, read by Python's lenient reader) is
+    written null, as pydantic writes them: JSON has no word for either, and a file holding one is no JSON file."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, **dumps, allow_nan=False)
+    except ValueError:  # "Out of range float values are not JSON compliant"
+        text = json.dumps(finite(data), ensure_ascii=False, **dumps, allow_nan=False)
+    return ESCAPED.sub(_escaped, text)
+
+
+def finite(data: Any) -> Any:
+    """`data` with each NaN or infinite float as None, in dicts, lists and tuples at any depth."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: finite(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [finite(value) for value in data]
+    return data
 
 
 def model_line(model: BaseModel) -> str:

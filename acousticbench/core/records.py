@@ -23,7 +23,7 @@ def was_cut(finish_reason: str | None) -> bool:
 
 def canonical_json(data: Any) -> bytes:
     """The byte form that checksums are computed over: sorted keys, no spaces, UTF-8."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 class Frozen(BaseModel):
@@ -73,6 +73,8 @@ class Reply(Frozen):
     first_token_logprobs: dict[str, float] | None = Field(default=None, description="The first generated token's "
                                                           "most likely alternatives, {token text: logprob}, where the "
                                                           "server was asked for them (a benchmark that labels from them).")
+    unreadable: str | None = Field(default=None, description="Why the text is no answer although it may read like "
+                                   "one (a body that was not UTF-8: garbled on its way): never scored, kept as sent.")
     choice: str | None = Field(default=None, description="The option given directly (a person clicked it): the "
                                "label as it is, which the benchmark takes without reading the text.")
     human: dict[str, Any] | None = Field(default=None, description="How a person answered (the Human model): plays, "

@@ -65,6 +65,29 @@ def whole_number(value: Any, flag: str) -> int:
     return number
 
 
+def whole_numbers(value: Any, flag: str, example: str) -> tuple[int, ...]:
+    """A comma list of whole numbers as ints ('42,43', [42, 43], 42): True or 42.5 is no whole number, never
+    quietly seed 1 or seed 42; one line naming the flag otherwise."""
+    parts = comma_list(value)
+    if not isinstance(parts, tuple):
+        raise ValueError(f"{flag}: {value!r} is not a comma list of whole numbers, e.g. {example}")
+    numbers = []
+    for part in parts:
+        text = part.strip() if isinstance(part, str) else None
+        if isinstance(part, bool) or not (isinstance(part, int) or (text and text.lstrip("-").isdigit())):
+            raise ValueError(f"{flag}: {value!r} is not a comma list of whole numbers ({part!r} is not one), "
+                             f"e.g. {example}")
+        numbers.append(int(part))
+    return tuple(numbers)
+
+
+def no_bool(value: Any, flag: str) -> Any:
+    """A number setting given True or False (which pydantic would take as 1 or 0): one line naming the flag."""
+    if isinstance(value, bool):
+        raise ValueError(f"{flag}: {value!r} is not a number")
+    return value
+
+
 class RunSettings(BaseModel):
     """What a command runs and how: the models, tasks and seeds of the sweep and every harness setting its runs share.
     A benchmark's own settings are its options object (BenchmarkOptions), not fields here."""
@@ -139,10 +162,12 @@ class RunSettings(BaseModel):
     @field_validator("seeds", mode="before")
     @classmethod
     def _seeds(cls, value: Any) -> Any:
-        try:
-            return tuple(int(seed) for seed in comma_list(value))
-        except (TypeError, ValueError):
-            raise ValueError(f"--seeds: {value!r} is not a comma list of whole numbers, e.g. 42,43,44") from None
+        return whole_numbers(value, "--seeds", "42,43,44")
+
+    @field_validator("max_error_rate", "reference_tolerance", mode="before")
+    @classmethod
+    def _not_bool(cls, value: Any, info: ValidationInfo) -> Any:
+        return no_bool(value, flag_of(cls, info.field_name))
 
     @field_validator("max_samples", mode="before")
     @classmethod

@@ -12,6 +12,7 @@ and of Netflix's concurrency-limits; a fixed `--concurrency N` is the same limit
 from __future__ import annotations
 
 import collections
+import os
 import time
 from dataclasses import dataclass
 
@@ -40,10 +41,13 @@ class Setting:
             return cls(False, requested, requested)
         if requested == "auto" or (requested is None and backend.adaptive_concurrency):
             # a model whose server is known to take only a few at once (the open-weight table) is never pushed past it
-            maximum = backend.max_concurrency or int(env_number("ACOUSTICBENCH_MAX_CONCURRENCY", DEFAULT_MAXIMUM,
-                                                                 minimum=1))
+            maximum = backend.max_concurrency or int(env_number("ACOUSTICBENCH_MAX_CONCURRENCY", DEFAULT_MAXIMUM))
             return cls(True, max(1, min(backend.default_concurrency, maximum)), maximum)
         return cls(False, backend.default_concurrency, backend.default_concurrency)
+
+    def within(self, most: int) -> "Setting":
+        """The setting with no more than `most` requests in flight (what the open-files limit leaves room for)."""
+        return Setting(self.auto, min(self.start, most), min(self.maximum, most))
 
 
 class Lane:
@@ -246,20 +250,25 @@ class Ticket:
 
 
 _WANTED = 0  # connections asked for by every session this process opened (the limit is only ever raised)
+_HELD = 0  # requests in flight the open sessions of this process may reach, all together
+FILES_PER_REQUEST = 2  # its connection, and the clip file read for it
+SPARE_FILES = 16  # beyond those open at the first session: logs, pipes, a judge's connection, the event loop's own
+_BASE: int | None = None  # files this process had open when its first session began
 
 
-def room_for_connections(n: int) -> None:
-    """Raise this process's soft limit on open files (up to the hard one) so `n` more connections fit: a sweep runs
-    its models' sessions at once, each endpoint up to its ceiling, and the common soft limit of 1,024 would fail
-    their requests with EMFILE ("Too many open files") instead. Where it cannot be raised (no `resource` module, a
-    system's own cap) the limit stands, and a request it fails is an error record that says so."""
-    global _WANTED
+def room_for_connections(n: int) -> int:
+    """How many of `n` more requests in flight fit in this process's open-files limit, after raising its soft limit
+    (up to the hard one) for them all: a sweep runs its models' sessions at once, each endpoint up to its ceiling,
+    and the common soft limit of 1,024 would fail their requests with EMFILE ("Too many open files") instead. Where
+    it cannot be raised (`ulimit -n 64`, a system's own cap), what fits is fewer, never less than 1; release them
+    when the session ends."""
+    global _WANTED, _HELD, _BASE
     try:
         import resource
     except ImportError:  # Windows
-        return
+        return n
     _WANTED += n
-    want = _WANTED + 256  # and the files, pipes and the event loop's own descriptors
+    want = _WANTED * FILES_PER_REQUEST + 256  # and the files, pipes and the event loop's own descriptors
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < want:
         try:
@@ -267,6 +276,26 @@ def room_for_connections(n: int) -> None:
                                                         hard))
         except (ValueError, OSError):  # macOS refuses a soft limit over its own per-process cap
             pass
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if _BASE is None:
+        _BASE = _open_files()
+    fit = n if soft == resource.RLIM_INFINITY else (soft - _BASE - SPARE_FILES) // FILES_PER_REQUEST - _HELD
+    fit = max(1, min(n, fit))
+    _HELD += fit
+    return fit
+
+
+def release_connections(n: int) -> None:
+    global _HELD, _WANTED
+    _HELD, _WANTED = max(0, _HELD - n), max(0, _WANTED - n)
+
+
+def _open_files() -> int:
+    """Files this process has open now (Linux's /proc; elsewhere a guess of the usual few dozen)."""
+    try:
+        return len(os.listdir("/proc/self/fd"))
+    except OSError:
+        return 32
 
 
 def sustained(timeline: list[tuple[float, int]], elapsed: float) -> int:

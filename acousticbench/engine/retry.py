@@ -17,18 +17,18 @@ from acousticbench.core.environment import env_number
 T = TypeVar("T")
 
 
-def _env(variable: str, default: float, minimum: float = 0.0):
-    return field(default_factory=lambda: env_number(variable, default, minimum=minimum))
+def _env(variable: str, default: float):
+    return field(default_factory=lambda: env_number(variable, default))
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
     """Retry settings; each default can be changed with an environment variable (tests zero the waits)."""
 
-    max_attempts: int = field(default_factory=lambda: int(env_number("ACOUSTICBENCH_MAX_ATTEMPTS", 4, minimum=1, whole=True)))
+    max_attempts: int = field(default_factory=lambda: int(env_number("ACOUSTICBENCH_MAX_ATTEMPTS", 4)))
     base_delay_s: float = _env("ACOUSTICBENCH_RETRY_BASE_DELAY", 1.0)
     max_delay_s: float = _env("ACOUSTICBENCH_RETRY_MAX_DELAY", 60.0)
-    timeout_s: float = _env("ACOUSTICBENCH_REQUEST_TIMEOUT", 120.0, minimum=0.001)
+    timeout_s: float = _env("ACOUSTICBENCH_REQUEST_TIMEOUT", 120.0)
     max_retry_after_s: float = _env("ACOUSTICBENCH_MAX_RETRY_AFTER", 120.0)
     max_overloads: int = field(default_factory=lambda: int(env_number("ACOUSTICBENCH_MAX_RATE_LIMITED", 50)))
 
@@ -60,6 +60,9 @@ async def _once(call: Callable[[], Awaitable[T]], timeout_s: float) -> T | Backe
         return err
     except (AcousticBenchError, asyncio.CancelledError):
         raise
+    except RecursionError:  # an SDK's own json.loads of a body nested past its depth: malformed, asked again
+        return BackendError("the server sent a malformed response (nested deeper than Python's JSON reader can "
+                            "follow, which no answer is)", retryable=True)
     except Exception as err:  # a backend bug must not kill a long run; it is stored on the record instead
         return BackendError(f"unexpected {type(err).__name__} in the backend: {err}", retryable=False)
 

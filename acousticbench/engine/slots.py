@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import sys
 
-from acousticbench.engine.concurrency import Lane, Setting, Ticket, room_for_connections
+from acousticbench.engine.concurrency import Lane, Setting, Ticket, release_connections, room_for_connections
 
 
 class Slots:
@@ -14,8 +15,11 @@ class Slots:
 
     def __init__(self, names: list[str], setting: Setting):
         self.setting = setting
-        self.lanes = [Lane(i, name, setting) for i, name in enumerate(names)]
-        room_for_connections(setting.maximum * len(names))
+        self.held = room_for_connections(setting.maximum * len(names))
+        bounded = setting.within(max(1, self.held // len(names)))
+        if bounded.maximum < setting.start:
+            _say_bounded(setting, bounded.maximum * len(names))
+        self.lanes = [Lane(i, name, bounded) for i, name in enumerate(names)]
         self.spread = len(names) > 1  # requests name their endpoint to the backend
         self.retired: set[int] = set()
         self._failed: BaseException | None = None
@@ -30,11 +34,17 @@ class Slots:
 
     def add(self, name: str) -> int:
         """A new endpoint (a replica that came up): its own lane, and the queue's waiters may take it at once."""
-        self.lanes.append(Lane(len(self.lanes), name, self.setting))
-        room_for_connections(self.setting.maximum)
+        fit = room_for_connections(self.setting.maximum)
+        self.held += fit
+        self.lanes.append(Lane(len(self.lanes), name, self.setting.within(fit)))
         self.spread = True
         self._wake()
         return len(self.lanes) - 1
+
+    def close(self) -> None:
+        """The session ended: its room in the open-files limit is another session's."""
+        release_connections(self.held)
+        self.held = 0
 
     def retire(self, index: int) -> None:
         """An endpoint that ended: no request is given its slots again (those on the wire come back through keep)."""
@@ -146,3 +156,13 @@ def sustained_line(model: str, summary: dict) -> str:
                      f"{lane['in_flight_max']} at most ({summary['mode']} limit {summary['start']} -> {lane['final']}, "
                      f"highest {lane['peak']}{refused}), {lane['answers_per_s']:g} answers/s")
     return "; ".join(parts)
+
+
+def _say_bounded(setting: Setting, most: int) -> None:
+    """One line: fewer requests go at once than asked, as this process may not open more files."""
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    asked = f"--concurrency {setting.start}" if not setting.auto else f"--concurrency auto's start of {setting.start}"
+    print(f"note: {asked} is more than this process's open-files limit of {soft} leaves room for: at most {most} "
+          "requests in flight (raise it with `ulimit -n`).", file=sys.stderr)

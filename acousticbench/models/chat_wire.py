@@ -15,7 +15,7 @@ from acousticbench.core.errors import BackendError
 from acousticbench.models.wire import prompt_clips, wav_bytes
 from acousticbench.core.records import Prompt, Reply, was_cut
 from acousticbench.models.completion import (content_text, first_choice, first_token_logprobs, flat_usage,
-                                             message_of, refusal_text)
+                                             GarbledBody, NOT_UTF8, message_of, refusal_text, server_json)
 
 # the statuses worth asking again: timeouts, conflicts, rate limits, and every 5xx
 RETRYABLE_STATUS = frozenset({408, 409, 429})
@@ -57,7 +57,7 @@ def _audio_part(wav: bytes) -> tuple[bytes, ...]:
 
 @functools.lru_cache(maxsize=256)  # a task's questions share a few prompt texts: encoded once, not per request
 def _text_part(text: str) -> tuple[bytes]:
-    return (json.dumps({"type": "text", "text": text}, ensure_ascii=False).encode(),)
+    return (json.dumps({"type": "text", "text": text}, ensure_ascii=False, allow_nan=False).encode(),)
 
 
 def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int | None = None, *,
@@ -75,10 +75,10 @@ def audio_request_json(fields: dict[str, Any], prompt: Prompt, merge_over: int |
         clips, notes = prompt_clips(prompt.audio, merge_over)
         audio = [_audio_part(wav) for wav in clips]
         pieces = [_text_part(prompt.text), *audio] if text_first else [*audio, _text_part(prompt.text)]
-    head = json.dumps({**fields, "messages": []}, ensure_ascii=False, separators=(",", ":")).encode()
+    head = json.dumps({**fields, "messages": []}, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
     body = [head[:-len(b"[]}")], b"["]  # the messages go last
     if system is not None:
-        body += [json.dumps({"role": "system", "content": system}, ensure_ascii=False).encode(), b","]
+        body += [json.dumps({"role": "system", "content": system}, ensure_ascii=False, allow_nan=False).encode(), b","]
     body.append(b'{"role":"user","content":[')
     for k, piece in enumerate(pieces):
         body += piece if k == 0 else [b",", *piece]
@@ -95,7 +95,7 @@ def capped(text: str | None, notes: list[str]) -> tuple[str | None, list[str]]:
     if invalid:
         notes = [*notes, f"{invalid} character(s) of the reply are not valid Unicode (lone surrogates, or bytes that "
                          "were not UTF-8): stored as sent, as \\uXXXX escapes in the JSON"]
-    cap = int(env_number("ACOUSTICBENCH_MAX_REPLY_CHARS", MAX_REPLY_CHARS, minimum=1))
+    cap = int(env_number("ACOUSTICBENCH_MAX_REPLY_CHARS", MAX_REPLY_CHARS))
     if text is None or len(text) <= cap:
         return text, notes
     return text[:cap], [*notes, f"reply cut to its first {cap} of {len(text)} characters "
@@ -114,11 +114,12 @@ def reply_from(completion: object, notes: list[str] | None = None, asked: str | 
     an empty answer is never passed on as an answer (one the token limit cut before any text is a cut reply); a
     reply over the cap is cut with a note, and a reply from another model than `asked` is noted. Fields the label
     does not need (usage, logprobs, the model's name) are read where they make sense and never fail a reply."""
+    unreadable = NOT_UTF8 if isinstance(completion, GarbledBody) else None
     if hasattr(completion, "model_dump"):  # the openai SDK's model of it
         completion = completion.model_dump()
     if isinstance(completion, str):  # the SDK hands back the text of a body not labelled JSON: read it as JSON
         try:
-            completion = json.loads(completion)
+            completion = server_json(completion)
         except ValueError:
             pass
     if not isinstance(completion, dict) or "choices" not in completion:  # the SDK hands back text for non-JSON
@@ -132,7 +133,8 @@ def reply_from(completion: object, notes: list[str] | None = None, asked: str | 
     finish = choice.get("finish_reason")
     finish = finish if isinstance(finish, str) else None
     common = {"usage": flat_usage(completion.get("usage")), "model_id": model, "finish_reason": finish,
-              "first_token_logprobs": first_token_logprobs(choice.get("logprobs"))}
+              "first_token_logprobs": first_token_logprobs(choice.get("logprobs")), "unreadable": unreadable}
+    notes = [*notes, unreadable] if unreadable else notes
     content, refusal = content_text(message, choice), message.get("refusal")
     said = (finish or "").strip().lower()
     if said in FAILED_FINISH:  # the server gave up on this answer mid-way: what it holds is no answer

@@ -3,6 +3,7 @@ counts from whatever usage block came, the first token's logprobs in either of O
 does not need for the label never turns an answer into an error; only a completion with no reply in it is one."""
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -60,13 +61,31 @@ def refusal_text(refusal: Any) -> str | None:
     return None
 
 
+class GarbledBody(dict):
+    """A JSON object read from a body that was not UTF-8 (its bytes kept as lone surrogates): garbled on its way, so
+    what it says is kept but never taken as an answer."""
+
+
+NOT_UTF8 = "the server's body was not UTF-8 (garbled on its way): its text is kept as sent, never scored"
+
+
+def server_json(raw: bytes | str) -> Any:
+    """json.loads of what a server sent; a body nested deeper than the reader can follow (a hostile or broken
+    server's `[[[[...`) is a ValueError, as malformed JSON is, never a RecursionError."""
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise ValueError("nested deeper than Python's JSON reader can follow, which no answer is") from None
+
+
 def token_count(value: Any) -> int | None:
-    """A token count as a server may write it (12, 12.0, "12"); None for anything that is not a whole number."""
+    """A token count as a server may write it (12, 12.0, "12"); None for anything that is not a whole number of 0 or
+    more (a negative count would price a run below nothing)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return value if value >= 0 else None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
         return int(value)
     if isinstance(value, str) and value.strip().isdigit():
         return int(value.strip())
@@ -96,12 +115,13 @@ def first_token_logprobs(logprobs: Any) -> dict[str, float] | None:
     pairs = top.items() if isinstance(top, dict) else [
         (alt.get("token"), alt.get("logprob")) for alt in top if isinstance(alt, dict)] if isinstance(top, list) else []
     pooled: dict[str, float] = {}
-    for token, value in pairs:
-        if isinstance(token, str) and isinstance(value, (int, float)) and not isinstance(value, bool) \
-                and math.isfinite(value):
+    for token, value in pairs:  # an impossible value (NaN, +inf, above 0) is kept as sent: the judge refuses it
+        if isinstance(token, str) and isinstance(value, (int, float)) and not isinstance(value, bool):
             pooled[token] = _log_add(pooled[token], value) if token in pooled else float(value)
     return pooled or None
 
 
 def _log_add(a: float, b: float) -> float:
+    if not (math.isfinite(a) and math.isfinite(b)):  # NaN or an infinity stays what it was, for the judge to see
+        return a + b if math.isnan(a + b) or a == b else max(a, b)
     return max(a, b) + math.log1p(math.exp(-abs(a - b)))

@@ -16,8 +16,11 @@ from acousticbench.models.redirects import Origins
 from acousticbench.models.health import health_status
 
 
+JOBS_EVERY_S = 2.0  # how often squeue is asked while no replica is registered (it is a call to the controller)
+
+
 def poll_s() -> float:
-    return env_number("ACOUSTICBENCH_REGISTRY_POLL", 0.5, minimum=0.01)
+    return env_number("ACOUSTICBENCH_REGISTRY_POLL", 0.5)
 
 
 def replica_wait_s() -> float:
@@ -54,14 +57,44 @@ class Following:
         present = {r.key for r in replicas.read(self.registry, self.serve_name)}
         return [i for key, i in self.index.items() if key not in present and i not in self.ended]
 
+    def missing(self) -> str | None:
+        """Why the registry cannot be read at all (its folder does not exist, or is no folder), or None."""
+        if not self.registry.is_dir():
+            return (f"the registry folder {self.registry} (--endpoints-from, or ACOUSTICBENCH_ENDPOINTS_FROM) "
+                    f"{'is not a folder' if self.registry.exists() else 'does not exist'}: give the folder the "
+                    "replicas register in (docker_serve.sh --slurm writes it).")
+        return None
+
+    def vanished(self) -> str | None:
+        """During a run: the registry folder, or this model's folder in it, was removed (nothing can register)."""
+        for folder in (self.registry, self.where):
+            if not folder.is_dir():
+                return (f"the registry folder {folder} was removed during the run, so no replica of {self.model} can "
+                        "register: restore it (or restart the replicas), then run the same command with --resume.")
+        return None
+
     async def first(self) -> list[replicas.Replica]:
-        """The replicas registered, waiting (up to ACOUSTICBENCH_REPLICA_WAIT) for the first to appear."""
+        """The replicas registered, waiting (up to ACOUSTICBENCH_REPLICA_WAIT) for the first to appear; a registry
+        that does not exist is one line at once."""
+        if self.missing():
+            raise UserError(self.missing())
         deadline = time.monotonic() + replica_wait_s()
+        looked = 0.0
         while not (found := self.new()):
             if time.monotonic() >= deadline:
                 raise UserError(self.none_message())
+            if time.monotonic() - looked >= JOBS_EVERY_S:  # a replica job that died before it registered
+                looked = time.monotonic()
+                await self.check_jobs()
             await asyncio.sleep(poll_s())
         return found
+
+    async def check_jobs(self) -> None:
+        """Raise UserError naming the job when SLURM runs no job of this model's replicas any more."""
+        ended = await asyncio.to_thread(replicas.jobs_ended, self.registry, self.serve_name)
+        if ended:
+            raise UserError(f"{ended}: fix what it says, then start the replicas again "
+                            f"(`./scripts/docker_serve.sh {self.serve_name} --slurm`).")
 
     def none_message(self) -> str:
         return (f"no replica of {self.model} registered in {self.where} within {replica_wait_s():g} s "
@@ -123,17 +156,25 @@ class FollowsRegistry:
         self._slots = slots
         for i in self.following.ended:
             slots.retire(i)
-        alone_since = None
+        alone_since, looked = None, 0.0
         while True:
             await asyncio.sleep(poll_s())
+            if self.following.vanished():
+                return slots.fail(UserError(self.following.vanished()))
             for i in self.following.gone_from_registry():
                 await self._end(i, "left the registry")
             for replica in self.following.new():
                 await self._join(replica)
             if slots.live:
-                alone_since = None
+                alone_since, looked = None, 0.0
             elif time.monotonic() - (alone_since := alone_since or time.monotonic()) > replica_wait_s():
                 return slots.fail(UserError(self.following.none_message()))
+            elif time.monotonic() - looked >= JOBS_EVERY_S:  # every replica gone, and no job left to bring one
+                looked = time.monotonic()
+                try:
+                    await self.following.check_jobs()
+                except UserError as err:
+                    return slots.fail(err)
 
     async def _join(self, replica: replicas.Replica) -> None:
         """A replica that registered during the run: checked, then its own lane in the queue."""

@@ -12,6 +12,7 @@ from google.genai import errors, types
 from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.base import BackendBase
 from acousticbench.models.chat_wire import capped, redact, retry_after_s
+from acousticbench.models.completion import server_json, token_count
 from acousticbench.models.redirects import Origins, moved_elsewhere
 from acousticbench.models.wire import prompt_clips, wav_bytes
 from acousticbench.core.records import Prompt, Reply, was_cut
@@ -57,11 +58,11 @@ def _name(value: Any) -> str | None:
 
 def _flat_usage(usage: dict) -> dict[str, int]:
     """Token counts, the per-modality lists as 'prompt_tokens_details.AUDIO': audio is priced apart from text."""
-    flat = {k: v for k, v in usage.items() if isinstance(v, int)}
+    flat = {k: n for k, v in usage.items() if (n := token_count(v)) is not None}  # a negative count is none
     for key, value in usage.items():
         for item in value if isinstance(value, list) else []:
-            if isinstance(item, dict) and isinstance(item.get("token_count"), int):
-                flat[f"{key}.{_name(item.get('modality'))}"] = item["token_count"]
+            if isinstance(item, dict) and isinstance(n := token_count(item.get("token_count")), int):
+                flat[f"{key}.{_name(item.get('modality'))}"] = n
     return flat
 
 
@@ -71,7 +72,7 @@ def parsed(body: str | None, where: str) -> types.GenerateContentResponse:
     from pydantic import ValidationError
 
     try:
-        data = json.loads(body or "{}")
+        data = server_json(body or "{}")
     except ValueError:
         data = None
     if not isinstance(data, dict):

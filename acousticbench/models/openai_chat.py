@@ -116,6 +116,9 @@ class ChatCompletionsBackend(BackendBase):
             error = self._explain(classify(err, where), err)
             raise BackendError(redact(str(error), self._secrets()), retryable=error.retryable,
                                retry_after=error.retry_after, overloaded=error.overloaded) from None
+        except RecursionError:  # the SDK's json.loads of a body nested past its depth: a malformed answer
+            raise BackendError(f"{where} sent a malformed response (nested deeper than Python's JSON reader can "
+                               "follow, which no answer is)", retryable=True) from None
         finally:
             self._release(slot)
         moved = self.origins.note() if self.origins is not None else None

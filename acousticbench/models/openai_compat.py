@@ -15,6 +15,7 @@ from acousticbench.core.errors import BackendError, UserError
 from acousticbench.models.base import BackendBase
 from acousticbench.models import replicas
 from acousticbench.models.following import Following, FollowsRegistry
+from acousticbench.models.completion import GarbledBody, server_json
 from acousticbench.models.chat_wire import (OVERLOAD_STATUS, audio_request_json, public_url, redact, reply_from,
                                            retry_after_s, retryable_status)
 from acousticbench.core.environment import endpoint_variable, env_number
@@ -35,7 +36,7 @@ VLLM_GREEDY = {"top_p": 1.0, "top_k": 0, "min_p": 0.0, "repetition_penalty": 1.0
 def stall_s() -> float:
     """Seconds an answer's body may take after its headers (a server that computes first and then sends, as vLLM
     does, sends the body at once; the request timeout still caps the wait for the headers)."""
-    return env_number("ACOUSTICBENCH_STALL_TIMEOUT", 30.0, minimum=0.001)
+    return env_number("ACOUSTICBENCH_STALL_TIMEOUT", 30.0)
 
 
 def server_root(url: str) -> str:
@@ -89,7 +90,7 @@ class Endpoints:
 def _error_detail(raw: bytes) -> str:
     """The message of an OpenAI-style error body, else the body's start."""
     try:
-        body = json.loads(raw)
+        body = server_json(raw)
         body = body.get("error", body) if isinstance(body, dict) else body
         if isinstance(body, dict) and body.get("message"):
             return str(body["message"])[:300]
@@ -183,12 +184,13 @@ class ServedModel(FollowsRegistry, BackendBase):
         moved = None if final.origin() == url.origin() else moved_root(str(url), str(final), path)
         try:
             try:
-                return json.loads(raw), moved
-            except UnicodeDecodeError:  # the JSON is fine, a string in it is not UTF-8: kept byte for byte
-                return json.loads(raw.decode("utf-8", "surrogateescape")), moved
-        except ValueError:
-            raise BackendError(f"{self._where(i)} sent a malformed response (not JSON: {raw[:80]!r})",
-                               retryable=True) from None
+                return server_json(raw), moved
+            except UnicodeDecodeError:  # a string in it is not UTF-8: kept byte for byte, never an answer
+                data = server_json(raw.decode("utf-8", "surrogateescape"))
+                return (GarbledBody(data) if isinstance(data, dict) else data), moved
+        except ValueError as err:
+            why = f"{err}: {raw[:24]!r}..." if "nested" in str(err) else f"not JSON: {raw[:80]!r}"
+            raise BackendError(f"{self._where(i)} sent a malformed response ({why})", retryable=True) from None
 
     async def _body(self, i: int, response: aiohttp.ClientResponse) -> bytes:
         """The answer's body; headers and then nothing: a stalled body ends here, not after the whole request

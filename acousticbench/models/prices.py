@@ -73,6 +73,8 @@ def price_table() -> dict[str, Price]:
         if unknown:
             raise UserError(f"{PRICES_VARIABLE}: {model} has unknown field(s) {', '.join(sorted(unknown))} (known: "
                             f"{', '.join(sorted(names))}).")
+        for name, value in values.items():
+            _check_number(model, name, value)
         base = table.get(model)
         values = {"source": f"{PRICES_VARIABLE}", "read_on": "set by the user", **values}
         try:
@@ -81,6 +83,21 @@ def price_table() -> dict[str, Price]:
             raise UserError(f"{PRICES_VARIABLE}: {model} is not in the table, so give every field: "
                             f"{', '.join(sorted(names))}.") from None
     return table
+
+
+_NUMBERS = {"input_text", "input_audio", "output", "audio_tokens_per_s", "output_tokens"}
+_MAY_BE_NULL = {"input_audio", "audio_tokens_per_s"}  # a model that takes no audio
+
+
+def _check_number(model: str, name: str, value: object) -> None:
+    """A price field as the table holds it: a finite number of 0 or more (a count a whole one); one line otherwise."""
+    if name not in _NUMBERS or (value is None and name in _MAY_BE_NULL):
+        return
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not number or not math.isfinite(value) or value < 0 or (name == "output_tokens" and value != int(value)):
+        kind = "a whole number of 0 or more" if name == "output_tokens" else "a finite number of 0 or more"
+        raise UserError(f"{PRICES_VARIABLE}: {model}'s {name} is {value!r}, not {kind}: fix it or unset "
+                        f"{PRICES_VARIABLE}.")
 
 
 def audio_tokens(price: Price, seconds: list[float]) -> int:

@@ -27,7 +27,7 @@ def served_models(listing: Any, where: str) -> dict[str, Any]:
 
 
 def _excerpt(value: Any) -> str:
-    text = json.dumps(value, default=str)
+    text = json.dumps(value, default=str, allow_nan=True)  # a line of a message, not a file: NaN as the server sent it
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -55,7 +55,8 @@ async def template_facts(tokenize, model_id: str) -> dict[str, str]:
 
     from acousticbench.core.errors import BackendError
 
-    body = json.dumps({"model": model_id, "messages": TEMPLATE_PROBE, "add_generation_prompt": True}).encode()
+    probe = {"model": model_id, "messages": TEMPLATE_PROBE, "add_generation_prompt": True}
+    body = json.dumps(probe, allow_nan=False).encode()
     try:
         tokenized = await asyncio.wait_for(tokenize(body), 10.0)
     except (BackendError, TimeoutError):
@@ -63,4 +64,4 @@ async def template_facts(tokenize, model_id: str) -> dict[str, str]:
     tokens = tokenized.get("tokens") if isinstance(tokenized, dict) else None
     if not isinstance(tokens, list) or not tokens:
         return {}
-    return {"chat_template_render_sha256": hashlib.sha256(json.dumps(tokens).encode()).hexdigest()}
+    return {"chat_template_render_sha256": hashlib.sha256(json.dumps(tokens, allow_nan=False).encode()).hexdigest()}

@@ -87,7 +87,7 @@ def _schema(features: dict[str, dict]):
     import pyarrow as pa
 
     columns = [(name, _arrow_type(f)) for name, f in features.items()]
-    meta = {"huggingface": json.dumps({"info": {"features": features}})}
+    meta = {"huggingface": json.dumps({"info": {"features": features}}, allow_nan=False)}
     return pa.schema(columns, metadata=meta)
 
 
@@ -154,7 +154,7 @@ def read_rows(export: Path, split: SplitFiles) -> Iterator[dict[str, Any]]:
 def write_index_and_card(out: Path, parts: list[Part], harness_version: str) -> None:
     index = {"format": FORMAT, "format_version": FORMAT_VERSION, "harness_version": harness_version,
              "parts": [_part_dict(p) for p in parts]}
-    (out / INDEX).write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
+    (out / INDEX).write_text(json.dumps(index, indent=1, allow_nan=False) + "\n", encoding="utf-8")
     (out / "README.md").write_text(card(parts), encoding="utf-8")
 
 

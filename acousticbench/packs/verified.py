@@ -91,7 +91,7 @@ def _flush() -> None:
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(_entries(real), separators=(",", ":")), encoding="utf-8")
+            tmp.write_text(json.dumps(_entries(real), separators=(",", ":"), allow_nan=False), encoding="utf-8")
             os.replace(tmp, target)
         except OSError:
             continue

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from acousticbench.core.errors import UserError
 from acousticbench.core.instants import instant, stamp_instant
-from acousticbench.core.jsontext import model_line, parse_model
+from acousticbench.core.jsontext import json_text, model_line, parse_model
 from acousticbench.core.readers import problem_of
 from acousticbench.core.written_by import version_line
 from acousticbench.core.records import RecordBase
@@ -101,7 +101,11 @@ def read_config(run_dir: Path, missing_ok: bool = False) -> dict:
 def write_json(path: Path, data: Any) -> None:
     """Write JSON atomically: a reader never sees a half-written file."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    try:
+        tmp.write_text(json_text(data, indent=2) + "\n", encoding="utf-8")  # a server's NaN as null: strict JSON
+    except OSError as err:  # a full disk: name the file, which a failed write does not; the old one stands
+        tmp.unlink(missing_ok=True)
+        raise OSError(err.errno, err.strerror, str(path)) from None
     os.replace(tmp, path)
 
 
@@ -110,23 +114,31 @@ class ResponsesWriter:
 
     def __init__(self, path: Path):
         self.path = path
-        self._fh = path.open("a", encoding="utf-8")
+        # unbuffered: a line a full disk cuts is cut off again at once, never flushed later, so the file stays whole
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._size = os.fstat(self._fd).st_size
         self.lines: dict[str, str] = {}  # id -> the line written, so the final sorted rewrite serialises nothing again
 
     def append(self, record: RecordBase) -> None:
         line = model_line(record) + "\n"  # any text a server sent, invalid Unicode included
-        self.lines[record.id] = line
+        data = line.encode("utf-8")
         try:
-            self._fh.write(line)
-            self._fh.flush()
-        except OSError as err:  # name the file: a full disk otherwise reports none
+            done = 0
+            while done < len(data):
+                done += os.write(self._fd, data[done:])
+        except OSError as err:  # name the file (a full disk otherwise reports none), and leave only whole lines
+            try:
+                os.ftruncate(self._fd, self._size)
+            except OSError:
+                pass
             raise OSError(err.errno, err.strerror, str(self.path)) from None
+        self._size += len(data)
+        self.lines[record.id] = line
 
     def close(self) -> None:
-        try:
-            self._fh.close()
-        except OSError as err:  # a line a full disk cut is flushed again here: name the file, as append does
-            raise OSError(err.errno, err.strerror, str(self.path)) from None
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
 
 
 def read_records(path: Path, record_type: type[RecordBase], torn: list | None = None) -> list:

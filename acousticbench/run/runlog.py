@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from acousticbench.core.jsontext import json_text
+
 RUN_LOG = "run.log"
 
 
@@ -34,12 +36,15 @@ class RunLog:
         """The first lines of a run (or of one more session of a resumed run): what it is, how it was started."""
         self.line(f"{'resumed' if kept else 'started'}: {label}" + (f", {kept} records kept" if kept else ""))
         self.line(f"command: {config.get('command', '')}")
-        self.line(f"settings: {json.dumps(config.get('settings', {}), sort_keys=True)}")
+        self.line(f"settings: {json.dumps(config.get('settings', {}), sort_keys=True, allow_nan=False)}")
         backend = config.get("backend", {})
-        self.line(f"backend: {json.dumps(backend, sort_keys=True, default=str)}")
+        self.line(f"backend: {json_text(backend, sort_keys=True, default=str)}")
         self.line(f"items: {config.get('n_items', '?')}")
 
     def close(self) -> None:
         if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+            fh, self._fh = self._fh, None
+            try:
+                fh.close()
+            except OSError:  # its last lines on a full disk: the records' writer reports it, naming its file
+                pass

@@ -3,16 +3,15 @@ folder of its own, and cancels every job it submitted when it ends (finished, fa
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 import time
 from pathlib import Path
 
-from acousticbench.core.environment import env_number
+from acousticbench.core.environment import env_number, env_words
 
 
 def replica_count() -> int:
-    return int(env_number("ACOUSTICBENCH_SLURM_REPLICAS", 1, minimum=1))
+    return int(env_number("ACOUSTICBENCH_SLURM_REPLICAS", 1))
 
 
 class Serving:
@@ -40,8 +39,10 @@ class Serving:
         from acousticbench.serve import slurm
         from acousticbench.serve.specs import get_spec
 
-        options = shlex.split(os.environ.get("ACOUSTICBENCH_SBATCH_OPTIONS", ""))
+        options = env_words("ACOUSTICBENCH_SBATCH_OPTIONS")
         command = os.environ.get("ACOUSTICBENCH_SLURM_SERVER_COMMAND") or None  # a server of one's own ({port})
+        if command:
+            env_words("ACOUSTICBENCH_SLURM_SERVER_COMMAND")  # split in each job: checked here, before any is sent
         for key, serve_name in self.names.items():
             job = slurm.submit(get_spec(serve_name, self.archive), self.registry, replica_count(), options,
                                self.archive, command)

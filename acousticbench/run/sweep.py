@@ -46,6 +46,7 @@ class RunResult:
     error: str | None = None  # why the cell did not finish
     over_budget: str | None = None  # the run finished with more errors than --max-error-rate allows
     concurrency: dict | None = field(default=None, repr=False)  # the model session's limits when the run ended
+    answered_elsewhere: list[str] = field(default_factory=list)  # other origins a redirect sent its requests to
 
     @property
     def changed_clips(self) -> list:
@@ -152,15 +153,18 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
     errors = sum(1 for r in records if r.status == "error")
     over = (f"{errors} of {len(records)} failed ({errors / len(records):.1%}), over --max-error-rate "
             f"{spec.settings.max_error_rate:.0%}" if records and errors / len(records) > spec.settings.max_error_rate else None)
+    moved = config["backend"] if isinstance(config.get("backend"), dict) else {}
+    elsewhere = sorted({*moved.get("answered_from", []), *moved.get("redirected", {}).values()})
     return RunResult(spec, run_dir, metrics, records, resumed=kept,
                      grader_note=getattr(session.graders.get(bench.name), "note", None), over_budget=over,
-                     concurrency=concurrency)
+                     concurrency=concurrency, answered_elsewhere=elsewhere)
 
 
 async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
                          opened: Callable[[], None] = lambda: None) -> list[RunResult]:
     """Open the model's backend once (before any run folder exists: a missing key or a dead server leaves nothing
     behind), run all its cells through one queue, close it once."""
+    slots = None
     try:
         await backend.open()
         same_served_model(cells, backend)  # --resume: the server still serves the model the run was answered by
@@ -184,6 +188,8 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
             warming.cancel()
             watching.cancel()
     finally:
+        if slots is not None:
+            slots.close()
         await backend.close()  # also when open() failed: it may have opened clients
 
 

@@ -87,7 +87,8 @@ def dry_run(spec: ServerSpec, args: argparse.Namespace, home: Path) -> int:
               + ("this model is gated, put one there first" if spec.gated else "fine for this model"))
     print("# docker SDK: client.containers.run(**settings) with")
     shown = redacted(settings)  # one key per line, still JSON, so a script can read it
-    print("{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in shown.items()) + "\n}")
+    print("{\n" + ",\n".join(f"  {json.dumps(k, allow_nan=False)}: {json.dumps(v, allow_nan=False)}"
+                              for k, v in shown.items()) + "\n}")
     print(export_line(spec, args.port or spec.port))
     return 0
 

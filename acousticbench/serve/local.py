@@ -99,7 +99,7 @@ def start_detached(spec: ServerSpec, port: int, wait_s: float, log, archive: Pat
         process = subprocess.Popen([sys.executable, "-m", "acousticbench.serve.local", spec.serve_name, "--port",
                                     str(port), "--archive", str(archive.resolve())], stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                    start_new_session=True)
-    state.write_text(json.dumps({"pid": process.pid, "port": port, "log": str(log_path)}))
+    state.write_text(json.dumps({"pid": process.pid, "port": port, "log": str(log_path)}, allow_nan=False))
     log(f"starting {spec.serve_name} without Docker on 127.0.0.1:{port} (log {log_path}), waiting for /health...")
     deadline = time.monotonic() + wait_s
     while health_status(f"http://127.0.0.1:{port}") != 200:

@@ -36,7 +36,7 @@ def cache_key(base_dir: Path, adapter_dir: Path) -> str:
     config = (base / "config.json").read_bytes() if (base / "config.json").is_file() else b""
     adapter = sorted((p.name, _file_digest(p)) for p in adapter_dir.iterdir() if p.is_file())
     blob = json.dumps({"base": str(base), "weights": weights, "config": hashlib.sha256(config).hexdigest(),
-                       "adapter": adapter})
+                       "adapter": adapter}, allow_nan=False)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -74,7 +74,8 @@ def merged_model_dir(base_dir: Path, adapter_dir: Path, load_base: Callable[[Pat
     shutil.rmtree(partial, ignore_errors=True)
     merged.save_pretrained(partial)
     _link_base_files(base_dir, partial)
-    (partial / DONE).write_text(json.dumps({"base": str(base_dir), "adapter": str(adapter_dir)}) + "\n")
+    done = {"base": str(base_dir), "adapter": str(adapter_dir)}
+    (partial / DONE).write_text(json.dumps(done, allow_nan=False) + "\n")
     shutil.rmtree(target, ignore_errors=True)
     os.replace(partial, target)  # atomic: a crash mid-merge never leaves a folder that looks finished
     log.info("merged model ready in %s", target)

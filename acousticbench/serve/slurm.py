@@ -17,7 +17,7 @@ from acousticbench.models import replicas
 from acousticbench.models.health import health_status
 from acousticbench.serve.specs import ServerSpec
 
-JOB_PREFIX = "acousticbench-"
+JOB_PREFIX = replicas.JOB_PREFIX
 
 
 def default_registry() -> Path:
@@ -47,6 +47,11 @@ def submit(spec: ServerSpec, registry: Path, replica_count: int, sbatch_options:
     """sbatch an array of `replica_count` servers of `spec`; returns the array's job id."""
     if replica_count < 1:
         raise UserError(f"--replicas {replica_count}: give 1 or more.")
+    try:
+        shlex.split(server_command or "")  # each job splits it: a command it cannot split would end every replica
+    except ValueError as err:
+        raise UserError(f"the server command {server_command!r} cannot be split into words ({err}): close its "
+                        "quotes.") from None
     registry = registry.resolve()
     logs = replicas.folder_of(registry, spec.serve_name) / "logs"
     logs.mkdir(parents=True, exist_ok=True)

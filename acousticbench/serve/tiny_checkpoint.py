@@ -148,7 +148,7 @@ def _files(seed: int) -> dict[str, bytes]:
     from safetensors.numpy import save
 
     def js(data: dict) -> bytes:
-        return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
+        return (json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n").encode()
 
     eos, pad = VOCAB["<|im_end|>"], VOCAB["<|endoftext|>"]
     return {
@@ -182,7 +182,7 @@ def checkpoint_path(seed: int = SEED) -> Path:
     """Where the checkpoint of `seed` lives in the cache, built or not (a dry run only names it)."""
     from acousticbench.core.environment import cache_dir
 
-    key = hashlib.sha256(f"{BUILD_VERSION}:{seed}:{json.dumps(config(), sort_keys=True)}".encode()).hexdigest()[:12]
+    key = hashlib.sha256(f"{BUILD_VERSION}:{seed}:{json.dumps(config(), sort_keys=True, allow_nan=False)}".encode()).hexdigest()[:12]
     return cache_dir() / "tiny-qwen2-audio" / key
 
 

@@ -167,13 +167,14 @@ async def ask_again(run: RunFile, records: list, backend, grader, archive: Path 
     if spec.control is not None:  # a control run is asked again with its control's audio, never the real clips
         prepared = with_control(prepared, spec.control, run.bench)
     items = [item for item in prepared.items if item[0].id in todo or item[0].id in cut]
-    bar = progress_bar(len(items), None)
+    bar, slots = progress_bar(len(items), None), Slots.fixed(concurrency)
     try:
-        fresh = await run_items(items, backend, slots=Slots.fixed(concurrency), policy=RetryPolicy(),
+        fresh = await run_items(items, backend, slots=slots, policy=RetryPolicy(),
                                 to_record=fingerprinted(run.bench.record_maker(spec, prepared, grader), backend.merge_over),
                                 on_record=lambda r: None,
                                 bar=bar)
     finally:
+        slots.close()
         bar.close()
     by_id = {r.id: r for r in records}
     for record in fresh:

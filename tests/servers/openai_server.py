@@ -117,7 +117,8 @@ class OpenAIHandler(Handler):
     /version answers, as vLLM), chat_template (POST /tokenize renders with it, as vLLM applies its template),
     answer_with (a function of the request body giving the answer's text), listeners (served model id ->
     servers.listener.Listener, who answers requests for that id) with questions (request key -> (id,
-    listener.Question), from the test's pack)."""
+    listener.Question), from the test's pack), raw_bodies (path -> the bytes a GET or POST of it answers, as they
+    are: a hostile server's)."""
 
     def _models(self) -> list[str]:
         return self.state.options.get("model_ids", ["local/served-model"])
@@ -134,6 +135,8 @@ class OpenAIHandler(Handler):
     def _get(self) -> None:
         if self.redirected():
             return None
+        if self.path in self.state.options.get("raw_bodies", {}):
+            return self.send_body(200, self.state.options["raw_bodies"][self.path], "application/json")
         if self.state.options.get("probe_delay_s"):  # a server far away: each of these answers one round trip late
             time.sleep(self.state.options["probe_delay_s"])
         if self.path == "/health":
@@ -166,6 +169,8 @@ class OpenAIHandler(Handler):
             return None
         if self.path == "/v1/audio/transcriptions":
             return self._transcribe(raw)
+        if self.path in self.state.options.get("raw_bodies", {}):
+            return self.send_body(200, self.state.options["raw_bodies"][self.path], "application/json")
         if self.path == "/tokenize" and self.state.options.get("chat_template"):  # vLLM's, the template applied
             rendered = self.state.options["chat_template"] + json.dumps(json.loads(raw)["messages"])
             return self.send_json(200, {"tokens": [ord(c) for c in rendered], "count": len(rendered)})

@@ -176,5 +176,5 @@ def _unpacked(export: Path, archive: Path, row: dict) -> str:
 def _row_columns(q: Question, line: str) -> dict:
     """What every column but the clips' bytes must hold for the row's question line."""
     return {"id": q.id, "task": q.task, "split": q.split, "kind": q.kind, "prompt": q.prompt, "answer": q.answer,
-            "level": q.meta.get("level"), "probe": q.meta.get("probe"), "meta": json.dumps(q.meta, sort_keys=True),
-            "question": line}
+            "level": q.meta.get("level"), "probe": q.meta.get("probe"),
+            "meta": json.dumps(q.meta, sort_keys=True, allow_nan=False), "question": line}

@@ -55,7 +55,7 @@ def task_yaml(code: str, questions: Path, manifest_sha256: str, title: str) -> s
             "generation_kwargs:\n  max_new_tokens: 512\n  temperature: 0\n  do_sample: false\n  until: []\n"
             "lmms_eval_specific_kwargs:\n  default:\n    pre_prompt: \"\"\n    post_prompt: \"\"\n"
             f"metric_list:\n{metrics}"
-            f"metadata:\n  version: 1.0\n  manifest_sha256: {json.dumps(manifest_sha256)}\n")
+            f"metadata:\n  version: 1.0\n  manifest_sha256: {json.dumps(manifest_sha256, allow_nan=False)}\n")
 
 
 def group_yaml(codes: list[str]) -> str:

@@ -94,6 +94,6 @@ def write_manifest(root: Path, benchmark: str, version: str, tasks: dict[str, di
     manifest = {"benchmark": benchmark, "version": version, "tasks": tasks, "counts": counts, "sha256": dict(sorted(sha256.items()))}
     if audio is not None:
         manifest["audio"] = audio
-    data = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    data = (json.dumps(manifest, indent=2, sort_keys=True, allow_nan=False) + "\n").encode("utf-8")
     (root / MANIFEST).write_bytes(data)
     return hashlib.sha256(data).hexdigest()

@@ -45,10 +45,14 @@ class JudgeRelabeller:
     async def relabel(self, records: list[Record]) -> list[Record]:
         from acousticbench.benchmarks.acoustic.judge import JudgeFailed
 
+        from acousticbench.models.completion import NOT_UTF8
+
         out = []
         for record in records:
-            # a truncated record stays truncated: a cut reply is never scored, whatever a judge reads in it
-            if record.chosen is None and record.status != "truncated" and record.response and record.response.strip():
+            # a truncated record stays truncated: a cut reply is never scored, whatever a judge reads in it; nor is
+            # a reply garbled on its way
+            if record.chosen is None and record.status != "truncated" and record.response and \
+                    record.response.strip() and NOT_UTF8 not in record.notes:
                 try:
                     judgement = await self.judge.judge(record.prompt, Reply(text=record.response,
                                                                             finish_reason=record.finish_reason))

@@ -71,7 +71,7 @@ def line_outcome(line: Mapping[str, Any]) -> bool | None:
 def episode_status(reply) -> EpisodeStatus:
     """error (no reply), refused (by the provider, or a reply that declines: 'I cannot listen to <audio 3>'),
     truncated (cut by the token limit), else answered."""
-    if reply is None:
+    if reply is None or reply.unreadable:  # no reply, or one garbled on its way: asked again by --resume
         return "error"
     if reply.refused or is_refusal(reply.text or ""):
         return "refused"

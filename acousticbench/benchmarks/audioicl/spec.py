@@ -11,7 +11,7 @@ from acousticbench.benchmarks.audioicl.pack import default_base, default_meta
 from acousticbench.benchmarks.audioicl.prompts import Style
 from acousticbench.benchmarks.audioicl.scoring import Scoring
 from acousticbench.core.errors import UserError
-from acousticbench.core.settings import BenchmarkOptions, RunSettings, RunSpec, make_spec, setting
+from acousticbench.core.settings import BenchmarkOptions, RunSettings, RunSpec, make_spec, setting, whole_numbers
 
 NAME = "AudioICL"
 
@@ -42,7 +42,7 @@ class ICLOptions(BenchmarkOptions):
     @field_validator("shot_counts", mode="before")
     @classmethod
     def _shots(cls, value: Any) -> Any:
-        return tuple(parse_shots(value if isinstance(value, str) else ",".join(str(k) for k in value)))
+        return tuple(parse_shots(",".join(str(k) for k in whole_numbers(value, "--shots", "1,3,5"))))
 
     def variants(self) -> list[int | None]:
         return list(self.shot_counts)

@@ -43,7 +43,7 @@ class PageHandler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _json(self, status: int, data: dict) -> None:
-        self._send(status, json.dumps(data).encode(), "application/json")
+        self._send(status, json.dumps(data, allow_nan=False).encode(), "application/json")
 
     def do_GET(self) -> None:
         if self._foreign():
@@ -76,21 +76,59 @@ class PageHandler(BaseHTTPRequestHandler):
         if self._foreign():
             return self._json(403, {"error": "this page answers only its own address"})
         action = POSTS.get(self.path)
-        length = int(self.headers.get("Content-Length") or 0)
         if action is None:
             return self._json(404, {"error": "not found"})
-        if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json" or not 0 < length <= MAX_BODY:
-            return self._json(400, {"error": "send a JSON body of up to 64 KiB"})
         try:
-            data = json.loads(self.rfile.read(length))
-            if not isinstance(data, dict):
-                raise Refused("send a JSON object")
+            data = self._body()
             action(self.listening, data)
-        except json.JSONDecodeError:
-            return self._json(400, {"error": "the body is not JSON"})
         except Refused as err:
             return self._json(err.status, {"error": str(err)})
+        except (TypeError, ValueError, KeyError, AttributeError) as err:  # a body of the wrong shape for its action
+            return self._json(400, {"error": f"the body does not fit {self.path} ({type(err).__name__})"})
         return self._json(200, self.listening.state())
+
+    def _body(self) -> dict:
+        """The post's JSON object; Refused (a 4xx naming why) for anything else. An unread body closes the
+        connection, so what is left of it is never taken for the next request."""
+        text = self.headers.get("Content-Length") or ""
+        length = int(text) if text.strip().isdigit() else None
+        if length is None or length > MAX_BODY or length == 0:
+            self.close_connection = True
+            if length is not None and length > MAX_BODY:
+                raise Refused("the body is over 64 KiB", 413)
+            raise Refused("send a JSON body of up to 64 KiB, with its Content-Length")
+        raw = self.rfile.read(length)
+        if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
+            raise Refused("send the body as application/json", 415)
+        try:
+            data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        except UnicodeDecodeError:
+            raise Refused("the body is not UTF-8") from None
+        except RecursionError:
+            raise Refused("the body is nested deeper than any answer is") from None
+        except ValueError as err:  # NaN and Infinity too: no time or count is either
+            raise Refused(f"the body is not JSON ({err})") from None
+        if not isinstance(data, dict):
+            raise Refused("send a JSON object")
+        return data
+
+
+def _no_constant(word: str):
+    raise ValueError(f"{word} is not JSON")
+
+
+class QuietServer(ThreadingHTTPServer):
+    """The page's server: a client gone mid-answer (a closed tab) or any other failure of one request is one line at
+    most, never a traceback on the run's terminal."""
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        import sys
+
+        error = sys.exc_info()[1]
+        if not isinstance(error, ConnectionError):
+            print(f"note: the listening page failed one request ({type(error).__name__}: {error})", file=sys.stderr)
 
 
 class PageServer:
@@ -98,7 +136,7 @@ class PageServer:
 
     def __init__(self, listening: Listening, port: int):
         try:
-            self.server = ThreadingHTTPServer(("127.0.0.1", port), _handler(listening, port))
+            self.server = QuietServer(("127.0.0.1", port), _handler(listening, port))
         except OSError as err:
             raise UserError(f"the Human model's page cannot listen on 127.0.0.1:{port} ({err.strerror}): set "
                             "ACOUSTICBENCH_HUMAN_PORT to a free port, or unset it for any free one.") from None

@@ -50,6 +50,8 @@ class Judge:
         `check_retirement`), not here on every answer."""
         if reply.refused:
             return Judgement(chosen=None, status="refused", method="none")
+        if reply.unreadable:  # garbled on its way: whatever letter it seems to hold is not the model's answer
+            return Judgement(chosen=None, status="unparsed", method="none")
         if reply.choice is not None:  # given as an option (a person's click): nothing to read, whatever the mode
             return direct(reply)
         if self.mode == "logprobs":
@@ -98,6 +100,8 @@ def judge_reply(reply: Reply, prompt: str = "") -> Judgement:
     """Rules only, synchronous: for callers that cannot await (the LLM judge needs `Judge.judge`)."""
     if reply.refused:
         return Judgement(chosen=None, status="refused", method="none")
+    if reply.unreadable:
+        return Judgement(chosen=None, status="unparsed", method="none")
     if reply.choice is not None:
         return direct(reply)
     return extract_choice(prompt, reply.text or "", cut=was_cut(reply.finish_reason))

@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                  Judge.create("auto", args.judge_model, args.endpoint, concurrency=args.concurrency))
         judge.check_retirement()  # a retired judge stops here with its fix, not with a failure on every line
         for row in asyncio.run(judge_rows(rows, judge)):
-            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+            sys.stdout.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
     except AcousticBenchError as err:
         print(f"error: {err}", file=sys.stderr)
         return err.exit_code

@@ -24,7 +24,7 @@ def cache_key(model: str, prompt_version: str, question: str, response: str, end
     """What a verdict depends on: the judge model and where it is served (the same name on another server may be
     another model), the judge prompt version, the question and the response."""
     parts = [model, prompt_version, question, response] + ([endpoint] if endpoint else [])
-    material = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
+    material = json.dumps(parts, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()  # a reply with invalid Unicode
 
 

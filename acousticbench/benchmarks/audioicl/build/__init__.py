@@ -73,7 +73,8 @@ def write_pack(root: Path, plans: dict[str, TaskPlan], workers: int) -> str:
     episodes = sorted((e for plan in plans.values() for e in plan.episodes), key=lambda e: e["id"])
     (root / "meta").mkdir(parents=True, exist_ok=True)
     for k in range(1, MAX_SHOTS + 1):
-        data = "".join(json.dumps(with_shots(e, k), ensure_ascii=False) + "\n" for e in episodes).encode("utf-8")
+        data = "".join(json.dumps(with_shots(e, k), ensure_ascii=False, allow_nan=False) + "\n"
+                       for e in episodes).encode("utf-8")
         (root / "meta" / f"meta_k{k}.jsonl").write_bytes(data)
         sha256[f"meta/meta_k{k}.jsonl"] = hashlib.sha256(data).hexdigest()
     manifest = {
@@ -83,7 +84,7 @@ def write_pack(root: Path, plans: dict[str, TaskPlan], workers: int) -> str:
         "counts": {"episodes": len(episodes), "audio_files": len(clips)},
         "sha256": dict(sorted(sha256.items())),
     }
-    data = (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode("utf-8")
+    data = (json.dumps(manifest, indent=1, sort_keys=True, allow_nan=False) + "\n").encode("utf-8")
     (root / MANIFEST).write_bytes(data)
     return hashlib.sha256(data).hexdigest()
 
