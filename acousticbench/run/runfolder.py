@@ -29,6 +29,8 @@ class Cell:
     lock: RunLock | None = None
     config: dict = field(default_factory=dict)  # as written to config.json when the run started
     canary: dict | None = None  # the start-of-run canary's verdicts (run/canary.py), where it was asked
+    unheard: str | None = None  # the canary's mark on a run it invalidates (metrics.json's listener note)
+    canary_error: str | None = None  # what the canary found missing that this run needs: the command exits 1
 
 
 def resume_target(cell: Cell, backend_name: str) -> None:

@@ -27,7 +27,7 @@ from acousticbench.run.catalog import get_model
 from acousticbench.run.plan import listening, spent
 from acousticbench.engine.progress import Progress
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
-from acousticbench.run.canary import before_runs, heard
+from acousticbench.run.canary_run import before_runs, heard
 from acousticbench.run.cells import fingerprinted, groups_of, make_graders, prepare_cells, warm_up
 from acousticbench.run.runfolder import Cell, now, open_run_dir, read_again, resume_target, same_served_model
 from acousticbench.run.runlog import RunLog
@@ -46,6 +46,7 @@ class RunResult:
     error: str | None = None  # why the cell did not finish
     over_budget: str | None = None  # the run finished with more errors than --max-error-rate allows
     concurrency: dict | None = field(default=None, repr=False)  # the model session's limits when the run ended
+    unheard: str | None = None  # the canary found that this run's audio does not reach the model (exit 1)
 
     @property
     def benchmark(self) -> Benchmark:
@@ -146,7 +147,7 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
             f"{spec.settings.max_error_rate:.0%}" if records and errors / len(records) > spec.settings.max_error_rate else None)
     return RunResult(spec, run_dir, metrics, records, resumed=kept,
                      grader_note=getattr(session.graders.get(bench.name), "note", None), over_budget=over,
-                     concurrency=concurrency)
+                     concurrency=concurrency, unheard=cell.canary_error)
 
 
 async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
@@ -159,7 +160,7 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
         slots = Slots(backend.endpoint_names(), Setting.of(cells[0].spec.settings.concurrency, backend))
         # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
         session = Session(backend, slots, RetryPolicy(**backend.retry_settings), graders, bar, opened)
-        await before_runs(cells, backend, session.policy, slots)  # --canary: does the audio reach the model
+        await before_runs(cells, backend, session.policy)  # the canary: does the audio reach the model
         warming = warm_up(cells)
         watching = asyncio.ensure_future(backend.watch_endpoints(slots))  # replicas that come and go (a registry)
 
