@@ -110,7 +110,7 @@ def verdict(answers: dict[str, str | None], failed: dict[str, str]) -> dict[str,
 def finding(result: dict[str, Any]) -> str | None:
     """The one line saying what does not reach the model, or None when nothing was found missing."""
     if result.get("hears_audio") is False:
-        return "a tone in the first clip was answered as silence: the audio does not reach the model whole"
+        return "a tone sent was answered as silence: the audio does not reach the model whole"
     if result.get("hears_both_clips") is False:
         check = result["checks"]["hears_both_clips"]
         return (f"{check['right']} of {check['of']} probes that need both clips right: the model does not hear both "

@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from acousticbench.core.records import Prompt
-from acousticbench.engine.retry import RetryPolicy, with_retries
+from acousticbench.engine.retry import RetryPolicy
 from acousticbench.run.canary import QUESTIONS, finding, label, mono_line, probes, verdict
 
 ASKS = frozenset({"served", "openai", "gemini"})  # backends that hand a model the audio as it is
@@ -29,17 +29,22 @@ def applies(cells: list) -> str | None:
         return "off (--no-canary)"
     if entry.family == "local":
         return f"{spec.model} is a local model: nothing between the harness and it can drop audio"
+    limits = entry.settings.get("limits")
+    if limits is not None and limits.merge_over == 1:
+        return f"{spec.model} takes one audio input, so its clips are merged and the two-clip probes do not apply"
     return None
 
 
-async def ask_probes(backend: Any, policy: RetryPolicy, seed: int) -> dict[str, Any]:
-    """Every probe at once, each asked once within PROBE_TIMEOUT_S, all within DEADLINE_S; the verdict."""
+async def ask_probes(backend: Any, policy: RetryPolicy, slots: Any, seed: int) -> dict[str, Any]:
+    """Every probe through the model's queue (its concurrency limit holds), each asked once within PROBE_TIMEOUT_S,
+    all within DEADLINE_S; the verdict."""
+    from acousticbench.engine.executor import ask
+
     short = replace(policy, max_attempts=1, timeout_s=min(policy.timeout_s, PROBE_TIMEOUT_S), max_overloads=0,
                     max_retry_after_s=0.0)
     asked = {pid: Prompt(benchmark="canary", question_id=f"canary_{pid}", task="canary", seed=seed, audio=paths,
                          text=QUESTIONS[kind], answer_space=["A", "B"]) for pid, kind, paths, _ in probes()}
-    tasks = {pid: asyncio.ensure_future(with_retries(lambda p=p: backend.answer(p), short, f"canary:{pid}"))
-             for pid, p in asked.items()}
+    tasks = {pid: asyncio.ensure_future(ask(backend, p, short, slots)) for pid, p in asked.items()}
     done, late = await asyncio.wait(tasks.values(), timeout=DEADLINE_S)
     for task in late:
         task.cancel()
@@ -48,10 +53,10 @@ async def ask_probes(backend: Any, policy: RetryPolicy, seed: int) -> dict[str, 
     for pid, task in tasks.items():
         if task in late:
             failed[pid] = f"no answer within the canary's {DEADLINE_S:g} s"
-        elif task.result().error is not None:
+        elif task.result().reply is None:
             failed[pid] = task.result().error
         else:
-            answers[pid] = label(task.result().value.text)
+            answers[pid] = label(task.result().reply.text)
     return verdict(answers, failed)
 
 
@@ -69,7 +74,7 @@ def _marks(cell: Any, found: dict[str, Any], declared_mono: bool) -> tuple[str |
     return (None, bool(mono) and not declared_mono)  # a model the registry calls mono was marked so already
 
 
-async def before_runs(cells: list, backend: Any, policy: RetryPolicy) -> None:
+async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any) -> None:
     """Ask the probes once per model session where they apply; give each cell the verdict (config.json), its mark
     (metrics.json's listener note) and, where the audio does not reach the model, the line that makes the command
     exit 1 (printed once)."""
@@ -86,7 +91,7 @@ async def before_runs(cells: list, backend: Any, policy: RetryPolicy) -> None:
         for cell in cells:
             cell.canary = {"verdict": "skipped", "why": why_not}
         return
-    found = await ask_probes(backend, policy, spec.seed)
+    found = await ask_probes(backend, policy, slots, spec.seed)
     line = finding(found)
     if line is None and found["verdict"] == "inconclusive" and "no_answer" in found:
         missing = found["no_answer"]

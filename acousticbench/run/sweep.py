@@ -160,7 +160,7 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
         slots = Slots(backend.endpoint_names(), Setting.of(cells[0].spec.settings.concurrency, backend))
         # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
         session = Session(backend, slots, RetryPolicy(**backend.retry_settings), graders, bar, opened)
-        await before_runs(cells, backend, session.policy)  # the canary: does the audio reach the model
+        await before_runs(cells, backend, session.policy, slots)  # the canary: does the audio reach the model
         warming = warm_up(cells)
         watching = asyncio.ensure_future(backend.watch_endpoints(slots))  # replicas that come and go (a registry)
 

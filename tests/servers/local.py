@@ -20,6 +20,14 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def is_probe(body: dict) -> bool:
+    """A request of the harness's start-of-run canary (its tone probes): logged apart from the run's questions."""
+    from acousticbench.run.canary import QUESTIONS
+
+    text = json.dumps(body)
+    return any(question in text for question in QUESTIONS.values())
+
+
 def answer_for(key: str) -> str:
     """The server's deterministic answer to a request whose first clip hashes to `key`."""
     return "A" if int(key[:8], 16) % 2 == 0 else "B"
@@ -64,7 +72,8 @@ class ServerState:
         self.lock = threading.Lock()
         self.attempts: dict[str, int] = {}
         self.arrivals: dict[str, list[float]] = {}  # monotonic arrival times per key: backoff is observable
-        self.received: list[Received] = []
+        self.received: list[Received] = []  # the run's own requests
+        self.probes: list[Received] = []  # the canary's, before them (is_probe): not counted as served
         self.gets: list[tuple[str, float, float]] = []  # path, arrival and answer (monotonic) of each GET
         self.inflight = self.max_inflight = 0
         self.capacity: int | None = None  # more at once than this are refused at once with 429 and Retry-After
@@ -81,11 +90,14 @@ class ServerState:
             self.arrivals.setdefault(key, []).append(time.monotonic())
             return self.attempts[key]
 
-    def log(self, item: Received) -> None:
+    def log(self, item: Received) -> bool:
+        """Keep the request; whether it is a canary probe."""
+        probe = is_probe(item.body)
         with self.lock:
             if not self.keep_bodies:
                 item.body = {}
-            self.received.append(item)
+            (self.probes if probe else self.received).append(item)
+        return probe
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -170,11 +182,11 @@ class Handler(BaseHTTPRequestHandler):
             return answer(key, "429")
         attempt = state.next_attempt(key)
         fault = state.plan.fault(key, attempt)
-        state.log(Received(self.path, key, attempt, fault, body, {k.lower(): v for k, v in self.headers.items()}))
+        probe = state.log(Received(self.path, key, attempt, fault, body, {k.lower(): v for k, v in self.headers.items()}))
         with state.lock:
             state.inflight += 1
-            state.served += 1
-            number = state.served
+            state.served += not probe
+            number = state.served if not probe else 0
             state.max_inflight = max(state.max_inflight, state.inflight)
         try:
             hold = state.options.get("hold_after")  # requests past the first N wait for `release`: a replica stuck
@@ -269,6 +281,11 @@ class LocalServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+    @property
+    def probes(self) -> list[Received]:
+        """The canary's probe requests, which `received` leaves out."""
+        return self.state.probes
 
     @property
     def received(self) -> list[Received]:
