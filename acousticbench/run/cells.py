@@ -59,14 +59,16 @@ def groups_of(cells: list[Cell]) -> dict[tuple, list[Cell]]:
     return groups
 
 
-def fingerprinted(to_record: Callable) -> Callable:
-    """The benchmark's record maker with, on each record, the fingerprint of the clips the backend was handed."""
+def fingerprinted(to_record: Callable, rate=None) -> Callable:
+    """The benchmark's record maker with, on each record, the fingerprint of the clips the backend was handed and,
+    at the model's audio token `rate` (models/audio_tokens.py), what its server said it received of them."""
     from acousticbench.models.fingerprint import sent
+    from acousticbench.run.received import accounted
 
     async def stamped(item, prompt, outcome):
         record = await to_record(item, prompt, outcome)
         # on the loop, not in a worker thread: a thread still hashing when Ctrl-C lands delays the exit past a second
-        return record.model_copy(update={"sent": sent(prompt)})
+        return accounted(record.model_copy(update={"sent": sent(prompt)}), rate)
 
     return stamped
 

@@ -30,6 +30,7 @@ from acousticbench.run.results import CONFIG, METRICS, RESPONSES, ResponsesWrite
 from acousticbench.run.canary_run import before_runs, heard
 from acousticbench.run.cells import fingerprinted, groups_of, make_graders, prepare_cells, warm_up
 from acousticbench.run.runfolder import Cell, now, open_run_dir, read_again, resume_target, same_served_model
+from acousticbench.run.received import counts, rate_of
 from acousticbench.run.runlog import RunLog
 from acousticbench.run.serving import Serving
 from acousticbench.run.sweepfile import SweepFile
@@ -120,7 +121,8 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
     try:
         new = await run_items(session.backend.presentation_order(items), session.backend,
                               slots=session.slots, policy=session.policy,
-                              to_record=fingerprinted(bench.record_maker(spec, cell.prepared, session.graders.get(bench.name))),
+                              to_record=fingerprinted(bench.record_maker(spec, cell.prepared, session.graders.get(bench.name)),
+                                                      rate_of(spec)),
                               on_record=on_record, max_error_rate=spec.settings.max_error_rate, bar=session.bar, log=log.line)
     finally:
         writer.close()
@@ -133,7 +135,8 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
     spec, bench = cell.spec, cell.bench
     # in a worker thread: the psychometric fit (and numpy's first import) must not stall the queue of other runs
     metrics = await asyncio.to_thread(bench.metrics, spec, records)
-    metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec), **heard(cell, metrics)})
+    metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec), **heard(cell, metrics),
+                                         **counts(records)})
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
     concurrency = {**session.slots.summary(), "remote": session.backend.adaptive_concurrency,

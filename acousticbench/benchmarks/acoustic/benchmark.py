@@ -178,7 +178,10 @@ class AcousticBenchmark(AcousticViews):
         ci = interval_text(s.ci95 or s.wilson95, s.ci95_method, "questions")
         resumed = f", {result.resumed} kept from the earlier run" if result.resumed else ""
         judge_errors = m.error_causes.get("judge", 0)
-        causes = f" ({judge_errors} of them the judge's)" if judge_errors else ""
+        unheard = m.error_causes.get("audio", 0)
+        causes = ", ".join(part for part in (f"{judge_errors} of them the judge's" if judge_errors else "",
+                                             f"{unheard} audio not received" if unheard else "") if part)
+        causes = f" ({causes})" if causes else ""
         cut = f"{st['truncated']} truncated (cut by the token limit), " if st.get("truncated") else ""
         return (f"{result.spec.label()}: accuracy {acc}{ci} over {s.n} scored questions; "
                 f"{st.get('answered', 0)} answered, {st.get('unparsed', 0)} unparsed, {st.get('refused', 0)} refused, "

@@ -1,0 +1,58 @@
+"""Per record, what the model received of its audio as its server counted it: the audio tokens the seconds sent make at
+the model's rate beside those the server reported; a record whose audio evidently did not arrive whole is an error of
+its own cause ("audio not received"), never scored as if heard, and asked again by --resume."""
+from __future__ import annotations
+
+from typing import Any
+
+from acousticbench.core.records import AUDIO_NOT_RECEIVED
+from acousticbench.models.audio_tokens import AudioTokens, reported
+
+
+def accounted(record: Any, rate: AudioTokens | None) -> Any:
+    """The record with its audio tokens (expected, reported) where the server reported a count and the model's rate
+    is known; an error when the server counted audio apart and far fewer tokens than were sent."""
+    if rate is None or record.status == "error" or not record.sent:
+        return record
+    got = reported(record.usage, rate)
+    if got is None:
+        return record
+    seconds = [clip["duration_s"] for clip in record.sent]
+    expected = rate.expected(seconds)
+    update: dict[str, Any] = {"audio_tokens": {"expected": expected, "reported": got, "counted": rate.counted}}
+    # a count of the prompt's total holds text too, so only a count of the audio apart can show a loss; one token
+    # per clip of slack for rounding
+    if rate.counted == "audio" and got + len(seconds) < rate.least * expected:
+        update |= unscored(record, f"{AUDIO_NOT_RECEIVED}: the server counted {got} audio tokens where the "
+                                   f"{sum(seconds):g} s sent make {expected} at {rate.per_s:g} per second "
+                                   f"({rate.source.split(':')[0]}): a clip was cut or dropped before the model")
+    return record.model_copy(update=update)
+
+
+def unscored(record: Any, error: str) -> dict[str, Any]:
+    """What makes a record an error whose answer is kept to read but never scored."""
+    fields = type(record).model_fields
+    update: dict[str, Any] = {"status": "error", "error": error}
+    if "correct" in fields:
+        update["correct"] = None if record.correct is None else False  # None: the question has no right answer
+    if "chosen" in fields:
+        update["chosen"] = None
+    return update
+
+
+def counts(records: list) -> dict[str, Any]:
+    """metrics.json's audio_received: the records checked, and those whose audio did not arrive whole."""
+    checked = sum(1 for r in records if getattr(r, "audio_tokens", None))
+    missing = sum(1 for r in records if r.status == "error" and (r.error or "").startswith(AUDIO_NOT_RECEIVED))
+    return {"audio_received": {"checked": checked, "not_received": missing}} if checked else {}
+
+
+def rate_of(spec: Any) -> AudioTokens | None:
+    """The registry's rate for the run's model; None for a model it does not know."""
+    from acousticbench.core.errors import UserError
+    from acousticbench.run.catalog import get_model
+
+    try:
+        return get_model(spec.model).audio_tokens
+    except UserError:
+        return None
