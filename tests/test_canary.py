@@ -122,7 +122,7 @@ def test_a_stalling_server_costs_each_probe_one_attempt_and_no_verdict(tmp_path)
     assert len(received) == 8  # one attempt each, not the run's four
     canary = canary_of(folder)
     assert canary["verdict"] == "inconclusive" and canary["no_answer"]["count"] == 8
-    assert "canary: 8 of 8 probes got no answer" in run.stderr
+    assert "canary" not in run.stderr  # none answered: config.json says so; the run's own requests show the server
 
 
 def test_probes_refused_give_no_verdict_and_do_not_fail_the_run(tmp_path):

@@ -107,7 +107,7 @@ class GeminiHandler(Handler):
     def do_POST(self) -> None:
         model, generate = self._route()
         raw = self.read_body()
-        if self.redirected():
+        if self.redirected(raw):
             return None
         if model is None or not generate:
             return self.send_json(404, _error(404, "NOT_FOUND", f"no route {self.path}"))

@@ -22,10 +22,13 @@ def sha256(data: bytes) -> str:
 
 def is_probe(body: dict) -> bool:
     """A request of the harness's start-of-run canary (its tone probes): logged apart from the run's questions."""
+    return is_probe_bytes(json.dumps(body).encode())
+
+
+def is_probe_bytes(raw: bytes) -> bool:
     from acousticbench.run.canary import QUESTIONS
 
-    text = json.dumps(body)
-    return any(question in text for question in QUESTIONS.values())
+    return any(question.encode() in raw for question in QUESTIONS.values())
 
 
 def answer_for(key: str) -> str:
@@ -114,13 +117,15 @@ class Handler(BaseHTTPRequestHandler):
     def state(self) -> ServerState:
         return self.server.state
 
-    def redirected(self) -> bool:
+    def redirected(self, raw: bytes = b"") -> bool:
         """Options redirect_to (a URL): a request whose path holds one of redirect_paths (default: every request)
         gets a 307 to the same path there, once redirect_after (default 0) of them were answered here: a server
-        that starts redirecting mid-run."""
+        that starts redirecting mid-run. The canary's probes (`raw`, the body) come first and are not counted."""
         options, state = self.state.options, self.state
         target, paths = options.get("redirect_to"), options.get("redirect_paths")
         if not target or (paths is not None and not any(p in self.path for p in paths)):
+            return False
+        if options.get("redirect_after") and is_probe_bytes(raw):
             return False
         with state.lock:
             state.answered_here += 1

@@ -171,7 +171,7 @@ class OpenAIHandler(Handler):
 
     def do_POST(self) -> None:
         raw = self.read_body()
-        if self.redirected():
+        if self.redirected(raw):
             return None
         if self.path == "/v1/audio/transcriptions":
             return self._transcribe(raw)
