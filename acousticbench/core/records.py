@@ -116,6 +116,10 @@ class RecordBase(Frozen):
                                                 "apart; prompt: only the prompt's total, which holds them); null "
                                                 "where it reported none or the model's rate is unknown.")
 
+    def unscored(self, error: str):
+        """This record as an error whose reply is kept to read but never scored (a benchmark clears its label)."""
+        return self.model_copy(update={"status": "error", "error": error})
+
     def with_note(self, note: str):
         """This record with a note of what was done to it later (re-asked, re-judged, re-scored)."""
         return self.model_copy(update={"notes": [*self.notes, note]})

@@ -23,21 +23,11 @@ def accounted(record: Any, rate: AudioTokens | None) -> Any:
     # a count of the prompt's total holds text too, so only a count of the audio apart can show a loss; one token
     # per clip of slack for rounding
     if rate.counted == "audio" and got + len(seconds) < rate.least * expected:
-        update |= unscored(record, f"{AUDIO_NOT_RECEIVED}: the server counted {got} audio tokens where the "
-                                   f"{sum(seconds):g} s sent make {expected} at {rate.per_s:g} per second "
-                                   f"({rate.source.split(':')[0]}): a clip was cut or dropped before the model")
+        return record.model_copy(update=update).unscored(
+            f"{AUDIO_NOT_RECEIVED}: the server counted {got} audio tokens where the {sum(seconds):g} s sent make "
+            f"{expected} at {rate.per_s:g} per second ({rate.source.split(':')[0]}): a clip was cut or dropped "
+            "before the model")
     return record.model_copy(update=update)
-
-
-def unscored(record: Any, error: str) -> dict[str, Any]:
-    """What makes a record an error whose answer is kept to read but never scored."""
-    fields = type(record).model_fields
-    update: dict[str, Any] = {"status": "error", "error": error}
-    if "correct" in fields:
-        update["correct"] = None if record.correct is None else False  # None: the question has no right answer
-    if "chosen" in fields:
-        update["chosen"] = None
-    return update
 
 
 def counts(records: list) -> dict[str, Any]:

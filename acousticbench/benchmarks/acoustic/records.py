@@ -76,6 +76,11 @@ class Record(RecordBase):
                                                      "of 'A' and of 'B' as the first answer token, which the label "
                                                      "came from (null: not among the server's top alternatives).")
 
+    def unscored(self, error: str) -> "Record":
+        """An error whose reply is kept: no option chosen, not correct (None where no option is)."""
+        return self.model_copy(update={"status": "error", "error": error, "chosen": None,
+                                       "correct": None if self.correct is None else False})
+
 
 def line_outcome(line: Mapping[str, Any]) -> bool | None:
     """A Record as JSON (a responses.jsonl line, or a reference's copy of it): whether it was correct, None for a

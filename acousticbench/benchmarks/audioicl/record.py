@@ -38,6 +38,10 @@ class EpisodeRecord(RecordBase):
     demo_order: list[int] | None = Field(default=None, description="With --demo-order permuted: the demos' positions "
                                          "in the file, in the order shown; null: the file's order.")
 
+    def unscored(self, error: str) -> "EpisodeRecord":
+        """An error whose reply is kept, never counted correct."""
+        return self.model_copy(update={"status": "error", "error": error, "correct": False, "correct_public": None})
+
 
 def relative_audio(paths: list[str], base: Path) -> list[str]:
     root = os.path.abspath(base)
