@@ -20,7 +20,7 @@ class AudioTokens:
         if self.rule == WHISPER_POOLED:
             # vLLM qwen2_audio.py / transformers Qwen2AudioEncoder._get_feat_extract_output_lengths: mel frames
             # (10 ms hop) -> (L - 1) // 2 + 1 after conv2 -> (L - 2) // 2 + 1 after the average pool
-            frames = int(seconds * 100)
+            frames = round(seconds * 16_000) // 160  # its feature extractor's hop: 160 samples at 16 kHz
             return max(0, ((frames - 1) // 2 + 1 - 2) // 2 + 1) if frames else 0
         return math.ceil(seconds * self.per_s)
 
