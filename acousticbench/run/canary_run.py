@@ -78,8 +78,6 @@ async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any
     """Ask the probes once per model session where they apply; give each cell the verdict (config.json), its mark
     (metrics.json's listener note) and, where the audio does not reach the model, the line that makes the command
     exit 1 (printed once)."""
-    from acousticbench.run.catalog import get_model
-
     if not cells:
         return
     spec = cells[0].spec
@@ -92,27 +90,38 @@ async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any
             cell.canary = {"verdict": "skipped", "why": why_not}
         return
     found = await ask_probes(backend, policy, slots, spec.seed)
-    line = finding(found)
-    missing = found.get("no_answer")
-    if line is None and missing and missing["count"] < missing["of"]:  # none answered: the run's own errors say why
-        print(f"warning: {spec.model}: canary: {missing['count']} of {missing['of']} probes got no answer "
-              f"({missing['error']}): whether its audio arrives is not known", file=sys.stderr, flush=True)
-    declared_mono = get_model(spec.model).channels == 1
+    _tell(spec.model, found, _judged(cells, found))
+
+
+def _judged(cells: list, found: dict[str, Any]) -> list[str]:
+    """Give each cell the verdict and its mark; the tasks whose runs need attention (exit 1)."""
+    from acousticbench.run.catalog import get_model
+
+    declared_mono = get_model(cells[0].spec.model).channels == 1
     attention = []
     for cell in cells:
         cell.canary = found
         cell.unheard, needs = _marks(cell, found, declared_mono)
         if needs:
             attention.append(cell.spec.task)
-    if line is not None and not attention:  # e.g. a dropped second clip in a command of one-clip tasks
-        print(f"warning: {spec.model}: canary: {line}", file=sys.stderr, flush=True)
+    what = finding(found) or mono_line(found)
+    for cell in cells:
+        cell.canary_error = what if cell.spec.task in attention else None
+    return list(dict.fromkeys(attention))
+
+
+def _tell(model: str, found: dict[str, Any], attention: list[str]) -> None:
+    """One line on stderr: the error that exits 1, or a warning of what was found or could not be asked."""
+    line, missing = finding(found), found.get("no_answer")
     if attention:
-        what = line or mono_line(found)
-        print(f"error: {spec.model}: canary: {what}; runs marked invalid: {', '.join(dict.fromkeys(attention))}. "
+        print(f"error: {model}: canary: {line or mono_line(found)}; runs marked invalid: {', '.join(attention)}. "
               "Check how the server takes audio (docs/running.md#does-the-audio-arrive), or rerun with --no-canary "
               "if you know it hears what is sent.", file=sys.stderr, flush=True)
-        for cell in cells:
-            cell.canary_error = what if cell.spec.task in attention else None
+    elif line is not None:  # e.g. a dropped second clip in a command of one-clip tasks
+        print(f"warning: {model}: canary: {line}", file=sys.stderr, flush=True)
+    elif missing and missing["count"] < missing["of"]:  # none answered: the run's own errors say why
+        print(f"warning: {model}: canary: {missing['count']} of {missing['of']} probes got no answer "
+              f"({missing['error']}): whether its audio arrives is not known", file=sys.stderr, flush=True)
 
 
 def heard(cell: Any, metrics: Any) -> dict[str, Any]:
