@@ -81,10 +81,15 @@ def test_a_plain_run_against_a_server_that_loses_audio_exits_1_with_one_line(tmp
     assert metrics["listener"].startswith("canary: the model did not hear")  # marked: left out of the average
 
 
-def test_the_leaderboard_marks_a_run_the_canary_invalidated(tmp_path):
+def test_the_leaderboard_and_the_report_mark_a_run_the_canary_invalidated(tmp_path):
     archive = write_tiny_pack(tmp_path / "archive", "rad", 4)
     run, _, _ = served_run(tmp_path, archive, "rad", mangle=Mangle(keep_clips=1))
     assert run.returncode == 1
+    report = run_cli("--report", "results", "--out", "report.html", cwd=tmp_path, env=harness_env())
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "report.html").read_text()
+    assert "Does the audio arrive?" in page and "failed 1" in page
+    assert page.count("canary: the model did not hear both clips") >= 2  # the leaderboard's mark and the section
     board = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "scripts" / "leaderboard.py"),
                             str(tmp_path / "results")], capture_output=True, text=True, env=harness_env())
     assert board.returncode == 0, board.stderr
