@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from acousticbench.run.canary import PROBES, probes
+from acousticbench.run.canary import PROBES, probes, verdict
 from conftest import write_tiny_pack
 from harness_cli import harness_env, run_cli, run_dirs
 from servers import gemini_server, openai_server
@@ -53,6 +53,18 @@ def test_no_answer_from_one_clip_passes_every_probe():
         assert any(len(found) == 2 for found in answers.values()), position
 
 
+def test_what_reaches_the_model_is_read_from_answers_that_move_with_the_audio_not_from_accuracy():
+    right = {pid: answer for pid, _, _, answer in PROBES}
+    reversed_pitch = {**right, **{pid: "B" if a == "A" else "A" for pid, kind, _, a in PROBES if kind == "pitch"}}
+    assert verdict(reversed_pitch, {})["verdict"] == "passed"  # wrong on every pitch, yet it hears both clips
+    poor_at_pitch = {**right, **{pid: "A" for pid, kind, _, _ in PROBES if kind == "pitch"}}
+    assert verdict(poor_at_pitch, {})["verdict"] == "inconclusive"  # no pitch heard: nothing said of the clips
+    one_clip = {**right, "mid_then_high": "A"}  # the first clip's tone decides; the second's never moves the answer
+    assert verdict(one_clip, {})["hears_both_clips"] is False
+    assert "ignores it" in verdict({pid: "A" for pid in right}, {})["finding"]
+    assert verdict({**right, "right": "A"}, {})["channels"] == 1
+
+
 def test_an_honest_server_passes_at_the_cost_of_eight_requests(tmp_path):
     archive = write_tiny_pack(tmp_path / "archive", "rad", 4)
     run, folder, received = served_run(tmp_path, archive, "rad")
@@ -83,7 +95,7 @@ def test_a_plain_run_against_a_server_that_loses_audio_exits_1_with_one_line(tmp
 
 def test_the_leaderboard_and_the_report_mark_a_run_the_canary_invalidated(tmp_path):
     archive = write_tiny_pack(tmp_path / "archive", "rad", 4)
-    run, _, _ = served_run(tmp_path, archive, "rad", mangle=Mangle(keep_clips=1))
+    run, _, _ = served_run(tmp_path, archive, "rad", mangle=Mangle(keep_clips=1, infer=True))
     assert run.returncode == 1
     report = run_cli("--report", "results", "--out", "report.html", cwd=tmp_path, env=harness_env())
     assert report.returncode == 0, report.stderr

@@ -78,30 +78,55 @@ def label(text: str | None) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-CHECKS = {"hears_audio": ("tone_first",),  # the tone in the first clip: a server that keeps any audio passes it
-          "hears_both_clips": ("tone_second", *(pid for pid, kind, _, _ in PROBES if kind == "pitch")),
-          "hears_channels": ("left", "right")}
+# pairs of probes that differ in one thing and whose right answers differ: a model whose answer does not move between
+# the two did not hear that difference, whatever its accuracy (a model may be poor at pitch and still hear both clips)
+PAIRS = {"presence": ("tone_first", "tone_second"),  # the silent clip on either side
+         "second_clip": ("mid_then_low", "mid_then_high"),  # the first clip the same, the second another tone
+         "first_clip": ("high_then_mid", "low_then_mid"),  # the second clip the same, the first another tone
+         "channels": ("left", "right")}
 
 
-def _check(answers: dict[str, str | None], ids: tuple[str, ...]) -> dict[str, Any]:
-    """right/of over some probes, and `ok`: False on any wrong answer, True when all are right, else None (a probe
-    with no answer, or no letter in its reply)."""
-    asked = [(answers.get(pid, "missing"), answer) for pid, _, _, answer in PROBES if pid in ids]
-    right = sum(got == answer for got, answer in asked)
-    wrong = any(got in ("A", "B") and got != answer for got, answer in asked)
-    return {"right": right, "of": len(asked), "ok": False if wrong else (True if right == len(asked) else None)}
+def _pair(answers: dict[str, str | None], ids: tuple[str, str]) -> dict[str, Any]:
+    """right/of over the pair, and `moved`: whether the answer changed between its two probes (None: not known)."""
+    one, other = (answers.get(pid) for pid in ids)
+    right = sum(answers.get(pid) == answer for pid, _, _, answer in PROBES if pid in ids)
+    return {"right": right, "of": 2, "moved": None if one is None or other is None else one != other}
+
+
+def _hears_audio(checks: dict[str, dict]) -> tuple[bool | None, str | None]:
+    presence, pitch = checks["presence"]["moved"], [checks[k]["moved"] for k in ("first_clip", "second_clip")]
+    if presence is False and pitch == [False, False]:
+        return False, ("no answer to the tone probes changed with the audio: it does not reach the model, or the "
+                       "model ignores it")
+    if presence is False and True in pitch:
+        return False, ("a tone 1 s into the first or the second clip made no difference where other tones did: "
+                       "the audio does not reach the model whole (a clip cut or dropped)")
+    return presence, None
+
+
+def _hears_both(checks: dict[str, dict]) -> tuple[bool | None, str | None]:
+    first, second = checks["first_clip"], checks["second_clip"]
+    for heard, missed, which in ((first, second, "second"), (second, first, "first")):
+        if heard["moved"] and heard["right"] == 2 and missed["moved"] is False:
+            right = first["right"] + second["right"]
+            return False, (f"the answers follow one clip's tone but not the {which} clip's ({right} of 4 "
+                           "which-is-higher probes right): the model does not hear both clips of a request as sent "
+                           "(one is dropped, or its sound is changed)")
+    return (True if first["moved"] and second["moved"] else None), None
 
 
 def verdict(answers: dict[str, str | None], failed: dict[str, str]) -> dict[str, Any]:
     """config.json's canary from each probe's label (None: no letter in the reply) and the probes that got no answer
-    (id -> why): what reaches the model, and passed / failed / inconclusive."""
-    checks = {name: _check(answers, ids) for name, ids in CHECKS.items()}
-    audio, both = checks["hears_audio"]["ok"], checks["hears_both_clips"]["ok"]
-    channels = {True: 2, False: 1, None: None}[checks["hears_channels"]["ok"]]
-    known = audio is not None and both is not None and channels is not None
+    (id -> why): what reaches the model (from the answers that moved with the audio), and passed / failed /
+    inconclusive."""
+    checks = {name: _pair(answers, ids) for name, ids in PAIRS.items()}
+    audio, why = _hears_audio(checks)
+    both, why_both = _hears_both(checks)  # its line first: it says which clip
+    channels = {True: 2, False: 1, None: None}[checks["channels"]["moved"]]
+    known = audio and both and channels is not None
     result = {"verdict": "failed" if False in (audio, both) else ("passed" if known else "inconclusive"),
               "answers": answers, "checks": checks, "hears_audio": audio, "hears_both_clips": both,
-              "channels": channels}
+              "channels": channels, "finding": why_both or why}
     if failed:
         result["no_answer"] = {"count": len(failed), "of": len(PROBES), "error": next(iter(failed.values()))}
     return result
@@ -109,15 +134,8 @@ def verdict(answers: dict[str, str | None], failed: dict[str, str]) -> dict[str,
 
 def finding(result: dict[str, Any]) -> str | None:
     """The one line saying what does not reach the model, or None when nothing was found missing."""
-    if result.get("hears_audio") is False:
-        return "a tone sent was answered as silence: the audio does not reach the model whole"
-    if result.get("hears_both_clips") is False:
-        check = result["checks"]["hears_both_clips"]
-        return (f"{check['right']} of {check['of']} probes that need both clips right: the model does not hear both "
-                "clips of a request as sent (one is dropped, or its sound is changed)")
-    return None
+    return result.get("finding")
 
 
 def mono_line(result: dict[str, Any]) -> str:
-    check = result["checks"]["hears_channels"]
-    return f"{check['right']} of {check['of']} left-or-right probes right: the model hears stereo mixed to mono"
+    return "the tone on the left and the tone on the right got the same answer: the model hears stereo mixed to mono"
