@@ -19,14 +19,26 @@ UNHEARD_AUDIO = "canary: the model did not hear its audio; accuracy here is not 
 UNHEARD_CLIP = "canary: the model did not hear both clips; a two-clip task is at chance by construction"
 
 
-def applies(cells: list) -> str | None:
-    """None where the canary asks this model; else why not, in words."""
+def _entry(model: str) -> Any:
+    """The registry's entry of the model, or None for one it does not know."""
+    from acousticbench.core.errors import UserError
     from acousticbench.run.catalog import get_model
 
+    try:
+        return get_model(model)
+    except UserError:
+        return None
+
+
+def applies(cells: list) -> str | None:
+    """None where the canary asks this model; else why not, in words."""
+
     spec = cells[0].spec
-    entry = get_model(spec.model)
     if not spec.settings.canary:
         return "off (--no-canary)"
+    entry = _entry(spec.model)
+    if entry is None:  # a backend given in code, not in the registry: its backend name decides (ASKS)
+        return None
     if entry.family == "local":
         return f"{spec.model} is a local model: nothing between the harness and it can drop audio"
     limits = entry.settings.get("limits")
@@ -95,9 +107,8 @@ async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any
 
 def _judged(cells: list, found: dict[str, Any]) -> list[str]:
     """Give each cell the verdict and its mark; the tasks whose runs need attention (exit 1)."""
-    from acousticbench.run.catalog import get_model
-
-    declared_mono = get_model(cells[0].spec.model).channels == 1
+    entry = _entry(cells[0].spec.model)
+    declared_mono = entry is not None and entry.channels == 1
     attention = []
     for cell in cells:
         cell.canary = found
