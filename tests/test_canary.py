@@ -118,7 +118,11 @@ def test_stereo_mixed_to_mono_fails_a_channel_task_of_a_model_said_to_hear_stere
     assert "hears stereo mixed to mono" in run.stderr and "dir" in run.stderr
     [folder] = run_dirs(tmp_path / "results")
     assert canary_of(folder)["channels"] == 1
-    assert json.loads((folder / "metrics.json").read_text())["listener"] == "mono listener: chance by construction"
+    metrics = json.loads((folder / "metrics.json").read_text())
+    assert metrics["listener"] == "mono listener: chance by construction"
+    lines = [json.loads(line) for line in (folder / "responses.jsonl").read_text().splitlines()]
+    assert all(any(note.startswith("stereo heard as mono") for note in r["notes"]) for r in lines)  # per record
+    assert metrics["audio_received"]["stereo_as_mono"] == len(lines)
 
 
 def test_a_gemini_server_that_drops_the_second_clip_is_caught(tmp_path):

@@ -59,16 +59,17 @@ def groups_of(cells: list[Cell]) -> dict[tuple, list[Cell]]:
     return groups
 
 
-def fingerprinted(to_record: Callable, rate=None) -> Callable:
+def fingerprinted(to_record: Callable, rate=None, heard_mono: bool = False) -> Callable:
     """The benchmark's record maker with, on each record, the fingerprint of the clips the backend was handed and,
-    at the model's audio token `rate` (models/audio_tokens.py), what its server said it received of them."""
+    at the model's audio token `rate` (models/audio_tokens.py), what its server said it received of them; with
+    `heard_mono` (the canary's finding), a note on each stereo clip heard as mono."""
     from acousticbench.models.fingerprint import sent
     from acousticbench.run.received import accounted
 
     async def stamped(item, prompt, outcome):
         record = await to_record(item, prompt, outcome)
         # on the loop, not in a worker thread: a thread still hashing when Ctrl-C lands delays the exit past a second
-        return accounted(record.model_copy(update={"sent": sent(prompt)}), rate)
+        return accounted(record.model_copy(update={"sent": sent(prompt)}), rate, heard_mono)
 
     return stamped
 

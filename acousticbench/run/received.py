@@ -9,9 +9,15 @@ from acousticbench.core.records import AUDIO_NOT_RECEIVED
 from acousticbench.models.audio_tokens import AudioTokens, reported
 
 
-def accounted(record: Any, rate: AudioTokens | None) -> Any:
+STEREO_AS_MONO = "stereo heard as mono: the canary's left and right probes got the same answer"
+
+
+def accounted(record: Any, rate: AudioTokens | None, heard_mono: bool = False) -> Any:
     """The record with its audio tokens (expected, reported) where the server reported a count and the model's rate
-    is known; an error when the server counted audio apart and far fewer tokens than were sent."""
+    is known; an error when the server counted audio apart and far fewer tokens than were sent. With `heard_mono`
+    (the canary found it), a record that sent a stereo clip is noted: a token count cannot show channels."""
+    if heard_mono and any(clip["channels"] > 1 for clip in record.sent or ()):
+        record = record.with_note(STEREO_AS_MONO)
     if rate is None or record.status == "error" or not record.sent:
         return record
     got = reported(record.usage, rate)
@@ -31,10 +37,13 @@ def accounted(record: Any, rate: AudioTokens | None) -> Any:
 
 
 def counts(records: list) -> dict[str, Any]:
-    """metrics.json's audio_received: the records checked, and those whose audio did not arrive whole."""
+    """metrics.json's audio_received: the records checked, those whose audio did not arrive whole, and those whose
+    stereo clip the model heard as mono."""
     checked = sum(1 for r in records if getattr(r, "audio_tokens", None))
     missing = sum(1 for r in records if r.status == "error" and (r.error or "").startswith(AUDIO_NOT_RECEIVED))
-    return {"audio_received": {"checked": checked, "not_received": missing}} if checked else {}
+    mono = sum(1 for r in records if STEREO_AS_MONO in r.notes)
+    found = {"checked": checked, "not_received": missing, **({"stereo_as_mono": mono} if mono else {})}
+    return {"audio_received": found} if checked or mono else {}
 
 
 def rate_of(spec: Any) -> AudioTokens | None:

@@ -122,7 +122,7 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
         new = await run_items(session.backend.presentation_order(items), session.backend,
                               slots=session.slots, policy=session.policy,
                               to_record=fingerprinted(bench.record_maker(spec, cell.prepared, session.graders.get(bench.name)),
-                                                      rate_of(spec)),
+                                                      rate_of(spec), (cell.canary or {}).get("channels") == 1),
                               on_record=on_record, max_error_rate=spec.settings.max_error_rate, bar=session.bar, log=log.line)
     finally:
         writer.close()
