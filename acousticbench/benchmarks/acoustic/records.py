@@ -221,7 +221,9 @@ class Metrics(Frozen):
     price_basis: str | None = Field(default=None, description="The price used and when it was read, or why none.")
     audio_received: dict[str, int] = Field(default_factory=dict, description="Where the server reported the tokens "
                                            "it consumed: `checked` records, and `not_received`, those whose audio "
-                                           "evidently did not arrive whole (errors of their own, never scored).")
+                                           "evidently did not arrive whole (errors of their own, never scored); "
+                                           "`stereo_as_mono`, those whose stereo clip the canary found heard as "
+                                           "mono.")
     listener: str | None = Field(default=None, description="'mono listener: chance by construction' when the task "
                                  "needs a stereo listener (dir) and the model hears one channel; such a run is left "
                                  "out of the average across tasks.")

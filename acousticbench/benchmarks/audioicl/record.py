@@ -125,7 +125,9 @@ class ICLMetrics(BaseModel):
     price_basis: str | None = Field(default=None, description="The price used and when it was read, or why none.")
     audio_received: dict[str, int] = Field(default_factory=dict, description="Where the server reported the tokens "
                                            "it consumed: `checked` records, and `not_received`, those whose audio "
-                                           "evidently did not arrive whole (errors of their own, never scored).")
+                                           "evidently did not arrive whole (errors of their own, never scored); "
+                                           "`stereo_as_mono`, those whose stereo clip the canary found heard as "
+                                           "mono.")
     demo_order: str = Field(default="file", description="The demos in the file's order, or permuted per seed.")
     format_compliance: float | None = Field(default=None, description="Answered episodes whose reply is a label and "
                                             "nothing else, right or wrong, over the answered episodes.")
