@@ -15,7 +15,7 @@ from harness_cli import run_cli, summary_rows
 
 RECORD_FIELDS = {"id", "benchmark", "task", "shots", "model", "seed", "prompt", "audio", "response", "prediction", "gt",
                  "correct", "correct_public", "status", "error", "attempts", "latency_s", "usage", "scoring", "notes", "meta",
-                 "finish_reason", "human", "sent", "demo_order"}
+                 "finish_reason", "human", "sent", "audio_tokens", "demo_order"}
 
 
 @pytest.fixture(scope="module")

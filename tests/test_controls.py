@@ -29,11 +29,12 @@ def served(tmp_path_factory):
     with openai_server.serve(model_ids=list(listeners), listeners=listeners, questions=pack_questions(archive, swapped=True)) as server:
         env = harness_env(ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT=server.url,
                           ACOUSTICBENCH_QWEN2_AUDIO_7B_INSTRUCT_ENDPOINT=server.url)
-        for model, api, controls in (("Voxtral-Mini-3B", "listener/hears", "silence,noise,swap"),
-                                     ("Qwen2-Audio-7B-Instruct", "listener/deaf", "silence,no-audio")):
+        for model, api, controls, code in (("Voxtral-Mini-3B", "listener/hears", "silence,noise,swap", 0),
+                                           ("Qwen2-Audio-7B-Instruct", "listener/deaf", "silence,no-audio", 1)):
             out = run_cli("--model", model, "--api-model", api, "--task", "rad", "--seeds", "42,43", "--control",
                           controls, "--archive", str(archive), "--judge", "rules", cwd=root, env=env)
-            assert out.returncode == 0, out.stderr
+            assert out.returncode == code, out.stderr  # the deaf one: its runs go on, and the canary says it
+            assert ("error: Qwen2-Audio-7B-Instruct: canary:" in out.stderr) == bool(code)
     return root
 
 

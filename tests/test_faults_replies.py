@@ -132,16 +132,17 @@ def test_any_text_a_server_sends_is_stored_as_sent(case, tmp_path):
 
 
 def test_bytes_that_are_not_utf8_are_kept_byte_for_byte_and_noted(tmp_path):
-    sent = b"B \xff\xfe\xc3 end"
+    sent = b" \xff\xfe\xc3 end"  # after the answer's letter, which the canary's probes need
 
     def raw(completion: dict) -> bytes:
         body = json.dumps(completion).encode()
-        return body.replace(b'"content": "' + letter(completion).encode(), b'"content": "' + sent)
+        said = letter(completion).encode()
+        return body.replace(b'"content": "' + said, b'"content": "' + said + sent)
 
     out, (run_dir,) = served_run(tmp_path, reply_shape=raw)
     assert out.returncode == 0, out.stderr
     for row in records(run_dir):
-        assert row["response"].encode("utf-8", "surrogateescape") == sent
+        assert row["response"].encode("utf-8", "surrogateescape") == row["response"][0].encode() + sent
         assert any("3 character(s) of the reply are not valid Unicode" in note for note in row["notes"])
 
 

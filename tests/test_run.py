@@ -8,7 +8,7 @@ from harness_cli import run_cli, run_dirs
 
 RECORD_FIELDS = {"id", "benchmark", "task", "split", "kind", "model", "seed", "prompt", "audio", "response", "chosen",
                  "answer", "correct", "status", "error", "attempts", "latency_s", "usage", "judge", "logprobs", "meta",
-                 "notes", "finish_reason", "human", "sent"}
+                 "notes", "finish_reason", "human", "sent", "audio_tokens"}
 
 
 def only_run_dir(results: Path) -> Path:

@@ -168,3 +168,19 @@ def test_a_silence_control_runs_and_the_manifest_names_vllm_and_its_chat_templat
         assert len(manifest["chat_template_render_sha256"]) == 64
     real, silent = (records(runs[k]) for k in (None, "silence"))
     assert all(r["sent"] and s["sent"][0]["sha256"] != r["sent"][0]["sha256"] for r, s in zip(real, silent))
+
+
+def test_the_prompt_tokens_vllm_reports_grow_by_the_audio_tokens_the_registry_expects(vllm_server, pack, tmp_path):
+    """vLLM reports only the prompt's total: the same text with clips of other lengths differs by exactly the audio
+    tokens models/audio_tokens.py expects of Qwen2-Audio's processor (25 a second), and a run's records keep both."""
+    from acousticbench.models.audio_tokens import QWEN2_AUDIO
+
+    counted = {s: ask(vllm_server, [noise(s, 3)]).json()["usage"]["prompt_tokens"] for s in (1.0, 2.5, 7.29)}
+    for seconds in (2.5, 7.29):
+        assert counted[seconds] - counted[1.0] == QWEN2_AUDIO.of_clip(seconds) - QWEN2_AUDIO.of_clip(1.0)
+    got, _ = run(vllm_server, pack, tmp_path, "--judge", "rules")
+    for record in got:
+        tokens = record["audio_tokens"]
+        assert tokens["counted"] == "prompt" and tokens["expected"] == 2 * QWEN2_AUDIO.of_clip(0.1)
+        assert tokens["reported"] > tokens["expected"] and record["status"] != "error"
+

@@ -56,7 +56,9 @@ def add_fields(group, model: type, only: tuple[str, ...] | None = None, skip: tu
         if "per_run" not in extra or name in skip or (only is not None and name not in only):
             continue  # not a declared setting (a field made without core.settings.setting has no flag)
         flag = flag_of(model, name)
-        kind: dict[str, Any] = {"action": "store_true"} if field.annotation is bool else {}
+        on = field.annotation is bool and field.default is True  # on by default: --name and --no-name
+        kind: dict[str, Any] = {"action": argparse.BooleanOptionalAction if on else "store_true"} \
+            if field.annotation is bool else {}
         choices = [a for a in typing.get_args(field.annotation) if isinstance(a, str)]
         if typing.get_origin(field.annotation) is typing.Literal:
             kind["choices"] = choices

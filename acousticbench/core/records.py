@@ -60,6 +60,9 @@ class Prompt(Frozen):
                                    "order shown (in-context demos): what Majority answers the most common of.")
 
 
+AUDIO_NOT_RECEIVED = "audio not received"  # an error record's cause: the server counted far fewer audio tokens than sent
+
+
 class Reply(Frozen):
     """What a backend answered. A backend that fails raises BackendError instead of inventing a reply."""
 
@@ -109,6 +112,15 @@ class RecordBase(Frozen):
     sent: list[dict[str, Any]] | None = Field(default=None, description="What the harness sent of each clip, in "
                                               "order: sr, channels, frames, duration_s and the sha256 of its bytes "
                                               "(an empty list: no audio); null in runs older than the field.")
+    audio_tokens: dict[str, Any] | None = Field(default=None, description="Where the server reported the tokens it "
+                                                "consumed: `expected` (the audio tokens of the seconds sent at the "
+                                                "model's rate), `reported`, and `counted` (audio: the audio tokens "
+                                                "apart; prompt: only the prompt's total, which holds them); null "
+                                                "where it reported none or the model's rate is unknown.")
+
+    def unscored(self, error: str):
+        """This record as an error whose reply is kept to read but never scored (a benchmark clears its label)."""
+        return self.model_copy(update={"status": "error", "error": error})
 
     def with_note(self, note: str):
         """This record with a note of what was done to it later (re-asked, re-judged, re-scored)."""

@@ -131,9 +131,9 @@ class RunSettings(BaseModel):
         (), "audio controls beside each run, comma list: silence, noise (same level and length), swap (the two clips, "
         "or a stereo clip's channels), no-audio; each a run of its own on the same questions, seeds and prompts",
         metavar="silence,noise,swap,no-audio", per_run=False)
-    canary: bool = setting(False, "before a served model's runs, ask eight short tone probes whose answers show that "
-                           "the audio, the second clip and both channels reach it (config.json's canary)",
-                           per_run=False)
+    canary: bool = setting(True, "before a served or API model's runs, eight short tone probes (a few seconds) whose "
+                           "answers show that its audio, both clips and both channels reach it; on by default, "
+                           "--no-canary turns it off (config.json's canary)", per_run=False)
     archive: Path = setting(Path("archive"), "benchmark pack folder (default ./archive)")
     results_dir: Path = setting(Path("results"), "where run folders go (default ./results)")
     generation: GenerationConfig = Field(default_factory=GenerationConfig, exclude=True,

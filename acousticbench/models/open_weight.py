@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from acousticbench.models.audio_tokens import QWEN2_5_OMNI, QWEN2_AUDIO, QWEN3_OMNI, AudioTokens
 from acousticbench.models.images import IMAGES, Image
 from acousticbench.models.limits import Limits
 
@@ -28,6 +29,7 @@ class OpenWeight:
     text_first: bool = False  # the instruction before the clips, as the vendor's examples order a turn
     built_in: bool = False  # the weights are built in code (the tiny checkpoint), not downloaded
     logprobs: bool = True  # the server returns token logprobs (vLLM and our Tiny adapter do): --judge logprobs
+    audio_tokens: AudioTokens | None = None  # how its server counts a second of audio; None: not established
 
     @property
     def gpu(self) -> str:
@@ -62,16 +64,17 @@ OPEN_WEIGHT: tuple[OpenWeight, ...] = (
                ("--tokenizer_mode", "mistral", "--config_format", "mistral", "--load_format", "mistral"),
                channels=_VLLM_MONO),
     OpenWeight("Qwen2-Audio-7B-Instruct", "qwen2_audio_7b_instruct", "vllm", "Qwen/Qwen2-Audio-7B-Instruct", 8010, 24,
-               "Qwen/Qwen2-Audio-7B-Instruct, vLLM", IMAGES["vllm"], _WHISPER_30S, channels=_VLLM_MONO),
+               "Qwen/Qwen2-Audio-7B-Instruct, vLLM", IMAGES["vllm"], _WHISPER_30S, channels=_VLLM_MONO,
+               audio_tokens=QWEN2_AUDIO),
     OpenWeight("Qwen2.5-Omni-7B", "qwen2_5_omni_7b", "vllm", "Qwen/Qwen2.5-Omni-7B", 8011, 24,
                "Qwen/Qwen2.5-Omni-7B (thinker, text out), vLLM", IMAGES["vllm"], _VLLM_AUDIO, system=QWEN_OMNI_SYSTEM,
-               channels=_VLLM_MONO),
+               channels=_VLLM_MONO, audio_tokens=QWEN2_5_OMNI),
     # our prompts stay far under 32k tokens; a shorter context leaves more of the GPU to the KV cache. No system turn:
     # QwenLM/Qwen3-Omni README.md ("Usage Tips") recommends its voice-assistant system prompt for audio-visual
     # interaction with spoken replies only; its audio-understanding examples send the user turn alone
     OpenWeight("Qwen3-Omni-30B-A3B-Instruct", "qwen3_omni_30b_a3b_instruct", "vllm", "Qwen/Qwen3-Omni-30B-A3B-Instruct",
                8012, 80, "Qwen/Qwen3-Omni-30B-A3B-Instruct (thinker, text out), vLLM", IMAGES["vllm"], _VLLM_AUDIO,
-               ("--max-model-len", "32768"), start_timeout_s=3600, channels=_VLLM_MONO),
+               ("--max-model-len", "32768"), start_timeout_s=3600, channels=_VLLM_MONO, audio_tokens=QWEN3_OMNI),
     # text first: MoonshotAI/Kimi-Audio README.md and kimia_infer/api/kimia.py put the instruction message before the
     # audio ("content and instruction cannot swap positions"). kimia_infer takes any number of audio messages; no
     # clip limit is stated, none is assumed
@@ -89,12 +92,12 @@ OPEN_WEIGHT: tuple[OpenWeight, ...] = (
                "real Qwen2-Audio architecture, small random weights, on our transformers server: "
                "exercises the open-weight path; its answers mean nothing", IMAGES["server"],
                Limits(clip_s=30.0, why="its 30 s Whisper window (serve/tiny_checkpoint.py)"), start_timeout_s=300,
-               built_in=True, channels=_SERVER_MONO),
+               built_in=True, channels=_SERVER_MONO, audio_tokens=QWEN2_AUDIO),
     # the same checkpoint (serve/tiny_checkpoint.py) on real vLLM on the CPU: from .venv-vllm (scripts/setup_vllm.sh),
     # or in vLLM's CPU image with the checkpoint mounted
     OpenWeight("Tiny-Qwen2-Audio-vLLM", "tiny_qwen2_audio_vllm", "vllm", "(built in code, no download)", 8016, 0,
                "the Tiny-Qwen2-Audio checkpoint on real vLLM (.venv-vllm, CPU): vLLM's flags, template and "
                "multimodal limits; its answers mean nothing", IMAGES["vllm-cpu"], _WHISPER_30S, _VLLM_CPU_ARGS,
-               start_timeout_s=600, built_in=True, channels=_VLLM_MONO),
+               start_timeout_s=600, built_in=True, channels=_VLLM_MONO, audio_tokens=QWEN2_AUDIO),
 )
 BY_SERVE_NAME = {m.serve_name: m for m in OPEN_WEIGHT}

@@ -25,6 +25,7 @@ class ModelEntry:
     channels: int | None = None  # audio channels the model hears: 1 (mono), 2, or None (unknown, or it does not listen)
     logprobs: bool = False  # its server returns token logprobs, so --judge logprobs can label its answers
     without_audio: bool = True  # it can be asked a prompt with no audio part (--control no-audio)
+    audio_tokens: Any = None  # models/audio_tokens.AudioTokens: how its server counts a second of audio; None: unknown
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -93,15 +94,19 @@ _SERVED = "acousticbench.models.openai_compat:ServedModel"
 
 
 def _openai(name: str, api_model: str, description: str, **settings: Any) -> ModelEntry:
+    from acousticbench.models.audio_tokens import OPENAI
+
     return ModelEntry(name, _OPENAI, "api", "OPENAI_API_KEY", description, {"api_model": api_model, **settings},
-                      extra="api")
+                      extra="api", audio_tokens=OPENAI)
 
 
 def _gemini(name: str, api_model: str, description: str) -> ModelEntry:
     # Gemini API docs, "Audio understanding": "If the audio source contains multiple channels, Gemini combines those
     # channels into a single channel."
+    from acousticbench.models.audio_tokens import GEMINI
+
     return ModelEntry(name, _GEMINI, "api", "GEMINI_API_KEY or GOOGLE_API_KEY", description, {"api_model": api_model},
-                      extra="api", channels=1)
+                      extra="api", channels=1, audio_tokens=GEMINI)
 
 
 def _served(model: OpenWeight, reference_split: str | None = None) -> ModelEntry:
@@ -116,12 +121,12 @@ def _served(model: OpenWeight, reference_split: str | None = None) -> ModelEntry
         settings |= {"max_tokens": 32, "start_wait_s": float(model.start_timeout_s)}
         return ModelEntry(model.name, "acousticbench.models.local_server:LocalServer", "local", needs,
                           model.description, {k: v for k, v in settings.items() if v is not None}, extra="hf-server",
-                          logprobs=model.logprobs, channels=model.channels)
+                          logprobs=model.logprobs, channels=model.channels, audio_tokens=model.audio_tokens)
     needs = f"{endpoint_variable(model.serve_name)}, printed by ./scripts/docker_serve.sh {model.serve_name} ({model.gpu})"
     settings["concurrency"] = model.concurrency
     return ModelEntry(model.name, _SERVED, "open-weight", needs, model.description,
                       {k: v for k, v in settings.items() if v is not None}, extra="api", reference_split=reference_split,
-                      logprobs=model.logprobs, channels=model.channels)
+                      logprobs=model.logprobs, channels=model.channels, audio_tokens=model.audio_tokens)
 
 
 MODELS: dict[str, ModelEntry] = {

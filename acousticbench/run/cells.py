@@ -64,17 +64,21 @@ def groups_of(cells: list[Cell]) -> dict[tuple, list[Cell]]:
     return groups
 
 
-def fingerprinted(to_record: Callable, merge_over: int | None = None) -> Callable:
+def fingerprinted(to_record: Callable, merge_over: int | None = None, rate=None,
+                  heard_mono: bool = False) -> Callable:
     """The benchmark's record maker with, on each record, the fingerprint of the clips the backend sent (merged into
-    one beyond its `merge_over`, Backend.merge_over)."""
+    one beyond its `merge_over`, Backend.merge_over) and, at the model's audio token `rate` (models/audio_tokens.py),
+    what its server said it received of them; with `heard_mono` (the canary's finding), a note on each stereo clip
+    heard as mono."""
     from acousticbench.models.fingerprint import sent
+    from acousticbench.run.received import accounted
 
     async def stamped(item, prompt, outcome):
         from acousticbench.core.clip_pins import ClipChanged
 
         record = await to_record(item, prompt, outcome)
         try:  # on the loop, not in a worker thread: a thread still hashing when Ctrl-C lands delays the exit past a second
-            return record.model_copy(update={"sent": sent(prompt, merge_over)})
+            return accounted(record.model_copy(update={"sent": sent(prompt, merge_over)}), rate, heard_mono)
         except ClipChanged:  # a clip not the pack's now: what went out, if anything did, was read (and checked) before
             return record
 

@@ -31,6 +31,8 @@ class Cell:
     config: dict = field(default_factory=dict)  # as written to config.json when the run started
     canary: dict | None = None  # the start-of-run canary's verdicts (run/canary.py), where it was asked
     kept: list = field(default_factory=list)  # --resume: the earlier run's records that are kept (run/resumable.py)
+    unheard: str | None = None  # the canary's mark on a run it invalidates (metrics.json's listener note)
+    canary_error: str | None = None  # what the canary found missing that this run needs: the command exits 1
 
 
 def resume_target(cell: Cell, backend_name: str) -> None:

@@ -27,9 +27,10 @@ from acousticbench.run.catalog import get_model
 from acousticbench.run.plan import listening, spent
 from acousticbench.engine.progress import Progress
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
-from acousticbench.run.canary import before_runs, heard
+from acousticbench.run.canary_run import before_runs, heard
 from acousticbench.run.cells import fingerprinted, groups_of, make_graders, prepare_cells, warm_up
 from acousticbench.run.runfolder import Cell, now, open_run_dir, read_again, resume_target, same_served_model
+from acousticbench.run.received import counts, rate_of
 from acousticbench.run.runlog import RunLog
 from acousticbench.run.serving import Serving
 from acousticbench.run.sweepfile import SweepFile
@@ -47,6 +48,7 @@ class RunResult:
     over_budget: str | None = None  # the run finished with more errors than --max-error-rate allows
     concurrency: dict | None = field(default=None, repr=False)  # the model session's limits when the run ended
     answered_elsewhere: list[str] = field(default_factory=list)  # other origins a redirect sent its requests to
+    unheard: str | None = None  # the canary found that this run's audio does not reach the model (exit 1)
 
     @property
     def changed_clips(self) -> list:
@@ -128,7 +130,8 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
         new = await run_items(session.backend.presentation_order(items), session.backend,
                               slots=session.slots, policy=session.policy,
                               to_record=fingerprinted(bench.record_maker(spec, cell.prepared, session.graders.get(bench.name)),
-                                                      session.backend.merge_over),
+                                                      session.backend.merge_over, rate_of(spec),
+                                                      (cell.canary or {}).get("channels") == 1),
                               on_record=on_record, max_error_rate=spec.settings.max_error_rate, bar=session.bar, log=log.line)
     finally:
         writer.close()
@@ -141,7 +144,8 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
     spec, bench = cell.spec, cell.bench
     # in a worker thread: the psychometric fit (and numpy's first import) must not stall the queue of other runs
     metrics = await asyncio.to_thread(bench.metrics, spec, records)
-    metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec), **heard(cell, metrics)})
+    metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec), **heard(cell, metrics),
+                                         **counts(records)})
     write_json(run_dir / METRICS, metrics.model_dump(mode="json"))
     harness = {**cell.config["harness"], "packages": provenance.package_versions()}  # what the run ended up using
     concurrency = {**session.slots.summary(), "remote": session.backend.adaptive_concurrency,
@@ -157,7 +161,7 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
     elsewhere = sorted({*moved.get("answered_from", []), *moved.get("redirected", {}).values()})
     return RunResult(spec, run_dir, metrics, records, resumed=kept,
                      grader_note=getattr(session.graders.get(bench.name), "note", None), over_budget=over,
-                     concurrency=concurrency, answered_elsewhere=elsewhere)
+                     concurrency=concurrency, answered_elsewhere=elsewhere, unheard=cell.canary_error)
 
 
 async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
@@ -171,7 +175,7 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
         slots = Slots(backend.endpoint_names(), Setting.of(cells[0].spec.settings.concurrency, backend))
         # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
         session = Session(backend, slots, RetryPolicy(**backend.retry_settings), graders, bar, opened)
-        await before_runs(cells, backend, session.policy, slots)  # --canary: does the audio reach the model
+        await before_runs(cells, backend, session.policy, slots)  # the canary: does the audio reach the model
         warming = warm_up(cells)
         watching = asyncio.ensure_future(backend.watch_endpoints(slots))  # replicas that come and go (a registry)
 

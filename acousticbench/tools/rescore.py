@@ -15,6 +15,7 @@ from acousticbench.benchmarks import BENCHMARKS, Benchmark, Option, benchmark_of
 from acousticbench.engine.executor import RetryPolicy, Slots, progress_bar, run_items
 from acousticbench.core.errors import UserError
 from acousticbench.run.cells import fingerprinted, with_control
+from acousticbench.run.received import rate_of
 from acousticbench.run.results import (
     CONFIG, METRICS, RESPONSES, RunLock, read_config, read_records, rewrite_sorted, write_json,
 )
@@ -170,7 +171,8 @@ async def ask_again(run: RunFile, records: list, backend, grader, archive: Path 
     bar, slots = progress_bar(len(items), None), Slots.fixed(concurrency)
     try:
         fresh = await run_items(items, backend, slots=slots, policy=RetryPolicy(),
-                                to_record=fingerprinted(run.bench.record_maker(spec, prepared, grader), backend.merge_over),
+                                to_record=fingerprinted(run.bench.record_maker(spec, prepared, grader), backend.merge_over,
+                                                        rate_of(spec)),
                                 on_record=lambda r: None,
                                 bar=bar)
     finally:

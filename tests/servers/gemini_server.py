@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
+import math
 import re
 
+from servers.ear import Mangle, canary_answer
 from servers.local import FaultPlan, Handler, LocalServer, answer_for, sha256
 
 ROUTE = re.compile(r"^/(v1|v1beta)/models/([^/:]+)(:generateContent)?$")
@@ -49,17 +52,38 @@ def request_key(body: dict) -> str:
     return sha256(parts[0][1]) if parts else sha256(json.dumps(body.get("contents")).encode())
 
 
-def generate_response(model: str, text: str | None, finish: str = "STOP", candidates: bool = True) -> dict:
+AUDIO_TOKENS_PER_S = 32  # Gemini API docs: each second of audio is 32 tokens
+
+
+def request_text(body: dict) -> str:
+    return "\n".join(part["text"] for content in body.get("contents", []) for part in content.get("parts", [])
+                     if isinstance(part.get("text"), str))
+
+
+def usage_of(text: str, clips: list[bytes]) -> dict:
+    """usageMetadata as the API reports it, the prompt's tokens by modality: audio by its documented rate."""
+    import soundfile as sf
+
+    audio = sum(math.ceil(sf.info(io.BytesIO(c)).duration * AUDIO_TOKENS_PER_S) for c in clips)
+    words = len(re.findall(r"\w+|[^\w\s]", text))
+    details = [{"modality": "TEXT", "tokenCount": words}] + ([{"modality": "AUDIO", "tokenCount": audio}] if clips else [])
+    return {"promptTokenCount": words + audio, "candidatesTokenCount": 1, "totalTokenCount": words + audio + 1,
+            "promptTokensDetails": details}
+
+
+def generate_response(model: str, text: str | None, finish: str = "STOP", candidates: bool = True,
+                      usage: dict | None = None) -> dict:
     candidate = {"finishReason": finish, "index": 0}
     if text is not None:
         candidate["content"] = {"parts": [{"text": text}], "role": "model"}
     return {"candidates": [candidate] if candidates else [], "modelVersion": model,
-            "usageMetadata": {"promptTokenCount": 70, "candidatesTokenCount": 1, "totalTokenCount": 71}}
+            "usageMetadata": usage or {"promptTokenCount": 70, "candidatesTokenCount": 1, "totalTokenCount": 71}}
 
 
 class GeminiHandler(Handler):
     """POST /{v1,v1beta}/models/{model}:generateContent and GET /{v1,v1beta}/models/{model}; options missing_models,
-    and redirect_to, redirect_paths and redirect_after (Handler.redirected), prefix (bytes sent before each JSON body,
+    and redirect_to, redirect_paths and redirect_after (Handler.redirected), mangle (servers.ear.Mangle: what the server
+    does to the audio before its model hears it and counts its tokens), prefix (bytes sent before each JSON body,
     as a byte order mark)."""
 
     def send_json(self, status: int, data: object, headers: dict[str, str] | None = None) -> None:
@@ -83,14 +107,14 @@ class GeminiHandler(Handler):
     def do_POST(self) -> None:
         model, generate = self._route()
         raw = self.read_body()
-        if self.redirected():
+        if self.redirected(raw):
             return None
         if model is None or not generate:
             return self.send_json(404, _error(404, "NOT_FOUND", f"no route {self.path}"))
         body = json.loads(raw)
-        self.serve_request(request_key(body), body, lambda key, fault: self._answer(model, key, fault))
+        self.serve_request(request_key(body), body, lambda key, fault: self._answer(model, key, fault, body))
 
-    def _answer(self, model: str, key: str, fault: str | None) -> None:
+    def _answer(self, model: str, key: str, fault: str | None, body: dict) -> None:
         if fault in ERRORS:
             status, code, message = ERRORS[fault]
             retry = self.state.retry_after + "s" if fault == "429" else None
@@ -101,7 +125,10 @@ class GeminiHandler(Handler):
             return self.send_json(200, generate_response(model, None, finish="SAFETY"))
         if fault == "refusal":  # the prompt itself was blocked
             return self.send_json(200, {"promptFeedback": {"blockReason": "SAFETY"}, "modelVersion": model})
-        self.send_json(200, generate_response(model, answer_for(key)))
+        mangle = self.state.options.get("mangle", Mangle())  # what a faulty serving stack does to the audio
+        clips = mangle.apply([data for mime, data in inline_parts(body) if (mime or "").startswith("audio")])
+        text = canary_answer(request_text(body), clips, mangle.infer) or answer_for(key)  # probes heard honestly
+        self.send_json(200, generate_response(model, text, usage=usage_of(request_text(body), clips)))
 
 
 def serve(plan: FaultPlan | None = None, **kwargs) -> LocalServer:

@@ -20,6 +20,17 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def is_probe(body: dict) -> bool:
+    """A request of the harness's start-of-run canary (its tone probes): logged apart from the run's questions."""
+    return is_probe_bytes(json.dumps(body).encode())
+
+
+def is_probe_bytes(raw: bytes) -> bool:
+    from acousticbench.run.canary import QUESTIONS
+
+    return any(question.encode() in raw for question in QUESTIONS.values())
+
+
 def answer_for(key: str) -> str:
     """The server's deterministic answer to a request whose first clip hashes to `key`."""
     return "A" if int(key[:8], 16) % 2 == 0 else "B"
@@ -64,7 +75,8 @@ class ServerState:
         self.lock = threading.Lock()
         self.attempts: dict[str, int] = {}
         self.arrivals: dict[str, list[float]] = {}  # monotonic arrival times per key: backoff is observable
-        self.received: list[Received] = []
+        self.received: list[Received] = []  # the run's own requests
+        self.probes: list[Received] = []  # the canary's, before them (is_probe): not counted as served
         self.gets: list[tuple[str, float, float]] = []  # path, arrival and answer (monotonic) of each GET
         self.inflight = self.max_inflight = 0
         self.capacity: int | None = None  # more at once than this are refused at once with 429 and Retry-After
@@ -81,11 +93,14 @@ class ServerState:
             self.arrivals.setdefault(key, []).append(time.monotonic())
             return self.attempts[key]
 
-    def log(self, item: Received) -> None:
+    def log(self, item: Received) -> bool:
+        """Keep the request; whether it is a canary probe."""
+        probe = is_probe(item.body)
         with self.lock:
             if not self.keep_bodies:
                 item.body = {}
-            self.received.append(item)
+            (self.probes if probe else self.received).append(item)
+        return probe
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -102,13 +117,15 @@ class Handler(BaseHTTPRequestHandler):
     def state(self) -> ServerState:
         return self.server.state
 
-    def redirected(self) -> bool:
+    def redirected(self, raw: bytes = b"") -> bool:
         """Options redirect_to (a URL): a request whose path holds one of redirect_paths (default: every request)
         gets a 307 to the same path there, once redirect_after (default 0) of them were answered here: a server
-        that starts redirecting mid-run."""
+        that starts redirecting mid-run. The canary's probes (`raw`, the body) come first and are not counted."""
         options, state = self.state.options, self.state
         target, paths = options.get("redirect_to"), options.get("redirect_paths")
         if not target or (paths is not None and not any(p in self.path for p in paths)):
+            return False
+        if options.get("redirect_after") and is_probe_bytes(raw):
             return False
         with state.lock:
             state.answered_here += 1
@@ -170,11 +187,11 @@ class Handler(BaseHTTPRequestHandler):
             return answer(key, "429")
         attempt = state.next_attempt(key)
         fault = state.plan.fault(key, attempt)
-        state.log(Received(self.path, key, attempt, fault, body, {k.lower(): v for k, v in self.headers.items()}))
+        probe = state.log(Received(self.path, key, attempt, fault, body, {k.lower(): v for k, v in self.headers.items()}))
         with state.lock:
             state.inflight += 1
-            state.served += 1
-            number = state.served
+            state.served += not probe
+            number = state.served if not probe else 0
             state.max_inflight = max(state.max_inflight, state.inflight)
         try:
             hold = state.options.get("hold_after")  # requests past the first N wait for `release`: a replica stuck
@@ -269,6 +286,11 @@ class LocalServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+    @property
+    def probes(self) -> list[Received]:
+        """The canary's probe requests, which `received` leaves out."""
+        return self.state.probes
 
     @property
     def received(self) -> list[Received]:

@@ -14,9 +14,11 @@ import time
 
 try:
     from servers.batching import BatchingEngine, Shape
+    from servers.ear import QUESTIONS, Mangle, canary_answer
     from servers.local import FaultPlan, Handler, LocalServer, answer_for, sha256
 except ImportError:  # run as a script from tests/servers
     from batching import BatchingEngine, Shape
+    from ear import QUESTIONS, Mangle, canary_answer
     from local import FaultPlan, Handler, LocalServer, answer_for, sha256
 
 ERRORS = {
@@ -62,16 +64,21 @@ def word_pieces(text: str) -> int:
     return len(re.findall(r"\w+|[^\w\s]", text))
 
 
-def usage_of(body: dict, answer: str) -> dict:
-    """The usage block as OpenAI reports it: text and audio prompt tokens apart, audio by its documented rate."""
-    text = audio = 0
-    for message in body.get("messages", []):
-        content = message.get("content")
-        for part in content if isinstance(content, list) else [{"type": "text", "text": content or ""}]:
-            if part.get("type") == "input_audio":
-                audio += math.ceil(wav_seconds(base64.b64decode(part["input_audio"]["data"])) * AUDIO_TOKENS_PER_S)
-            elif part.get("type") == "text":
-                text += word_pieces(part["text"])
+def request_text(body: dict) -> str:
+    """Every text part of a request, in order."""
+    return "\n".join(part.get("text") or "" for message in body.get("messages", [])
+                     for part in (message["content"] if isinstance(message.get("content"), list)
+                                  else [{"type": "text", "text": message.get("content") or ""}])
+                     if part.get("type") == "text")
+
+
+def usage_of(body: dict, answer: str, clips: list[bytes] | None = None) -> dict:
+    """The usage block as OpenAI reports it: text and audio prompt tokens apart, audio by its documented rate, of the
+    clips the model got (`clips`, default: those of the request)."""
+    if clips is None:
+        clips = request_key(body)[1]
+    audio = sum(math.ceil(wav_seconds(c) * AUDIO_TOKENS_PER_S) for c in clips)
+    text = word_pieces(request_text(body))
     out = word_pieces(answer)
     return {"prompt_tokens": text + audio, "completion_tokens": out, "total_tokens": text + audio + out,
             "prompt_tokens_details": {"text_tokens": text, "audio_tokens": audio, "cached_tokens": 0},
@@ -115,7 +122,9 @@ class OpenAIHandler(Handler):
     completion dict giving what is sent instead: a dict as JSON, bytes as they are), content_type (the Content-Type
     of each answer), redirect_to, redirect_paths and redirect_after (Handler.redirected), version (what GET
     /version answers, as vLLM), chat_template (POST /tokenize renders with it, as vLLM applies its template),
-    answer_with (a function of the request body giving the answer's text), listeners (served model id ->
+    answer_with (a function of the request body giving the answer's text), mangle (servers.ear.Mangle: what the
+    server does to the audio before its model hears it and counts its tokens; the canary's probes are always answered
+    by an honest ear from the audio kept), listeners (served model id ->
     servers.listener.Listener, who answers requests for that id) with questions (request key -> (id,
     listener.Question), from the test's pack), raw_bodies (path -> the bytes a GET or POST of it answers, as they
     are: a hostile server's)."""
@@ -165,7 +174,7 @@ class OpenAIHandler(Handler):
 
     def do_POST(self) -> None:
         raw = self.read_body()
-        if self.redirected():
+        if self.redirected(raw):
             return None
         if self.path == "/v1/audio/transcriptions":
             return self._transcribe(raw)
@@ -176,7 +185,8 @@ class OpenAIHandler(Handler):
             return self.send_json(200, {"tokens": [ord(c) for c in rendered], "count": len(rendered)})
         if self.path != "/v1/chat/completions":
             return self.send_json(404, _error(404, "not_found", f"no route {self.path}"))
-        if self.state.options.get("lean"):  # benchmarks: no parsing, so the server is not what is measured
+        probe = any(q.encode() in raw for q in QUESTIONS.values())  # the canary's: heard even by a lean server
+        if self.state.options.get("lean") and not probe:  # benchmarks: no parsing, so the server is not measured
             key = sha256(raw) if self.state.engine is not None else "0" * 64  # a batching engine's prefix cache
             return self.serve_request(key, {}, self._lean)
         body = json.loads(raw)
@@ -208,11 +218,14 @@ class OpenAIHandler(Handler):
         listener = self.state.options.get("listeners", {}).get(body.get("model"))
         if listener is not None:  # a simulated listener of known truth (servers/listener.py)
             return self._listen(model, listener, key, body)
+        mangle = self.state.options.get("mangle", Mangle())  # what a faulty serving stack does to the audio
+        clips = mangle.apply(request_key(body)[1])
         text = self.state.options.get("answer_text", "{letter}").format(letter=answer_for(key), key=key[:8])
         if "answer_with" in self.state.options:  # a listener of ours that reads the request (AudioICL demos)
             text = self.state.options["answer_with"](body)
+        text = canary_answer(request_text(body), clips, mangle.infer) or text  # the harness's probes, heard honestly
         finish = self.state.options.get("finish", "stop")
-        answer = completion(model, text, finish=finish, usage=usage_of(body, text))
+        answer = completion(model, text, finish=finish, usage=usage_of(body, text, clips))
         shaped = self.state.options.get("reply_shape", lambda c: c)(answer)
         content_type = self.state.options.get("content_type", "application/json")  # a proxy may label it otherwise
         self.send_body(200, shaped if isinstance(shaped, bytes) else json.dumps(shaped).encode(), content_type)
@@ -220,6 +233,10 @@ class OpenAIHandler(Handler):
     def _listen(self, model: str, listener, key: str, body: dict) -> None:
         from servers.listener import CUT, REFUSAL
 
+        mangle = Mangle(keep_clips=listener.clips, mono=listener.channels == 1)
+        probe = None if listener.deaf else canary_answer(request_text(body), mangle.apply(request_key(body)[1]))
+        if probe is not None:  # the harness's canary: heard as this listener's server passes the audio on
+            return self.send_json(200, completion(model, probe))
         key, question = heard(listener, key, body, self.state.options["questions"])
         kind, label = listener.reply(key, question, body.get("seed"))
         if kind == "refusal":

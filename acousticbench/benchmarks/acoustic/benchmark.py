@@ -193,7 +193,9 @@ class AcousticBenchmark(AcousticViews):
         trials = {status: m.statuses.get(status, 0) - count for status, count in scored.items()}
         judge_errors = m.error_causes.get("judge", 0)
         total_errors = m.statuses.get("error", 0)
-        causes = f"; {judge_errors} of all {total_errors} errors the judge's" if judge_errors else ""
+        unheard = m.error_causes.get("audio", 0)
+        causes = "".join(f"; {count} of all {total_errors} errors {what}" for count, what in
+                         ((judge_errors, "the judge's"), (unheard, "audio not received")) if count)
         beside = (f"; the {sum(trials.values())} diagnostic trials beside them: {_status_counts(trials)}"
                   if sum(trials.values()) else "")
         return (f"{result.spec.label()}: accuracy {acc}{ci} over {s.n} scored questions: {_status_counts(scored)}"

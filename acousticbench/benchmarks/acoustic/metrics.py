@@ -122,8 +122,12 @@ def level_counts(*by_levels: Mapping[str, SliceMetrics]) -> dict[int, tuple[int,
 
 
 def error_cause(record: Record) -> str:
-    """judge: the model answered but the LLM judge gave no verdict; request: the model gave no answer."""
-    return "judge" if (record.error or "").startswith(JUDGE_FAILED) else "request"
+    """judge: the model answered but the LLM judge gave no verdict; audio: its server counted far fewer audio tokens
+    than were sent (run/received.py); request: the model gave no answer."""
+    from acousticbench.core.records import AUDIO_NOT_RECEIVED
+
+    error = record.error or ""
+    return "judge" if error.startswith(JUDGE_FAILED) else "audio" if error.startswith(AUDIO_NOT_RECEIVED) else "request"
 
 
 def _fit(counts, metas):

@@ -76,6 +76,11 @@ class Record(RecordBase):
                                                      "of 'A' and of 'B' as the first answer token, which the label "
                                                      "came from (null: not among the server's top alternatives).")
 
+    def unscored(self, error: str) -> "Record":
+        """An error whose reply is kept: no option chosen, not correct (None where no option is)."""
+        return self.model_copy(update={"status": "error", "error": error, "chosen": None,
+                                       "correct": None if self.correct is None else False})
+
 
 def line_outcome(line: Mapping[str, Any]) -> bool | None:
     """A Record as JSON (a responses.jsonl line, or a reference's copy of it): whether it was correct, None for a
@@ -229,6 +234,11 @@ class Metrics(Frozen):
     price_usd: float | None = Field(default=None, description="What those tokens cost at models/prices.py's table; "
                                     "null for models without a price.")
     price_basis: str | None = Field(default=None, description="The price used and when it was read, or why none.")
+    audio_received: dict[str, int] = Field(default_factory=dict, description="Where the server reported the tokens "
+                                           "it consumed: `checked` records, and `not_received`, those whose audio "
+                                           "evidently did not arrive whole (errors of their own, never scored); "
+                                           "`stereo_as_mono`, those whose stereo clip the canary found heard as "
+                                           "mono.")
     listener: str | None = Field(default=None, description="'mono listener: chance by construction' when the task "
                                  "needs a stereo listener (dir) and the model hears one channel; such a run is left "
                                  "out of the average across tasks.")

@@ -127,8 +127,10 @@ class AudioICLBenchmark(AudioICLViews):
         resumed = f", {result.resumed} kept from the earlier run" if result.resumed else ""
         public = f" (public scorer {m.accuracy_public:.3f})" if m.accuracy_public not in (None, m.accuracy) else ""
         cut = f"{st['truncated']} truncated, " if st.get("truncated") else ""
+        missing = m.audio_received.get("not_received", 0)
+        unheard = f" ({missing} audio not received)" if missing else ""
         return (f"{result.spec.label()}: accuracy {acc}{ci}{public} over {m.n} episodes; {st.get('answered', 0)} "
-                f"answered, {st.get('refused', 0)} refused, {cut}{st.get('error', 0)} errors{resumed} "
+                f"answered, {st.get('refused', 0)} refused, {cut}{st.get('error', 0)} errors{unheard}{resumed} "
                 f"-> {result.run_dir}")
 
     def headline(self, metrics: Any) -> tuple[float | None, int]:

@@ -38,6 +38,10 @@ class EpisodeRecord(RecordBase):
     demo_order: list[int] | None = Field(default=None, description="With --demo-order permuted: the demos' positions "
                                          "in the file, in the order shown; null: the file's order.")
 
+    def unscored(self, error: str) -> "EpisodeRecord":
+        """An error whose reply is kept, never counted correct."""
+        return self.model_copy(update={"status": "error", "error": error, "correct": False, "correct_public": None})
+
 
 def relative_audio(paths: list[str], base: Path) -> list[str]:
     root = os.path.abspath(base)
@@ -122,6 +126,11 @@ class ICLMetrics(BaseModel):
     price_usd: float | None = Field(default=None, description="What those tokens cost at models/prices.py's table; "
                                     "null for models without a price.")
     price_basis: str | None = Field(default=None, description="The price used and when it was read, or why none.")
+    audio_received: dict[str, int] = Field(default_factory=dict, description="Where the server reported the tokens "
+                                           "it consumed: `checked` records, and `not_received`, those whose audio "
+                                           "evidently did not arrive whole (errors of their own, never scored); "
+                                           "`stereo_as_mono`, those whose stereo clip the canary found heard as "
+                                           "mono.")
     demo_order: str = Field(default="file", description="The demos in the file's order, or permuted per seed.")
     format_compliance: float | None = Field(default=None, description="Answered episodes whose reply is a label and "
                                             "nothing else, right or wrong, over the answered episodes.")

@@ -25,7 +25,7 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
                  references: Path | None = None) -> Built:
     from acousticbench.benchmarks import get_benchmark
     from acousticbench.tools.leaderboard import by_benchmark, model_index, real_and_controls
-    from acousticbench.tools import controls
+    from acousticbench.tools import arrival, controls
     from acousticbench.tools.report import page
     from acousticbench.tools.report.answers import ClipSources, browser_data
     from acousticbench.tools.report.gather import gather
@@ -40,6 +40,7 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
     sections = [section for name, entries in by_benchmark(shown)
                 for section in get_benchmark(name).report_sections(entries, records, model_index)]
     sections += controls.sections([r.entry for r in runs], records, left)  # does the model listen: the controls
+    sections += arrival.sections([r.entry for r in runs])  # does the audio arrive: the canary, the token counts
     clips = ClipSources(out, embed_audio)
     data = browser_data(runs, clips)
     n_records = len(data["records"]["run"])

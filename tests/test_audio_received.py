@@ -1,0 +1,69 @@
+"""Per record, what the server said it received of the audio: where it reports the audio tokens it consumed (OpenAI's
+prompt_tokens_details.audio_tokens, Gemini's usage by modality), each record keeps them beside those the seconds sent
+make at the model's rate; a server that cuts clips after a second or drops the second clip, and counts what it kept,
+has those records marked as errors of their own cause, never scored, counted in metrics.json and the summary line."""
+from __future__ import annotations
+
+import json
+
+from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
+from acousticbench.models.audio_tokens import QWEN2_AUDIO
+from harness_cli import harness_env, run_cli, run_dirs
+from servers import gemini_server, openai_server
+from servers.ear import Mangle
+
+GPT = ("--model", "GPT-Audio-Mini", "--task", "rad", "--judge", "rules")
+
+
+def gpt_run(tmp_path, mangle: Mangle, *extra: str):
+    archive = write_noise_pack(tmp_path / "archive", "rad", 4, clip_s=3.0)
+    with openai_server.serve(model_ids=["gpt-audio-mini"], mangle=mangle) as server:
+        run = run_cli(*GPT, "--archive", str(archive), *extra, cwd=tmp_path,
+                      env=harness_env(OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=server.url + "/v1"))
+    [folder] = run_dirs(tmp_path / "results")
+    lines = [json.loads(line) for line in (folder / "responses.jsonl").read_text().splitlines()]
+    return run, lines, json.loads((folder / "metrics.json").read_text())
+
+
+def test_an_honest_servers_records_keep_the_tokens_it_counted_beside_those_expected(tmp_path):
+    run, records, metrics = gpt_run(tmp_path, Mangle())
+    assert run.returncode == 0, run.stderr
+    assert {json.dumps(r["audio_tokens"]) for r in records} == {json.dumps(
+        {"expected": 60, "reported": 60, "counted": "audio"})}  # two 3 s clips at 10 tokens a second
+    assert metrics["audio_received"] == {"checked": len(records), "not_received": 0}
+    assert "audio not received" not in run.stdout
+
+
+def test_clips_cut_after_a_second_are_caught_per_record_and_counted(tmp_path):
+    run, records, metrics = gpt_run(tmp_path, Mangle(keep_s=1.0), "--no-canary", "--max-error-rate", "1")
+    assert run.returncode == 0, run.stderr
+    assert all(r["status"] == "error" and r["error"].startswith("audio not received: the server counted 20 audio "
+                                                                  "tokens where the 6 s sent make 60") for r in records)
+    assert all(r["response"] and r["correct"] in (False, None) and r["chosen"] is None for r in records)
+    assert metrics["audio_received"] == {"checked": len(records), "not_received": len(records)}
+    assert metrics["error_causes"] == {"audio": len(records)} and metrics["scored"]["correct"] == 0
+    assert f"{len(records)} errors ({len(records)} audio not received)" in run.stdout
+
+
+def test_a_plain_run_against_a_cutting_server_exits_1(tmp_path):
+    run, records, metrics = gpt_run(tmp_path, Mangle(keep_s=1.0))
+    assert run.returncode == 1
+    assert metrics["audio_received"]["not_received"] == len(records) > 0
+
+
+def test_a_gemini_server_that_drops_the_second_clip_is_caught_per_record(tmp_path):
+    archive = write_noise_pack(tmp_path / "archive", "rad", 4, clip_s=3.0)
+    with gemini_server.serve(mangle=Mangle(keep_clips=1)) as server:
+        run = run_cli("--model", "Gemini-3-Flash", "--task", "rad", "--archive", str(archive), "--judge", "rules",
+                      "--no-canary", "--max-error-rate", "1", cwd=tmp_path,
+                      env=harness_env(GEMINI_API_KEY="test", GOOGLE_GEMINI_BASE_URL=server.url))
+    assert run.returncode == 0, run.stderr
+    [folder] = run_dirs(tmp_path / "results")
+    records = [json.loads(line) for line in (folder / "responses.jsonl").read_text().splitlines()]
+    assert {(r["audio_tokens"]["expected"], r["audio_tokens"]["reported"]) for r in records} == {(192, 96)}
+    assert all(r["status"] == "error" and r["error"].startswith("audio not received") for r in records)
+
+
+def test_qwen2_audio_counts_as_its_processor_does():
+    """25 tokens a second after pooling (vLLM qwen2_audio.py): 1 s is 25, 30 s is 750, 0.5 s is 12."""
+    assert [QWEN2_AUDIO.of_clip(s) for s in (1.0, 30.0, 0.5, 0.0)] == [25, 750, 12, 0]
