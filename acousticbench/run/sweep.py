@@ -108,6 +108,7 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
     run = spec.label().removeprefix(f"{spec.model} on ")  # the bar already names the model
     writer = ResponsesWriter(run_dir / RESPONSES)
     items = [item for item in cell.prepared.items if item[0].id not in done]
+    source = cell.prepared.source
 
     def on_record(record) -> None:
         writer.append(record)
@@ -120,7 +121,8 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
         new = await run_items(session.backend.presentation_order(items), session.backend,
                               slots=session.slots, policy=session.policy,
                               to_record=fingerprinted(bench.record_maker(spec, cell.prepared, session.graders.get(bench.name))),
-                              on_record=on_record, max_error_rate=spec.settings.max_error_rate, bar=session.bar, log=log.line)
+                              on_record=on_record, max_error_rate=spec.settings.max_error_rate, bar=session.bar, log=log.line,
+                              feeds=source.feeds(run_dir, kept) if source is not None else ())
     finally:
         writer.close()
     rewrite_sorted(run_dir / RESPONSES, sorted(kept + new, key=lambda r: r.id), writer.lines)

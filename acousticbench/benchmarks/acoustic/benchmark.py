@@ -104,6 +104,10 @@ class AcousticBenchmark(AcousticViews):
     item_noun = "questions"
 
     def prepare(self, spec: RunSpec, cache: dict) -> Prepared:
+        if spec.options.adaptive:
+            from acousticbench.benchmarks.acoustic.adaptive.run import prepare_adaptive
+
+            return prepare_adaptive(spec, make_prompt)
         key = (spec.settings.archive, spec.task, spec.options.split, spec.settings.max_samples)
         if key not in cache:  # checked once per command, not once per seed
             cache[key] = select_questions(spec)
@@ -169,7 +173,12 @@ class AcousticBenchmark(AcousticViews):
         return {"listener": note} if note else {}
 
     def metrics(self, spec: RunSpec, records: list[Record]) -> Metrics:
-        return compute_metrics(records, spec.model, spec.task, spec.seed)
+        metrics = compute_metrics(records, spec.model, spec.task, spec.seed)
+        if not spec.options.adaptive:
+            return metrics
+        from acousticbench.benchmarks.acoustic.adaptive.threshold import adaptive_threshold
+
+        return metrics.model_copy(update={"adaptive": adaptive_threshold(spec.task, spec.options.adaptive, records)})
 
     def summary_line(self, result) -> str:
         m = result.metrics
@@ -177,6 +186,10 @@ class AcousticBenchmark(AcousticViews):
         acc = "n/a" if s.accuracy is None else f"{s.accuracy:.3f}"
         ci = interval_text(s.ci95 or s.wilson95, s.ci95_method, "questions")
         resumed = f", {result.resumed} kept from the earlier run" if result.resumed else ""
+        if m.adaptive is not None:
+            from acousticbench.benchmarks.acoustic.adaptive.run import summary_line
+
+            return f"{result.spec.label()}: {summary_line(m.adaptive)}{resumed} -> {result.run_dir}"
         judge_errors = m.error_causes.get("judge", 0)
         causes = f" ({judge_errors} of them the judge's)" if judge_errors else ""
         cut = f"{st['truncated']} truncated (cut by the token limit), " if st.get("truncated") else ""

@@ -214,6 +214,8 @@ class Metrics(Frozen):
     price_usd: float | None = Field(default=None, description="What those tokens cost at models/prices.py's table; "
                                     "null for models without a price.")
     price_basis: str | None = Field(default=None, description="The price used and when it was read, or why none.")
+    adaptive: Any = Field(default=None, description="An adaptive run's threshold (adaptive/threshold.py: "
+                          "AdaptiveThreshold); null for a run of the pack.")
     listener: str | None = Field(default=None, description="'mono listener: chance by construction' when the task "
                                  "needs a stereo listener (dir) and the model hears one channel; such a run is left "
                                  "out of the average across tasks.")
