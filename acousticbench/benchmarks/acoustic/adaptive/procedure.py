@@ -14,7 +14,7 @@ import numpy as np
 
 GUESS, CRITERION = 0.5, 0.75
 THRESHOLD_POINTS = 240
-SPREADS = np.geomspace(0.04, 1.6, 14)  # the logistic's scale on the natural-log axis: steep to shallow
+SPREADS = np.geomspace(0.06, 1.2, 12)  # the logistic's scale on the natural-log axis: steep to shallow
 LAPSES = np.array([0.0, 0.02, 0.05, 0.1])
 BELOW, ABOVE = 8.0, 4.0  # the threshold prior reaches this far beyond the lowest and the highest stimulus
 STAIR_START = 0.85  # a staircase starts this far up its grid (an easy difference)

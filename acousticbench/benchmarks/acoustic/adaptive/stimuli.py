@@ -18,8 +18,8 @@ from acousticbench.benchmarks.acoustic.tasks import TASKS
 from acousticbench.core.audio import SAMPLE_RATE, write_wav
 
 ADAPTIVE_KEY = 0xADA97  # apart from the pack's BUILD_SEED: an adaptive stimulus never repeats one of the pack's
-CATCH_EVERY = 10  # one trial in ten of a track is a catch trial at the task's catch difference (kind diagnostic)
-CATCH_AT = 4  # its place in each block of ten: not the first trial, which a fresh track asks before it knows anything
+CATCH_EVERY = 20  # one trial in twenty of a track is a catch trial at the catch difference (the pack: 25 in 475)
+CATCH_AT = 4  # its place in each block of twenty: not the first, which a track asks before it knows anything
 STIMULI = 40  # differences a continuous task's grid offers, log-spaced
 BELOW_HARDEST = 8.0  # the grid reaches this many times below the pack's hardest step
 MOST_EVENTS = 12  # counting pairs: up to this many bursts (the pack's reach 10)
@@ -104,16 +104,22 @@ class TrialPlace:
         return f"{self.code}_t{self.track:02d}_{self.trial:04d}"
 
 
-def make_question(root: Path, place: TrialPlace, magnitude: float) -> Question:
+def made(place: TrialPlace, magnitude: float | None) -> tuple[Trial, float, Choice]:
+    """One trial's clips (before PCM16), the difference they pose and the answer; a catch trial's is the task's catch
+    difference, whatever `magnitude` says."""
+    code, module = place.code, ATTRIBUTES[place.code]
+    answer = answer_of(place.seed, code, place.track, place.trial)
+    rng = trial_rng(place.seed, code, place.track, place.trial)
+    if is_catch(place.trial) or magnitude is None:
+        return module.trial(rng, module.CATCH_STEP, answer), module.CATCH_STEP, answer
+    return generated(code, rng, magnitude, answer), difference(code, magnitude), answer
+
+
+def make_question(root: Path, place: TrialPlace, magnitude: float | None) -> Question:
     """Generate, write (under `root`, the run's own pack) and describe one trial; a catch trial ignores `magnitude`."""
     code, module = place.code, ATTRIBUTES[place.code]
     catch = is_catch(place.trial)
-    answer = answer_of(place.seed, code, place.track, place.trial)
-    rng = trial_rng(place.seed, code, place.track, place.trial)
-    if catch:
-        trial, step = module.trial(rng, module.CATCH_STEP, answer), module.CATCH_STEP
-    else:
-        trial, step = generated(code, rng, magnitude, answer), difference(code, magnitude)
+    trial, step, answer = made(place, magnitude)
     audio, sha256 = [], {}
     for k, clip in enumerate(trial.clips, 1):
         rel = f"{code}/audio/{place.qid}_{k}.wav"
