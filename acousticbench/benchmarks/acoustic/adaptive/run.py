@@ -45,5 +45,6 @@ def summary_line(found: Any) -> str:
     if not data["reached"]:
         return f"adaptive {data['method']}: threshold {data['note']} ({data['trials']} trials; {catch})"
     low, high = data["ci95"]
+    below = f" ({data['note']})" if data["note"] else ""
     return (f"adaptive {data['method']} threshold {data['threshold']:.4g} {data['unit']} (95% interval "
-            f"{low:.4g}-{high:.4g}) over {data['trials']} trials; {catch}")
+            f"{low:.4g}-{high:.4g}){below} over {data['trials']} trials; {catch}")
