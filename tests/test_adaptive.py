@@ -39,7 +39,7 @@ def tree_bytes(folder: Path) -> dict[str, bytes]:
 
 def test_oracle_adaptive_runs_of_two_tasks_write_their_own_pack_and_a_threshold_below_the_hardest_step(tmp_path):
     results = adaptive_run(tmp_path, "pit,cnt")
-    for task, hardest in (("pit", 0.2), ("cnt", 1.125)):
+    for task, hardest in (("pit", 0.2), ("cnt", 1.125)):  # the pack's hardest steps
         folder = run_folder(results, task)
         config = json.loads((folder / "config.json").read_text())
         assert config["adaptive"]["variant"] == "adaptive-psi" and config["adaptive"]["prior"]["threshold"]
@@ -61,6 +61,11 @@ def test_oracle_adaptive_runs_of_two_tasks_write_their_own_pack_and_a_threshold_
         answers = [q["answer"] for q in questions if q["meta"]["adaptive"]["track"] == 0]
         assert all(sorted(answers[i:i + 2]) == ["A", "B"] for i in range(0, len(answers) - 1, 2))  # A/B balanced
         assert sum(q["meta"]["probe"] == "catch" for q in questions) == int(TRACKS)
+    out = run_cli("--report", "results", "--out", "report.html", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    html = (tmp_path / "report.html").read_text()
+    assert 'id="s-adaptive"' in html and html.count('class="panel adaptive-tracks"') == 2
+    assert html.count('class="panel adaptive-curve"') == 2
 
 
 def test_a_rerun_of_the_same_seed_makes_the_same_stimuli_and_answers_and_resume_continues_a_cut_run(tmp_path):
