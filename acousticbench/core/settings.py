@@ -239,8 +239,10 @@ class RunSpec:
 
     @property
     def cell(self) -> str:
-        """The run's place under a model in reference_trajectories/ and in sweep tables: 'rad', 'AudioCount/k3'."""
-        return self.task + self._variant("/{letter}{value}")
+        """The run's place under a model in reference_trajectories/ and in sweep tables: 'rad', 'AudioCount/k3',
+        'pit/adaptive-psi'."""
+        kind = "/" + self.options.kind().replace(" ", "-") if self.options.kind() else ""
+        return self.task + self._variant("/{letter}{value}") + kind
 
     def label(self) -> str:
         control = f", control {self.control}" if self.control else ""
