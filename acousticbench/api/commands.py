@@ -283,9 +283,11 @@ def _dry_run(specs: list) -> int:
     plans, planned = [], []
     for spec in specs:
         bench = get_benchmark(spec.benchmark)
-        items = bench.prepare(spec, caches.setdefault(bench.name, {})).items
-        face = faces()[bench.name]
+        prepared = bench.prepare(spec, caches.setdefault(bench.name, {}))
+        items, face = prepared.items, faces()[bench.name]
         print(f"# {spec.label()}: {len(items)} {bench.item_noun}, nothing sent")
+        if prepared.source is not None:  # an adaptive run makes its questions as it goes: not in the plan below
+            print(f"# made while it runs: up to {prepared.source.planned()} {bench.item_noun}, not counted below")
         for item, prompt in items:
             print(f"{item.id}: {' | '.join(prompt.text.splitlines())}{face.describe_item(item)}")
         plans.append(plan_run(spec, items))

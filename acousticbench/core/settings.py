@@ -222,6 +222,11 @@ class BenchmarkOptions(BaseModel):
         """The values of the variant a command runs (AudioICL: the k of --shots); [None] when there is no variant."""
         return [None]
 
+    def kind(self) -> str:
+        """A word or two naming a way of running that must never share a folder or a row with the plain runs
+        (AcousticBench's 'adaptive psi'); '' for the plain way."""
+        return ""
+
     def resume_key(self, spec: RunSpec) -> dict[str, Any]:
         """What must match for --resume to continue a run, beyond the harness's settings."""
         return self.model_dump(mode="json")
@@ -264,18 +269,23 @@ class RunSpec:
 
     @property
     def cell(self) -> str:
-        """The run's place under a model in reference_trajectories/ and in sweep tables: 'rad', 'AudioCount/k3'."""
-        return self.task + self._variant("/{letter}{value}")
+        """The run's place under a model in reference_trajectories/ and in sweep tables: 'rad', 'AudioCount/k3',
+        'pit/adaptive-psi'."""
+        kind = "/" + self.options.kind().replace(" ", "-") if self.options.kind() else ""
+        return self.task + self._variant("/{letter}{value}") + kind
 
     def label(self) -> str:
-        """'Oracle on rad (seed 42)'; a control run names its control beside the model: 'Oracle [control: silence]'."""
+        """'Oracle on rad (seed 42)'; a control run names its control beside the model: 'Oracle [control: silence]';
+        an adaptive run its method: 'Oracle on pit adaptive psi (seed 42)'."""
         control = f" [control: {self.control}]" if self.control else ""
-        return f"{self.model}{control} on {self.task}{self._variant(' {letter}={value}')} (seed {self.seed})"
+        kind = f" {self.options.kind()}" if self.options.kind() else ""
+        return f"{self.model}{control} on {self.task}{self._variant(' {letter}={value}')}{kind} (seed {self.seed})"
 
     def run_prefix(self, backend_name: str) -> str:
         """Folder name without the timestamp: '<Model>-<task>[-k<k>]-<backend>-seed<N>'."""
         control = f"-control-{self.control}" if self.control else ""
-        return (f"{safe_name(self.model)}-{self.task}{self._variant('-{letter}{value}')}{control}-{backend_name}"
+        kind = "-" + self.options.kind().replace(" ", "-") if self.options.kind() else ""
+        return (f"{safe_name(self.model)}-{self.task}{self._variant('-{letter}{value}')}{kind}{control}-{backend_name}"
                 f"-seed{self.seed}")
 
     def reference_fields(self) -> dict[str, Any]:

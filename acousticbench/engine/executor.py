@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +75,7 @@ class ErrorBudget:
 
 
 ToRecord = Callable[[Any, Prompt, Outcome], Awaitable[Any]]
+Feed = Callable[[Callable[[Any, Prompt], Awaitable[Any]]], Awaitable[None]]  # makes items as it goes, asks each
 
 
 async def recorded(to_record: ToRecord, item: Any, prompt: Prompt, outcome: Outcome) -> Any:
@@ -111,14 +112,16 @@ class KeptOnInterrupt(Exception):
 
 async def run_items(items: list[tuple[Any, Prompt]], backend: Backend, *, slots: Slots,
                     policy: RetryPolicy, to_record: ToRecord, on_record: Callable[[Any], None],
-                    max_error_rate: float = 1.0, bar: Any = None, log: Callable[[str], None] | None = None) -> list[Any]:
+                    max_error_rate: float = 1.0, bar: Any = None, log: Callable[[str], None] | None = None,
+                    feeds: Sequence[Feed] = ()) -> list[Any]:
     """Ask every item, hand each record to `on_record` as it completes (written before anything else can fail, so
     a kill loses nothing finished), and return the records sorted by id. An abort (error budget) or a Ctrl-C
-    cancels what is still queued. `log` (run.log) gets each retried attempt."""
+    cancels what is still queued. `log` (run.log) gets each retried attempt. `feeds`: coroutines that make their
+    items as they go (an adaptive run's tracks), each given ask(item, prompt) -> its record."""
     records: list[Any] = []
     budget = ErrorBudget(max_error_rate)
 
-    async def one(item: Any, prompt: Prompt) -> None:
+    async def one(item: Any, prompt: Prompt) -> Any:
         outcome = await ask(backend, prompt, policy, slots, log)
         try:
             record = await recorded(to_record, item, prompt, outcome)
@@ -131,8 +134,10 @@ async def run_items(items: list[tuple[Any, Prompt]], backend: Backend, *, slots:
         if bar is not None:
             bar.update(1)
         budget.count(record)
+        return record
 
     tasks = [asyncio.ensure_future(one(item, prompt)) for item, prompt in items]
+    tasks += [asyncio.ensure_future(feed(one)) for feed in feeds]
     try:
         await asyncio.gather(*tasks)
     except BaseException:

@@ -118,6 +118,7 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
     run = spec.label().removeprefix(f"{spec.model} on ")  # the bar already names the model
     writer = ResponsesWriter(run_dir / RESPONSES)
     items = [item for item in cell.prepared.items if item[0].id not in done]
+    source = cell.prepared.source
 
     def on_record(record) -> None:
         writer.append(record)
@@ -132,7 +133,8 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
                               to_record=fingerprinted(bench.record_maker(spec, cell.prepared, session.graders.get(bench.name)),
                                                       session.backend.merge_over, rate_of(spec),
                                                       (cell.canary or {}).get("channels") == 1),
-                              on_record=on_record, max_error_rate=spec.settings.max_error_rate, bar=session.bar, log=log.line)
+                              on_record=on_record, max_error_rate=spec.settings.max_error_rate, bar=session.bar, log=log.line,
+                              feeds=source.feeds(run_dir, kept) if source is not None else ())
     finally:
         writer.close()
     rewrite_sorted(run_dir / RESPONSES, sorted(kept + new, key=lambda r: r.id), writer.lines)

@@ -104,6 +104,10 @@ class AcousticBenchmark(AcousticViews):
     item_noun = "questions"
 
     def prepare(self, spec: RunSpec, cache: dict) -> Prepared:
+        if spec.options.adaptive:
+            from acousticbench.benchmarks.acoustic.adaptive.run import prepare_adaptive
+
+            return prepare_adaptive(spec, make_prompt)
         key = (spec.settings.archive, spec.task, spec.options.split, spec.settings.max_samples)
         if key not in cache:  # checked once per command, not once per seed
             cache[key] = select_questions(spec)
@@ -178,7 +182,12 @@ class AcousticBenchmark(AcousticViews):
         return {"listener": note} if note else {}
 
     def metrics(self, spec: RunSpec, records: list[Record]) -> Metrics:
-        return compute_metrics(records, spec.model, spec.task, spec.seed)
+        metrics = compute_metrics(records, spec.model, spec.task, spec.seed)
+        if not spec.options.adaptive:
+            return metrics
+        from acousticbench.benchmarks.acoustic.adaptive.threshold import adaptive_threshold
+
+        return metrics.model_copy(update={"adaptive": adaptive_threshold(spec.task, spec.options.adaptive, records)})
 
     def summary_line(self, result) -> str:
         """The run's line: the statuses of the n scored questions the accuracy is over, then, with their own total,
@@ -188,6 +197,10 @@ class AcousticBenchmark(AcousticViews):
         acc = "n/a" if s.accuracy is None else f"{s.accuracy:.3f}"
         ci = interval_text(s.ci95 or s.wilson95, s.ci95_method, "questions")
         resumed = f", {result.resumed} kept from the earlier run" if result.resumed else ""
+        if m.adaptive is not None:
+            from acousticbench.benchmarks.acoustic.adaptive.run import summary_line
+
+            return f"{result.spec.label()}: {summary_line(m.adaptive)}{resumed} -> {result.run_dir}"
         scored = {"answered": s.answered, "unparsed": round((s.parse_failure_rate or 0) * s.n),
                   "refused": round((s.refusal_rate or 0) * s.n), "truncated": s.truncated, "error": s.errors}
         trials = {status: m.statuses.get(status, 0) - count for status, count in scored.items()}

@@ -239,6 +239,8 @@ class Metrics(Frozen):
                                            "evidently did not arrive whole (errors of their own, never scored); "
                                            "`stereo_as_mono`, those whose stereo clip the canary found heard as "
                                            "mono.")
+    adaptive: Any = Field(default=None, description="An adaptive run's threshold (adaptive/threshold.py: "
+                          "AdaptiveThreshold); null for a run of the pack.")
     listener: str | None = Field(default=None, description="'mono listener: chance by construction' when the task "
                                  "needs a stereo listener (dir) and the model hears one channel; such a run is left "
                                  "out of the average across tasks.")

@@ -17,7 +17,11 @@ from acousticbench.core.tables import html_table, pct
 
 def sections(entries: list[Entry], order: ModelOrder, records: Mapping[Path, Sequence] | None = None) -> list[Section]:
     """The leaderboard always; the LoRA lift, curves and diagnostics where the runs have them (read from the entries'
-    metrics: the records are not needed)."""
+    metrics: the records are not needed); adaptive runs in a section of their own, beside the pack's thresholds."""
+    from acousticbench.benchmarks.acoustic.adaptive.figures import is_adaptive, section
+
+    adaptive = [e for e in entries if is_adaptive(e)]
+    entries = [e for e in entries if not is_adaptive(e)]
     tasks, rows = table_rows(entries, order)
     out = [Section("s-leaderboard", "AcousticBench leaderboard", "The paper's main table: accuracy over scored "
                    "questions, a null answer counted wrong, mean ± std over seeds (paper: seeds 42-44, "
@@ -41,6 +45,8 @@ def sections(entries: list[Entry], order: ModelOrder, records: Mapping[Path, Seq
     if diagnostics_rows:
         out.append(Section("s-diagnostics", "Diagnostics", "What the accuracy does not show: the ceiling, response "
                            "bias and position bias.", diagnostics(tasks, diagnostics_rows)))
+    if adaptive:
+        out.append(section(adaptive, entries))
     return out
 
 

@@ -7,6 +7,8 @@ from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL, J
 from acousticbench.core.settings import BenchmarkOptions, RunSettings, RunSpec, make_spec, setting
 
 SplitChoice = Literal["all", "train", "eval"]
+AdaptiveMethod = Literal["psi", "staircase"]
+ADAPTIVE_FIELDS = ("adaptive_trials", "adaptive_tracks", "adaptive_width")
 NAME = "AcousticBench"
 
 
@@ -21,6 +23,17 @@ class AcousticOptions(BenchmarkOptions):
     judge_model: str = setting(DEFAULT_JUDGE_MODEL, f"the LLM judge's model (default {DEFAULT_JUDGE_MODEL})")
     judge_endpoint: str | None = setting(None, "OpenAI-compatible URL for the judge (default "
                                          "$ACOUSTICBENCH_JUDGE_ENDPOINT, else the OpenAI API)")
+    adaptive: AdaptiveMethod | None = setting(
+        None, "measure the threshold adaptively instead of asking the pack: psi (the Psi method: each trial where it "
+        "is most informative, a stated prior) or staircase (2-down-1-up); each trial generated on demand into the "
+        "run folder (docs/adaptive.md)", metavar="psi|staircase")
+    adaptive_trials: int = setting(60, "--adaptive: the most trials of each track, catch trials included (default 60)",
+                                   metavar="N", ge=1, le=9999)
+    adaptive_tracks: int = setting(4, "--adaptive: independent tracks per run, asked at once (default 4)", metavar="N",
+                                   ge=1, le=99)
+    adaptive_width: float | None = setting(
+        None, "--adaptive: a track also stops once the high end of its threshold's 95% interval is at most W times its "
+        "low end (e.g. 2); default: only the trial count stops it", metavar="W", gt=1.0)
 
     def check(self, settings: RunSettings) -> None:
         from acousticbench.core.checks import check_url
@@ -30,6 +43,13 @@ class AcousticOptions(BenchmarkOptions):
         for url in (self.judge_endpoint or "").split(","):
             if url.strip():
                 check_url(url.strip(), "--judge-endpoint")
+        for name in ADAPTIVE_FIELDS:
+            if name in self.model_fields_set and self.adaptive is None:
+                raise UserError(f"{flag_of(AcousticOptions, name)} has effect only with --adaptive psi or staircase: "
+                                "add one, or drop it.")
+        if self.adaptive and (self.split != "all" or settings.max_samples is not None):
+            raise UserError("--adaptive makes its own questions: drop --split and --max-samples (--adaptive-trials "
+                            "and --adaptive-tracks set how many it asks).")
         for name in ("judge_model", "judge_endpoint"):  # only the LLM judge reads them
             if name in self.model_fields_set and self.judge not in ("auto", "llm"):
                 raise UserError(f"{flag_of(AcousticOptions, name)} has no effect with --judge {self.judge}, which asks "
@@ -42,7 +62,11 @@ class AcousticOptions(BenchmarkOptions):
 
         versions = {"judge_rules_version": RULES_VERSION if self.judge in ("auto", "rules") else None,
                     "judge_prompt_version": JUDGE_PROMPT_VERSION if self.judge in ("auto", "llm") else None}
-        return {"split": self.split, "judge": self.judge, "judge_model": self.judge_model, **versions}
+        adaptive = {} if self.adaptive is None else {"adaptive": self.adaptive, **{k: getattr(self, k) for k in ADAPTIVE_FIELDS}}
+        return {"split": self.split, "judge": self.judge, "judge_model": self.judge_model, **versions, **adaptive}
+
+    def kind(self) -> str:
+        return f"adaptive {self.adaptive}" if self.adaptive else ""
 
     def backend_overrides(self) -> dict[str, Any]:
         return {"logprobs": True if self.judge == "logprobs" else None}

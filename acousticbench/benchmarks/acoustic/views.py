@@ -43,7 +43,8 @@ class AcousticViews(BenchmarkBase):
                   if isinstance(h.get("settings"), dict) and h["settings"].get("judge")]
         return identity_of({"judge": mode, "judge model": judge.get("model") if mode in ("auto", "llm") else None,
                             "rules": judge.get("rules_version") if mode in ("auto", "rules") else None,
-                            "rejudged by": ", ".join(dict.fromkeys(again)), **harness_identity(config)})
+                            "rejudged by": ", ".join(dict.fromkeys(again)),
+                            "adaptive": (config.get("adaptive") or {}).get("method"), **harness_identity(config)})
 
     def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]:
         """The settings an earlier run recorded, and the pack it ran on (its manifest's sha256, from the `archive`
@@ -65,4 +66,6 @@ class AcousticViews(BenchmarkBase):
 
     def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str:
         """The archive's absolute path, as config.json recorded it where the run was made."""
+        if config.get("adaptive"):  # its questions are its own, in its folder
+            return os.path.abspath(Path(run_dir) / config["adaptive"]["pack"])
         return (config.get("archive") or {}).get("absolute_path") or os.path.abspath(spec.settings.archive)

@@ -120,6 +120,12 @@ def trial(rng: np.random.Generator, step: float, answer: Answer) -> Trial:
         low = high = int(rng.integers(2, 10))
     else:
         low, high = PAIRS[step][int(rng.integers(len(PAIRS[step])))]
+    return counted(rng, params, low, high, answer)
+
+
+def counted(rng: np.random.Generator, params: dict, low: int, high: int, answer: Answer) -> Trial:
+    """The pair of `low` and `high` bursts of the sound `params` ("A": the first has more); adaptive runs ask any
+    pair, the pack only its PAIRS."""
     plans = pair_plan(rng, low, high) if low != high else {low: pair_plan(rng, low, low + 1)[low]}
     counts = (high, low) if answer == "A" else (low, high)
     clips, clip_params = [], []

@@ -1,0 +1,130 @@
+"""Where an adaptive track puts its next trial, and what its answers say of the threshold: a Bayesian grid over the
+75%-correct threshold, the slope and the lapse rate (the Psi method, Kontsevich & Tyler 1999, with the
+Psi-marginal's entropy over the threshold alone, Prins 2013), and a 2-down-1-up staircase as the plain option.
+
+Every difference is handled as its magnitude (the step, or a count ratio's excess over 1) on a log axis; the
+psychometric function is the fixed pack's (psychometric.py): P(correct) = 0.5 + (0.5 - lapse) * logistic, with the
+threshold where it crosses 75%. The prior is stated in config.json (`adaptive.prior`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+GUESS, CRITERION = 0.5, 0.75
+THRESHOLD_POINTS = 240
+SPREADS = np.geomspace(0.06, 1.2, 12)  # the logistic's scale on the natural-log axis: steep to shallow
+LAPSES = np.array([0.0, 0.02, 0.05, 0.1])
+BELOW, ABOVE = 8.0, 4.0  # the threshold prior reaches this far beyond the lowest and the highest stimulus
+STAIR_START = 0.85  # a staircase starts this far up its grid (an easy difference)
+STAIR_STEP = 2  # grid points per staircase step
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The stimuli a track may present (magnitudes, ascending) and the threshold values its prior spans."""
+
+    stimuli: tuple[float, ...]
+
+    @property
+    def thresholds(self) -> np.ndarray:
+        return np.linspace(np.log(self.stimuli[0] / BELOW), np.log(self.stimuli[-1] * ABOVE), THRESHOLD_POINTS)
+
+    def prior(self) -> dict:
+        """The prior as config.json states it."""
+        return {"threshold": f"log-uniform over [{self.stimuli[0] / BELOW:.4g}, {self.stimuli[-1] * ABOVE:.4g}] "
+                             f"({THRESHOLD_POINTS} points)",
+                "spread_ln": [round(float(s), 4) for s in SPREADS], "lapse": LAPSES.tolist(),
+                "spread_and_lapse": "uniform over the listed values", "criterion": CRITERION, "guess": GUESS}
+
+
+def p_correct(log_x: np.ndarray, log_t: np.ndarray, spread: np.ndarray, lapse: np.ndarray) -> np.ndarray:
+    """P(correct) at log magnitude `log_x` for a listener whose curve crosses 75% at `log_t` (all broadcast)."""
+    z_t = np.log((CRITERION - GUESS) / (1 - CRITERION - lapse))  # logistic(z_t) * (0.5 - lapse) = 0.25
+    z = (log_x - log_t) / spread + z_t
+    return GUESS + (1 - GUESS - lapse) * 0.5 * (1 + np.tanh(z / 2))
+
+
+def _axes(grid: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return grid.thresholds[:, None, None], SPREADS[None, :, None], LAPSES[None, None, :]
+
+
+@lru_cache(maxsize=16)
+def _tables(grid: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """P(correct) at every stimulus for every listener of the grid, and its logs for a right and a wrong answer."""
+    log_t, spread, lapse = _axes(grid)
+    x = np.log(np.array(grid.stimuli))[:, None, None, None]
+    p = np.clip(p_correct(x, log_t[None], spread[None], lapse[None]), 1e-12, 1 - 1e-12)
+    return p, np.log(p), np.log1p(-p)
+
+
+def posterior(grid: Grid, trials: list[tuple[float, bool]]) -> np.ndarray:
+    """The normalised posterior over (threshold, spread, lapse) after (magnitude, correct) trials; a magnitude off
+    the grid (an older run's) is read from the nearest stimulus."""
+    _, right, wrong = _tables(grid)
+    log_post = np.zeros(right.shape[1:])
+    stimuli = np.log(np.array(grid.stimuli))
+    for magnitude, correct in trials:
+        i = int(np.argmin(np.abs(stimuli - np.log(magnitude))))
+        log_post += right[i] if correct else wrong[i]
+    post = np.exp(log_post - log_post.max())
+    return post / post.sum()
+
+
+def _entropy(marginal: np.ndarray) -> np.ndarray:
+    m = marginal / marginal.sum(-1, keepdims=True)
+    return -(m * np.log(np.where(m > 0, m, 1.0))).sum(-1)
+
+
+def psi_next(grid: Grid, trials: list[tuple[float, bool]]) -> float:
+    """The stimulus whose answer is expected to leave the least entropy in the threshold's marginal posterior."""
+    post = posterior(grid, trials)
+    p = _tables(grid)[0]  # stimuli x threshold x spread x lapse
+    joint_right = np.einsum("xtsl,tsl->xt", p, post)
+    joint_wrong = post.sum((1, 2))[None] - joint_right
+    right = joint_right.sum(1)
+    expected = right * _entropy(joint_right) + (1 - right) * _entropy(joint_wrong)
+    # rounded: a tie between two stimuli is broken the same way on every machine, not by the last bit of a sum
+    return grid.stimuli[int(np.argmin(np.round(expected, 9)))]
+
+
+def staircase_next(grid: Grid, trials: list[tuple[float, bool]]) -> float:
+    """2-down-1-up (Levitt 1971): two correct in a row make it harder, one wrong easier; it hovers near 70.7%."""
+    index = int(round(STAIR_START * (len(grid.stimuli) - 1)))
+    streak = 0
+    for magnitude, correct in trials:
+        index = grid.stimuli.index(magnitude) if magnitude in grid.stimuli else index
+        if not correct:
+            index, streak = min(index + STAIR_STEP, len(grid.stimuli) - 1), 0
+        elif streak == 1:
+            index, streak = max(index - STAIR_STEP, 0), 0
+        else:
+            streak = 1
+    return grid.stimuli[index]
+
+
+METHODS = {"psi": psi_next, "staircase": staircase_next}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The threshold's posterior summary, as magnitudes: median and the central 95% interval."""
+
+    median: float
+    low: float
+    high: float
+
+    @property
+    def width(self) -> float:
+        """The interval's high end over its low end (1: a point)."""
+        return self.high / self.low
+
+
+def estimate(grid: Grid, trials: list[tuple[float, bool]]) -> Estimate:
+    """The threshold's marginal posterior, read at its 2.5, 50 and 97.5 percentiles (interpolated on the grid)."""
+    marginal = posterior(grid, trials).sum((1, 2))
+    cdf = np.cumsum(marginal)
+    ln = grid.thresholds
+    low, median, high = (float(np.exp(np.interp(q, cdf, ln))) for q in (0.025, 0.5, 0.975))
+    return Estimate(median, low, high)

@@ -1,0 +1,104 @@
+"""--adaptive: thresholds from trials generated on demand into the run folder, through the normal run path (run.py as
+a user runs it), reproducible byte for byte, resumable, and checked against simulated listeners of known threshold."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.harness_cli import run_cli
+
+TRIALS, TRACKS = "12", "2"
+
+
+def adaptive_run(cwd: Path, task: str, *extra: str, method: str = "psi") -> Path:
+    out = run_cli("--model", "Oracle", "--task", task, "--seed", "42", "--adaptive", method, "--adaptive-trials",
+                  TRIALS, "--adaptive-tracks", TRACKS, *extra, cwd=cwd)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return cwd / "results"
+
+
+def run_folder(results: Path, task: str) -> Path:
+    [folder] = [p for p in results.iterdir() if p.is_dir() and f"-{task}-adaptive-" in p.name]
+    return folder
+
+
+def records(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "responses.jsonl").read_text().splitlines()]
+
+
+def without_timing(lines: list[dict]) -> list[dict]:
+    return [{k: v for k, v in r.items() if k != "latency_s"} for r in lines]
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_oracle_adaptive_runs_of_two_tasks_write_their_own_pack_and_a_threshold_below_the_hardest_step(tmp_path):
+    results = adaptive_run(tmp_path, "pit,cnt")
+    for task, hardest in (("pit", 0.2), ("cnt", 1.125)):  # the pack's hardest steps
+        folder = run_folder(results, task)
+        config = json.loads((folder / "config.json").read_text())
+        assert config["adaptive"]["variant"] == "adaptive-psi" and config["adaptive"]["prior"]["threshold"]
+        lines = records(folder)
+        assert len(lines) == int(TRIALS) * int(TRACKS)
+        adaptive = json.loads((folder / "metrics.json").read_text())["adaptive"]
+        assert adaptive["reached"] and adaptive["threshold"] < hardest, adaptive
+        assert adaptive["ci95"][0] <= adaptive["threshold"] <= adaptive["ci95"][1]
+        assert [len(t["differences"]) for t in adaptive["tracks"]] == [int(TRIALS) - 1] * int(TRACKS)  # one catch
+        pack = folder / "pack"
+        manifest = json.loads((pack / "MANIFEST.json").read_text())
+        questions_file = pack / task / "questions.jsonl"
+        assert manifest["sha256"][f"{task}/questions.jsonl"] == hashlib.sha256(questions_file.read_bytes()).hexdigest()
+        questions = [json.loads(line) for line in questions_file.read_text().splitlines()]
+        assert [q["id"] for q in questions] == [r["id"] for r in lines]
+        for q in questions:
+            for rel, digest in q["sha256"].items():
+                assert hashlib.sha256((pack / rel).read_bytes()).hexdigest() == digest
+        answers = [q["answer"] for q in questions if q["meta"]["adaptive"]["track"] == 0]
+        assert all(sorted(answers[i:i + 2]) == ["A", "B"] for i in range(0, len(answers) - 1, 2))  # A/B balanced
+        assert sum(q["meta"]["probe"] == "catch" for q in questions) == int(TRACKS)
+    out = run_cli("--report", "results", "--out", "report.html", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    html = (tmp_path / "report.html").read_text()
+    assert 'id="s-adaptive"' in html and html.count('class="panel adaptive-tracks"') == 2
+    assert html.count('class="panel adaptive-curve"') == 2
+
+
+def test_a_rerun_of_the_same_seed_makes_the_same_stimuli_and_answers_and_resume_continues_a_cut_run(tmp_path):
+    first, second = tmp_path / "one", tmp_path / "two"
+    first.mkdir(), second.mkdir()
+    a = run_folder(adaptive_run(first, "lou", method="staircase"), "lou")
+    b = run_folder(adaptive_run(second, "lou", method="staircase"), "lou")
+    assert tree_bytes(a / "pack") == tree_bytes(b / "pack")
+    assert without_timing(records(a)) == without_timing(records(b))
+    full = without_timing(records(b))
+    kept = (b / "responses.jsonl").read_text().splitlines()[:7]  # a run killed after 7 answers
+    (b / "responses.jsonl").write_text("\n".join(kept) + "\n")
+    (b / "pack" / "MANIFEST.json").unlink()
+    adaptive_run(second, "lou", "--resume", method="staircase")
+    assert without_timing(records(b)) == full
+    assert tree_bytes(a / "pack") == tree_bytes(b / "pack")
+
+
+def test_adaptive_settings_without_adaptive_are_refused_in_one_line(tmp_path):
+    out = run_cli("--model", "Oracle", "--task", "pit", "--adaptive-trials", "10", cwd=tmp_path)
+    assert out.returncode == 2
+    assert "--adaptive-trials has effect only with --adaptive" in out.stderr + out.stdout
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("task", ["lou", "dir"])
+def test_a_listener_of_known_threshold_is_found_and_one_that_never_hears_is_not_reached(task):
+    from acousticbench.benchmarks.acoustic.adaptive.listener import Listener, simulated_run
+    from acousticbench.benchmarks.acoustic.adaptive.stimuli import difference, grid_of
+
+    truth = {"lou": 1.5, "dir": 6.0}[task]
+    found, widths, requests = simulated_run(task, 3, Listener(truth, spread=0.3, lapse=0.04, bias=0.6), 2, 40)
+    assert found.low <= truth <= found.high and found.width < 3
+    assert requests == 80 and widths[-1][1] <= widths[0][1]
+    deaf, _, _ = simulated_run(task, 3, Listener(None, bias=0.7), 2, 20)
+    assert difference(task, deaf.median) > difference(task, grid_of(task).stimuli[-1])
