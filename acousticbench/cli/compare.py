@@ -46,7 +46,8 @@ def _main(argv: list[str] | None) -> int:
               file=sys.stderr)
     print("\n".join(result.lines(_name(a), _name(b), one_run_each=len(a) == len(b) == 1)))
     print("\n".join(serving_lines(paths_a, paths_b)))
-    print("\n".join(control_lines(a, b)))
+    for line in control_lines(a, b):
+        print(line)
     return 0
 
 
