@@ -183,6 +183,9 @@ def test_chinese_comparisons_of_the_clips_commit_as_the_options_order_them(promp
     (LOUDER, "写A还是写B？"),
     (LOUDER, "描写A段"),  # describe, not write
     (LOUDER, "选项为A和B。"),
+    (LOUDER, "输出B段的波形"),  # the letter heads a phrase about its clip: no answer
+    (LOUDER, "测量结果是B段更安静。"),
+    (LOUDER, "正确的是B段更安静"),
 ])
 def test_hedged_conditional_echoed_or_contradicting_chinese_does_not(prompt, response):
     assert judged(prompt, response) == "unparsed"
