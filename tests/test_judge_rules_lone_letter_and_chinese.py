@@ -1,5 +1,5 @@
-"""rules-7 and rules-8: a letter alone on the last line after reasoning commits when the sentence before it compares the clips the
-letter's way, and Chinese conclusions commit as their English words do; hedged, conditional, echoed or
+"""rules-7 and rules-8: a letter alone on the last line after reasoning commits when the sentence before it compares
+the clips the letter's way, and Chinese conclusions commit as their English words do; hedged, conditional, echoed or
 self-contradicting answers stay with the LLM judge."""
 from __future__ import annotations
 

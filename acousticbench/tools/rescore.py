@@ -166,7 +166,8 @@ async def ask_again(run: RunFile, records: list, backend, grader, archive: Path 
     bar = progress_bar(len(items), None)
     try:
         fresh = await run_items(items, backend, slots=Slots.fixed(concurrency), policy=RetryPolicy(),
-                                to_record=fingerprinted(run.bench.record_maker(spec, prepared, grader), backend.merge_over),
+                                to_record=fingerprinted(run.bench.record_maker(spec, prepared, grader),
+                                                        backend.merge_over),
                                 on_record=lambda r: None,
                                 bar=bar)
     finally:
