@@ -61,7 +61,8 @@ def test_one_seeds_threshold_shows_its_interval_from_metrics_json_censored_or_no
     fit = entry.metrics.psychometric.model_copy(update={
         "threshold_ci95": [4.3, 5.0], "threshold_ci95_beyond": [False, True], "threshold_physical_ci95": [0.2, 0.31]})
     censored = dataclasses.replace(entry, metrics=entry.metrics.model_copy(update={"psychometric": fit}))
-    assert "| M | all | < 0.2 semitones [< 0.2, 0.31] (1 beyond the tested range: < 0.2) |" in markdown([censored], lambda model: 0)
+    table = markdown([censored], lambda model: 0)
+    assert "| M | all | < 0.2 semitones [< 0.2, 0.31] (1 beyond the tested range: < 0.2) |" in table
     from acousticbench.benchmarks.acoustic.figures import threshold_text
 
     assert threshold_text(fit) == "&lt;0.2 semitones [&lt; 0.2, 0.31] (level &gt;5 [4.30, &gt; 5])"

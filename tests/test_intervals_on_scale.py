@@ -66,7 +66,7 @@ def test_with_seeds_averaged_no_interval_or_detectable_difference_leaves_the_sca
 
 
 def test_the_paired_views_table_and_csv_stay_on_the_scale_at_small_n():
-    """The example that overshot: 10 questions, A right on 9 that B missed (Student's t gave +90.0 [+69.1, +110.9])."""
+    """The kind that overshot: 10 questions, A right on 9 that B missed (Student's t gave +90.0 [+67.4, +112.6])."""
     a = {f"q{i}": {42: i < 9} for i in range(10)}
     b = {f"q{i}": {42: False} for i in range(10)}
     tests = grid_tests({("A", "rad"): a, ("B", "rad"): b})

@@ -138,8 +138,8 @@ def test_rules_commit_to_99_percent_of_answers_that_state_a_letter(corpus):
             committed += extract_choice(prompt, text).status == "answered"
     assert len(corpus) == 43_200
     assert stating == 40_812
-    # rules-8: 40,613 of 40,812, 99.51% (rules-7: 40,612; rules-6: 40,611; rules-5 read 98.04% of all 41,422 texts that name a letter,
-    # traces included)
+    # rules-8: 40,613 of 40,812, 99.51% (rules-7: 40,612; rules-6: 40,611; rules-5 read 98.04% of all 41,422 texts
+    # that name a letter, traces included)
     assert committed / stating >= 0.995, f"coverage {committed}/{stating}"
 
 

@@ -1,5 +1,5 @@
-"""rules-7 and rules-8: a letter alone on the last line after reasoning commits when the sentence before it compares the clips the
-letter's way, and Chinese conclusions commit as their English words do; hedged, conditional, echoed or
+"""rules-7 and rules-8: a letter alone on the last line after reasoning commits when the sentence before it compares
+the clips the letter's way, and Chinese conclusions commit as their English words do; hedged, conditional, echoed or
 self-contradicting answers stay with the LLM judge."""
 from __future__ import annotations
 
@@ -183,6 +183,9 @@ def test_chinese_comparisons_of_the_clips_commit_as_the_options_order_them(promp
     (LOUDER, "写A还是写B？"),
     (LOUDER, "描写A段"),  # describe, not write
     (LOUDER, "选项为A和B。"),
+    (LOUDER, "输出B段的波形"),  # the letter heads a phrase about its clip: no answer
+    (LOUDER, "测量结果是B段更安静。"),
+    (LOUDER, "正确的是B段更安静"),
 ])
 def test_hedged_conditional_echoed_or_contradicting_chinese_does_not(prompt, response):
     assert judged(prompt, response) == "unparsed"

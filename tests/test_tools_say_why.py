@@ -40,5 +40,5 @@ def test_a_sweep_that_finished_every_run_but_exits_1_says_why_beside_its_table(t
                       env=harness_env(**{VARIABLE: server.url}))
     assert out.returncode == 1, out.stderr
     assert "Sweep: 2 runs, 2 finished, 0 failed" in out.stdout
-    assert out.stdout.rstrip().endswith("Exit status 1: 2 runs finished over the error budget (--max-error-rate) (the error lines above "
-                                        "name each)."), out.stdout[-400:]
+    assert out.stdout.rstrip().endswith("Exit status 1: 2 runs finished over the error budget (--max-error-rate) "
+                                        "(the error lines above name each)."), out.stdout[-400:]

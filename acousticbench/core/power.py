@@ -66,7 +66,8 @@ def power_line(questions: int, seeds: int, difference: float | None, items: str 
     seeded = f"{seeds} seed{'s' if seeds != 1 else ''}"
     if difference is not None and difference > 1:
         return (f"with {questions} {items} and {seeded}, no difference is detectable at {POWER:.0%} power (alpha "
-                f"{ALPHA:g}, paired by {items[:-1]}): it would take more than 100 points; more {items} would narrow it")
+                f"{ALPHA:g}, paired by {items[:-1]}): even a 100-point difference would be missed; more {items} "
+                "would help")
     if difference is None:
         why = f"too few {items}" if questions < 2 else f"the two sides never differ on a {items[:-1]} here"
         return f"with {questions} {items} and {seeded}, no detectable difference to give ({why})"

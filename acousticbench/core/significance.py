@@ -101,15 +101,16 @@ def paired_difference(counts: Sequence[tuple[int, int, int, int]]) -> PairedDiff
 def paired_interval(counts: Sequence[tuple[int, int, int, int]]) -> Interval:
     """The 95% interval of A's accuracy minus B's over paired questions (Pairing.counts): Newcombe's hybrid score
     interval for paired proportions (Newcombe 1998, method 10), each side's Wilson interval combined through the
-    correlation of the two sides' answers (shrunk by half a pair, as Newcombe recommends), so it never leaves [-1, 1] and keeps near 95% coverage at small n where
-    Student's t overshoots the scale. With one answer a side per question it is method 10 exactly; with seeds averaged
-    inside a question each side's Wilson interval is taken at its effective number of questions (as across seeds,
-    core/stats.py) and the correlation is that of the per-question accuracies."""
+    correlation of the two sides' answers (shrunk by half a pair, as Newcombe recommends), so it never leaves [-1, 1]
+    and keeps near 95% coverage at small n where Student's t overshoots the scale. With one answer a side per question
+    it is method 10 exactly; with seeds averaged inside a question each side's Wilson interval is taken at its
+    effective number of questions (as across seeds, core/stats.py) and the correlation is that of the per-question
+    accuracies."""
     xs = [ra / na for ra, na, _, _ in counts]
     ys = [rb / nb for _, _, rb, nb in counts]
     (p1, l1, u1, v1), (p2, l2, u2, v2) = _side(xs, sum(c[1] for c in counts)), _side(ys, sum(c[3] for c in counts))
     covariance = math.fsum((x - p1) * (y - p2) for x, y in zip(xs, ys)) / len(xs)
-    # Newcombe's correction: a positive correlation is shrunk by half a pair (one seed each: (ad - bc - n/2) / sqrt(efgh))
+    # Newcombe's correction: a positive correlation shrunk by half a pair (one seed each: (ad - bc - n/2) / sqrt(efgh))
     shrunk = covariance if covariance < 0 else max(0.0, covariance - 1 / (2 * len(xs)))
     phi = min(1.0, max(-1.0, shrunk / math.sqrt(v1 * v2))) if v1 > 0 and v2 > 0 else 0.0
     below = math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))

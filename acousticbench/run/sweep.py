@@ -130,9 +130,9 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
     try:
         new = await run_items(session.backend.presentation_order(items), session.backend,
                               slots=session.slots, policy=session.policy,
-                              to_record=fingerprinted(bench.record_maker(spec, cell.prepared, session.graders.get(bench.name)),
-                                                      session.backend.merge_over, rate_of(spec),
-                                                      (cell.canary or {}).get("channels") == 1),
+                              to_record=fingerprinted(
+                                  bench.record_maker(spec, cell.prepared, session.graders.get(bench.name)),
+                                  session.backend.merge_over, rate_of(spec), (cell.canary or {}).get("channels") == 1),
                               on_record=on_record, max_error_rate=spec.settings.max_error_rate, bar=session.bar, log=log.line,
                               feeds=source.feeds(run_dir, kept) if source is not None else ())
     finally:

@@ -150,11 +150,13 @@ def markdown(tests: list[CellTest], served: Mapping[tuple[str, str], list[str]] 
                       f"Different (q < {FDR:g})", "Detectable (80% power)"], rows)
     return (table + "\nn counts the questions (or episodes) both rows answered and scored; an item's answers are "
             "averaged over the seeds both rows ran, so a seed is never a new pair. A - B in points, its 95% interval "
-            f"Newcombe's score interval for paired proportions over the questions (never past 100 points); p: {METHOD}; q: Benjamini-Hochberg over the {len(tests)} comparisons of "
+            "Newcombe's score interval for paired proportions over the questions (never past 100 points); p: "
+            f"{METHOD}; q: Benjamini-Hochberg over the {len(tests)} comparisons of "
             f"this table: calling only q < {FDR:g} keeps the expected share of false calls among them at {FDR:.0%} or "
             "less. Detectable: the true difference, in points, that this many questions and seeds find at 80% power "
             "(alpha 0.05, paired by question), taking the spread of the per-question differences seen here "
-            "(acousticbench/core/power.py); 'none with n=...' where not even 100 points would be found.\n" + _served_lines(tests, served or {}))
+            "(acousticbench/core/power.py); 'none with n=...' where not even 100 points would be found.\n"
+             + _served_lines(tests, served or {}))
 
 
 def _served_lines(tests: list[CellTest], served: Mapping[tuple[str, str], list[str]]) -> str:

@@ -193,8 +193,8 @@ def _one_run_per_seed(given: list[tuple[Path, dict]]) -> None:
         spec = spec_from_config(config)
         key = (spec.model, spec.cell, spec.seed)
         if key in seen:
-            raise UserError(f"{seen[key]} and {run_dir} are both {spec.model} on {spec.cell} with seed {spec.seed}, and "
-                            "a reference keeps one run per seed: pass the one to keep; nothing was written.")
+            raise UserError(f"{seen[key]} and {run_dir} are both {spec.model} on {spec.cell} with seed {spec.seed}, "
+                            "and a reference keeps one run per seed: pass the one to keep; nothing was written.")
         seen[key] = run_dir
 
 

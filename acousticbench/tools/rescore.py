@@ -171,8 +171,8 @@ async def ask_again(run: RunFile, records: list, backend, grader, archive: Path 
     bar, slots = progress_bar(len(items), None), Slots.fixed(concurrency)
     try:
         fresh = await run_items(items, backend, slots=slots, policy=RetryPolicy(),
-                                to_record=fingerprinted(run.bench.record_maker(spec, prepared, grader), backend.merge_over,
-                                                        rate_of(spec)),
+                                to_record=fingerprinted(run.bench.record_maker(spec, prepared, grader),
+                                                        backend.merge_over, rate_of(spec)),
                                 on_record=lambda r: None,
                                 bar=bar)
     finally:

@@ -16,6 +16,9 @@ _WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 _PUNCTUATION = [("。", ". "), ("！", "! "), ("？", "? "), ("，", ", "), ("、", ", "), ("；", "; "), ("：", ": "),
                 ("【", "["), ("】", "] "), ("「", '"'), ("」", '"'), ("『", '"'), ("』", '"'), ("\u3000", " ")]
 _LETTER_NEXT = r"(?=\s*[\"'‘’“”`*_(\[<{]*\s*[AaBb](?![A-Za-z0-9]))"
+# the letter alone, not the head of a phrase about its clip ('输出B段的波形': output clip B's waveform)
+_LETTER_ALONE = (r"(?=\s*[\"'‘’“”`*_(\[<{]*\s*[AaBb](?![A-Za-z0-9])[\"'’”`*_)\]>}]*\s*"
+                 r"(?:$|[^\u3400-\u9fff]|即可|吧|了|啊|呢))")
 _THEN = r"(?:应该|应当|应|就|即|只能|必然|肯定|当然)?\s*"
 _NOT = "".join(f"(?<!{word})" for word in ("不要", "不需要", "不必", "不用", "不会", "不应", "不该", "别", "勿"))
 _CHOOSE = r"(?:我|所以|因此|因而|故|则|应|应该|应当|只能|就|会|最终)*\s*"
@@ -29,9 +32,9 @@ _STATEMENTS = [  # (Chinese, English) where a letter follows
     # 只写/输出/回复 'B' (write, output, reply): only after a word that leads to it, so '描写' (describe) is none,
     # and never negated ('不要写A', '不能只写A')
     (rf"(?<![^\s,.:;!?\"'应该就我会将要需以此终当即的]){_NOT}(?:只)?(?:写|输出|回复|给出|填写?|作答)\s*(?:的)?\s*(?:是|为)?\s*:?\s*"
-     rf"(?:选项\s*)?{_LETTER_NEXT}", " answer: "),
-    (rf"(?:正确|最终)的\s*(?:选项|答案)?\s*{_THEN}(?:是|为)\s*:?\s*{_LETTER_NEXT}", " answer: "),
-    (rf"(?:最终)?(?:结果|选项)\s*{_THEN}(?:是|为)\s*:?\s*{_LETTER_NEXT}", " answer: "),
+     rf"(?:选项\s*)?{_LETTER_ALONE}", " answer: "),
+    (rf"(?:正确|最终)的\s*(?:选项|答案)?\s*{_THEN}(?:是|为)\s*:?\s*{_LETTER_ALONE}", " answer: "),
+    (rf"(?:最终)?(?:结果|选项)\s*{_THEN}(?:是|为)\s*:?\s*{_LETTER_ALONE}", " answer: "),
     (rf"结论\s*(?:是|为)?\s*:?\s*{_LETTER_NEXT}", " conclusion: "),
     (rf"(?:我的)?选择\s*(?:是|为)\s*:?\s*(?:选项\s*)?{_LETTER_NEXT}", " my choice is "),
     (rf"{_CHOOSE}选(?:择)?(?:了|的是)?\s*(?:选项\s*)?{_LETTER_NEXT}", " I choose "),

@@ -11,6 +11,8 @@
   const pText = (p) => (p < 1e-4 ? p.toExponential(2) : p.toPrecision(3));
   const pct = (x) => (100 * x).toFixed(1);
   const points = (x) => `${x >= 0 ? "+" : ""}${(100 * x).toFixed(1)}`;
+  // past 100 points no difference of two accuracies is detectable: say so, never the figure (core/power.py)
+  const detectable = (r) => (r.mdd == null ? "-" : r.mdd > 1 ? `none with n=${r.n}` : (100 * r.mdd).toFixed(1));
 
   function fill(id, chosen) {
     P.models.forEach((m, n) => $(id).appendChild(el("option", { value: String(n) }, m)));
@@ -121,7 +123,7 @@
       const tr = body.appendChild(el("tr"));
       [P.tasks[r.t], r.n, r.seeds.length ? r.seeds.join(", ") : "none shared", pct(r.accA), pct(r.accB),
         `${points(r.accA - r.accB)} [${points(r.lo)}, ${points(r.hi)}]`, pText(r.p), pText(r.q),
-        r.q < P.fdr ? "yes" : "no", r.mdd == null ? "-" : (r.mdd > 1 ? `none with n=${r.n}` : (100 * r.mdd).toFixed(1)), r.nA, r.nB, r.unA, r.unB]
+        r.q < P.fdr ? "yes" : "no", detectable(r), r.nA, r.nB, r.unA, r.unB]
         .forEach((v) => tr.appendChild(el("td", {}, v)));
       if (!r.nA && !r.nB) return;
       const [betterA, betterB] = better(a, b, P.tasks[r.t], r.seeds);
