@@ -155,15 +155,24 @@ def numbered_records(path: Path, record_type: type[RecordBase], torn: list | Non
             written = None if cut else version_line(path.parent)  # another version's records: never taken for one
             if written:
                 raise UserError(f"{path}:{lineno}: {problem_of(err)}: {written}.") from None
-            if lineno >= len(lines) - 1:  # only the last line may be torn by a kill
+            if lineno == len(lines):  # only a last line with no newline after it may be torn by a kill
                 if torn is not None:
                     from acousticbench.core.readers import TornLine, item_id_of
 
                     torn.append(TornLine(path, lineno, item_id_of(line)))
                 continue
-            raise UserError(f"{path}:{lineno}: not a valid {record_type.__name__} ({problem_of(err)}); restore "
+            raise UserError(f"{path}:{lineno}: not a valid {record_type.__name__} ({_problem(line, err)}); restore "
                             f"the file from {path.name}.orig if there is one, or rerun that run.") from None
     return found
+
+
+def _problem(line: bytes, err: ValidationError) -> str:
+    """What is wrong with a damaged line: bytes that are not UTF-8 text said as such (the file is not one we wrote)."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return f"not UTF-8 text: byte {bad.start + 1} of the line is {line[bad.start]:#04x}"
+    return problem_of(err)
 
 
 def rewrite_sorted(path: Path, records: list[RecordBase], lines: dict[str, str] | None = None) -> None:
