@@ -43,7 +43,7 @@ def test_rerun_refuses_a_run_another_command_is_writing_and_changes_nothing(tmp_
     before = files(tmp_path / "results")
     with written_by_another_command(run_dir):
         out = acousticbench(tmp_path, "rerun", str(run_dir), "--model", "Oracle")
-    assert_one_line(out, 2, f"{run_dir} is being written by another command", "nothing was changed")
+    assert_one_line(out, 2, f"{run_dir} is being written by another process", "nothing was changed")
     assert files(tmp_path / "results") == before
 
 
@@ -52,7 +52,7 @@ def test_rejudge_refuses_a_run_another_command_is_writing_and_changes_nothing(tm
     before = files(tmp_path / "results")
     with written_by_another_command(run_dir):
         out = acousticbench(tmp_path, "rejudge", str(run_dir), "--judge-endpoint", "http://127.0.0.1:9/v1")
-    assert_one_line(out, 2, f"{run_dir} is being written by another command", "nothing was changed")
+    assert_one_line(out, 2, f"{run_dir} is being written by another process", "nothing was changed")
     assert files(tmp_path / "results") == before
 
 
@@ -60,7 +60,7 @@ def test_promote_refuses_a_run_another_command_is_writing(tmp_path):
     run_dir = a_run(tmp_path)
     with written_by_another_command(run_dir):
         out = run_cli("--promote-reference", str(run_dir), "--references", str(tmp_path / "refs"), cwd=tmp_path)
-    assert_one_line(out, 2, "is being written by another command", "promote it once that has finished")
+    assert_one_line(out, 2, "is being written by another process", "promote it once that has finished")
     assert not (tmp_path / "refs").exists() or not any((tmp_path / "refs").rglob("*.jsonl"))
 
 
@@ -92,6 +92,6 @@ def test_a_resume_refuses_a_run_another_command_is_writing_and_continues_it_once
     archive = tmp_path / "archive"
     with written_by_another_command(run_dir):
         out = run_cli(*RUN, "--archive", str(archive), "--resume", cwd=tmp_path)
-    assert_one_line(out, 2, "is being written by another command")
+    assert_one_line(out, 2, "is being written by another process")
     out = run_cli(*RUN, "--archive", str(archive), "--resume", cwd=tmp_path)
     assert out.returncode == 0 and "11 kept from the earlier run" in out.stdout, out.stdout + out.stderr

@@ -210,7 +210,7 @@ class RunLock:
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     self._fh.close()
-                    raise UserError(f"{run_dir} is being written by another command (a run, --resume, rerun or "
+                    raise UserError(f"{run_dir} is being written by another process (a run, --resume, rerun or "
                                     f"rejudge of the same run): wait for it to finish, or stop it, {then}; nothing "
                                     "was changed.") from None
                 time.sleep(0.05)
