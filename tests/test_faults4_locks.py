@@ -95,3 +95,40 @@ def test_a_resume_refuses_a_run_another_command_is_writing_and_continues_it_once
     assert_one_line(out, 2, "is being written by another process")
     out = run_cli(*RUN, "--archive", str(archive), "--resume", cwd=tmp_path)
     assert out.returncode == 0 and "11 kept from the earlier run" in out.stdout, out.stdout + out.stderr
+
+
+def test_rerun_beside_a_resume_still_asking_refuses_and_no_record_or_history_entry_is_lost(tmp_path):
+    import threading
+    import time
+
+    from servers import openai_server
+    from servers.fixtures import question_keys, records
+    from servers.local import FaultPlan
+    from test_faults import VARIABLE
+
+    archive = write_tiny_pack(tmp_path / "archive")
+    keys = question_keys(archive)
+    voxtral = ("--model", "Voxtral-Mini-3B", "--task", "rad", "--judge", "rules", "--concurrency", "1",
+               "--archive", str(archive))
+    failing = FaultPlan(by_key={keys[qid]: ["400"] for qid in ("rad_0002", "rad_0005", "rad_0008")})
+    with openai_server.serve(failing) as server:
+        env = harness_env(**{VARIABLE: server.url})
+        assert run_cli(*voxtral, cwd=tmp_path, env=env).returncode == 1  # finished, three errors over the budget
+    (run_dir,) = run_dirs(tmp_path / "results")
+    done: dict = {}
+    with openai_server.serve(delay_s=2.0) as server:  # the resume asks its three for about 6 s
+        env = harness_env(**{VARIABLE: server.url})
+        resuming = threading.Thread(target=lambda: done.update(out=run_cli(*voxtral, "--resume", cwd=tmp_path,
+                                                                           env=env)))
+        resuming.start()
+        while not any(r.path.endswith("completions") for r in server.received) and resuming.is_alive():
+            time.sleep(0.02)
+        rerun = python("-m", "acousticbench", "rerun", str(run_dir), "--model", "Voxtral-Mini-3B", cwd=tmp_path, env=env)
+        resuming.join()
+    assert_one_line(rerun, 2, "is being written by another process")
+    assert done["out"].returncode == 0, done["out"].stderr
+    ids = [r["id"] for r in records(run_dir)]
+    assert ids == sorted(set(ids)) and len(ids) == 11 and {r["status"] for r in records(run_dir)} == {"answered"}
+    import json
+
+    assert json.loads((run_dir / "config.json").read_text()).get("history", []) == []  # nothing claims a rerun
