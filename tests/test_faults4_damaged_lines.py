@@ -102,3 +102,11 @@ def test_a_last_line_a_kill_cut_short_is_still_asked_again(tmp_path):
     out = run_cli(*RUN, "--archive", str(archive), "--resume", cwd=tmp_path)
     assert out.returncode == 0 and "4 kept from the earlier run" in out.stdout, out.stdout + out.stderr
     assert len(records(run_dir)) == 11
+
+
+def test_compare_refuses_a_config_json_that_is_not_utf8(tmp_path):
+    first, second = two_seeds(tmp_path)
+    config = second / "config.json"
+    config.write_bytes(config.read_text().encode("utf-16"))  # valid JSON to a decoder that guesses encodings
+    out = acousticbench(tmp_path, "compare", str(first), str(second))
+    assert_one_line(out, 2, f"{second.name}/config.json", "restore it from a copy")

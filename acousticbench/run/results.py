@@ -74,7 +74,7 @@ def started(run_dir: Path) -> tuple[float, int]:
 def config_or_empty(run_dir: Path) -> dict:
     """A run folder's config.json, or {} where it is missing or unreadable (for ordering and choosing runs only)."""
     try:
-        config = json.loads((run_dir / CONFIG).read_bytes())
+        config = json.loads((run_dir / CONFIG).read_bytes().decode("utf-8"))
     except (OSError, ValueError):
         return {}
     return config if isinstance(config, dict) and isinstance(config.get("spec", {}), dict) else {}
@@ -84,7 +84,7 @@ def read_config(run_dir: Path, missing_ok: bool = False) -> dict:
     """A run folder's config.json; one line naming it when it cannot be read ({} for a missing one if allowed)."""
     path = run_dir / CONFIG
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(path.read_bytes().decode("utf-8"))  # json.loads would take UTF-16 bytes: we never write it
     except FileNotFoundError:
         if missing_ok:
             return {}
