@@ -43,7 +43,7 @@ def test_rerun_refuses_a_run_another_command_is_writing_and_changes_nothing(tmp_
     before = files(tmp_path / "results")
     with written_by_another_command(run_dir):
         out = acousticbench(tmp_path, "rerun", str(run_dir), "--model", "Oracle")
-    assert_one_line(out, 2, f"{run_dir} is being written by another command", "nothing was changed")
+    assert_one_line(out, 2, f"{run_dir} is being written by another process", "nothing was changed")
     assert files(tmp_path / "results") == before
 
 
@@ -52,7 +52,7 @@ def test_rejudge_refuses_a_run_another_command_is_writing_and_changes_nothing(tm
     before = files(tmp_path / "results")
     with written_by_another_command(run_dir):
         out = acousticbench(tmp_path, "rejudge", str(run_dir), "--judge-endpoint", "http://127.0.0.1:9/v1")
-    assert_one_line(out, 2, f"{run_dir} is being written by another command", "nothing was changed")
+    assert_one_line(out, 2, f"{run_dir} is being written by another process", "nothing was changed")
     assert files(tmp_path / "results") == before
 
 
@@ -60,7 +60,7 @@ def test_promote_refuses_a_run_another_command_is_writing(tmp_path):
     run_dir = a_run(tmp_path)
     with written_by_another_command(run_dir):
         out = run_cli("--promote-reference", str(run_dir), "--references", str(tmp_path / "refs"), cwd=tmp_path)
-    assert_one_line(out, 2, "is being written by another command", "promote it once that has finished")
+    assert_one_line(out, 2, "is being written by another process", "promote it once that has finished")
     assert not (tmp_path / "refs").exists() or not any((tmp_path / "refs").rglob("*.jsonl"))
 
 
@@ -92,6 +92,43 @@ def test_a_resume_refuses_a_run_another_command_is_writing_and_continues_it_once
     archive = tmp_path / "archive"
     with written_by_another_command(run_dir):
         out = run_cli(*RUN, "--archive", str(archive), "--resume", cwd=tmp_path)
-    assert_one_line(out, 2, "is being written by another command")
+    assert_one_line(out, 2, "is being written by another process")
     out = run_cli(*RUN, "--archive", str(archive), "--resume", cwd=tmp_path)
     assert out.returncode == 0 and "11 kept from the earlier run" in out.stdout, out.stdout + out.stderr
+
+
+def test_rerun_beside_a_resume_still_asking_refuses_and_no_record_or_history_entry_is_lost(tmp_path):
+    import threading
+    import time
+
+    from servers import openai_server
+    from servers.fixtures import question_keys, records
+    from servers.local import FaultPlan
+    from test_faults import VARIABLE
+
+    archive = write_tiny_pack(tmp_path / "archive")
+    keys = question_keys(archive)
+    voxtral = ("--model", "Voxtral-Mini-3B", "--task", "rad", "--judge", "rules", "--concurrency", "1",
+               "--archive", str(archive))
+    failing = FaultPlan(by_key={keys[qid]: ["400"] for qid in ("rad_0002", "rad_0005", "rad_0008")})
+    with openai_server.serve(failing) as server:
+        env = harness_env(**{VARIABLE: server.url})
+        assert run_cli(*voxtral, cwd=tmp_path, env=env).returncode == 1  # finished, three errors over the budget
+    (run_dir,) = run_dirs(tmp_path / "results")
+    done: dict = {}
+    with openai_server.serve(delay_s=2.0) as server:  # the resume asks its three for about 6 s
+        env = harness_env(**{VARIABLE: server.url})
+        resuming = threading.Thread(target=lambda: done.update(out=run_cli(*voxtral, "--resume", cwd=tmp_path,
+                                                                           env=env)))
+        resuming.start()
+        while not any(r.path.endswith("completions") for r in server.received) and resuming.is_alive():
+            time.sleep(0.02)
+        rerun = python("-m", "acousticbench", "rerun", str(run_dir), "--model", "Voxtral-Mini-3B", cwd=tmp_path, env=env)
+        resuming.join()
+    assert_one_line(rerun, 2, "is being written by another process")
+    assert done["out"].returncode == 0, done["out"].stderr
+    ids = [r["id"] for r in records(run_dir)]
+    assert ids == sorted(set(ids)) and len(ids) == 11 and {r["status"] for r in records(run_dir)} == {"answered"}
+    import json
+
+    assert json.loads((run_dir / "config.json").read_text()).get("history", []) == []  # nothing claims a rerun

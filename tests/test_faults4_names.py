@@ -123,3 +123,14 @@ def test_resume_never_takes_over_a_folder_an_older_harness_gave_another_model_of
     ours = next(p for p in run_dirs(tmp_path / "results") if p != theirs)
     assert {r["model"] for r in records(ours)} == {"my_model"} and len(records(ours)) == 11
     assert {p.name: p.read_bytes() for p in theirs.iterdir() if p.name != ".lock"} == before
+
+
+def test_promoting_two_models_whose_names_read_alike_keeps_both_references(tmp_path):
+    env = with_models(tmp_path, "my_model", "my model")
+    for model in ("my_model", "my model"):
+        assert run(tmp_path, env, model).returncode == 0
+    for run_dir in run_dirs(tmp_path / "results"):
+        out = run_cli("--promote-reference", str(run_dir), "--references", "refs", cwd=tmp_path, env=env)
+        assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    summaries = [json.loads(p.read_text()) for p in (tmp_path / "refs").rglob("summary.json")]
+    assert sorted(s["model"] for s in summaries) == ["my model", "my_model"], summaries

@@ -76,3 +76,13 @@ def test_run_times_are_written_as_utc_instants_whatever_the_local_zone(tmp_path)
     (run_dir,) = run_dirs(tmp_path / "results")
     config = json.loads((run_dir / "config.json").read_text())
     assert config["started_at"].endswith("+00:00") and config["finished_at"].endswith("+00:00"), config
+
+
+def test_the_plan_measures_latency_over_the_latest_runs_by_instant_not_by_folder_name(tmp_path):
+    run_in(tmp_path, EAST)
+    (oldest,) = run_dirs(tmp_path / "results")
+    for seed in ("43", "44", "45"):
+        run_in(tmp_path, WEST, "--seed", seed)
+    out = run_cli(*RUN, "--archive", str(tmp_path / "archive"), "--dry-run", cwd=tmp_path, env=harness_env(TZ="UTC"))
+    assert out.returncode == 0 and "measured over 33 answers" in out.stdout, out.stdout
+    assert oldest.name not in out.stdout, out.stdout

@@ -74,7 +74,7 @@ def started(run_dir: Path) -> tuple[float, int]:
 def config_or_empty(run_dir: Path) -> dict:
     """A run folder's config.json, or {} where it is missing or unreadable (for ordering and choosing runs only)."""
     try:
-        config = json.loads((run_dir / CONFIG).read_bytes())
+        config = json.loads((run_dir / CONFIG).read_bytes().decode("utf-8"))
     except (OSError, ValueError):
         return {}
     return config if isinstance(config, dict) and isinstance(config.get("spec", {}), dict) else {}
@@ -84,7 +84,7 @@ def read_config(run_dir: Path, missing_ok: bool = False) -> dict:
     """A run folder's config.json; one line naming it when it cannot be read ({} for a missing one if allowed)."""
     path = run_dir / CONFIG
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(path.read_bytes().decode("utf-8"))  # json.loads would take UTF-16 bytes: we never write it
     except FileNotFoundError:
         if missing_ok:
             return {}
@@ -167,15 +167,24 @@ def numbered_records(path: Path, record_type: type[RecordBase], torn: list | Non
             written = None if cut else version_line(path.parent)  # another version's records: never taken for one
             if written:
                 raise UserError(f"{path}:{lineno}: {problem_of(err)}: {written}.") from None
-            if lineno >= len(lines) - 1:  # only the last line may be torn by a kill
+            if lineno == len(lines):  # only a last line with no newline after it may be torn by a kill
                 if torn is not None:
                     from acousticbench.core.readers import TornLine, item_id_of
 
                     torn.append(TornLine(path, lineno, item_id_of(line)))
                 continue
-            raise UserError(f"{path}:{lineno}: not a valid {record_type.__name__} ({problem_of(err)}); restore "
+            raise UserError(f"{path}:{lineno}: not a valid {record_type.__name__} ({_problem(line, err)}); restore "
                             f"the file from {path.name}.orig if there is one, or rerun that run.") from None
     return found
+
+
+def _problem(line: bytes, err: ValidationError) -> str:
+    """What is wrong with a damaged line: bytes that are not UTF-8 text said as such (the file is not one we wrote)."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return f"not UTF-8 text: byte {bad.start + 1} of the line is {line[bad.start]:#04x}"
+    return problem_of(err)
 
 
 def rewrite_sorted(path: Path, records: list[RecordBase], lines: dict[str, str] | None = None) -> None:
@@ -213,7 +222,7 @@ class RunLock:
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     self._fh.close()
-                    raise UserError(f"{run_dir} is being written by another command (a run, --resume, rerun or "
+                    raise UserError(f"{run_dir} is being written by another process (a run, --resume, rerun or "
                                     f"rejudge of the same run): wait for it to finish, or stop it, {then}; nothing "
                                     "was changed.") from None
                 time.sleep(0.05)

@@ -24,10 +24,18 @@ def _warn(message: str) -> None:
     print(f"skipped: {message}", file=sys.stderr)
 
 
-def _line_count(path: Path) -> tuple[int, bool]:
-    """Complete lines, and whether the file ends in a torn line."""
+def _line_count(path: Path) -> tuple[int, bool, int | None]:
+    """Complete lines, whether the file ends in a torn line, and the number of the first complete line that is not a
+    JSON record (damaged in the middle: every tool leaves the run out the same way, naming it)."""
     data = path.read_bytes()
-    return data.count(b"\n"), bool(data) and not data.endswith(b"\n")
+    lines = data.split(b"\n")[:-1]  # not splitlines: a reply's U+2028 is no line break
+    for lineno, line in enumerate(lines, 1):
+        try:
+            if not isinstance(json.loads(line), dict):
+                return len(lines), False, lineno
+        except ValueError:
+            return len(lines), False, lineno
+    return len(lines), bool(data) and not data.endswith(b"\n"), None
 
 
 def run_entry(run_dir: Path) -> Entry | None:
@@ -39,7 +47,7 @@ def run_entry(run_dir: Path) -> Entry | None:
     try:
         config = json.loads((run_dir / CONFIG).read_text(encoding="utf-8"))
         raw_metrics = (run_dir / METRICS).read_bytes()
-        lines, torn = _line_count(run_dir / RESPONSES)
+        lines, torn, damaged = _line_count(run_dir / RESPONSES)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         _warn(f"{run_dir}: unreadable ({err})")
         return None
@@ -49,6 +57,10 @@ def run_entry(run_dir: Path) -> Entry | None:
         _warn(version_line(run_dir, config) or f"{run_dir}: {err}")
         return None
     expected = bench.n_records(config)
+    if damaged is not None:
+        _warn(f"{run_dir / RESPONSES}:{damaged} is not a record (damaged): the run is left out; restore the file "
+              f"from {RESPONSES}.orig if there is one, or rerun that run")
+        return None
     if torn or lines < expected:
         _warn(f"{run_dir}: {RESPONSES} is truncated ({lines} of {expected} records)")
         return None

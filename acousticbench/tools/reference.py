@@ -200,7 +200,7 @@ def _one_run_per_seed(given: list[tuple[Path, dict]]) -> None:
 
 def _finished_config(run_dir: Path) -> dict:
     if being_written(run_dir):  # its files may change while they are copied: a reference is made of a run at rest
-        raise UserError(f"{run_dir} is being written by another command (a run, --resume, rerun or rejudge): promote "
+        raise UserError(f"{run_dir} is being written by another process (a run, --resume, rerun or rejudge): promote "
                         "it once that has finished; nothing was written.")
     if not (run_dir / CONFIG).is_file() or not (run_dir / METRICS).is_file():
         raise UserError(f"{run_dir} is not a finished run (config.json or metrics.json missing): finish it with --resume first.")

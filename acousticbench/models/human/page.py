@@ -61,6 +61,7 @@ class PageHandler(BaseHTTPRequestHandler):
         return self._json(404, {"error": "not found"})
 
     def _clip(self, item_id: str, n: int) -> None:
+        from acousticbench.core.clip_pins import ClipChanged
         from acousticbench.models.wire import wav_bytes
 
         try:
@@ -70,6 +71,8 @@ class PageHandler(BaseHTTPRequestHandler):
             return self._json(err.status, {"error": str(err)})
         except UserError as err:  # a clip gone from the pack since the run's check
             return self._json(404, {"error": str(err)})
+        except ClipChanged as err:  # replaced since the check: never played as the pack's
+            return self._json(409, {"error": str(err)})
         return self._send(200, body, "audio/wav")
 
     def do_POST(self) -> None:

@@ -42,13 +42,21 @@ def gather(results_dirs: list[Path], references: Path | None) -> list[Run]:
                         "drop --references.")
     entries = sorted(collect([Path(d) for d in results_dirs]),
                      key=lambda e: (e.benchmark, e.model, e.task, e.variant or 0, e.split, e.seed, str(e.run_dir)))
-    return [_read(entry, references) for entry in entries]
+    return [run for run in (_read(entry, references) for entry in entries) if run is not None]
 
 
-def _read(entry: Entry, references: Path | None) -> Run:
+def _read(entry: Entry, references: Path | None) -> Run | None:
+    """The run read; None, with the line naming the file and line on stderr, when a record does not validate (the
+    leaderboard leaves such a run out the same way)."""
+    import sys
+
     run_dir, config, metrics = entry.run_dir, entry.config, entry.metrics  # parsed once, by the leaderboard
     bench = benchmark_of_config(config)
-    records = sorted(read_records(run_dir / RESPONSES, bench.record_type), key=lambda r: r.id)
+    try:
+        records = sorted(read_records(run_dir / RESPONSES, bench.record_type), key=lambda r: r.id)
+    except UserError as err:
+        print(f"skipped: {str(err).rstrip('.')}: the run is left out of the report", file=sys.stderr)
+        return None
     spec = spec_from_config(config)
     reference, ref_file = _reference(references, spec, bench.label_field, entry.manifest)
     return Run(entry, config, metrics, records, bench.audio_root(config, spec, run_dir), reference, ref_file)
