@@ -32,7 +32,6 @@ def _entry(model: str) -> Any:
 
 def applies(cells: list) -> str | None:
     """None where the canary asks this model; else why not, in words."""
-
     spec = cells[0].spec
     if not spec.settings.canary:
         return "off (--no-canary)"
