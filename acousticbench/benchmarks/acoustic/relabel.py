@@ -5,7 +5,7 @@ from typing import Any
 
 from acousticbench.benchmarks.acoustic.records import JudgeInfo, Judgement, Record
 from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL
-from acousticbench.core.records import Reply
+from acousticbench.core.records import AUDIO_NOT_RECEIVED, Reply
 
 
 def relabel(record: Record, judgement: Judgement) -> Record:
@@ -47,8 +47,11 @@ class JudgeRelabeller:
 
         out = []
         for record in records:
-            # a truncated record stays truncated: a cut reply is never scored, whatever a judge reads in it
-            if record.chosen is None and record.status != "truncated" and record.response and record.response.strip():
+            # a truncated record stays truncated: a cut reply is never scored, whatever a judge reads in it; nor is
+            # the reply of a model whose audio did not arrive (run/received.py)
+            unheard = (record.error or "").startswith(AUDIO_NOT_RECEIVED)
+            if record.chosen is None and record.status != "truncated" and not unheard and record.response \
+                    and record.response.strip():
                 try:
                     judgement = await self.judge.judge(record.prompt, Reply(text=record.response,
                                                                             finish_reason=record.finish_reason))
