@@ -67,3 +67,20 @@ def test_a_gemini_server_that_drops_the_second_clip_is_caught_per_record(tmp_pat
 def test_qwen2_audio_counts_as_its_processor_does():
     """25 tokens a second after pooling (vLLM qwen2_audio.py): 1 s is 25, 30 s is 750, 0.5 s is 12."""
     assert [QWEN2_AUDIO.of_clip(s) for s in (1.0, 30.0, 0.5, 0.0)] == [25, 750, 12, 0]
+
+
+def test_rejudge_leaves_a_record_whose_audio_did_not_arrive_an_error_and_keeps_the_counts(tmp_path):
+    from harness_cli import script
+    from servers.judge_server import JudgeServer, verdict
+
+    run, records, _ = gpt_run(tmp_path, Mangle(keep_s=1.0), "--no-canary", "--max-error-rate", "1")
+    [folder] = run_dirs(tmp_path / "results")
+    with JudgeServer(default=lambda request: verdict("A")) as judge:
+        out = script("rejudge.py", str(folder), "--judge-endpoint", judge.url, cwd=tmp_path,
+                     env=harness_env(ACOUSTICBENCH_CACHE_DIR=str(tmp_path / "cache")))
+        assert judge.requests == []  # no reply of a model that did not get its audio is read as an answer
+    assert out.returncode == 0, out.stderr
+    after = [json.loads(line) for line in (folder / "responses.jsonl").read_text().splitlines()]
+    assert all(r["status"] == "error" for r in after)
+    metrics = json.loads((folder / "metrics.json").read_text())
+    assert metrics["audio_received"] == {"checked": len(after), "not_received": len(after)}

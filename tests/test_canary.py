@@ -163,7 +163,7 @@ def test_no_canary_asks_nothing_and_a_local_model_is_told_it_does_not_apply(tmp_
     local = run_cli("--model", "Oracle", "--task", "rad", "--archive", str(tiny_pack), "--max-samples", "2",
                     "--canary", "--results-dir", "local", cwd=tmp_path)
     assert local.returncode == 0, local.stderr
-    assert "note: Oracle: --canary does not apply: Oracle is a local model" in local.stderr
+    assert "note: Oracle: the canary does not apply: Oracle is a local model" in local.stderr
     quiet = run_cli("--model", "Oracle", "--task", "rad", "--archive", str(tiny_pack), "--max-samples", "2",
                     "--results-dir", "quiet", cwd=tmp_path)
     assert "canary" not in quiet.stderr  # on by default: a local model's runs say nothing of it
@@ -188,3 +188,15 @@ def test_a_mono_listeners_dir_run_is_marked_from_the_probe(tmp_path, open_pack):
     # the catalog lists Voxtral as mono; the probe, which heard left from right, is what decides
     assert out["listener/hears"]["listener"] is None
     assert out["listener/mono"]["listener"] == "mono listener: chance by construction"
+
+
+def test_a_model_whose_clips_are_merged_is_told_in_one_line_that_the_canary_does_not_apply(tmp_path, tiny_pack):
+    with openai_server.serve() as server:
+        run = run_cli("--model", "MiniCPM-o-4.5", "--task", "rad", "--archive", str(tiny_pack), "--max-samples", "2",
+                      "--judge", "rules", cwd=tmp_path, env=harness_env(ACOUSTICBENCH_MINICPM_O_4_5_ENDPOINT=server.url))
+        probed = server.probes
+    assert run.returncode == 0, run.stderr
+    [line] = [line for line in run.stderr.splitlines() if "canary" in line]
+    assert line.startswith("note: MiniCPM-o-4.5: the canary does not apply: MiniCPM-o-4.5 takes one audio input")
+    [folder] = run_dirs(tmp_path / "results")
+    assert canary_of(folder)["verdict"] == "skipped" and not probed

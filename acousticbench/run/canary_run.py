@@ -32,7 +32,6 @@ def _entry(model: str) -> Any:
 
 def applies(cells: list) -> str | None:
     """None where the canary asks this model; else why not, in words."""
-
     spec = cells[0].spec
     if not spec.settings.canary:
         return "off (--no-canary)"
@@ -96,8 +95,11 @@ async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any
     why_not = applies(cells) or (None if backend.backend_name in ASKS else
                                  f"{spec.model} does not hand the model its audio as sent ({backend.backend_name})")
     if why_not is not None:
-        if spec.settings.canary and "canary" in spec.settings.model_fields_set:  # asked for, so say it was not asked
-            print(f"note: {spec.model}: --canary does not apply: {why_not}.", file=sys.stderr, flush=True)
+        entry = _entry(spec.model)
+        local = entry is not None and entry.family == "local"
+        asked = "canary" in spec.settings.model_fields_set  # given on the command line: say it was not asked
+        if spec.settings.canary and (asked or not local):  # a served model it cannot check: say so by default too
+            print(f"note: {spec.model}: the canary does not apply: {why_not}.", file=sys.stderr, flush=True)
         for cell in cells:
             cell.canary = {"verdict": "skipped", "why": why_not}
         return

@@ -4,6 +4,7 @@ config.json."""
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -15,7 +16,7 @@ from acousticbench.benchmarks import BENCHMARKS, Benchmark, Option, benchmark_of
 from acousticbench.engine.executor import RetryPolicy, Slots, progress_bar, run_items
 from acousticbench.core.errors import UserError
 from acousticbench.run.cells import fingerprinted, with_control
-from acousticbench.run.received import rate_of
+from acousticbench.run.received import counts, rate_of
 from acousticbench.run.results import (
     CONFIG, METRICS, RESPONSES, RunLock, read_config, read_records, rewrite_sorted, write_json,
 )
@@ -120,6 +121,15 @@ def change_line(name: str, run: RunFile, after: list) -> str:
     return f"{name}: " + ", ".join(f"{k} {old[k]} -> {new[k]}" for k in keys if old[k] or new[k] or k != "unparsed")
 
 
+def canary_mark(folder: Path) -> dict[str, Any]:
+    """The canary's mark on the run (metrics.json's listener), kept: relabelling does not change what was heard."""
+    try:
+        listener = json.loads((folder / METRICS).read_text(encoding="utf-8")).get("listener")
+    except (OSError, ValueError):
+        return {}
+    return {"listener": listener} if isinstance(listener, str) and listener.startswith("canary:") else {}
+
+
 def save(run: RunFile, records: list, what: str, settings: dict[str, Any] | None = None,
          said: dict[str, Any] | None = None) -> None:
     """Replace the file atomically (after run.backup()), rewrite metrics.json, and add to config.json's history what
@@ -132,7 +142,8 @@ def save(run: RunFile, records: list, what: str, settings: dict[str, Any] | None
 
     spec = run.spec(**(settings or {}))
     metrics = run.bench.metrics(spec, sorted(records, key=lambda r: r.id))
-    metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec)})  # reruns add tokens
+    metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec), **counts(records),
+                                         **canary_mark(run.path.parent)})  # reruns add tokens
     write_json(run.path.parent / METRICS, metrics.model_dump(mode="json"))
     before = {r.id: r for r in run.records}
     changed = [r for r in records if r != before.get(r.id)]

@@ -5,7 +5,7 @@ from typing import Any
 
 from acousticbench.benchmarks.acoustic.records import JudgeInfo, Judgement, Record
 from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL
-from acousticbench.core.records import Reply
+from acousticbench.core.records import AUDIO_NOT_RECEIVED, Reply
 
 
 def relabel(record: Record, judgement: Judgement) -> Record:
@@ -50,8 +50,9 @@ class JudgeRelabeller:
         out = []
         for record in records:
             # a truncated record stays truncated: a cut reply is never scored, whatever a judge reads in it; nor is
-            # a reply garbled on its way
-            if record.chosen is None and record.status != "truncated" and record.response and \
+            # a reply garbled on its way, nor the reply of a model whose audio did not arrive (run/received.py)
+            unheard = (record.error or "").startswith(AUDIO_NOT_RECEIVED)
+            if record.chosen is None and record.status != "truncated" and not unheard and record.response and \
                     record.response.strip() and NOT_UTF8 not in record.notes:
                 try:
                     judgement = await self.judge.judge(record.prompt, Reply(text=record.response,
