@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Check the runs of a results folder for scripts/test_slurm.sh and scripts/test_docker.sh: each finished, every question
-answered exactly once, and (with --used/--ended) how many replicas answered and how many ended mid-run, or (with
---container) that the serving manifest names the image that served it. One line per problem; exit 1."""
+"""Check the runs of a results folder for scripts/test_slurm.sh and scripts/test_docker.sh: each finished, every
+question answered exactly once, and (with --used/--ended) how many replicas answered and how many ended mid-run, or
+(with --container) that the serving manifest names the image that served it. One line per problem; exit 1."""
 from __future__ import annotations
 
 import argparse

@@ -26,13 +26,14 @@ if ! have "$PYTHON_IMAGE"; then
     say "Debian $SUITE with python3 (mmdebstrap, about a minute)"
     mkdir -p "$CACHE"
     # the machine's extra CA certificates go in too: pip and apt inside builds may meet the same TLS proxy
+    partial=$CACHE/python-$SUITE.partial.tar  # mmdebstrap picks its output format by the name's ending
     mmdebstrap --quiet --variant=minbase --include=python3,python3-venv,ca-certificates \
       --customize-hook='mkdir -p "$1/usr/local/share/ca-certificates"' \
       --customize-hook='copy-in /usr/local/share/ca-certificates/. /usr/local/share/ca-certificates/' \
       --customize-hook='chroot "$1" update-ca-certificates' \
       --customize-hook='chroot "$1" python3 -m venv /opt/venv' \
-      "$SUITE" "$tarball.partial"
-    mv "$tarball.partial" "$tarball"
+      "$SUITE" "$partial" > "$CACHE/mmdebstrap.log" 2>&1 || { cat "$CACHE/mmdebstrap.log" >&2; exit 1; }
+    mv "$partial" "$tarball"
   fi
   say "importing $tarball as $PYTHON_IMAGE"
   # a venv on PATH: Debian's python3 refuses pip installs into the system (PEP 668)

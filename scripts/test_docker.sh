@@ -2,10 +2,11 @@
 # The Docker stage (after the SLURM stage): a real Docker engine from Debian's packages, started here without a bridge
 # (host networking only, nothing but loopback used), local base images (mmdebstrap, no registry ever), and both tiny
 # images served through `docker_serve.sh --host-network`: our transformers server and vLLM's CPU build. The harness runs
-# against each (every question answered exactly once, the serving manifest naming the image); --list, --check, a
-# second start, --stop and a start right after it on the same port; a container killed mid-run, restarted, and the run
-# resumed with nothing lost or doubled. Older image tags it made are pruned; the engine is stopped by its pid at the
-# end, whatever happens. Skips with one line (exit 0) only where the engine cannot start here.
+# against each (every question answered exactly once, the serving manifest naming the image), with --list, --check, a
+# second start and --stop; on our server (seconds to start) also a container killed mid-run, restarted, and the run
+# resumed with nothing lost or doubled, and a start right after --stop on the same port. Older image tags it made are
+# pruned; the engine is stopped by its pid at the end, whatever happens. Skips with one line (exit 0) only where the
+# engine cannot start here.
 #   ./scripts/test_docker.sh    # images are kept in ACOUSTICBENCH_DOCKER_TEST_ROOT (~/.cache/acousticbench/docker-test)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +25,9 @@ say() { echo "== $* ($((SECONDS - STAGE)) s)" >&2; }
 skip() { echo "Docker stage skipped: $*"; exit 0; }
 stop_engine() {
   [ -n "$ENGINE" ] && kill -0 "$ENGINE" 2>/dev/null || return 0
-  for serve in tiny_qwen2_audio tiny_qwen2_audio_vllm; do ./scripts/docker_serve.sh "$serve" --stop >/dev/null 2>&1 || true; done
+  for serve in tiny_qwen2_audio tiny_qwen2_audio_vllm; do
+    ./scripts/docker_serve.sh "$serve" --stop >/dev/null 2>&1 || true
+  done
   kill "$ENGINE"  # dockerd stops its containers and its containerd on SIGTERM
   for _ in $(seq 1 100); do kill -0 "$ENGINE" 2>/dev/null || return 0; sleep 0.2; done
   kill -9 "$ENGINE"
@@ -37,10 +40,15 @@ trap 'exit 1' INT TERM  # the cleanup runs on Ctrl-C or a kill too
 if ! command -v dockerd >/dev/null || ! command -v mmdebstrap >/dev/null; then
   say "installing docker.io and mmdebstrap from Debian"
   # a policy that starts no service while installing: the package's own engine would make a docker0 bridge
-  guard=; [ -e /usr/sbin/policy-rc.d ] || { printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; guard=1; }
+  guard=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && guard=1
+  fi
+  installed=0
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker.io \
-      mmdebstrap; } > "$WORK/apt.log" 2>&1 || { [ -z "$guard" ] || rm -f /usr/sbin/policy-rc.d; cat "$WORK/apt.log" >&2; exit 1; }
+      mmdebstrap; } > "$WORK/apt.log" 2>&1 && installed=1
   [ -z "$guard" ] || rm -f /usr/sbin/policy-rc.d
+  [ $installed = 1 ] || { cat "$WORK/apt.log" >&2; exit 1; }
 fi
 
 say "starting the engine without a bridge"
@@ -62,7 +70,8 @@ write_noise_pack(Path(sys.argv[1]), "rad", 100)
 EOF
 
 image_of() { ./scripts/docker_serve.sh "$1" --dry-run | sed -n 's/^# image \([^:]*:[0-9a-f]*\):.*/\1/p'; }
-serve() { ./scripts/docker_serve.sh "$@" 2> "$WORK/serve.err" | grep '^export ' || { cat "$WORK/serve.err" >&2; exit 1; }; }
+shout() { cat "$@" >&2; exit 1; }  # shout FILES...: show what went wrong, fail
+serve() { ./scripts/docker_serve.sh "$@" 2> "$WORK/serve.err" | grep '^export ' || shout "$WORK/serve.err"; }
 harness() {  # harness MODEL RESULTS [run.py options]
   local model=$1 results=$2; shift 2
   "$PY" run.py --model "$model" --task rad --judge rules --archive "$WORK/archive" --results-dir "$results" "$@"
@@ -74,8 +83,9 @@ wait_for() {  # wait_for SECONDS WHAT COMMAND...: until the command succeeds
   echo "error: $what did not happen within $limit s" >&2; exit 1
 }
 
-for pair in tiny_qwen2_audio:Tiny-Qwen2-Audio tiny_qwen2_audio_vllm:Tiny-Qwen2-Audio-vLLM; do
-  SERVE=${pair%%:*} MODEL=${pair#*:}
+# the container killed mid-run and the restart after --stop on our server, which starts in seconds (vLLM: a minute)
+for row in tiny_qwen2_audio:Tiny-Qwen2-Audio:restarts tiny_qwen2_audio_vllm:Tiny-Qwen2-Audio-vLLM:once; do
+  IFS=: read -r SERVE MODEL RESTARTS <<< "$row"
   IMAGE=$(image_of "$SERVE")
   say "$SERVE: building (first use) and serving $IMAGE on the host's network"
   endpoint=$(serve "$SERVE")  # not eval "$(...)", which would hide a failure
@@ -96,6 +106,11 @@ for pair in tiny_qwen2_audio:Tiny-Qwen2-Audio tiny_qwen2_audio_vllm:Tiny-Qwen2-A
   serve "$SERVE" >/dev/null
   grep -q "is already running on 127.0.0.1:" "$WORK/serve.err" || { cat "$WORK/serve.err" >&2; exit 1; }
 
+  if [ "$RESTARTS" = once ]; then
+    ./scripts/docker_serve.sh "$SERVE" --stop >/dev/null
+    continue
+  fi
+
   say "$SERVE: its container killed mid-run, started again, the run resumed"
   harness "$MODEL" "$WORK/$SERVE-killed" --concurrency 2 > "$WORK/killed.out" 2>&1 &
   RUNNING=$!
@@ -105,8 +120,8 @@ for pair in tiny_qwen2_audio:Tiny-Qwen2-Audio tiny_qwen2_audio_vllm:Tiny-Qwen2-A
   kept=$(grep -vc '"status":"error"' "$WORK/$SERVE-killed"/*/responses.jsonl || true)  # final records, kept
   [ "$kept" -lt 103 ] || { echo "error: the run ended before its container was killed" >&2; exit 1; }
   serve "$SERVE" >/dev/null
-  harness "$MODEL" "$WORK/$SERVE-killed" --resume > "$WORK/resume.out" 2>&1 || { cat "$WORK/killed.out" "$WORK/resume.out" >&2; exit 1; }
-  grep -q "$kept kept from the earlier run" "$WORK/resume.out" || { cat "$WORK/killed.out" "$WORK/resume.out" >&2; exit 1; }
+  harness "$MODEL" "$WORK/$SERVE-killed" --resume > "$WORK/resume.out" 2>&1 || shout "$WORK"/{killed,resume}.out
+  grep -q "$kept kept from the earlier run" "$WORK/resume.out" || shout "$WORK"/{killed,resume}.out
   "$PY" scripts/check_replicas.py "$WORK/$SERVE-killed" --expect 103 --container "$DIGEST"
 
   say "$SERVE: --stop, and a start right after it on the same port (its TIME-WAIT sockets do not count)"

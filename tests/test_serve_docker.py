@@ -46,6 +46,8 @@ def test_dry_run_prints_the_exact_settings_with_the_token_redacted(name, home, c
     assert s["ipc_mode"] == "host" and s["detach"] is True
     assert s["labels"]["acousticbench.model"] == name
     assert s["volumes"][f"{home}/.cache/huggingface"] == {"bind": "/root/.cache/huggingface", "mode": "rw"}
+    if spec.kind == "vllm":  # its compile cache survives the container: a second start skips torch.compile
+        assert s["volumes"][f"{home}/.cache/vllm"] == {"bind": "/root/.cache/vllm", "mode": "rw"}
     assert s["environment"]["HF_TOKEN"] == "REDACTED"
     if spec.gpu_memory_gb:
         assert s["device_requests"] == [{"count": -1, "capabilities": [["gpu"]]}]

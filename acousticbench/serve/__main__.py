@@ -67,8 +67,8 @@ def _settings(spec: ServerSpec, args: argparse.Namespace, home: Path) -> tuple[d
         if value is not None and value < 1:
             raise UserError(f"{flag} {value}: give a number, 1 or more.")
     token = hf_token(home)
-    settings = container_settings(spec, port=args.port or spec.port, gpus=args.gpus, tp=args.tp, token=token,
-                                  home=home, archive=args.archive, dp=args.dp, network=docker_network(args.host_network))
+    settings = container_settings(spec, port=args.port or spec.port, gpus=args.gpus, tp=args.tp, token=token, home=home,
+                                  archive=args.archive, dp=args.dp, network=docker_network(args.host_network))
     return settings, token
 
 

@@ -94,7 +94,7 @@ def port_user(client, port: int) -> str | None:
 
 
 def _missing_base(client, spec: ServerSpec) -> str | None:
-    """Our own local base (the CPU images'), when it is not here: no registry has it, scripts/docker_base.sh makes it."""
+    """Our own local base (the CPU images') when it is not here: no registry has it, scripts/docker_base.sh makes it."""
     import docker
 
     base = spec.image_recipe.build_args.get("BASE_IMAGE", "")

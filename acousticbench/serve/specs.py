@@ -17,6 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 CONTAINER_PORT = 8000
 CONTAINER_HF_CACHE = "/root/.cache/huggingface"
 CONTAINER_OUR_CACHE = "/root/.cache/acousticbench"  # merged LoRA models live here, on the host's disk
+CONTAINER_VLLM_CACHE = "/root/.cache/vllm"
 CONTAINER_CHECKPOINT = "/models/tiny-qwen2-audio"  # the tiny checkpoint, built on the host, mounted read-only
 REDACTED = "REDACTED"
 # vLLM on a CPU, as tried on 2 cores: the engine in one process, one OpenMP thread, 1 GB of KV cache, no Hub lookups
@@ -167,6 +168,8 @@ def container_settings(spec: ServerSpec, *, port: int, gpus: str, tp: int | None
     """Keyword arguments of the docker SDK's containers.run(); device requests as plain dicts. `network` "host": no
     published port (an engine without a bridge has none to publish), the server on the host's 127.0.0.1:port."""
     volumes = {str(home / ".cache" / "huggingface"): {"bind": CONTAINER_HF_CACHE, "mode": "rw"}}
+    if spec.kind == "vllm":  # its compiled graphs: a later start skips torch.compile (minutes on a CPU)
+        volumes[str(home / ".cache" / "vllm")] = {"bind": CONTAINER_VLLM_CACHE, "mode": "rw"}
     if spec.built_in and spec.kind == "vllm":
         from acousticbench.serve.tiny_checkpoint import checkpoint_path
 

@@ -1,6 +1,6 @@
 """A middleware vLLM loads in our images (--middleware) so its /v1/models names the image it runs in, as our own server
 does: each model entry gets `container_digest` from $ACOUSTICBENCH_CONTAINER_DIGEST, which docker_serve.sh sets to the
-image's id, and the harness copies it into the run's serving manifest. Standalone: the vLLM images copy this file only."""
+image's id, and the harness copies it into the run's serving manifest. Standalone: the vLLM images copy only this."""
 import json
 import os
 
