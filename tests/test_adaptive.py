@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness_cli import run_cli
+from tests.harness_cli import python, run_cli
 
 TRIALS, TRACKS = "12", "2"
 
@@ -66,6 +66,10 @@ def test_oracle_adaptive_runs_of_two_tasks_write_their_own_pack_and_a_threshold_
     html = (tmp_path / "report.html").read_text()
     assert 'id="s-adaptive"' in html and html.count('class="panel adaptive-tracks"') == 2
     assert html.count('class="panel adaptive-curve"') == 2
+    board = python("-m", "acousticbench", "leaderboard", "results", cwd=tmp_path)
+    assert board.returncode == 0, board.stderr
+    assert "Adaptive runs" in board.stdout and "| Oracle | pit | 42 | psi |" in board.stdout
+    assert "100.0 ±" not in board.stdout  # an adaptive run's accuracy is no leaderboard cell
 
 
 def test_a_rerun_of_the_same_seed_makes_the_same_stimuli_and_answers_and_resume_continues_a_cut_run(tmp_path):
