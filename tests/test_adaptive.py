@@ -106,3 +106,32 @@ def test_a_listener_of_known_threshold_is_found_and_one_that_never_hears_is_not_
     assert requests == 80 and widths[-1][1] <= widths[0][1]
     deaf, _, _ = simulated_run(task, 3, Listener(None, bias=0.7), 2, 20)
     assert difference(task, deaf.median) > difference(task, grid_of(task).stimuli[-1])
+
+
+def test_the_staircase_goes_down_after_two_right_answers_and_up_after_one_wrong():
+    from acousticbench.benchmarks.acoustic.adaptive.procedure import staircase_next
+    from acousticbench.benchmarks.acoustic.adaptive.stimuli import grid_of
+
+    grid = grid_of("pit")
+    start = staircase_next(grid, [])
+    assert staircase_next(grid, [(start, True)]) == start
+    harder = staircase_next(grid, [(start, True), (start, True)])
+    assert harder < start
+    assert staircase_next(grid, [(start, True), (start, True), (harder, False)]) == start
+
+
+def test_psi_puts_trials_near_the_threshold_and_its_interval_narrows():
+    import numpy as np
+
+    from acousticbench.benchmarks.acoustic.adaptive.procedure import estimate, p_correct, psi_next
+    from acousticbench.benchmarks.acoustic.adaptive.stimuli import grid_of
+
+    grid, truth, rng = grid_of("pit"), 0.5, np.random.default_rng(5)
+    trials = []
+    for _ in range(80):
+        x = psi_next(grid, trials)
+        trials.append((x, bool(rng.random() < p_correct(np.log(x), np.log(truth), 0.3, 0.0))))
+    found = estimate(grid, trials)
+    assert found.low <= truth <= found.high and found.width < estimate(grid, trials[:20]).width
+    late = [x for x, _ in trials[40:]]
+    assert 0.1 < float(np.median(late)) < 2.5  # the pack's range is 0.2-12 semitones, its grid 0.025-12
