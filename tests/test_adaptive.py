@@ -83,7 +83,9 @@ def test_a_rerun_of_the_same_seed_makes_the_same_stimuli_and_answers_and_resume_
     kept = (b / "responses.jsonl").read_text().splitlines()[:7]  # a run killed after 7 answers
     (b / "responses.jsonl").write_text("\n".join(kept) + "\n")
     (b / "pack" / "MANIFEST.json").unlink()
-    adaptive_run(second, "lou", "--resume", method="staircase")
+    out = run_cli("--model", "Oracle", "--task", "lou", "--seed", "42", "--adaptive", "staircase", "--adaptive-trials",
+                  TRIALS, "--adaptive-tracks", TRACKS, "--resume", cwd=second)
+    assert out.returncode == 0 and "7 kept from the earlier run" in out.stdout, out.stdout + out.stderr
     assert without_timing(records(b)) == full
     assert tree_bytes(a / "pack") == tree_bytes(b / "pack")
 
@@ -135,3 +137,15 @@ def test_psi_puts_trials_near_the_threshold_and_its_interval_narrows():
     assert found.low <= truth <= found.high and found.width < estimate(grid, trials[:20]).width
     late = [x for x, _ in trials[40:]]
     assert 0.1 < float(np.median(late)) < 2.5  # the pack's range is 0.2-12 semitones, its grid 0.025-12
+
+
+def test_resume_refuses_an_earlier_run_whose_trials_were_made_otherwise(tmp_path):
+    folder = run_folder(adaptive_run(tmp_path, "lou"), "lou")
+    lines = (folder / "responses.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["meta"]["step"] = first["meta"]["step"] * 2  # as another version of the generator would have made it
+    (folder / "responses.jsonl").write_text("\n".join([json.dumps(first), *lines[1:5]]) + "\n")
+    out = run_cli("--model", "Oracle", "--task", "lou", "--seed", "42", "--adaptive", "psi", "--adaptive-trials",
+                  TRIALS, "--adaptive-tracks", TRACKS, "--resume", cwd=tmp_path)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "was made otherwise than this harness makes it" in out.stderr

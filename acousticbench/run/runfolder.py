@@ -138,8 +138,9 @@ def open_run_dir(cell: Cell, backend, grader: Grader | None) -> tuple[Path, list
     else:
         run_dir = cell.previous
         wanted = {item.id for item, _ in cell.prepared.items}
+        source = cell.prepared.source  # items made as the run goes (adaptive): it knows its own ids
         kept = [r for r in read_records(run_dir / RESPONSES, bench.record_type)
-                if r.status in bench.final_statuses and r.id in wanted]
+                if r.status in bench.final_statuses and (r.id in wanted or (source is not None and source.owns(r.id)))]
         rewrite_sorted(run_dir / RESPONSES, kept)  # drops a torn last line and the records that are asked again
     cell.config = _config(cell, backend, grader, now())
     write_json(run_dir / CONFIG, cell.config)
