@@ -95,6 +95,9 @@ def test_adaptive_settings_without_adaptive_are_refused_in_one_line(tmp_path):
     assert out.returncode == 2
     assert "--adaptive-trials has effect only with --adaptive" in out.stderr + out.stdout
     assert not (tmp_path / "results").exists()
+    out = run_cli("--model", "Oracle", "--task", "pit", "--adaptive", "psi", "--control", "silence", cwd=tmp_path)
+    assert out.returncode == 2 and "--control cannot be run with --adaptive" in out.stderr + out.stdout
+    assert not (tmp_path / "results").exists()
 
 
 @pytest.mark.parametrize("task", ["lou", "dir"])
