@@ -24,7 +24,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from acousticbench.benchmarks.acoustic.adaptive.listener import Listener, measured_difference, simulated_run  # noqa: E402
+from acousticbench.benchmarks.acoustic.adaptive.listener import (Listener, measured_difference,  # noqa: E402
+                                                                simulated_run)
 from acousticbench.benchmarks.acoustic.adaptive.stimuli import difference, grid_of, magnitude_of  # noqa: E402
 from acousticbench.benchmarks.acoustic.pack import load_questions  # noqa: E402
 from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units  # noqa: E402
@@ -107,25 +108,26 @@ def extremes(job) -> dict:
 
 
 def summary(rows: list[dict], extreme: list[dict]) -> list[str]:
-    lines = ["| task | runs | adaptive median error (signed / abs) | 95% coverage | requests | fixed median error "
-             "(abs) | fixed coverage | fixed width (hi/lo) | requests to the fixed width (median, max) | share of "
-             "475 | Oracle (pack's hardest) | never hears |", "|" + "---|" * 12]
-    for code in dict.fromkeys(r["task"] for r in rows):
+    """The table per task (markdown) of the runs finished so far."""
+    lines = ["| task | listeners | adaptive error, median signed / abs | 95% coverage | requests a run | fixed pack "
+             "error, median abs | fixed coverage | fixed width (hi/lo) | requests to the fixed width (median, max) | "
+             "share of 475 | Oracle (pack's hardest) | never hears |", "|" + "---|" * 12]
+    for code in [c for c in ATTRIBUTES if any(r["task"] == c for r in rows)]:
         mine = [r for r in rows if r["task"] == code]
-        x = next(e for e in extreme if e["task"] == code)
         fixed = [r for r in mine if "fixed_error" in r]
-        needed = [r["requests_to_fixed_width"] for r in fixed]
-        reached = [n for n in needed if n is not None]
-        need = (f"{np.median([n if n is not None else np.inf for n in needed]):.0f}, "
-                f"{max(reached) if len(reached) == len(needed) else 'not within the run'}") if needed else "-"
-        share = f"{np.median([n if n is not None else np.inf for n in needed]) / PACK_REQUESTS:.2f}" if needed else "-"
-        lines.append(
-            f"| {code} | {len(mine)} | {np.median([r['adaptive_error'] for r in mine]):+.3f} / "
-            f"{np.median([abs(r['adaptive_error']) for r in mine]):.3f} | "
-            f"{np.mean([r['adaptive_covers'] for r in mine]):.2f} | {mine[0]['requests']} | "
-            f"{np.median([abs(r['fixed_error']) for r in fixed]):.3f} | {np.mean([r['fixed_covers'] for r in fixed]):.2f} | "
-            f"{np.median([r['fixed_width'] for r in fixed]):.2f} | {need} | {share} | "
-            f"{x['oracle']:.3g} ({x['pack_hardest']:g}) | {'reached' if x['never_hearing_reached'] else 'not reached'} |")
+        needed = [np.inf if r["requests_to_fixed_width"] is None else r["requests_to_fixed_width"] for r in fixed]
+        need = f"{np.median(needed):.0f}, {max(needed):.0f}" if needed else "-"
+        share = f"{np.median(needed) / PACK_REQUESTS:.2f}" if needed else "-"
+        x = next((e for e in extreme if e["task"] == code), None)
+        ends = (f"{x['oracle']:.3g} ({x['pack_hardest']:g}) | "
+                f"{'reached' if x['never_hearing_reached'] else 'not reached'}") if x else "- | -"
+        fixed_cells = (f"{np.median([abs(r['fixed_error']) for r in fixed]):.3f} | "
+                       f"{np.mean([r['fixed_covers'] for r in fixed]):.2f} | "
+                       f"{np.median([r['fixed_width'] for r in fixed]):.2f}") if fixed else "- | - | -"
+        lines.append(f"| {code} | {len(mine)} | {np.median([r['adaptive_error'] for r in mine]):+.3f} / "
+                     f"{np.median([abs(r['adaptive_error']) for r in mine]):.3f} | "
+                     f"{np.mean([r['adaptive_covers'] for r in mine]):.2f} | {mine[0]['requests']} | {fixed_cells} | "
+                     f"{need} | {share} | {ends} |")
     return lines
 
 
@@ -137,21 +139,36 @@ def main() -> int:
     p.add_argument("--tracks", type=int, default=4)
     p.add_argument("--trials", type=int, default=45, help="per track, catch trials included")
     p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--out", type=Path, help="write every run's figures here (JSON)")
+    p.add_argument("--out", type=Path, help="every run's figures, a JSON line each as it finishes")
+    p.add_argument("--table", type=Path, metavar="OUT", help="only print the table of an --out file (so far)")
     args = p.parse_args()
+    if args.table:
+        lines = [json.loads(line) for line in args.table.read_text().splitlines()]
+        print("\n".join(summary([r for r in lines if "listener" in r], [r for r in lines if "oracle" in r])))
+        return 0
     codes = args.task.split(",")
     started = time.perf_counter()
-    jobs = [(args.archive, code, i, args.tracks, args.trials) for code in codes for i in range(args.runs)]
+    # listeners first across tasks: a table of every task from the first finished runs on
+    jobs = [(one_listener, (args.archive, code, i, args.tracks, args.trials))
+            for i in range(args.runs) for code in codes]
+    jobs = [(extremes, (code, args.tracks, args.trials)) for code in codes] + jobs
+    out = args.out.open("w") if args.out else None
+    rows: list[dict] = []
     with Pool(args.workers) as pool:
-        rows = pool.map(one_listener, jobs, chunksize=1)
-        extreme = pool.map(extremes, [(code, args.tracks, args.trials) for code in codes], chunksize=1)
-    lines = summary(rows, extreme)
-    print("\n".join(lines))
+        for row in pool.imap_unordered(call, jobs):
+            rows.append(row)
+            if out:
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+    print("\n".join(summary([r for r in rows if "listener" in r], [r for r in rows if "oracle" in r])))
     print(f"({args.runs} listeners a task, {args.tracks} tracks x {args.trials} trials, "
           f"{time.perf_counter() - started:.0f} s)")
-    if args.out:
-        args.out.write_text(json.dumps({"rows": rows, "extremes": extreme, "table": lines}, indent=1) + "\n")
     return 0
+
+
+def call(job):
+    function, arguments = job
+    return function(arguments)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness_cli import run_cli
+from tests.harness_cli import python, run_cli
 
 TRIALS, TRACKS = "12", "2"
 
@@ -66,6 +66,10 @@ def test_oracle_adaptive_runs_of_two_tasks_write_their_own_pack_and_a_threshold_
     html = (tmp_path / "report.html").read_text()
     assert 'id="s-adaptive"' in html and html.count('class="panel adaptive-tracks"') == 2
     assert html.count('class="panel adaptive-curve"') == 2
+    board = python("-m", "acousticbench", "leaderboard", "results", cwd=tmp_path)
+    assert board.returncode == 0, board.stderr
+    assert "Adaptive runs" in board.stdout and "| Oracle | pit | 42 | psi |" in board.stdout
+    assert "100.0 ±" not in board.stdout  # an adaptive run's accuracy is no leaderboard cell
 
 
 def test_a_rerun_of_the_same_seed_makes_the_same_stimuli_and_answers_and_resume_continues_a_cut_run(tmp_path):
@@ -79,7 +83,9 @@ def test_a_rerun_of_the_same_seed_makes_the_same_stimuli_and_answers_and_resume_
     kept = (b / "responses.jsonl").read_text().splitlines()[:7]  # a run killed after 7 answers
     (b / "responses.jsonl").write_text("\n".join(kept) + "\n")
     (b / "pack" / "MANIFEST.json").unlink()
-    adaptive_run(second, "lou", "--resume", method="staircase")
+    out = run_cli("--model", "Oracle", "--task", "lou", "--seed", "42", "--adaptive", "staircase", "--adaptive-trials",
+                  TRIALS, "--adaptive-tracks", TRACKS, "--resume", cwd=second)
+    assert out.returncode == 0 and "7 kept from the earlier run" in out.stdout, out.stdout + out.stderr
     assert without_timing(records(b)) == full
     assert tree_bytes(a / "pack") == tree_bytes(b / "pack")
 
@@ -88,6 +94,9 @@ def test_adaptive_settings_without_adaptive_are_refused_in_one_line(tmp_path):
     out = run_cli("--model", "Oracle", "--task", "pit", "--adaptive-trials", "10", cwd=tmp_path)
     assert out.returncode == 2
     assert "--adaptive-trials has effect only with --adaptive" in out.stderr + out.stdout
+    assert not (tmp_path / "results").exists()
+    out = run_cli("--model", "Oracle", "--task", "pit", "--adaptive", "psi", "--control", "silence", cwd=tmp_path)
+    assert out.returncode == 2 and "--control cannot be run with --adaptive" in out.stderr + out.stdout
     assert not (tmp_path / "results").exists()
 
 
@@ -102,3 +111,44 @@ def test_a_listener_of_known_threshold_is_found_and_one_that_never_hears_is_not_
     assert requests == 80 and widths[-1][1] <= widths[0][1]
     deaf, _, _ = simulated_run(task, 3, Listener(None, bias=0.7), 2, 20)
     assert difference(task, deaf.median) > difference(task, grid_of(task).stimuli[-1])
+
+
+def test_the_staircase_goes_down_after_two_right_answers_and_up_after_one_wrong():
+    from acousticbench.benchmarks.acoustic.adaptive.procedure import staircase_next
+    from acousticbench.benchmarks.acoustic.adaptive.stimuli import grid_of
+
+    grid = grid_of("pit")
+    start = staircase_next(grid, [])
+    assert staircase_next(grid, [(start, True)]) == start
+    harder = staircase_next(grid, [(start, True), (start, True)])
+    assert harder < start
+    assert staircase_next(grid, [(start, True), (start, True), (harder, False)]) == start
+
+
+def test_psi_puts_trials_near_the_threshold_and_its_interval_narrows():
+    import numpy as np
+
+    from acousticbench.benchmarks.acoustic.adaptive.procedure import estimate, p_correct, psi_next
+    from acousticbench.benchmarks.acoustic.adaptive.stimuli import grid_of
+
+    grid, truth, rng = grid_of("pit"), 0.5, np.random.default_rng(5)
+    trials = []
+    for _ in range(80):
+        x = psi_next(grid, trials)
+        trials.append((x, bool(rng.random() < p_correct(np.log(x), np.log(truth), 0.3, 0.0))))
+    found = estimate(grid, trials)
+    assert found.low <= truth <= found.high and found.width < estimate(grid, trials[:20]).width
+    late = [x for x, _ in trials[40:]]
+    assert 0.1 < float(np.median(late)) < 2.5  # the pack's range is 0.2-12 semitones, its grid 0.025-12
+
+
+def test_resume_refuses_an_earlier_run_whose_trials_were_made_otherwise(tmp_path):
+    folder = run_folder(adaptive_run(tmp_path, "lou"), "lou")
+    lines = (folder / "responses.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["meta"]["step"] = first["meta"]["step"] * 2  # as another version of the generator would have made it
+    (folder / "responses.jsonl").write_text("\n".join([json.dumps(first), *lines[1:5]]) + "\n")
+    out = run_cli("--model", "Oracle", "--task", "lou", "--seed", "42", "--adaptive", "psi", "--adaptive-trials",
+                  TRIALS, "--adaptive-tracks", TRACKS, "--resume", cwd=tmp_path)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "was made otherwise than this harness makes it" in out.stderr

@@ -69,7 +69,8 @@ class Prepared(Generic[Item]):
     items: list[tuple[Item, Prompt]]
     notes: tuple[str, ...] = ()  # what the harness changed about every input (padded clips), on each record
     config: dict[str, Any] = field(default_factory=dict)  # the benchmark's part of config.json
-    # items made while the run goes (an adaptive run's tracks): feeds(run_dir, kept records) -> the engine's feeds
+    # items made while the run goes (an adaptive run's tracks): feeds(run_dir, kept records) for the engine,
+    # owns(id) for --resume, planned() for the bar and --dry-run
     source: Any = None
 
 

@@ -38,10 +38,11 @@ def unknown_settings(run_dir: Path) -> None:
                         f"new run beside it; {UNCHANGED}.")
 
 
-def kept_records(run_dir: Path, spec: Any, bench: Any, wanted: set[str]) -> list:
+def kept_records(run_dir: Path, spec: Any, bench: Any, wanted: set[str], owns: Any = None) -> list:
     """The records --resume keeps: one per question with a final status. A line of another run (model, task, seed,
     benchmark), of a question this run does not ask, or two different answers to one question are refused by line
-    number, before anything is written; an error record is asked again, and a copy of an answer is kept once."""
+    number, before anything is written; an error record is asked again, and a copy of an answer is kept once. `owns`:
+    the question ids a run that makes its items as it goes (adaptive) asks beyond `wanted`."""
     path = run_dir / RESPONSES
     final: dict[str, tuple[int, Any]] = {}
     for lineno, record in numbered_records(path, bench.record_type):
@@ -51,7 +52,7 @@ def kept_records(run_dir: Path, spec: Any, bench: Any, wanted: set[str]) -> list
             raise UserError(f"{where} is an answer of {record.model} on {record.task} (seed {record.seed}), not of "
                             f"{spec.label()}: move that line to its own run's file, or restore {RESPONSES} from a "
                             f"copy; {UNCHANGED}.")
-        if record.id not in wanted:
+        if record.id not in wanted and not (owns is not None and owns(record.id)):
             raise UserError(f"{where} answers {record.id}, which this run does not ask (another pack or split): move "
                             f"that line out, or restore {RESPONSES} from a copy; {UNCHANGED}.")
         if record.status not in bench.final_statuses:

@@ -58,7 +58,9 @@ def resume_target(cell: Cell, backend_name: str) -> None:
                         f"without --resume {fix}.")
     writable_folder(previous, "run folder", "--results-dir (or without --resume)")
     cell.lock = RunLock(previous)  # a second run.py resuming the same folder refuses instead of asking twice
-    cell.kept = kept_records(previous, spec, cell.bench, {item.id for item, _ in cell.prepared.items})
+    source = cell.prepared.source  # items made as the run goes (adaptive): it knows its own ids
+    cell.kept = kept_records(previous, spec, cell.bench, {item.id for item, _ in cell.prepared.items},
+                             source.owns if source is not None else None)
     cell.previous, cell.earlier_config = previous, config
 
 

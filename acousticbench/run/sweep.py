@@ -246,7 +246,8 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
 
 async def _sweep(groups, backends, graders, bars: Progress, on_result, results: list[RunResult], opened) -> None:
     """Every model's session at once, each with its bar; results in command order."""
-    bars.start({key: (key[0], sum(len(c.prepared.items) for c in group)) for key, group in groups.items()})
+    bars.start({key: (key[0], sum(len(c.prepared.items) + (c.prepared.source.planned() if c.prepared.source else 0)
+                                  for c in group)) for key, group in groups.items()})  # adaptive runs: at most
 
     async def session(key, group: list[Cell]) -> list[RunResult]:
         try:

@@ -114,6 +114,12 @@ def seeds_text(row: dict) -> str:
 
 
 def markdown(entries: list[Entry], order: ModelOrder) -> str:
+    from acousticbench.benchmarks.acoustic.adaptive.figures import is_adaptive, markdown_table
+
+    adaptive = [e for e in entries if is_adaptive(e)]  # thresholds, not accuracies: a table of their own
+    entries = [e for e in entries if not is_adaptive(e)]
+    if not entries:
+        return markdown_table(adaptive)
     tasks, rows = table_rows(entries, order)
     table = md_table(["Model", "Split", *tasks, "Avg", "Seeds", "Parse fail %", "Truncated %", "Error %"],
                      [[row["model"], row["split"],
@@ -124,7 +130,8 @@ def markdown(entries: list[Entry], order: ModelOrder) -> str:
     notes = sorted({note for row in rows for note in row["marked"].values()})
     key = ("\nAccuracy %: mean ± std over seeds [95% interval clustered by question across seeds]; 'w/o errors': "
            f"server and judge errors left out. {average_key(rows)}. Seeds: per task, a range where they differ.\n")
-    return table + "".join(f"\n† {note}: left out of Avg.\n" for note in notes) + key + _thresholds(tasks, rows)
+    return (table + "".join(f"\n† {note}: left out of Avg.\n" for note in notes) + key + _thresholds(tasks, rows)
+            + (markdown_table(adaptive) if adaptive else ""))
 
 
 def _thresholds(tasks: list[str], rows: list[dict]) -> str:
@@ -166,6 +173,7 @@ def _threshold_cell(fits: list) -> str:
 
 
 def csv_rows(entries: list[Entry], order: ModelOrder) -> list[list[str | int]]:
-    tasks, rows = table_rows(entries, order)
+    """Accuracy cells; adaptive runs (thresholds, not accuracies) are left out."""
+    tasks, rows = table_rows([e for e in entries if not (e.config or {}).get("adaptive")], order)
     return [[NAME, row["model"], row["split"], task, "", f"{cell[0][0]:.6f}", f"{cell[0][1]:.6f}", cell[1], cell[2]]
             for row in rows for task, cell in row["cells"].items() if cell]

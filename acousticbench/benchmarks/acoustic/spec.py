@@ -47,6 +47,9 @@ class AcousticOptions(BenchmarkOptions):
             if name in self.model_fields_set and self.adaptive is None:
                 raise UserError(f"{flag_of(AcousticOptions, name)} has effect only with --adaptive psi or staircase: "
                                 "add one, or drop it.")
+        if self.adaptive and settings.control:  # a control replaces a pack's clips; these are made as the run goes
+            raise UserError("--control cannot be run with --adaptive: run the controls on the pack, without "
+                            "--adaptive.")
         if self.adaptive and (self.split != "all" or settings.max_samples is not None):
             raise UserError("--adaptive makes its own questions: drop --split and --max-samples (--adaptive-trials "
                             "and --adaptive-tracks set how many it asks).")

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from acousticbench.benchmarks.entry import Entry, Section
-from acousticbench.core.tables import Axes, html_table
+from acousticbench.core.tables import Axes, html_table, md_table
 
 PANEL_W, PANEL_H = 240, 150
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2")
@@ -109,3 +109,19 @@ def section(adaptive: list[Entry], fixed: list[Entry]) -> Section:
     return Section("s-adaptive", "Adaptive thresholds", "Runs made with <code>--adaptive</code>: each track's "
                    "difference against its trial (filled: right, open: wrong; the line: the threshold), and the "
                    "fitted curve (docs/adaptive.md).", table + "".join(panels))
+
+
+def markdown_table(adaptive: list[Entry]) -> str:
+    """The leaderboard's table of adaptive runs: a line per run, its threshold and interval in the task's unit."""
+    rows = []
+    for entry in sorted(adaptive, key=lambda e: (e.model, e.task, e.seed)):
+        found = _found(entry)
+        if found is None:
+            continue
+        value = (f"{found['threshold']:.3g} [{found['ci95'][0]:.3g}, {found['ci95'][1]:.3g}]" if found["reached"]
+                 else "not reached")
+        rows.append([entry.model, entry.task, str(entry.seed), found["method"], f"{value} {found['unit']}",
+                     str(found["trials"])])
+    return ("\nAdaptive runs (--adaptive): the 75%-correct threshold, posterior median [95% interval], in the task's "
+            "unit, over the run's trials:\n\n" + md_table(["Model", "Task", "Seed", "Method", "Threshold", "Trials"],
+                                                         rows) + "\n")

@@ -16,6 +16,7 @@ from acousticbench.benchmarks.acoustic.adaptive.folder import RunPack
 from acousticbench.benchmarks.acoustic.adaptive.procedure import METHODS, estimate
 from acousticbench.benchmarks.acoustic.adaptive.stimuli import TrialPlace, grid_of, is_catch, make_question
 from acousticbench.benchmarks.acoustic.records import Question, Record
+from acousticbench.core.errors import UserError
 
 FINAL = frozenset({"answered", "unparsed", "refused", "truncated"})  # an answer the track goes on from
 MIN_TRIALS_TO_STOP = 8  # the width rule waits for this many placed trials: a flat prior's first interval says little
@@ -44,6 +45,13 @@ class AdaptiveSource:
         """The most requests the run may make (its tracks at the trial cap)."""
         return self.tracks * self.trials
 
+    def owns(self, question_id: str) -> bool:
+        """Whether an earlier session's record is one of this run's trials (--resume keeps it)."""
+        if not hasattr(self, "_ids"):
+            self._ids = {TrialPlace(self.spec.seed, self.spec.task, track, trial, self.method).qid
+                         for track in range(self.tracks) for trial in range(self.trials)}
+        return question_id in self._ids
+
     def feeds(self, run_dir: Path, kept: list[Record]) -> list[Callable[[Ask], Awaitable[None]]]:
         """A coroutine per track, each given the run's ask(question, prompt) -> record."""
         pack = RunPack(run_dir, self.spec.task)
@@ -67,7 +75,11 @@ class AdaptiveSource:
                 place = TrialPlace(self.spec.seed, self.spec.task, track, index, self.method)
                 question = await asyncio.to_thread(make_question, pack.root, place, magnitude)
                 pack.add(question)
-                record = kept.get(question.id) or await ask(question, self.make_prompt(self.spec, question, root))
+                record = kept.get(question.id)
+                if record is not None and record.meta != question.meta:
+                    raise UserError(f"--resume: the earlier run's trial {question.id} was made otherwise than this "
+                                    "harness makes it (another version of its generator): rerun without --resume.")
+                record = record or await ask(question, self.make_prompt(self.spec, question, root))
                 if record.status not in FINAL:
                     return  # this track waits for that answer: --resume asks it again
                 if magnitude is not None:
