@@ -42,7 +42,7 @@ def test_clips_cut_after_a_second_are_caught_per_record_and_counted(tmp_path):
     assert all(r["response"] and r["correct"] in (False, None) and r["chosen"] is None for r in records)
     assert metrics["audio_received"] == {"checked": len(records), "not_received": len(records)}
     assert metrics["error_causes"] == {"audio": len(records)} and metrics["scored"]["correct"] == 0
-    assert f"{len(records)} errors ({len(records)} audio not received)" in run.stdout
+    assert f"; {len(records)} of all {len(records)} errors audio not received" in run.stdout
 
 
 def test_a_plain_run_against_a_cutting_server_exits_1(tmp_path):

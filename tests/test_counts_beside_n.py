@@ -38,7 +38,7 @@ def test_the_run_line_and_the_sweep_file_count_the_scored_questions_and_name_the
     [cell] = json.loads(sweep.read_text())["cells"]
     assert (cell["n"], cell["errors"]) == (8, 0)
     table = json.loads(sweep.read_text())["table"].splitlines()
-    assert table[1].split()[3:6] == ["accuracy", "n", "errors"] and table[2].split()[4:6] == ["8", "0"], table
+    assert table[1].split()[4:7] == ["accuracy", "n", "errors"] and table[2].split()[5:7] == ["8", "0"], table
     assert len(run_dirs(tmp_path / "results")) == 1
 
 

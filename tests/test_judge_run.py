@@ -81,7 +81,7 @@ def test_a_judge_that_gives_no_verdict_is_an_error_that_counts_against_the_budge
     with JudgeServer(default=only_the_probe) as judge:
         out = run_cli("--model", "Always-A", "--task", "rad", "--archive", str(tiny_pack), "--max-samples", "2",
                       "--judge", "llm", "--judge-endpoint", judge.url, cwd=tmp_path, env=env)
-    assert out.returncode == 1 and "2 errors (2 of them the judge's)" in out.stdout
+    assert out.returncode == 1 and "2 errors; 2 of all 2 errors the judge's" in out.stdout
     assert "finished with 2 of 2 failed (100.0%), over --max-error-rate 10%" in out.stderr
     (run_dir,) = run_dirs(tmp_path / "results")
     lines = [json.loads(line) for line in (run_dir / "responses.jsonl").read_text().splitlines()]
