@@ -132,3 +132,20 @@ def test_rerun_beside_a_resume_still_asking_refuses_and_no_record_or_history_ent
     import json
 
     assert json.loads((run_dir / "config.json").read_text()).get("history", []) == []  # nothing claims a rerun
+
+
+def test_promote_refuses_a_reference_folder_another_promote_is_writing(tmp_path):
+    import os
+
+    run_dir = a_run(tmp_path)
+    assert run_cli("--promote-reference", str(run_dir), "--references", "refs", cwd=tmp_path).returncode == 0
+    (folder,) = {p.parent for p in (tmp_path / "refs").rglob("summary.json")}
+    before = files(tmp_path / "refs")
+    fd = os.open(folder, os.O_RDONLY)  # what a promote holds while it reads, changes and writes summary.json
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        out = run_cli("--promote-reference", str(run_dir), "--references", "refs", cwd=tmp_path)
+    finally:
+        os.close(fd)
+    assert_one_line(out, 2, "is being written by another promote", "nothing was written there")
+    assert files(tmp_path / "refs") == before

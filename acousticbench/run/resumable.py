@@ -15,16 +15,15 @@ UNCHANGED = "nothing was changed"
 
 def belongs_to(spec: Any) -> Any:
     """A test of a config.json: is it a run of `spec` (model, task, seed, benchmark, variant and control)?"""
-    wanted = {"benchmark": spec.benchmark, "task": spec.task, "seed": spec.seed, "control": spec.control,
-              **spec.reference_fields()}
+    wanted = {"benchmark": spec.benchmark, "task": spec.task, "seed": spec.seed, **spec.reference_fields()}
 
     def test(config: dict) -> bool:
         recorded = config.get("spec")
         if not isinstance(recorded, dict):
             return True  # too old or damaged to tell: resuming it is refused by name, never silently skipped
-        model = recorded.get("model")
-        return (isinstance(model, str) and same_name(model, spec.model)
-                and all(recorded.get(key) == value for key, value in wanted.items()))
+        model = recorded.get("model", spec.model)  # a key an older harness did not record is no difference
+        return (isinstance(model, str) and same_name(model, spec.model) and recorded.get("control") == spec.control
+                and all(recorded[key] == value for key, value in wanted.items() if key in recorded))
 
     return test
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -11,7 +12,9 @@ from pydantic import BaseModel, Field
 
 from acousticbench.core.errors import UserError
 from acousticbench.core.readers import read_json, read_jsonl
-from acousticbench.run.results import CONFIG, METRICS, RESPONSES, being_written, read_config, read_records, write_json
+from acousticbench.run.results import (
+    CONFIG, METRICS, RESPONSES, RunLock, being_written, read_config, read_records, write_json,
+)
 from acousticbench.core.environment import safe_name
 
 if TYPE_CHECKING:
@@ -157,16 +160,17 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
         records = [r.model_dump(mode="json") for r in read_records(run_dir / RESPONSES, bench.record_type)]
         folder = root / safe_name(spec.model) / spec.cell
         folder.mkdir(parents=True, exist_ok=True)
-        summary = load_summary(folder) if (folder / SUMMARY).is_file() else {"runs": []}
-        identity = _identity(bench, run_dir, config)
-        _check_same_setting(summary, identity, folder)
-        runs = {r["seed"]: r for r in summary["runs"]}
-        name = runs[spec.seed]["file"] if spec.seed in runs else f"run_{len(runs) + 1}.jsonl"
-        keep = bench.reference_keys()
-        slim = [{k: v for k, v in r.items() if k in keep} for r in sorted(records, key=lambda r: r["id"])]
-        (folder / name).write_text("".join(json.dumps(r, allow_nan=False) + "\n" for r in slim), encoding="utf-8")
-        runs[spec.seed] = {"seed": spec.seed, "file": name, "n": len(records), "accuracy": _accuracy(records, bench)}
-        _write_summary(folder, spec, config, identity, list(runs.values()))
+        with _promoting(folder):  # summary.json is read, changed and written: two promotes at once would lose one
+            summary = load_summary(folder) if (folder / SUMMARY).is_file() else {"runs": []}
+            identity = _identity(bench, run_dir, config)
+            _check_same_setting(summary, identity, folder)
+            runs = {r["seed"]: r for r in summary["runs"]}
+            name = runs[spec.seed]["file"] if spec.seed in runs else f"run_{len(runs) + 1}.jsonl"
+            keep = bench.reference_keys()
+            slim = [{k: v for k, v in r.items() if k in keep} for r in sorted(records, key=lambda r: r["id"])]
+            (folder / name).write_text("".join(json.dumps(r, allow_nan=False) + "\n" for r in slim), encoding="utf-8")
+            runs[spec.seed] = {"seed": spec.seed, "file": name, "n": len(records), "accuracy": _accuracy(records, bench)}
+            _write_summary(folder, spec, config, identity, list(runs.values()))
         written.append(folder / name)
     return written
 
@@ -196,6 +200,31 @@ def _one_run_per_seed(given: list[tuple[Path, dict]]) -> None:
             raise UserError(f"{seen[key]} and {run_dir} are both {spec.model} on {spec.cell} with seed {spec.seed}, "
                             "and a reference keeps one run per seed: pass the one to keep; nothing was written.")
         seen[key] = run_dir
+
+
+@contextmanager
+def _promoting(folder: Path):
+    """An exclusive flock on the reference folder itself (no lock file among the references), waited for up to
+    RunLock.WAIT_S, else one line."""
+    import fcntl
+    import os
+    import time
+
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        deadline = time.monotonic() + RunLock.WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise UserError(f"{folder} is being written by another promote: wait for it to finish, then "
+                                    "promote again; nothing was written there.") from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # closing drops the lock
 
 
 def _finished_config(run_dir: Path) -> dict:
