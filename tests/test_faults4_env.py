@@ -12,7 +12,8 @@ BAD = {  # variable=value -> the model it reaches
     "a fractional port": ("ACOUSTICBENCH_HUMAN_PORT", "8080.5", "Human"),
     "a gap of ages": ("ACOUSTICBENCH_HUMAN_GAP_S", "1e300", "Human"),
     "an unclosed quote in the sbatch options": ("ACOUSTICBENCH_SBATCH_OPTIONS", '--time "8:00:00', "Voxtral-Mini-3B"),
-    "an unclosed quote in the server command": ("ACOUSTICBENCH_SLURM_SERVER_COMMAND", "python -c 'x", "Voxtral-Mini-3B"),
+    "an unclosed quote in the server command": ("ACOUSTICBENCH_SLURM_SERVER_COMMAND", "python -c 'x",
+                                                "Voxtral-Mini-3B"),
     "an infinite connect wait": ("ACOUSTICBENCH_CONNECT_WAIT", "inf", "Voxtral-Mini-3B"),
     "a NaN concurrency ceiling": ("ACOUSTICBENCH_MAX_CONCURRENCY", "nan", "Voxtral-Mini-3B"),
 }

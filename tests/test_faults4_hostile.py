@@ -76,7 +76,8 @@ def test_a_reply_that_is_not_utf8_is_never_an_answer(model, tmp_path):
     rows = records(run_dir)
     assert len(rows) == 3 and all(r["status"] in ("unparsed", "error") and r["chosen"] is None for r in rows), rows
     assert all(r["correct"] is not True for r in rows)
-    assert all(any("utf-8" in note.lower() for note in r["notes"]) or "utf-8" in (r["error"] or "").lower() for r in rows)
+    said = [" ".join(r["notes"]) + (r["error"] or "") for r in rows]
+    assert all("utf-8" in words.lower() for words in said), said
     with JudgeServer() as judge:  # nor does a judge asked again later take a letter from it
         done = script("rejudge.py", str(run_dir), "--judge-endpoint", judge.url, cwd=tmp_path)
     assert "Traceback" not in done.stderr, done.stderr

@@ -101,6 +101,7 @@ PLUGINS = {"raises": "raise RuntimeError('the plugin broke\\non two lines')", "s
 @pytest.mark.parametrize("body", PLUGINS.values(), ids=PLUGINS.keys())
 def test_a_plugin_that_fails_on_import_is_one_line_naming_it(body, tmp_path):
     (tmp_path / "broken_plugin.py").write_text(body + "\n")
+    path = f"{tmp_path}:{harness_env().get('PYTHONPATH', '')}"
     out = run_cli("--list-models", cwd=tmp_path,
-                  env=harness_env(ACOUSTICBENCH_PLUGINS="broken_plugin", PYTHONPATH=f"{tmp_path}:{harness_env().get('PYTHONPATH', '')}"))
+                  env=harness_env(ACOUSTICBENCH_PLUGINS="broken_plugin", PYTHONPATH=path))
     assert_one_line(out, 2, "ACOUSTICBENCH_PLUGINS", "broken_plugin")

@@ -36,8 +36,9 @@ def test_sigterm_while_the_judge_reads_then_ctrl_c_leaves_everything_marked_inte
         time.sleep(gap_s)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
-    # both signals pending at once (no gap, or a loaded machine) are handled in signal-number order: SIGINT's first
-    assert proc.returncode in ((130, 143) if gap_s < 0.05 else (143,)), err
+    # signals pending at once (no gap, or a loaded machine that ran nothing of the run in between) are handled in
+    # signal-number order, SIGINT's first: either is the code of a signal that stopped it
+    assert proc.returncode in (130, 143), err
     assert "Traceback" not in err and "--resume" in err, err
     state = sweep_file(results)
     assert state["state"] == "interrupted" and state["finished_at"], state

@@ -6,7 +6,8 @@ import asyncio
 import collections
 import sys
 
-from acousticbench.engine.concurrency import Lane, Setting, Ticket, release_connections, room_for_connections
+from acousticbench.engine.concurrency import Lane, Setting, Ticket
+from acousticbench.engine.open_files import release_connections, room_for_connections
 
 
 class Slots:
