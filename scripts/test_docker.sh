@@ -66,7 +66,7 @@ say "local base images (Debian's packages and the CPU torch wheel)"
 import sys
 from pathlib import Path
 from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
-write_noise_pack(Path(sys.argv[1]), "rad", 100)
+write_noise_pack(Path(sys.argv[1]), "rad", 40)
 EOF
 
 image_of() { ./scripts/docker_serve.sh "$1" --dry-run | sed -n 's/^# image \([^:]*:[0-9a-f]*\):.*/\1/p'; }
@@ -97,7 +97,7 @@ for row in tiny_qwen2_audio:Tiny-Qwen2-Audio:restarts tiny_qwen2_audio_vllm:Tiny
 
   say "$SERVE: the harness against it"
   harness "$MODEL" "$WORK/$SERVE" > "$WORK/run.out" 2>&1 || { cat "$WORK/run.out" >&2; exit 1; }
-  "$PY" scripts/check_replicas.py "$WORK/$SERVE" --expect 103 --container "$DIGEST"
+  "$PY" scripts/check_replicas.py "$WORK/$SERVE" --expect 43 --container "$DIGEST"
 
   say "$SERVE: --list, --check, a second start"
   ./scripts/docker_serve.sh --list | grep -E "^$SERVE +.*running \(port [0-9]+\)" >/dev/null \
@@ -114,15 +114,15 @@ for row in tiny_qwen2_audio:Tiny-Qwen2-Audio:restarts tiny_qwen2_audio_vllm:Tiny
   say "$SERVE: its container killed mid-run, started again, the run resumed"
   harness "$MODEL" "$WORK/$SERVE-killed" --concurrency 2 > "$WORK/killed.out" 2>&1 &
   RUNNING=$!
-  wait_for 300 "20 answers" answers "$WORK/$SERVE-killed" 20 $RUNNING
+  wait_for 300 "10 answers" answers "$WORK/$SERVE-killed" 10 $RUNNING
   docker kill "acousticbench-${SERVE//_/-}" >/dev/null
   wait $RUNNING || true  # it stops on a server that answers nothing, keeping every record it has
   kept=$(grep -vc '"status":"error"' "$WORK/$SERVE-killed"/*/responses.jsonl || true)  # final records, kept
-  [ "$kept" -lt 103 ] || { echo "error: the run ended before its container was killed" >&2; exit 1; }
+  [ "$kept" -lt 43 ] || { echo "error: the run ended before its container was killed" >&2; exit 1; }
   serve "$SERVE" >/dev/null
   harness "$MODEL" "$WORK/$SERVE-killed" --resume > "$WORK/resume.out" 2>&1 || shout "$WORK"/{killed,resume}.out
   grep -q "$kept kept from the earlier run" "$WORK/resume.out" || shout "$WORK"/{killed,resume}.out
-  "$PY" scripts/check_replicas.py "$WORK/$SERVE-killed" --expect 103 --container "$DIGEST"
+  "$PY" scripts/check_replicas.py "$WORK/$SERVE-killed" --expect 43 --container "$DIGEST"
 
   say "$SERVE: --stop, and a start right after it on the same port (its TIME-WAIT sockets do not count)"
   ./scripts/docker_serve.sh "$SERVE" --stop >/dev/null
