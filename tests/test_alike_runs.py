@@ -43,13 +43,13 @@ def test_strict_and_lenient_audioicl_runs_are_never_one_cell(tmp_path):
 
     text = leaderboard(tmp_path)
     assert "| Oracle [scoring strict] [first 4] | AudioCount | 1 |" in text
-    assert "| Oracle [scoring lenient] [first 4] | AudioCount | 1 |" in text
+    assert "| Oracle [scoring: lenient] [first 4] | AudioCount | 1 |" in text
     rows = list(csv.DictReader(io.StringIO(to_csv(collect([tmp_path / "results"])))))
     assert sorted((r["model"], r["n_seeds"]) for r in rows if r["model"].startswith("Oracle")) == [
-        ("Oracle [scoring lenient] [first 4]", "1"), ("Oracle [scoring strict] [first 4]", "1")]
+        ("Oracle [scoring strict] [first 4]", "1"), ("Oracle [scoring: lenient] [first 4]", "1")]
     build_report([tmp_path / "results"], tmp_path / "report.html")
     html = (tmp_path / "report.html").read_text()
-    assert "Oracle [scoring strict] [first 4]" in html and "Oracle [scoring lenient] [first 4]" in html
+    assert "Oracle [scoring strict] [first 4]" in html and "Oracle [scoring: lenient] [first 4]" in html
 
 
 def full_row(results, model: str, seed: int = 42, **config) -> None:
