@@ -77,13 +77,18 @@ def test_compare_refuses_a_file_in_another_encoding(tmp_path):
     assert_one_line(out, 2, "latin1.jsonl:1", "not UTF-8")
 
 
-def test_resume_refuses_a_damaged_complete_last_line_instead_of_asking_it_again(tmp_path):
+def five_lines_left(tmp_path: Path) -> tuple[Path, Path, list[bytes]]:
+    """A finished run cut back to an interrupted one: metrics.json gone, the first five lines of its answers."""
     archive = write_tiny_pack(tmp_path / "archive")
     assert run_cli(*RUN, "--archive", str(archive), cwd=tmp_path).returncode == 0
     (run_dir,) = run_dirs(tmp_path / "results")
     (run_dir / "metrics.json").unlink()
     path = run_dir / "responses.jsonl"
-    lines = path.read_bytes().splitlines(keepends=True)[:5]
+    return archive, path, path.read_bytes().splitlines(keepends=True)[:5]
+
+
+def test_resume_refuses_a_damaged_complete_last_line_instead_of_asking_it_again(tmp_path):
+    archive, path, lines = five_lines_left(tmp_path)
     lines[4] = lines[4].replace(b'"response":"', b'"response":"\xe9 ')  # an answer, whole, in another encoding
     path.write_bytes(b"".join(lines))
     out = run_cli(*RUN, "--archive", str(archive), "--resume", cwd=tmp_path)
@@ -92,16 +97,11 @@ def test_resume_refuses_a_damaged_complete_last_line_instead_of_asking_it_again(
 
 
 def test_a_last_line_a_kill_cut_short_is_still_asked_again(tmp_path):
-    archive = write_tiny_pack(tmp_path / "archive")
-    assert run_cli(*RUN, "--archive", str(archive), cwd=tmp_path).returncode == 0
-    (run_dir,) = run_dirs(tmp_path / "results")
-    (run_dir / "metrics.json").unlink()
-    path = run_dir / "responses.jsonl"
-    lines = path.read_bytes().splitlines(keepends=True)[:5]
+    archive, path, lines = five_lines_left(tmp_path)
     path.write_bytes(b"".join(lines[:4]) + lines[4][:-30])  # cut mid-line, no newline: what a kill leaves
     out = run_cli(*RUN, "--archive", str(archive), "--resume", cwd=tmp_path)
     assert out.returncode == 0 and "4 kept from the earlier run" in out.stdout, out.stdout + out.stderr
-    assert len(records(run_dir)) == 11
+    assert len(records(path.parent)) == 11
 
 
 def test_compare_refuses_a_config_json_that_is_not_utf8(tmp_path):

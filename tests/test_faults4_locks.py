@@ -7,6 +7,8 @@ import fcntl
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from conftest import write_tiny_pack
 from harness_cli import assert_one_line, harness_env, python, run_cli, run_dirs
 from test_faults import RUN
@@ -38,20 +40,13 @@ def acousticbench(tmp_path: Path, *args: str):
     return python("-m", "acousticbench", *args, cwd=tmp_path, env=harness_env())
 
 
-def test_rerun_refuses_a_run_another_command_is_writing_and_changes_nothing(tmp_path):
+@pytest.mark.parametrize("command", [["rerun", "--model", "Oracle"],
+                                     ["rejudge", "--judge-endpoint", "http://127.0.0.1:9/v1"]], ids=lambda c: c[0])
+def test_rerun_and_rejudge_refuse_a_run_another_command_is_writing_and_change_nothing(command, tmp_path):
     run_dir = a_run(tmp_path)
     before = files(tmp_path / "results")
     with written_by_another_command(run_dir):
-        out = acousticbench(tmp_path, "rerun", str(run_dir), "--model", "Oracle")
-    assert_one_line(out, 2, f"{run_dir} is being written by another process", "nothing was changed")
-    assert files(tmp_path / "results") == before
-
-
-def test_rejudge_refuses_a_run_another_command_is_writing_and_changes_nothing(tmp_path):
-    run_dir = a_run(tmp_path)
-    before = files(tmp_path / "results")
-    with written_by_another_command(run_dir):
-        out = acousticbench(tmp_path, "rejudge", str(run_dir), "--judge-endpoint", "http://127.0.0.1:9/v1")
+        out = acousticbench(tmp_path, command[0], str(run_dir), *command[1:])
     assert_one_line(out, 2, f"{run_dir} is being written by another process", "nothing was changed")
     assert files(tmp_path / "results") == before
 

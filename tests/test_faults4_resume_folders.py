@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import write_tiny_pack
 from harness_cli import assert_one_line, harness_env, run_cli, run_dirs
 from servers.fixtures import records
@@ -95,25 +97,23 @@ def test_an_answer_of_another_model_in_the_file_is_refused_not_kept_as_this_mode
     assert answers(run_dir) == before
 
 
-def test_an_answer_of_another_task_in_the_file_is_refused_not_deleted(tmp_path):
+STRANGERS = {  # a line appended to an interrupted run's file -> what the refusal names
+    "another task's answer": ({"id": "pit_0001", "task": "pit"}, "responses.jsonl:5 is an answer of Oracle on pit"),
+    "a question this run does not ask": ({"id": "rad_9999"},
+                                         "responses.jsonl:5 answers rad_9999, which this run does not ask"),
+}
+
+
+@pytest.mark.parametrize("case", list(STRANGERS))
+def test_a_line_this_run_cannot_own_is_refused_not_deleted(case, tmp_path):
+    change, needle = STRANGERS[case]
     archive, run_dir = finished_run(tmp_path)
     lines = interrupted(run_dir, 4)
-    stranger = {**json.loads(lines[0]), "id": "pit_0001", "task": "pit"}
+    stranger = {**json.loads(lines[0]), **change}
     (run_dir / "responses.jsonl").write_bytes(b"".join(lines) + json.dumps(stranger).encode() + b"\n")
     before = answers(run_dir)
     out = resume(tmp_path, archive)
-    assert_one_line(out, 2, "responses.jsonl:5 is an answer of Oracle on pit", UNCHANGED)
-    assert answers(run_dir) == before
-
-
-def test_an_answer_to_a_question_this_run_does_not_ask_is_refused_not_deleted(tmp_path):
-    archive, run_dir = finished_run(tmp_path)
-    lines = interrupted(run_dir, 4)
-    stranger = {**json.loads(lines[0]), "id": "rad_9999"}
-    (run_dir / "responses.jsonl").write_bytes(b"".join(lines) + json.dumps(stranger).encode() + b"\n")
-    before = answers(run_dir)
-    out = resume(tmp_path, archive)
-    assert_one_line(out, 2, "responses.jsonl:5 answers rad_9999, which this run does not ask", UNCHANGED)
+    assert_one_line(out, 2, needle, UNCHANGED)
     assert answers(run_dir) == before
 
 
