@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 
 ModelOrder = Callable[[str], int]  # a model name's place in the registry (as a paper table lists models)
 # the leaderboard CSV's columns: what each row of Benchmark.leaderboard_csv holds, in order ("shots": the variant)
-CSV_HEADER = ("benchmark", "model", "split", "task", "shots", "mean_accuracy", "std_accuracy", "n_seeds", "n_items")
+# ("note": what the model could not hear in the cell's runs, marks.py; empty for most)
+CSV_HEADER = ("benchmark", "model", "split", "task", "shots", "mean_accuracy", "std_accuracy", "n_seeds", "n_items",
+              "note")
 M = TypeVar("M", bound="BaseModel")  # a benchmark's metrics.json model (Benchmark.metrics_type)
 
 
@@ -51,8 +53,9 @@ class Entry(Generic[M]):
 
     @property
     def listener(self) -> str | None:
-        """metrics.json's note on what the model could not hear of the task (a mono listener on dir), or None."""
-        return getattr(self.metrics, "listener", None)  # only AcousticBench's Metrics has the field
+        """metrics.json's note on what the model could not hear of the run (a mono listener on dir, the canary's
+        finding that its audio did not reach the model), or None; every benchmark's metrics have the field."""
+        return getattr(self.metrics, "listener", None)  # None for a reference (no metrics)
 
     @property
     def human(self) -> bool:

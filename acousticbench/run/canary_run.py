@@ -16,7 +16,8 @@ ASKS = frozenset({"served", "openai", "gemini"})  # backends that hand a model t
 PROBE_TIMEOUT_S = 6.0  # one probe's request; a tone question takes a served model well under a second
 DEADLINE_S = 8.0  # every probe at once: a stalling server delays the start by this much, never more
 UNHEARD_AUDIO = "canary: the model did not hear its audio; accuracy here is not a measure of listening"
-UNHEARD_CLIP = "canary: the model did not hear both clips; a two-clip task is at chance by construction"
+UNHEARD_CLIP = ("canary: the model did not hear both clips; its answers to a task of two or more clips do not "
+                "measure listening")
 
 
 def _entry(model: str) -> Any:
@@ -85,42 +86,83 @@ def _marks(cell: Any, found: dict[str, Any], declared_mono: bool) -> tuple[str |
     return (None, bool(mono) and not declared_mono)  # a model the registry calls mono was marked so already
 
 
-async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any) -> None:
-    """Ask the probes once per model session where they apply; give each cell the verdict (config.json), its mark
-    (metrics.json's listener note) and, where the audio does not reach the model, the line that makes the command
-    exit 1 (printed once)."""
+class AskedOnce:
+    """The canary's verdict per model and server of a command, shared by the backend sessions that ask it (a sweep
+    over both benchmarks opens one per benchmark's settings): its probes asked once, its line said once, naming every
+    run of the command it invalidates."""
+
+    def __init__(self, cells: list):
+        self.cells: dict[tuple, list] = {}
+        for cell in cells:
+            self.cells.setdefault(server_of(cell.spec), []).append(cell)
+        self.verdicts: dict[tuple, asyncio.Future] = {}
+        self.said: set[tuple] = set()
+
+
+def server_of(spec: Any) -> tuple:
+    """What the probes' answers depend on: the model and where it is asked (not the runs' token limits)."""
+    s = spec.settings
+    return spec.model, s.endpoint, None if s.endpoints_from is None else str(s.endpoints_from), s.api_model
+
+
+async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any,
+                      shared: AskedOnce | None = None) -> None:
+    """Ask the probes once per model and server of the command where they apply (the first session to get here asks,
+    the others wait for its verdict); give each cell the verdict (config.json), its mark (metrics.json's listener
+    note) and, where the audio does not reach the model, the line that makes the command exit 1 (printed once)."""
     if not cells:
         return
+    shared = shared or AskedOnce(cells)
     spec = cells[0].spec
+    key = server_of(spec)
     why_not = applies(cells) or (None if backend.backend_name in ASKS else
                                  f"{spec.model} does not hand the model its audio as sent ({backend.backend_name})")
     if why_not is not None:
-        entry = _entry(spec.model)
-        local = entry is not None and entry.family == "local"
-        asked = "canary" in spec.settings.model_fields_set  # given on the command line: say it was not asked
-        if spec.settings.canary and (asked or not local):  # a served model it cannot check: say so by default too
-            print(f"note: {spec.model}: the canary does not apply: {why_not}.", file=sys.stderr, flush=True)
-        for cell in cells:
-            cell.canary = {"verdict": "skipped", "why": why_not}
+        _skipped(cells, why_not, key not in shared.said)
+        shared.said.add(key)
         return
-    found = await ask_probes(backend, policy, slots, spec.seed)
-    _tell(spec.model, found, _judged(cells, found))
+    if key not in shared.verdicts:
+        asked = shared.verdicts[key] = asyncio.get_running_loop().create_future()
+        try:
+            found = await ask_probes(backend, policy, slots, spec.seed)
+        except BaseException:
+            asked.cancel()  # the sessions waiting for it stop with this one: the command is going down
+            raise
+        asked.set_result(found)
+        _tell(spec.model, found, _attention(shared.cells.get(key, cells), found))
+    _judged(cells, await shared.verdicts[key])
 
 
-def _judged(cells: list, found: dict[str, Any]) -> list[str]:
-    """Give each cell the verdict and its mark; the tasks whose runs need attention (exit 1)."""
-    entry = _entry(cells[0].spec.model)
-    declared_mono = entry is not None and entry.channels == 1
-    attention = []
+def _skipped(cells: list, why_not: str, say: bool) -> None:
+    """config.json's skipped canary on each cell; the line saying why where the model is served (or --canary asked)."""
+    spec = cells[0].spec
+    entry = _entry(spec.model)
+    local = entry is not None and entry.family == "local"
+    asked = "canary" in spec.settings.model_fields_set  # given on the command line: say it was not asked
+    if say and spec.settings.canary and (asked or not local):  # a served model it cannot check: said by default too
+        print(f"note: {spec.model}: the canary does not apply: {why_not}.", file=sys.stderr, flush=True)
+    for cell in cells:
+        cell.canary = {"verdict": "skipped", "why": why_not}
+
+
+def _declared_mono(model: str) -> bool:
+    entry = _entry(model)
+    return entry is not None and entry.channels == 1
+
+
+def _attention(cells: list, found: dict[str, Any]) -> list[str]:
+    """The tasks of `cells` whose runs the verdict invalidates: the command exits 1 for them."""
+    mono = _declared_mono(cells[0].spec.model)
+    return list(dict.fromkeys(cell.spec.task for cell in cells if _marks(cell, found, mono)[1]))
+
+
+def _judged(cells: list, found: dict[str, Any]) -> None:
+    """Give each cell the verdict, its mark, and the finding that makes it need attention (exit 1)."""
+    mono, what = _declared_mono(cells[0].spec.model), finding(found) or mono_line(found)
     for cell in cells:
         cell.canary = found
-        cell.unheard, needs = _marks(cell, found, declared_mono)
-        if needs:
-            attention.append(cell.spec.task)
-    what = finding(found) or mono_line(found)
-    for cell in cells:
-        cell.canary_error = what if cell.spec.task in attention else None
-    return list(dict.fromkeys(attention))
+        cell.unheard, needs = _marks(cell, found, mono)
+        cell.canary_error = what if needs else None
 
 
 def _tell(model: str, found: dict[str, Any], attention: list[str]) -> None:

@@ -27,7 +27,7 @@ from acousticbench.run.catalog import get_model
 from acousticbench.run.plan import listening, spent
 from acousticbench.engine.progress import Progress
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
-from acousticbench.run.canary_run import before_runs, heard
+from acousticbench.run.canary_run import AskedOnce, before_runs, heard
 from acousticbench.run.cells import fingerprinted, groups_of, make_graders, prepare_cells, warm_up
 from acousticbench.run.runfolder import Cell, now, open_run_dir, read_again, resume_target, same_served_model
 from acousticbench.run.received import counts, rate_of
@@ -167,7 +167,7 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
 
 
 async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
-                         opened: Callable[[], None] = lambda: None) -> list[RunResult]:
+                         opened: Callable[[], None] = lambda: None, canary: AskedOnce | None = None) -> list[RunResult]:
     """Open the model's backend once (before any run folder exists: a missing key or a dead server leaves nothing
     behind), run all its cells through one queue, close it once."""
     slots = None
@@ -177,7 +177,7 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
         slots = Slots(backend.endpoint_names(), Setting.of(cells[0].spec.settings.concurrency, backend))
         # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
         session = Session(backend, slots, RetryPolicy(**backend.retry_settings), graders, bar, opened)
-        await before_runs(cells, backend, session.policy, slots)  # the canary: does the audio reach the model
+        await before_runs(cells, backend, session.policy, slots, canary)  # does the audio reach the model
         warming = warm_up(cells)
         watching = asyncio.ensure_future(backend.watch_endpoints(slots))  # replicas that come and go (a registry)
 
@@ -248,10 +248,11 @@ async def _sweep(groups, backends, graders, bars: Progress, on_result, results: 
     """Every model's session at once, each with its bar; results in command order."""
     bars.start({key: (key[0], sum(len(c.prepared.items) + (c.prepared.source.planned() if c.prepared.source else 0)
                                   for c in group)) for key, group in groups.items()})  # adaptive runs: at most
+    canary = AskedOnce([cell for group in groups.values() for cell in group])  # once per model and server
 
     async def session(key, group: list[Cell]) -> list[RunResult]:
         try:
-            return await _model_session(group, backends[key], graders, bars.bar(key), on_result, opened)
+            return await _model_session(group, backends[key], graders, bars.bar(key), on_result, opened, canary)
         except UserError as err:  # this model's server or key: the other models go on
             if len(groups) == 1:
                 raise

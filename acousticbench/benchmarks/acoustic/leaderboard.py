@@ -11,11 +11,13 @@ from typing import Any
 from acousticbench.benchmarks.acoustic.records import Metrics, line_outcome
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 from acousticbench.benchmarks.entry import Entry, ModelOrder
+from acousticbench.benchmarks.marks import footnotes, marked, note_of
 from acousticbench.core.identity import row_labels
 from acousticbench.core.stats import censored_median, censored_text, interval_of, without_errors
 from acousticbench.core.tables import cell_text, md_table, mean_known, mean_std, pct
 
 NAME = "AcousticBench"
+LEFT_OUT = "left out of Avg"  # a marked cell is shown, but what the model could not hear never moves its average
 
 
 def entry(run_dir: Path, config: dict[str, Any], metrics: Metrics) -> Entry[Metrics]:
@@ -86,11 +88,12 @@ def _cells(group: list[Entry], tasks: list[str]) -> dict[str, Any]:
 def _average(group: list[Entry], max_samples: int) -> dict[str, Any]:
     """The row's average over its own cells of the benchmark's tasks (a mono listener's dir, chance by construction,
     is marked and left out), and whether it is partial: it lacks some of them or ran only the first N questions."""
-    marked = {e.task: e.listener for e in group if e.listener}
+    notes = {task: note_of(e for e in group if e.task == task) for task in {e.task for e in group}}
+    marks = {task: note for task, note in notes.items() if note}
     ran = {e.task for e in group if e.accuracy is not None}
-    over = [t for t in TASKS if t in ran and t not in marked]
+    over = [t for t in TASKS if t in ran and t not in marks]
     means = [statistics.fmean(e.accuracy for e in group if e.task == t and e.accuracy is not None) for t in over]
-    return {"marked": marked, "average": statistics.fmean(means) if means else None, "average_over": over,
+    return {"marked": marks, "average": statistics.fmean(means) if means else None, "average_over": over,
             "partial": bool(max_samples) or any(t not in ran for t in TASKS)}
 
 
@@ -123,14 +126,14 @@ def markdown(entries: list[Entry], order: ModelOrder) -> str:
     tasks, rows = table_rows(entries, order)
     table = md_table(["Model", "Split", *tasks, "Avg", "Seeds", "Parse fail %", "Truncated %", "Error %"],
                      [[row["model"], row["split"],
-                       *(cell_text(c[0] if c else None, row["interval"][t], row["without_errors"][t])
-                         + (" †" if t in row["marked"] else "") for t, c in row["cells"].items()),
+                       *(marked(cell_text(c[0] if c else None, row["interval"][t], row["without_errors"][t]),
+                                row["marked"].get(t)) for t, c in row["cells"].items()),
                        pct(row["average"]) + (" (partial)" if row["partial"] else ""), seeds_text(row),
                        pct(row["parse"]), pct(row["truncated"]), pct(row["error"])] for row in rows])
-    notes = sorted({note for row in rows for note in row["marked"].values()})
     key = ("\nAccuracy %: mean ± std over seeds [95% interval clustered by question across seeds]; 'w/o errors': "
            f"server and judge errors left out. {average_key(rows)}. Seeds: per task, a range where they differ.\n")
-    return (table + "".join(f"\n† {note}: left out of Avg.\n" for note in notes) + key + _thresholds(tasks, rows)
+    return (table + footnotes((n for row in rows for n in row["marked"].values()), LEFT_OUT) + key
+            + _thresholds(tasks, rows)
             + (markdown_table(adaptive) if adaptive else ""))
 
 
@@ -175,5 +178,5 @@ def _threshold_cell(fits: list) -> str:
 def csv_rows(entries: list[Entry], order: ModelOrder) -> list[list[str | int]]:
     """Accuracy cells; adaptive runs (thresholds, not accuracies) are left out."""
     tasks, rows = table_rows([e for e in entries if not (e.config or {}).get("adaptive")], order)
-    return [[NAME, row["model"], row["split"], task, "", f"{cell[0][0]:.6f}", f"{cell[0][1]:.6f}", cell[1], cell[2]]
-            for row in rows for task, cell in row["cells"].items() if cell]
+    return [[NAME, row["model"], row["split"], task, "", f"{cell[0][0]:.6f}", f"{cell[0][1]:.6f}", cell[1], cell[2],
+             row["marked"].get(task) or ""] for row in rows for task, cell in row["cells"].items() if cell]

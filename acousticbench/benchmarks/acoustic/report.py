@@ -8,9 +8,10 @@ from pathlib import Path
 
 from acousticbench.benchmarks.acoustic import summaries
 from acousticbench.benchmarks.acoustic.figures import psychometric_grid, threshold_text
-from acousticbench.benchmarks.acoustic.leaderboard import average_key, seeds_text, table_rows
+from acousticbench.benchmarks.acoustic.leaderboard import LEFT_OUT, average_key, seeds_text, table_rows
 from acousticbench.benchmarks.acoustic.summaries import Psychometric
 from acousticbench.benchmarks.entry import Entry, ModelOrder, Section
+from acousticbench.benchmarks.marks import html_mark
 from acousticbench.core.stats import SMALL_N, censored_text
 from acousticbench.core.tables import html_table, pct
 
@@ -71,8 +72,7 @@ def leaderboard(tasks: list[str], rows: list[dict]) -> str:
                 continue
             (mean, std), seeds, n = cell
             interval = f'<small>[{pct(ci.low)}, {pct(ci.high)}]</small>' if ci else ""
-            mark = row["marked"].get(task)
-            note = f' <b class="mono" title="{escape(mark)}: left out of Avg">{escape(mark)}</b>' if mark else ""
+            note = html_mark(row["marked"].get(task), LEFT_OUT)
             werr = f'<small class="werr">w/o errors {pct(clean)}</small>' if clean is not None else ""
             cells.append(f'<span class="num" title="{seeds} seeds, {n} answers">{pct(mean)} ± {pct(std)}</span>'
                          f"{interval}{werr}{note}")

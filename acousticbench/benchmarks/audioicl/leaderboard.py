@@ -8,6 +8,7 @@ from typing import Any
 from acousticbench.benchmarks.audioicl import TASKS
 from acousticbench.benchmarks.audioicl.record import ICLMetrics, line_outcome
 from acousticbench.benchmarks.entry import Entry, ModelOrder
+from acousticbench.benchmarks.marks import footnotes, marked, note_of
 from acousticbench.core.identity import row_labels
 from acousticbench.core.stats import interval_of, without_errors
 from acousticbench.core.tables import cell_text, md_table, mean_known, mean_std, pct
@@ -66,7 +67,8 @@ def icl_rows(entries: list[Entry], order: ModelOrder) -> list[dict]:
                      "task": task, "shots": shots, "identity": identity, "interval": interval_of(group, line_outcome),
                      "without_errors": without_errors(group),
                      "mean_std": mean_std(accs) if accs else None, "seeds": len({e.seed for e in group}),
-                     "n": sum(e.n for e in group), "entries": group, "no_answer": mean_known([e.parse_failure_rate for e in group]),
+                     "n": sum(e.n for e in group), "entries": group, "marked": note_of(group),
+                     "no_answer": mean_known([e.parse_failure_rate for e in group]),
                      "truncated": mean_known([e.truncation_rate for e in group]),
                      "error": mean_known([e.error_rate for e in group]),
                      "order": (order(model), model, identity, tasks.index(task) if task in tasks else len(tasks), task,
@@ -75,14 +77,16 @@ def icl_rows(entries: list[Entry], order: ModelOrder) -> list[dict]:
 
 
 def markdown(entries: list[Entry], order: ModelOrder) -> str:
+    rows = icl_rows(entries, order)
     return md_table(["Model", "Task", "k", "Accuracy", "Seeds", "Answers (episodes x seeds)", "No answer %",
                      "Truncated %", "Error %"],
                     [[row["model"], row["task"], str(row["shots"]),
-                      cell_text(row["mean_std"], row["interval"], row["without_errors"]),
+                      marked(cell_text(row["mean_std"], row["interval"], row["without_errors"]), row["marked"]),
                       str(row["seeds"]), str(row["n"]), pct(row["no_answer"]), pct(row["truncated"]), pct(row["error"])]
-                     for row in icl_rows(entries, order)])
+                     for row in rows]) + footnotes(row["marked"] for row in rows)
 
 
 def csv_rows(entries: list[Entry], order: ModelOrder) -> list[list[str | int]]:
     return [[NAME, row["model"], "all", row["task"], row["shots"], f"{row['mean_std'][0]:.6f}",
-             f"{row['mean_std'][1]:.6f}", row["seeds"], row["n"]] for row in icl_rows(entries, order) if row["mean_std"]]
+             f"{row['mean_std'][1]:.6f}", row["seeds"], row["n"], row["marked"] or ""]
+            for row in icl_rows(entries, order) if row["mean_std"]]

@@ -131,6 +131,9 @@ class ICLMetrics(BaseModel):
                                            "evidently did not arrive whole (errors of their own, never scored); "
                                            "`stereo_as_mono`, those whose stereo clip the canary found heard as "
                                            "mono.")
+    listener: str | None = Field(default=None, description="The canary's mark where it found that the run's audio "
+                                 "does not reach the model ('canary: the model did not hear ...'): the leaderboard and "
+                                 "the report mark the run †; else null.")
     demo_order: str = Field(default="file", description="The demos in the file's order, or permuted per seed.")
     format_compliance: float | None = Field(default=None, description="Answered episodes whose reply is a label and "
                                             "nothing else, right or wrong, over the answered episodes.")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from acousticbench.benchmarks.audioicl.leaderboard import icl_rows
 from acousticbench.benchmarks.entry import Entry, ModelOrder, Section
+from acousticbench.benchmarks.marks import html_mark
 from acousticbench.core.stats import SMALL_N
 from acousticbench.core.tables import Axes, colour, html_table, legend, mean_known, pct
 
@@ -93,7 +94,7 @@ def table(rows: list[dict]) -> str:
             group[key].append(r[key])
     out = []
     for (model, task), g in grouped.items():
-        cells = [f'{pct(g["k"][k]["mean_std"][0])} ± {pct(g["k"][k]["mean_std"][1])}'
+        cells = [f'{pct(g["k"][k]["mean_std"][0])} ± {pct(g["k"][k]["mean_std"][1])}{html_mark(g["k"][k]["marked"])}'
                  if k in g["k"] and g["k"][k]["mean_std"] else "-" for k in ks]
         seeds = f"{min(g['seeds'])}-{max(g['seeds'])}" if len(g["seeds"]) > 1 else str(max(g["seeds"]))
         out.append([escape(model), escape(task), *cells, seeds, pct(mean_known(g["no_answer"])),
@@ -101,4 +102,4 @@ def table(rows: list[dict]) -> str:
     return html_table("audioicl", ["Model", "Task", *(f"k={k}" for k in ks), "Seeds", "No answer %", "Truncated %",
                                    "Error %"], out,
                       "AudioICL accuracy % by number of shots (mean ± std over seeds; strict: refusals, cut replies "
-                      "and hedges are never right)")
+                      "and hedges are never right; †: runs whose audio the canary found did not reach the model)")
