@@ -5,9 +5,11 @@ has those records marked as errors of their own cause, never scored, counted in 
 from __future__ import annotations
 
 import json
+import re
 
 from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
-from acousticbench.models.audio_tokens import QWEN2_AUDIO
+from acousticbench.models.audio_tokens import QWEN2_AUDIO, VOXTRAL, reported
+from acousticbench.run.catalog import MODELS
 from harness_cli import harness_env, run_cli, run_dirs
 from servers import gemini_server, openai_server
 from servers.ear import Mangle
@@ -67,6 +69,32 @@ def test_a_gemini_server_that_drops_the_second_clip_is_caught_per_record(tmp_pat
 def test_qwen2_audio_counts_as_its_processor_does():
     """25 tokens a second after pooling (vLLM qwen2_audio.py): 1 s is 25, 30 s is 750, 0.5 s is 12."""
     assert [QWEN2_AUDIO.of_clip(s) for s in (1.0, 30.0, 0.5, 0.0)] == [25, 750, 12, 0]
+
+
+def test_voxtral_counts_every_started_30_s_window_whole():
+    """Its processor pads each clip to a whole number of 30 s windows of 375 tokens: a cut clip still fills one."""
+    assert [VOXTRAL.of_clip(s) for s in (0.5, 30.0, 30.5, 90.0)] == [375, 375, 750, 1125]
+
+
+def test_a_prompt_total_of_zero_is_no_count_and_judges_nothing():
+    """Our transformers server says 0 prompt tokens where its model's code gives no count (Kimi-Audio, MiniCPM-o)."""
+    assert reported({"prompt_tokens": 0, "completion_tokens": 3}, QWEN2_AUDIO) is None
+    assert reported({"prompt_tokens": 180}, QWEN2_AUDIO) == 180
+
+
+def test_every_model_asked_over_the_network_names_its_audio_token_rate_and_source_or_says_unknown():
+    """`acousticbench models`: for each API and served model, the rate with the vendor's code or page it comes from,
+    or 'unknown' and why (then no record is judged by its count); none is left unsaid."""
+    listed = run_cli("--list-models")
+    assert listed.returncode == 0, listed.stderr
+    blocks = {block.split()[0]: block for block in re.split(r"\n(?=\S)", listed.stdout)}
+    asked = [m.name for m in MODELS.values() if m.family != "local" or "serve_name" in m.settings]
+    assert {"Voxtral-Mini-3B", "Kimi-Audio-7B-Instruct", "MiniCPM-o-4.5", "Cascade-Transcribe-GPT-4o-mini"} <= set(asked)
+    for name in asked:
+        [line] = re.findall(r"audio tokens: (.*)", blocks[name])
+        assert re.search(r"source: .*\w/\w", line) or line.startswith("unknown: "), (name, line)
+    assert "375 per started 30 s" in blocks["Voxtral-Mini-3B"]
+    assert "its server reports no count: not checked" in blocks["Kimi-Audio-7B-Instruct"]
 
 
 def test_rejudge_leaves_a_record_whose_audio_did_not_arrive_an_error_and_keeps_the_counts(tmp_path):

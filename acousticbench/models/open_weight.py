@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from acousticbench.models.audio_tokens import QWEN2_5_OMNI, QWEN2_AUDIO, QWEN3_OMNI, AudioTokens
+from acousticbench.models.audio_tokens import (KIMI_AUDIO, MINICPM_O_4_5, QWEN2_5_OMNI, QWEN2_AUDIO, QWEN3_OMNI, VOXTRAL,
+                                               AudioTokens)
 from acousticbench.models.images import IMAGES, Image
 from acousticbench.models.limits import Limits
 
@@ -29,7 +30,7 @@ class OpenWeight:
     text_first: bool = False  # the instruction before the clips, as the vendor's examples order a turn
     built_in: bool = False  # the weights are built in code (the tiny checkpoint), not downloaded
     logprobs: bool = True  # the server returns token logprobs (vLLM and our Tiny adapter do): --judge logprobs
-    audio_tokens: AudioTokens | None = None  # how its server counts a second of audio; None: not established
+    audio_tokens: AudioTokens | None = None  # how its server counts a second of audio (audio_tokens.unknown: no source)
 
     @property
     def gpu(self) -> str:
@@ -62,7 +63,7 @@ OPEN_WEIGHT: tuple[OpenWeight, ...] = (
                "Mistral Voxtral Mini 3B (mistralai/Voxtral-Mini-3B-2507), vLLM", IMAGES["vllm"],
                Limits(audio_items=5, clip_s=2400.0, over="refuse", why="vLLM issue #22109; 40 min of audio per the model card"),
                ("--tokenizer_mode", "mistral", "--config_format", "mistral", "--load_format", "mistral"),
-               channels=_VLLM_MONO),
+               channels=_VLLM_MONO, audio_tokens=VOXTRAL),
     OpenWeight("Qwen2-Audio-7B-Instruct", "qwen2_audio_7b_instruct", "vllm", "Qwen/Qwen2-Audio-7B-Instruct", 8010, 24,
                "Qwen/Qwen2-Audio-7B-Instruct, vLLM", IMAGES["vllm"], _WHISPER_30S, channels=_VLLM_MONO,
                audio_tokens=QWEN2_AUDIO),
@@ -80,13 +81,15 @@ OPEN_WEIGHT: tuple[OpenWeight, ...] = (
     # clip limit is stated, none is assumed
     OpenWeight("Kimi-Audio-7B-Instruct", "kimi_audio_7b_instruct", "transformers", "moonshotai/Kimi-Audio-7B-Instruct",
                8013, 40, "moonshotai/Kimi-Audio-7B-Instruct, our transformers server", IMAGES["kimi"],
-               concurrency=_ONE_AT_A_TIME, text_first=True, logprobs=False, channels=_SERVER_MONO),
+               concurrency=_ONE_AT_A_TIME, text_first=True, logprobs=False, channels=_SERVER_MONO,
+               audio_tokens=KIMI_AUDIO),
     # text first: OpenBMB/MiniCPM-o README.md, MiniCPM-o 4.5 audio understanding, sends content [task_prompt, audio].
     # Merged, as the paper did: one audio input, so every prompt's clips become one with 1 s of silence between
     OpenWeight("MiniCPM-o-4.5", "minicpm_o_4_5", "transformers", "openbmb/MiniCPM-o-4_5", 8014, 24,
                "openbmb/MiniCPM-o-4_5, one audio input: clips merged with 1 s of silence", IMAGES["minicpm"],
                Limits(audio_items=1, over="merge", why="one audio input per request, as the paper ran it"),
-               concurrency=_ONE_AT_A_TIME, text_first=True, logprobs=False, channels=_SERVER_MONO),
+               concurrency=_ONE_AT_A_TIME, text_first=True, logprobs=False, channels=_SERVER_MONO,
+               audio_tokens=MINICPM_O_4_5),
     # local: runs on this CPU with no GPU, key or container; run.py starts and stops its server itself
     OpenWeight("Tiny-Qwen2-Audio", "tiny_qwen2_audio", "transformers", "(built in code, no download)", 8015, 0,
                "real Qwen2-Audio architecture, small random weights, on our transformers server: "

@@ -8,6 +8,7 @@ from typing import Any
 
 from acousticbench.core.errors import UserError, unknown_name
 from acousticbench.models import lora
+from acousticbench.models.audio_tokens import CASCADE
 from acousticbench.models.open_weight import OPEN_WEIGHT, OpenWeight
 from acousticbench.core.environment import endpoint_variable, same_name
 
@@ -25,7 +26,9 @@ class ModelEntry:
     channels: int | None = None  # audio channels the model hears: 1 (mono), 2, or None (unknown, or it does not listen)
     logprobs: bool = False  # its server returns token logprobs, so --judge logprobs can label its answers
     without_audio: bool = True  # it can be asked a prompt with no audio part (--control no-audio)
-    audio_tokens: Any = None  # models/audio_tokens.AudioTokens: how its server counts a second of audio; None: unknown
+    # models/audio_tokens.AudioTokens: how its server counts a second of audio, with its source, or why it is unknown;
+    # None: a local model (nothing between the harness and it) or one registered in code
+    audio_tokens: Any = None
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -156,10 +159,12 @@ MODELS: dict[str, ModelEntry] = {
         _gemini("Gemini-3-Flash", "gemini-3-flash-preview", "Gemini 3 Flash (gemini-3-flash-preview)"),
         ModelEntry("Cascade-Whisper-GPT-4o-mini", _CASCADE, "api", "OPENAI_API_KEY; pip install -e '.[stt]'",
                    "local faster-whisper tiny.en transcribes (greedy), gpt-4o-mini answers from the transcripts",
-                   {"stt": "local", "text_model": "gpt-4o-mini"}, channels=1),  # cascade.py mixes to mono for Whisper
+                   {"stt": "local", "text_model": "gpt-4o-mini"}, channels=1,  # cascade.py mixes to mono for Whisper
+                   audio_tokens=CASCADE),
         ModelEntry("Cascade-Transcribe-GPT-4o-mini", _CASCADE, "api", "OPENAI_API_KEY",
                    "gpt-4o-mini-transcribe (API) transcribes, gpt-4o-mini answers from the transcripts",
-                   {"stt": "openai", "stt_model": "gpt-4o-mini-transcribe", "text_model": "gpt-4o-mini"}),
+                   {"stt": "openai", "stt_model": "gpt-4o-mini-transcribe", "text_model": "gpt-4o-mini"},
+                   audio_tokens=CASCADE),
         # open-weight models, served over HTTP (vLLM, or our transformers server), and ours on the CPU
         *(_served(m) for m in OPEN_WEIGHT),
     )
@@ -241,6 +246,8 @@ def models_table(archive: Path | None = None) -> str:
         lines.append(f"{'':{width}}  needs: {m.needs}")
         if m.family != "local" or m.channels:  # Random and Always-A do not listen
             lines.append(f"{'':{width}}  hears: {m.hears}")
+        if m.audio_tokens is not None:
+            lines.append(f"{'':{width}}  audio tokens: {m.audio_tokens.line()}")
     for folder in lora.unusable_folders(archive) if archive is not None else []:
         lines.append(f"skipped {Path(archive) / 'lora' / folder}: rename it to letters, digits and _ to use it")
     return "\n".join(lines)

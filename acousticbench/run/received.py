@@ -18,8 +18,8 @@ def accounted(record: Any, rate: AudioTokens | None, heard_mono: bool = False) -
     (the canary found it), a record that sent a stereo clip is noted: a token count cannot show channels."""
     if heard_mono and any(clip["channels"] > 1 for clip in record.sent or ()):
         record = record.with_note(STEREO_AS_MONO)
-    if rate is None or record.status == "error" or not record.sent:
-        return record
+    if rate is None or rate.per_s is None or record.status == "error" or not record.sent:
+        return record  # an unknown rate judges nothing
     got = reported(record.usage, rate)
     if got is None:
         return record
