@@ -5,6 +5,7 @@ exits 0 and nothing is marked."""
 from __future__ import annotations
 
 import csv
+import json
 import io
 import shutil
 from pathlib import Path
@@ -99,3 +100,14 @@ def test_the_report_marks_both_benchmarks_tables_as_a_reader_sees_them(sweeps, b
     honest = Page(browser, report(sweeps["honest"][0]))
     assert not any("†" in cell for table in ("#leaderboard", "#audioicl") for row in honest.cells(table)
                    for cell in row)
+
+
+def test_rescoring_an_audioicl_run_keeps_its_mark(sweeps, tmp_path):
+    """What the model heard does not change with how its replies are scored: rejudge.py keeps the mark."""
+    shutil.copytree(sweeps["drops"][0] / "results", tmp_path / "results")
+    [run] = (tmp_path / "results").glob("Voxtral-Mini-3B-AudioCount-k1-*")
+    out = script("rejudge.py", str(run), "--scoring", "lenient", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    rows = [line for line in leaderboard(tmp_path).splitlines() if "| AudioCount | 1 |" in line]
+    assert len(rows) == 1 and rows[0].split(" | ")[3].endswith(" †")
+    assert json.loads((run / "metrics.json").read_text())["listener"] == UNHEARD_CLIP
