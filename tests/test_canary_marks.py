@@ -58,6 +58,7 @@ def test_a_sweep_whose_server_drops_the_second_clip_exits_1_naming_both_benchmar
     [line] = lines
     assert line.startswith("error: Voxtral-Mini-3B: canary:") and "does not hear both clips" in line
     assert line.endswith("--no-canary if you know it hears what is sent.") and "rad, AudioCount" in line
+    assert "Exit status 1: 3 runs had audio that did not reach the model whole (the canary's probes)" in run.stdout
     _, honest, honest_probes = sweeps["honest"]
     assert honest.returncode == 0 and "canary" not in honest.stderr, honest.stderr
     assert probes == honest_probes == 8

@@ -143,7 +143,7 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, res
             return
         bars.write(_run_line(result))
         if result.unheard:  # said in one line when the canary found it, before the runs
-            why["heard no audio by the canary's probes"] += 1
+            why["had audio that did not reach the model whole (the canary's probes)"] += 1
         if result.over_budget:
             bars.write(f"error: {result.spec.label()} finished with {result.over_budget}; its failures are error records "
                        f"in {result.run_dir / 'responses.jsonl'}: fix the cause, then rerun with --resume.", sys.stderr)
