@@ -97,6 +97,8 @@ def test_the_report_marks_both_benchmarks_tables_as_a_reader_sees_them(sweeps, b
     icl = page.cells("#audioicl")
     assert [row[:2] for row in icl] == [["Voxtral-Mini-3B [first 4]", "AudioCount"]]
     assert all(f"† {FINDING}" in cell for cell in icl[0][2:4])  # k=1 and k=3
+    points = page.page.eval_on_selector_all("svg.kshot circle title", "ts => ts.map(t => t.textContent)")
+    assert len(points) == 2 and all(f"† {FINDING}" in point for point in points)  # the k-shot curve's tooltips
     assert page.errors == []
     honest = Page(browser, report(sweeps["honest"][0]))
     assert not any("†" in cell for table in ("#leaderboard", "#audioicl") for row in honest.cells(table)

@@ -39,13 +39,14 @@ def chance(entries: list[Entry], records: Mapping[Path, Sequence]) -> dict[str, 
 
 
 def kshot_series(rows: list[dict]) -> dict[str, dict[str, list[tuple]]]:
-    """task -> model -> [(k, mean, std, seeds, 95% interval or None)] sorted by k: the points of the k-shot curves."""
+    """task -> model -> [(k, mean, std, seeds, 95% interval or None, the runs' mark or None)] sorted by k: the points
+    of the k-shot curves."""
     series: dict[str, dict[str, list]] = {}
     for row in rows:
         if row["mean_std"]:
             mean, std = row["mean_std"]
             series.setdefault(row["task"], {}).setdefault(row["model"], []).append(
-                (row["shots"], mean, std, row["seeds"], row["interval"]))
+                (row["shots"], mean, std, row["seeds"], row["interval"], row["marked"]))
     for models in series.values():
         for points in models.values():
             points.sort(key=lambda p: p[0])
@@ -68,14 +69,14 @@ def kshot_panel(task: str, models: dict[str, list[tuple]], order: list[str],
         c = colour(order.index(model))
         parts.append(f'<polyline class="series" stroke="{c}" points="'
                      + " ".join(f"{ax.x(p[0])},{ax.y(p[1])}" for p in points) + '"/>')
-        for k, mean, std, seeds, ci in points:
+        for k, mean, std, seeds, ci, mark in points:
             interval = f" [{pct(ci.low)}, {pct(ci.high)}]" if ci else ""
             if ci:
                 parts.append(f'<line class="interval" stroke="{c}" x1="{ax.x(k)}" y1="{ax.y(ci.low)}" x2="{ax.x(k)}" '
                              f'y2="{ax.y(ci.high)}"/>')
             parts.append(f'<circle fill="{c}" cx="{ax.x(k)}" cy="{ax.y(mean)}" r="3">'
                          f'<title>{escape(model)}, k={k}: {100 * mean:.1f}% ± {100 * std:.1f}{interval} ({seeds} '
-                         f'seeds)</title></circle>')
+                         f'seeds){escape(f" † {mark}" if mark else "")}</title></circle>')
     return (f'<svg class="panel kshot" width="{w}" height="{h}" role="img" data-task="{escape(task)}" '
             f'aria-label="{escape(task)} accuracy by k"><text class="ttl" x="32" y="11">{escape(task)}</text>'
             f'{"".join(parts)}</svg>')
