@@ -71,6 +71,22 @@ def test_qwen2_audio_counts_as_its_processor_does():
     assert [QWEN2_AUDIO.of_clip(s) for s in (1.0, 30.0, 0.5, 0.0)] == [25, 750, 12, 0]
 
 
+def test_a_prompt_total_is_kept_beside_the_expected_count_and_never_judged(tmp_path):
+    """vLLM reports only the prompt's total: even a server that cut every clip has its records scored (the canary is
+    what catches it), and metrics.json counts them apart from the records checked."""
+    archive = write_noise_pack(tmp_path / "archive", "rad", 4, clip_s=3.0)
+    with openai_server.serve(mangle=Mangle(keep_s=1.0)) as server:
+        run = run_cli("--model", "Voxtral-Mini-3B", "--task", "rad", "--judge", "rules", "--archive", str(archive),
+                      "--no-canary", cwd=tmp_path, env=harness_env(ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT=server.url))
+    assert run.returncode == 0, run.stderr
+    [folder] = run_dirs(tmp_path / "results")
+    records = [json.loads(line) for line in (folder / "responses.jsonl").read_text().splitlines()]
+    assert all(r["audio_tokens"]["expected"] == 750 and r["audio_tokens"]["counted"] == "prompt"  # 2 windows of 30 s
+               and r["status"] != "error" for r in records)
+    metrics = json.loads((folder / "metrics.json").read_text())
+    assert metrics["audio_received"] == {"checked": 0, "not_received": 0, "prompt_total_only": len(records)}
+
+
 def test_voxtral_counts_every_started_30_s_window_whole():
     """Its processor pads each clip to a whole number of 30 s windows of 375 tokens: a cut clip still fills one."""
     assert [VOXTRAL.of_clip(s) for s in (0.5, 30.0, 30.5, 90.0)] == [375, 375, 750, 1125]

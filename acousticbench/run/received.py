@@ -3,6 +3,7 @@ the model's rate beside those the server reported; a record whose audio evidentl
 its own cause ("audio not received"), never scored as if heard, and asked again by --resume."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from acousticbench.core.records import AUDIO_NOT_RECEIVED
@@ -37,13 +38,16 @@ def accounted(record: Any, rate: AudioTokens | None, heard_mono: bool = False) -
 
 
 def counts(records: list) -> dict[str, Any]:
-    """metrics.json's audio_received: the records checked, those whose audio did not arrive whole, and those whose
+    """metrics.json's audio_received: the records checked (their server counted the audio apart), those whose audio
+    did not arrive whole, those whose count is only the prompt's total (kept, never judged: vLLM's), and those whose
     stereo clip the model heard as mono."""
-    checked = sum(1 for r in records if getattr(r, "audio_tokens", None))
+    counted = Counter((getattr(r, "audio_tokens", None) or {}).get("counted") for r in records)
     missing = sum(1 for r in records if r.status == "error" and (r.error or "").startswith(AUDIO_NOT_RECEIVED))
     mono = sum(1 for r in records if STEREO_AS_MONO in r.notes)
-    found = {"checked": checked, "not_received": missing, **({"stereo_as_mono": mono} if mono else {})}
-    return {"audio_received": found} if checked or mono else {}
+    found = {"checked": counted["audio"], "not_received": missing,
+             **({"prompt_total_only": counted["prompt"]} if counted["prompt"] else {}),
+             **({"stereo_as_mono": mono} if mono else {})}
+    return {"audio_received": found} if counted["audio"] or counted["prompt"] or mono else {}
 
 
 def rate_of(spec: Any) -> AudioTokens | None:
