@@ -105,7 +105,8 @@ def test_every_model_asked_over_the_network_names_its_audio_token_rate_and_sourc
     assert listed.returncode == 0, listed.stderr
     blocks = {block.split()[0]: block for block in re.split(r"\n(?=\S)", listed.stdout)}
     asked = [m.name for m in MODELS.values() if m.family != "local" or "serve_name" in m.settings]
-    assert {"Voxtral-Mini-3B", "Kimi-Audio-7B-Instruct", "MiniCPM-o-4.5", "Cascade-Transcribe-GPT-4o-mini"} <= set(asked)
+    assert {"Voxtral-Mini-3B", "Kimi-Audio-7B-Instruct", "MiniCPM-o-4.5", "Cascade-Transcribe-GPT-4o-mini"} \
+        <= set(asked)
     for name in asked:
         [line] = re.findall(r"audio tokens: (.*)", blocks[name])
         assert re.search(r"source: .*\w/\w", line) or line.startswith("unknown: "), (name, line)
