@@ -71,8 +71,8 @@ VOXTRAL = AudioTokens(12.5, "transformers src/transformers/models/voxtral/proces
                       "modeling_voxtral.py, mistral-common src/mistral_common/tokens/tokenizers/audio.py: each clip "
                       "padded to a multiple of 480000 samples (30 s of 3000 mel frames; chunk_length_s), the encoder's "
                       "1500 frames a window packed 4 to a token (intermediate_size 5120 = 4 x 1280; frame_rate "
-                      "12.5), so 375 tokens per started 30 s; vLLM reports only prompt_tokens, and a clip cut short still fills "
-                      "its window", counted="prompt", rule=CHUNKS_30S)
+                      "12.5), so 375 tokens per started 30 s; vLLM reports only prompt_tokens, and a clip cut short "
+                      "still fills its window", counted="prompt", rule=CHUNKS_30S)
 KIMI_AUDIO = AudioTokens(12.5, "MoonshotAI/Kimi-Audio kimia_infer/api/prompt_manager.py: GLM-4-Voice's tokenizer "
                          "(THUDM/GLM-4-Voice README: 12.5 discrete tokens per second) and Whisper features reshaped to "
                          "a quarter of their 50 Hz frames; our transformers server reports no prompt count "
