@@ -106,9 +106,9 @@ def test_a_listener_of_known_threshold_is_found_and_one_that_never_hears_is_not_
     from acousticbench.benchmarks.acoustic.adaptive.stimuli import difference, grid_of
 
     truth = {"lou": 1.5, "dir": 6.0}[task]
-    found, widths, requests = simulated_run(task, 3, Listener(truth, spread=0.3, lapse=0.04, bias=0.6), 2, 40)
+    found, path, requests = simulated_run(task, 3, Listener(truth, spread=0.3, lapse=0.04, bias=0.6), 2, 40)
     assert found.low <= truth <= found.high and found.width < 3
-    assert requests == 80 and widths[-1][1] <= widths[0][1]
+    assert requests == 80 and path[-1][1].width <= path[0][1].width
     deaf, _, _ = simulated_run(task, 3, Listener(None, bias=0.7), 2, 20)
     assert difference(task, deaf.median) > difference(task, grid_of(task).stimuli[-1])
 
