@@ -61,6 +61,8 @@ def test_oracle_adaptive_runs_of_two_tasks_write_their_own_pack_and_a_threshold_
         answers = [q["answer"] for q in questions if q["meta"]["adaptive"]["track"] == 0]
         assert all(sorted(answers[i:i + 2]) == ["A", "B"] for i in range(0, len(answers) - 1, 2))  # A/B balanced
         assert sum(q["meta"]["probe"] == "catch" for q in questions) == int(TRACKS)
+        first_round = [q["meta"]["adaptive"]["magnitude"] for q in questions if q["meta"]["adaptive"]["trial"] == 0]
+        assert len(set(first_round)) == int(TRACKS)  # one posterior for all tracks: a round asks distinct differences
     out = run_cli("--report", "results", "--out", "report.html", cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     html = (tmp_path / "report.html").read_text()
@@ -88,6 +90,17 @@ def test_a_rerun_of_the_same_seed_makes_the_same_stimuli_and_answers_and_resume_
     assert out.returncode == 0 and "7 kept from the earlier run" in out.stdout, out.stdout + out.stderr
     assert without_timing(records(b)) == full
     assert tree_bytes(a / "pack") == tree_bytes(b / "pack")
+
+
+def test_the_width_rule_stops_every_track_at_the_same_round_once_the_runs_interval_is_narrow_enough(tmp_path):
+    out = run_cli("--model", "Oracle", "--task", "lou", "--seed", "42", "--adaptive", "psi", "--adaptive-width", "6",
+                  "--adaptive-tracks", "3", "--adaptive-trials", "40", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    adaptive = json.loads((run_folder(tmp_path / "results", "lou") / "metrics.json").read_text())["adaptive"]
+    lengths = {len(t["differences"]) for t in adaptive["tracks"]}
+    assert len(lengths) == 1 and lengths.pop() < 38, adaptive["tracks"]  # 40 trials hold 2 catch trials
+    low, high = adaptive["ci95"]
+    assert high / low <= 6
 
 
 def test_adaptive_settings_without_adaptive_are_refused_in_one_line(tmp_path):
