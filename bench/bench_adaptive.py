@@ -11,7 +11,8 @@ about the threshold over that of one ideally placed trial, knowing the listener'
 adaptive threshold against the pack's hardest step; and whether a listener that never hears is reported as not
 reached. The trials are made by the same code as a run's (adaptive/stimuli.py), quantised to PCM16 as on disk.
 
-    python bench/bench_adaptive.py --archive archive --runs 30 --workers 2 --out adaptive.json
+    python bench/bench_adaptive.py --archive archive --runs 12 --workers 2 --out adaptive.json
+    python bench/bench_adaptive.py --table adaptive.json --at 120,160,180,240
 """
 from __future__ import annotations
 
@@ -206,7 +207,7 @@ def main() -> int:
     p.add_argument("--task", default="pit,lou,dur,tem,rad,dir,cnt,bri")
     p.add_argument("--runs", type=int, default=30, help="listeners per task")
     p.add_argument("--tracks", type=int, default=4)
-    p.add_argument("--trials", type=int, default=45, help="per track, catch trials included")
+    p.add_argument("--trials", type=int, default=60, help="per track, catch trials included (the harness's default)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--out", type=Path, help="every run's figures, a JSON line each as it finishes")
     p.add_argument("--table", type=Path, metavar="OUT", help="only print the table of an --out file (so far)")
