@@ -74,18 +74,19 @@ def test_oracle_adaptive_runs_of_two_tasks_write_their_own_pack_and_a_threshold_
     assert "100.0 ±" not in board.stdout  # an adaptive run's accuracy is no leaderboard cell
 
 
-def test_a_rerun_of_the_same_seed_makes_the_same_stimuli_and_answers_and_resume_continues_a_cut_run(tmp_path):
+@pytest.mark.parametrize("method", ["staircase", "psi"])
+def test_a_rerun_of_the_same_seed_makes_the_same_stimuli_and_answers_and_resume_continues_a_cut_run(tmp_path, method):
     first, second = tmp_path / "one", tmp_path / "two"
     first.mkdir(), second.mkdir()
-    a = run_folder(adaptive_run(first, "lou", method="staircase"), "lou")
-    b = run_folder(adaptive_run(second, "lou", method="staircase"), "lou")
+    a = run_folder(adaptive_run(first, "lou", method=method), "lou")
+    b = run_folder(adaptive_run(second, "lou", method=method), "lou")
     assert tree_bytes(a / "pack") == tree_bytes(b / "pack")
     assert without_timing(records(a)) == without_timing(records(b))
     full = without_timing(records(b))
     kept = (b / "responses.jsonl").read_text().splitlines()[:7]  # a run killed after 7 answers
     (b / "responses.jsonl").write_text("\n".join(kept) + "\n")
     (b / "pack" / "MANIFEST.json").unlink()
-    out = run_cli("--model", "Oracle", "--task", "lou", "--seed", "42", "--adaptive", "staircase", "--adaptive-trials",
+    out = run_cli("--model", "Oracle", "--task", "lou", "--seed", "42", "--adaptive", method, "--adaptive-trials",
                   TRIALS, "--adaptive-tracks", TRACKS, "--resume", cwd=second)
     assert out.returncode == 0 and "7 kept from the earlier run" in out.stdout, out.stdout + out.stderr
     assert without_timing(records(b)) == full
