@@ -166,3 +166,21 @@ def test_resume_refuses_an_earlier_run_whose_trials_were_made_otherwise(tmp_path
                   TRIALS, "--adaptive-tracks", TRACKS, "--resume", cwd=tmp_path)
     assert out.returncode == 2, out.stdout + out.stderr
     assert "was made otherwise than this harness makes it" in out.stderr
+
+
+def test_the_packs_answers_read_by_the_adaptive_posterior_cover_a_known_threshold_and_narrow_with_more_answers():
+    import numpy as np
+
+    from acousticbench.benchmarks.acoustic.adaptive.procedure import estimate_of_counts, p_correct
+    from acousticbench.benchmarks.acoustic.adaptive.stimuli import grid_of
+
+    grid, truth, rng = grid_of("rad"), 30.0, np.random.default_rng(11)
+    steps = (200.0, 80.0, 40.0, 20.0, 10.0)  # the pack's radius steps, off the adaptive grid
+
+    def read(per_step: int):
+        chance = {s: float(p_correct(np.log(s), np.log(truth), 0.3, 0.0)) for s in steps}
+        return estimate_of_counts(grid, {s: (per_step, int(rng.binomial(per_step, chance[s]))) for s in steps})
+
+    few, many = read(20), read(320)
+    assert few.low <= truth <= few.high and many.low <= truth <= many.high
+    assert many.width < few.width and abs(many.median / truth - 1) < 0.1
