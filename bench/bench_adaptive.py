@@ -129,7 +129,8 @@ def one_listener(job) -> dict:
            "same_error": same.median / truth - 1, "same_covers": same.low <= truth <= same.high,
            "same_width": same.width, "requests_to_same_width": next((n for n, w in widths if w <= same.width), None),
            "fewest_requests": fewest_requests(code, listener, answers),
-           "at": {n: [found.median / truth - 1, found.low <= truth <= found.high] for n, found in _round_ends(path, tracks)}}
+           "at": {n: [found.median / truth - 1, found.low <= truth <= found.high]
+                  for n, found in _round_ends(path, tracks)}}
     if fixed_ci and fixed is not None:
         low, high = (magnitude_of(code, v) for v in fixed_ci)
         row.update(fixed_error=magnitude_of(code, fixed) / truth - 1, fixed_covers=low <= truth <= high,
@@ -150,7 +151,7 @@ def extremes(job) -> dict:
 
 
 def _needed(rows: list[dict], key: str) -> str:
-    """Median (and share of the pack's 475) of the requests to a width; 'over N' when half the runs did not get there."""
+    """Median (and share of the pack's 475) of the requests to a width; 'over N' when half the runs did not."""
     needed = [np.inf if r.get(key) is None else r[key] for r in rows]
     if not needed:
         return "-"

@@ -1,5 +1,5 @@
-"""Where an adaptive track puts its next trial, and what its answers say of the threshold: a Bayesian grid over the
-75%-correct threshold, the slope and the lapse rate (the Psi method, Kontsevich & Tyler 1999, with the
+"""Where an adaptive run's tracks put their next trials, and what their answers say of the threshold: a Bayesian grid
+over the 75%-correct threshold, the slope and the lapse rate (the Psi method, Kontsevich & Tyler 1999, with the
 Psi-marginal's entropy over the threshold alone, Prins 2013), and a 2-down-1-up staircase as the plain option.
 
 Every difference is handled as its magnitude (the step, or a count ratio's excess over 1) on a log axis; the
