@@ -3,12 +3,16 @@
 the clips themselves (adaptive/listener.py), and compare it with the fixed pack on the same listeners.
 
 Per task: the adaptive threshold's error (median signed and absolute, relative to the truth) and its 95% interval's
-coverage over --runs listeners; the fixed pack's threshold (psychometric.py) on the same listeners; how many requests
-the adaptive run needed before its interval was as narrow as the fixed pack's (the pack asks 475); the Oracle's
+coverage over --runs listeners; the fixed pack's threshold on the same listeners, read both by the pack's own fit
+(psychometric.py, a bootstrap interval) and by the adaptive run's own posterior (same prior, same 95% interval); how
+many requests the adaptive run needed before its interval was as narrow as each (the pack asks 475); the fewest
+requests any procedure could need for the pack's precision (the Cramer-Rao bound: the pack's Fisher information
+about the threshold over that of one ideally placed trial, knowing the listener's slope); the Oracle's
 adaptive threshold against the pack's hardest step; and whether a listener that never hears is reported as not
 reached. The trials are made by the same code as a run's (adaptive/stimuli.py), quantised to PCM16 as on disk.
 
-    python bench/bench_adaptive.py --archive archive --runs 30 --workers 2 --out adaptive.json
+    python bench/bench_adaptive.py --archive archive --runs 12 --workers 2 --out adaptive.json
+    python bench/bench_adaptive.py --table adaptive.json --at 120,160,180,240
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from functools import lru_cache
 from multiprocessing import Pool
 from pathlib import Path
@@ -26,7 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from acousticbench.benchmarks.acoustic.adaptive.listener import (Listener, measured_difference,  # noqa: E402
                                                                 simulated_run)
-from acousticbench.benchmarks.acoustic.adaptive.stimuli import difference, grid_of, magnitude_of  # noqa: E402
+from acousticbench.benchmarks.acoustic.adaptive.procedure import estimate_of_counts  # noqa: E402
+from acousticbench.benchmarks.acoustic.adaptive.stimuli import (CATCH_EVERY, difference, grid_of,  # noqa: E402
+                                                                magnitude_of)
 from acousticbench.benchmarks.acoustic.pack import load_questions  # noqa: E402
 from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units  # noqa: E402
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES  # noqa: E402
@@ -58,7 +65,8 @@ def pack_differences(archive: str, code: str) -> list[tuple[int | None, str | No
 
 
 def fixed_run(archive: str, code: str, listener: Listener, seed: int):
-    """The listener answers every question of the pack; the pack's own fit of its threshold."""
+    """The listener answers every question of the pack; the pack's own fit of its threshold, and the answers as
+    magnitude -> (asked, right)."""
     counts: dict[int, list[int]] = {}
     steps: dict[int, float] = {}
     for i, (level, answer, measured, meta) in enumerate(pack_differences(archive, code)):
@@ -73,21 +81,56 @@ def fixed_run(archive: str, code: str, listener: Listener, seed: int):
             cell[1] += chosen == answer
             steps[level] = meta["step"]
     fit = in_units(fit_psychometric({k: (n, c) for k, (n, c) in counts.items()}), steps, ATTRIBUTES[code].UNIT)
-    return fit.threshold_physical, fit.threshold_physical_ci95
+    answers = {magnitude_of(code, steps[k]): (n, c) for k, (n, c) in counts.items()}
+    return fit.threshold_physical, fit.threshold_physical_ci95, answers
+
+
+def information(code: str, listener: Listener, magnitude: float | np.ndarray) -> np.ndarray:
+    """Fisher information of one trial at `magnitude` about the listener's log threshold (its slope known)."""
+    h, truth = 1e-4, magnitude_of(code, listener.threshold)
+
+    def p_correct(log_shift: float) -> np.ndarray:
+        shifted = replace(listener, threshold=difference(code, truth * np.exp(log_shift)))
+        hear = np.vectorize(lambda m: shifted.p_hear(code, difference(code, m)))(magnitude)
+        return 0.5 + 0.5 * (1 - listener.lapse) * hear
+
+    p, slope = p_correct(0.0), (p_correct(h) - p_correct(-h)) / (2 * h)
+    return slope ** 2 / (p * (1 - p))
+
+
+def fewest_requests(code: str, listener: Listener, answers: dict[float, tuple[int, int]]) -> float:
+    """The Cramer-Rao bound on the requests any procedure needs for the pack's precision: the pack's information
+    about the threshold in trials placed where one says most, with a catch trial in every CATCH_EVERY as a run has."""
+    pack = sum(n * float(information(code, listener, m)) for m, (n, _) in answers.items())
+    truth = magnitude_of(code, listener.threshold)
+    best = float(information(code, listener, truth * np.exp(np.linspace(-2, 2, 401))).max())
+    return pack / best * CATCH_EVERY / (CATCH_EVERY - 1)
+
+
+def _round_ends(path, tracks: int):
+    """The run's estimate at the end of each round, by requests so far (to read a shorter run's error)."""
+    return [(n, found) for n, found in path if n % tracks == 0]
 
 
 def one_listener(job) -> dict:
     archive, code, index, tracks, trials = job
     listener = listener_for(code, index)
     truth = magnitude_of(code, listener.threshold)
-    final, widths, requests = simulated_run(code, 1000 + index, listener, tracks, trials)
-    fixed, fixed_ci = fixed_run(archive, code, listener, 1000 + index)
+    final, path, requests = simulated_run(code, 1000 + index, listener, tracks, trials)
+    widths = [(n, found.width) for n, found in path]
+    fixed, fixed_ci, answers = fixed_run(archive, code, listener, 1000 + index)
+    same = estimate_of_counts(grid_of(code), answers)  # the pack's answers read as an adaptive run reads its own
     row = {"task": code, "listener": index, "truth": listener.threshold, "spread": listener.spread,
            "lapse": listener.lapse, "bias": listener.bias, "requests": requests,
            "adaptive": difference(code, final.median), "adaptive_ci": [difference(code, final.low),
                                                                        difference(code, final.high)],
            "adaptive_error": final.median / truth - 1, "adaptive_covers": final.low <= truth <= final.high,
-           "adaptive_width": final.width, "fixed": fixed, "fixed_ci": fixed_ci}
+           "adaptive_width": final.width, "fixed": fixed, "fixed_ci": fixed_ci,
+           "same_error": same.median / truth - 1, "same_covers": same.low <= truth <= same.high,
+           "same_width": same.width, "requests_to_same_width": next((n for n, w in widths if w <= same.width), None),
+           "fewest_requests": fewest_requests(code, listener, answers),
+           "at": {n: [found.median / truth - 1, found.low <= truth <= found.high]
+                  for n, found in _round_ends(path, tracks)}}
     if fixed_ci and fixed is not None:
         low, high = (magnitude_of(code, v) for v in fixed_ci)
         row.update(fixed_error=magnitude_of(code, fixed) / truth - 1, fixed_covers=low <= truth <= high,
@@ -107,27 +150,55 @@ def extremes(job) -> dict:
             "never_hearing_reached": difference(code, deaf.median) <= difference(code, grid.stimuli[-1])}
 
 
+def _needed(rows: list[dict], key: str) -> str:
+    """Median (and share of the pack's 475) of the requests to a width; 'over N' when half the runs did not."""
+    needed = [np.inf if r.get(key) is None else r[key] for r in rows]
+    if not needed:
+        return "-"
+    median = np.median(needed)
+    return f"over {rows[0]['requests']}" if not np.isfinite(median) else f"{median:.0f}; {median / PACK_REQUESTS:.2f}"
+
+
+def shorter_runs(rows: list[dict], requests: list[int]) -> list[str]:
+    """Per task, the adaptive error and coverage had the runs stopped after each of `requests`."""
+    lines = ["| task | " + " | ".join(f"{n} requests: error signed / abs, coverage" for n in requests) + " |",
+             "|" + "---|" * (len(requests) + 1)]
+    for code in [c for c in ATTRIBUTES if any(r["task"] == c for r in rows)]:
+        cells = []
+        for n in requests:
+            seen = [r["at"][max((k for k in r["at"] if int(k) <= n), key=int)] for r in rows if r["task"] == code]
+            errors = [e for e, _ in seen]
+            cells.append(f"{np.median(errors):+.3f} / {np.median(np.abs(errors)):.3f}, "
+                         f"{np.mean([c for _, c in seen]):.2f}")
+        lines.append(f"| {code} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def summary(rows: list[dict], extreme: list[dict]) -> list[str]:
     """The table per task (markdown) of the runs finished so far."""
-    lines = ["| task | listeners | adaptive error, median signed / abs | 95% coverage | requests a run | fixed pack "
-             "error, median abs | fixed coverage | fixed width (hi/lo) | requests to the fixed width (median, max) | "
-             "share of 475 | Oracle (pack's hardest) | never hears |", "|" + "---|" * 12]
+    lines = ["| task | listeners | adaptive error, median signed / abs | 95% coverage | requests a run | pack's fit: "
+             "error abs / coverage / width | requests to that width (median; share of 475) | pack read as adaptive: "
+             "error abs / coverage / width | requests to that width | fewest possible (median; share) | Oracle "
+             "(pack's hardest) | never hears |", "|" + "---|" * 12]
     for code in [c for c in ATTRIBUTES if any(r["task"] == c for r in rows)]:
         mine = [r for r in rows if r["task"] == code]
         fixed = [r for r in mine if "fixed_error" in r]
-        needed = [np.inf if r["requests_to_fixed_width"] is None else r["requests_to_fixed_width"] for r in fixed]
-        need = f"{np.median(needed):.0f}, {max(needed):.0f}" if needed else "-"
-        share = f"{np.median(needed) / PACK_REQUESTS:.2f}" if needed else "-"
         x = next((e for e in extreme if e["task"] == code), None)
         ends = (f"{x['oracle']:.3g} ({x['pack_hardest']:g}) | "
                 f"{'reached' if x['never_hearing_reached'] else 'not reached'}") if x else "- | -"
-        fixed_cells = (f"{np.median([abs(r['fixed_error']) for r in fixed]):.3f} | "
-                       f"{np.mean([r['fixed_covers'] for r in fixed]):.2f} | "
-                       f"{np.median([r['fixed_width'] for r in fixed]):.2f}") if fixed else "- | - | -"
+        fixed_cells = (f"{np.median([abs(r['fixed_error']) for r in fixed]):.3f} / "
+                       f"{np.mean([r['fixed_covers'] for r in fixed]):.2f} / "
+                       f"{np.median([r['fixed_width'] for r in fixed]):.2f}") if fixed else "-"
+        same_cells = (f"{np.median([abs(r['same_error']) for r in mine]):.3f} / "
+                      f"{np.mean([r['same_covers'] for r in mine]):.2f} / "
+                      f"{np.median([r['same_width'] for r in mine]):.2f}")
+        fewest = np.median([r["fewest_requests"] for r in mine])
         lines.append(f"| {code} | {len(mine)} | {np.median([r['adaptive_error'] for r in mine]):+.3f} / "
                      f"{np.median([abs(r['adaptive_error']) for r in mine]):.3f} | "
                      f"{np.mean([r['adaptive_covers'] for r in mine]):.2f} | {mine[0]['requests']} | {fixed_cells} | "
-                     f"{need} | {share} | {ends} |")
+                     f"{_needed(fixed, 'requests_to_fixed_width')} | {same_cells} | "
+                     f"{_needed(mine, 'requests_to_same_width')} | {fewest:.0f}; {fewest / PACK_REQUESTS:.2f} | "
+                     f"{ends} |")
     return lines
 
 
@@ -137,14 +208,19 @@ def main() -> int:
     p.add_argument("--task", default="pit,lou,dur,tem,rad,dir,cnt,bri")
     p.add_argument("--runs", type=int, default=30, help="listeners per task")
     p.add_argument("--tracks", type=int, default=4)
-    p.add_argument("--trials", type=int, default=45, help="per track, catch trials included")
+    p.add_argument("--trials", type=int, default=60, help="per track, catch trials included (the harness's default)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--out", type=Path, help="every run's figures, a JSON line each as it finishes")
     p.add_argument("--table", type=Path, metavar="OUT", help="only print the table of an --out file (so far)")
+    p.add_argument("--at", default="", help="with --table: also the error had the runs stopped after these requests "
+                   "(e.g. 120,160)")
     args = p.parse_args()
     if args.table:
         lines = [json.loads(line) for line in args.table.read_text().splitlines()]
         print("\n".join(summary([r for r in lines if "listener" in r], [r for r in lines if "oracle" in r])))
+        if args.at:
+            print("\n" + "\n".join(shorter_runs([r for r in lines if "listener" in r],
+                                                [int(n) for n in args.at.split(",")])))
         return 0
     codes = args.task.split(",")
     started = time.perf_counter()

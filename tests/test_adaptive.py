@@ -61,6 +61,8 @@ def test_oracle_adaptive_runs_of_two_tasks_write_their_own_pack_and_a_threshold_
         answers = [q["answer"] for q in questions if q["meta"]["adaptive"]["track"] == 0]
         assert all(sorted(answers[i:i + 2]) == ["A", "B"] for i in range(0, len(answers) - 1, 2))  # A/B balanced
         assert sum(q["meta"]["probe"] == "catch" for q in questions) == int(TRACKS)
+        first_round = [q["meta"]["adaptive"]["magnitude"] for q in questions if q["meta"]["adaptive"]["trial"] == 0]
+        assert len(set(first_round)) == int(TRACKS)  # one posterior for all tracks: a round asks distinct differences
     out = run_cli("--report", "results", "--out", "report.html", cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     html = (tmp_path / "report.html").read_text()
@@ -72,22 +74,34 @@ def test_oracle_adaptive_runs_of_two_tasks_write_their_own_pack_and_a_threshold_
     assert "100.0 ±" not in board.stdout  # an adaptive run's accuracy is no leaderboard cell
 
 
-def test_a_rerun_of_the_same_seed_makes_the_same_stimuli_and_answers_and_resume_continues_a_cut_run(tmp_path):
+@pytest.mark.parametrize("method", ["staircase", "psi"])
+def test_a_rerun_of_the_same_seed_makes_the_same_stimuli_and_answers_and_resume_continues_a_cut_run(tmp_path, method):
     first, second = tmp_path / "one", tmp_path / "two"
     first.mkdir(), second.mkdir()
-    a = run_folder(adaptive_run(first, "lou", method="staircase"), "lou")
-    b = run_folder(adaptive_run(second, "lou", method="staircase"), "lou")
+    a = run_folder(adaptive_run(first, "lou", method=method), "lou")
+    b = run_folder(adaptive_run(second, "lou", method=method), "lou")
     assert tree_bytes(a / "pack") == tree_bytes(b / "pack")
     assert without_timing(records(a)) == without_timing(records(b))
     full = without_timing(records(b))
     kept = (b / "responses.jsonl").read_text().splitlines()[:7]  # a run killed after 7 answers
     (b / "responses.jsonl").write_text("\n".join(kept) + "\n")
     (b / "pack" / "MANIFEST.json").unlink()
-    out = run_cli("--model", "Oracle", "--task", "lou", "--seed", "42", "--adaptive", "staircase", "--adaptive-trials",
+    out = run_cli("--model", "Oracle", "--task", "lou", "--seed", "42", "--adaptive", method, "--adaptive-trials",
                   TRIALS, "--adaptive-tracks", TRACKS, "--resume", cwd=second)
     assert out.returncode == 0 and "7 kept from the earlier run" in out.stdout, out.stdout + out.stderr
     assert without_timing(records(b)) == full
     assert tree_bytes(a / "pack") == tree_bytes(b / "pack")
+
+
+def test_the_width_rule_stops_every_track_at_the_same_round_once_the_runs_interval_is_narrow_enough(tmp_path):
+    out = run_cli("--model", "Oracle", "--task", "lou", "--seed", "42", "--adaptive", "psi", "--adaptive-width", "6",
+                  "--adaptive-tracks", "3", "--adaptive-trials", "40", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    adaptive = json.loads((run_folder(tmp_path / "results", "lou") / "metrics.json").read_text())["adaptive"]
+    lengths = {len(t["differences"]) for t in adaptive["tracks"]}
+    assert len(lengths) == 1 and lengths.pop() < 38, adaptive["tracks"]  # 40 trials hold 2 catch trials
+    low, high = adaptive["ci95"]
+    assert high / low <= 6
 
 
 def test_adaptive_settings_without_adaptive_are_refused_in_one_line(tmp_path):
@@ -106,9 +120,9 @@ def test_a_listener_of_known_threshold_is_found_and_one_that_never_hears_is_not_
     from acousticbench.benchmarks.acoustic.adaptive.stimuli import difference, grid_of
 
     truth = {"lou": 1.5, "dir": 6.0}[task]
-    found, widths, requests = simulated_run(task, 3, Listener(truth, spread=0.3, lapse=0.04, bias=0.6), 2, 40)
+    found, path, requests = simulated_run(task, 3, Listener(truth, spread=0.3, lapse=0.04, bias=0.6), 2, 40)
     assert found.low <= truth <= found.high and found.width < 3
-    assert requests == 80 and widths[-1][1] <= widths[0][1]
+    assert requests == 80 and path[-1][1].width <= path[0][1].width
     deaf, _, _ = simulated_run(task, 3, Listener(None, bias=0.7), 2, 20)
     assert difference(task, deaf.median) > difference(task, grid_of(task).stimuli[-1])
 
@@ -152,3 +166,21 @@ def test_resume_refuses_an_earlier_run_whose_trials_were_made_otherwise(tmp_path
                   TRIALS, "--adaptive-tracks", TRACKS, "--resume", cwd=tmp_path)
     assert out.returncode == 2, out.stdout + out.stderr
     assert "was made otherwise than this harness makes it" in out.stderr
+
+
+def test_the_packs_answers_read_by_the_adaptive_posterior_cover_a_known_threshold_and_narrow_with_more_answers():
+    import numpy as np
+
+    from acousticbench.benchmarks.acoustic.adaptive.procedure import estimate_of_counts, p_correct
+    from acousticbench.benchmarks.acoustic.adaptive.stimuli import grid_of
+
+    grid, truth, rng = grid_of("rad"), 30.0, np.random.default_rng(11)
+    steps = (200.0, 80.0, 40.0, 20.0, 10.0)  # the pack's radius steps, off the adaptive grid
+
+    def read(per_step: int):
+        chance = {s: float(p_correct(np.log(s), np.log(truth), 0.3, 0.0)) for s in steps}
+        return estimate_of_counts(grid, {s: (per_step, int(rng.binomial(per_step, chance[s]))) for s in steps})
+
+    few, many = read(20), read(320)
+    assert few.low <= truth <= few.high and many.low <= truth <= many.high
+    assert many.width < few.width and abs(many.median / truth - 1) < 0.1

@@ -29,11 +29,11 @@ class AcousticOptions(BenchmarkOptions):
         "run folder (docs/adaptive.md)", metavar="psi|staircase")
     adaptive_trials: int = setting(60, "--adaptive: the most trials of each track, catch trials included (default 60)",
                                    metavar="N", ge=1, le=9999)
-    adaptive_tracks: int = setting(4, "--adaptive: independent tracks per run, asked at once (default 4)", metavar="N",
+    adaptive_tracks: int = setting(4, "--adaptive: tracks per run, a trial of each asked at once in rounds (default 4)", metavar="N",
                                    ge=1, le=99)
     adaptive_width: float | None = setting(
-        None, "--adaptive: a track also stops once the high end of its threshold's 95% interval is at most W times its "
-        "low end (e.g. 2); default: only the trial count stops it", metavar="W", gt=1.0)
+        None, "--adaptive: the run also stops once the high end of its threshold's 95% interval is at most W times "
+        "its low end (e.g. 2); default: only the trial count stops it", metavar="W", gt=1.0)
 
     def check(self, settings: RunSettings) -> None:
         from acousticbench.core.checks import check_url

@@ -79,16 +79,17 @@ def heard(clips) -> list[np.ndarray]:
 
 
 def simulated_run(code: str, seed: int, listener: Listener | None, tracks: int, trials: int,
-                  method: str = "psi") -> tuple[Estimate, list[tuple[int, float]], int]:
-    """Tracks interleaved round by round as a run asks them; the pooled estimate after every request. `listener`
-    None: the Oracle's rule (the sign of the measured difference). Returns the final estimate, (requests so far, the
-    interval's width) after each placed trial, and the requests made."""
-    grid, choose = grid_of(code), METHODS[method]
-    placed: list[list[tuple[float, bool]]] = [[] for _ in range(tracks)]
-    widths, requests = [], 0
+                  method: str = "psi") -> tuple[Estimate, list[tuple[int, Estimate]], int]:
+    """Tracks asked in rounds as a run asks them. `listener` None: the Oracle's rule (the sign of the measured
+    difference). Returns the final estimate, (requests so far, the run's estimate) after each placed trial, and the
+    requests made."""
+    grid, place_round = grid_of(code), METHODS[method]
+    own: list[list[tuple[float, bool]]] = [[] for _ in range(tracks)]
+    pooled: list[tuple[float, bool]] = []
+    path, requests = [], 0
     for index in range(trials):
-        for track in range(tracks):
-            magnitude = None if is_catch(index) else choose(grid, placed[track])
+        magnitudes = [None] * tracks if is_catch(index) else place_round(grid, pooled, own)
+        for track, magnitude in enumerate(magnitudes):
             trial, _, answer = made(TrialPlace(seed, code, track, index, method), magnitude)
             rng = np.random.default_rng([seed, track, index, 99])
             clips = heard(trial.clips)
@@ -99,7 +100,7 @@ def simulated_run(code: str, seed: int, listener: Listener | None, tracks: int, 
                 chosen = listener.answer(code, clips, rng)
             requests += 1
             if magnitude is not None:
-                placed[track].append((magnitude, chosen == answer))
-                widths.append((requests, estimate(grid, [t for p in placed for t in p]).width))
-    final = estimate(grid, [t for p in placed for t in p])
-    return final, widths, requests
+                own[track].append((magnitude, chosen == answer))
+                pooled.append((magnitude, chosen == answer))
+                path.append((requests, estimate(grid, pooled)))
+    return estimate(grid, pooled), path, requests

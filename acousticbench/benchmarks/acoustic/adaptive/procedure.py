@@ -1,5 +1,5 @@
-"""Where an adaptive track puts its next trial, and what its answers say of the threshold: a Bayesian grid over the
-75%-correct threshold, the slope and the lapse rate (the Psi method, Kontsevich & Tyler 1999, with the
+"""Where an adaptive run's tracks put their next trials, and what their answers say of the threshold: a Bayesian grid
+over the 75%-correct threshold, the slope and the lapse rate (the Psi method, Kontsevich & Tyler 1999, with the
 Psi-marginal's entropy over the threshold alone, Prins 2013), and a 2-down-1-up staircase as the plain option.
 
 Every difference is handled as its magnitude (the step, or a count ratio's excess over 1) on a log axis; the
@@ -77,16 +77,28 @@ def _entropy(marginal: np.ndarray) -> np.ndarray:
     return -(m * np.log(np.where(m > 0, m, 1.0))).sum(-1)
 
 
-def psi_next(grid: Grid, trials: list[tuple[float, bool]]) -> float:
-    """The stimulus whose answer is expected to leave the least entropy in the threshold's marginal posterior."""
+def _expected_entropy(grid: Grid, trials: list[tuple[float, bool]]) -> np.ndarray:
+    """Per stimulus: the entropy its answer is expected to leave in the threshold's marginal posterior."""
     post = posterior(grid, trials)
     p = _tables(grid)[0]  # stimuli x threshold x spread x lapse
     joint_right = np.einsum("xtsl,tsl->xt", p, post)
     joint_wrong = post.sum((1, 2))[None] - joint_right
     right = joint_right.sum(1)
-    expected = right * _entropy(joint_right) + (1 - right) * _entropy(joint_wrong)
+    return right * _entropy(joint_right) + (1 - right) * _entropy(joint_wrong)
+
+
+def psi_round(grid: Grid, pooled: list[tuple[float, bool]], own: list[list[tuple[float, bool]]]) -> list[float]:
+    """A round's stimuli, one per track: the ones whose answers are expected to leave the least entropy in the
+    threshold's marginal posterior over every track's trials so far, best first and distinct (four tracks asking
+    the same difference at once would say less than four neighbouring ones)."""
     # rounded: a tie between two stimuli is broken the same way on every machine, not by the last bit of a sum
-    return grid.stimuli[int(np.argmin(np.round(expected, 9)))]
+    order = np.argsort(np.round(_expected_entropy(grid, pooled), 9), kind="stable")
+    return [grid.stimuli[int(order[k % len(order)])] for k in range(len(own))]
+
+
+def psi_next(grid: Grid, trials: list[tuple[float, bool]]) -> float:
+    """The one stimulus a lone track would ask next."""
+    return psi_round(grid, trials, [trials])[0]
 
 
 def staircase_next(grid: Grid, trials: list[tuple[float, bool]]) -> float:
@@ -104,7 +116,13 @@ def staircase_next(grid: Grid, trials: list[tuple[float, bool]]) -> float:
     return grid.stimuli[index]
 
 
-METHODS = {"psi": psi_next, "staircase": staircase_next}
+def staircase_round(grid: Grid, pooled: list[tuple[float, bool]], own: list[list[tuple[float, bool]]]) -> list[float]:
+    """Each track its own staircase (a staircase follows its own answers only)."""
+    return [staircase_next(grid, trials) for trials in own]
+
+
+# a round's placement: (grid, every track's trials of earlier rounds, each track's own) -> a stimulus per track
+METHODS = {"psi": psi_round, "staircase": staircase_round}
 
 
 @dataclass(frozen=True)
@@ -121,10 +139,25 @@ class Estimate:
         return self.high / self.low
 
 
-def estimate(grid: Grid, trials: list[tuple[float, bool]]) -> Estimate:
+def _summary(grid: Grid, post: np.ndarray) -> Estimate:
     """The threshold's marginal posterior, read at its 2.5, 50 and 97.5 percentiles (interpolated on the grid)."""
-    marginal = posterior(grid, trials).sum((1, 2))
-    cdf = np.cumsum(marginal)
-    ln = grid.thresholds
-    low, median, high = (float(np.exp(np.interp(q, cdf, ln))) for q in (0.025, 0.5, 0.975))
+    cdf = np.cumsum(post.sum((1, 2)))
+    low, median, high = (float(np.exp(np.interp(q, cdf, grid.thresholds))) for q in (0.025, 0.5, 0.975))
     return Estimate(median, low, high)
+
+
+def estimate(grid: Grid, trials: list[tuple[float, bool]]) -> Estimate:
+    """The threshold's median and 95% interval after (magnitude, correct) trials on the grid's stimuli."""
+    return _summary(grid, posterior(grid, trials))
+
+
+def estimate_of_counts(grid: Grid, counts: dict[float, tuple[int, int]]) -> Estimate:
+    """The same posterior summary for (asked, right) answers at any magnitudes (the fixed pack's steps), so the
+    pack's threshold can be read with the very method and prior of an adaptive run's."""
+    log_t, spread, lapse = _axes(grid)
+    log_post = np.zeros(np.broadcast_shapes(log_t.shape, spread.shape, lapse.shape))
+    for magnitude, (asked, right) in sorted(counts.items()):
+        p = np.clip(p_correct(np.log(magnitude), log_t, spread, lapse), 1e-12, 1 - 1e-12)
+        log_post += right * np.log(p) + (asked - right) * np.log1p(-p)
+    post = np.exp(log_post - log_post.max())
+    return _summary(grid, post / post.sum())

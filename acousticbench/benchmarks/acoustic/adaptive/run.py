@@ -21,6 +21,8 @@ def adaptive_config(spec: Any) -> dict[str, Any]:
     return {"variant": f"adaptive-{options.adaptive}", "method": options.adaptive, "tracks": options.adaptive_tracks,
             "trials_per_track": options.adaptive_trials, "stop_width": options.adaptive_width,
             "stop_width_after": MIN_TRIALS_TO_STOP, "unit": module.UNIT,
+            "rounds": ("trial k of every track is placed from the answers to every track's trials before k"
+                       if options.adaptive == "psi" else "each track from its own answers"),
             "differences": {"lowest": difference(spec.task, grid.stimuli[0]),
                             "highest": difference(spec.task, grid.stimuli[-1]), "count": len(grid.stimuli),
                             "spacing": "log" + (" (count ratios of 2 to 12 events)" if spec.task == "cnt" else "")},

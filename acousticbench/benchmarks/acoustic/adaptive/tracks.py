@@ -1,9 +1,10 @@
-"""An adaptive run's tracks: each asks one trial, waits for its answer and places the next; the tracks of a run (and
-the runs of a command) are asked at once through the model's one queue, so the server is kept busy.
+"""An adaptive run's tracks, asked in rounds: round k asks trial k of every track at once through the model's one
+queue (so the server is kept busy), each placed from the answers of every track's trials before k.
 
-A track depends only on its own answers, so a run is the same whatever the concurrency. A trial whose request failed
-(status error) ends its track for this session: --resume replays the kept answers (the same trials, made again
-byte for byte) and asks that trial again, so no later trial was ever placed without it."""
+A round's placements depend only on the answers of earlier rounds, never on which answer came first, so a run is
+the same whatever the concurrency. A trial whose request failed (status error) ends the run's rounds for this
+session: --resume replays the kept answers (the same trials, made again byte for byte) and asks that trial again, so
+no later trial was ever placed without it."""
 from __future__ import annotations
 
 import asyncio
@@ -53,36 +54,49 @@ class AdaptiveSource:
         return question_id in self._ids
 
     def feeds(self, run_dir: Path, kept: list[Record]) -> list[Callable[[Ask], Awaitable[None]]]:
-        """A coroutine per track, each given the run's ask(question, prompt) -> record."""
+        """One coroutine that asks the run's rounds, given the run's ask(question, prompt) -> record."""
         pack = RunPack(run_dir, self.spec.task)
         by_id = {r.id: r for r in kept}
-        return [lambda ask, track=track: self._track(pack, track, by_id, ask) for track in range(self.tracks)]
+        return [lambda ask: self._rounds(pack, by_id, ask)]
 
-    def stopped(self, trials: list[tuple[float, bool]]) -> bool:
-        if self.width is None or len(trials) < MIN_TRIALS_TO_STOP:
+    def stopped(self, pooled: list[tuple[float, bool]]) -> bool:
+        """The width rule, on the run's threshold: every track's trials together."""
+        if self.width is None or len(pooled) < MIN_TRIALS_TO_STOP:
             return False
-        return estimate(grid_of(self.spec.task), trials).width <= self.width
+        return estimate(grid_of(self.spec.task), pooled).width <= self.width
 
-    async def _track(self, pack: RunPack, track: int, kept: dict[str, Record], ask: Ask) -> None:
-        choose, grid = METHODS[self.method], grid_of(self.spec.task)
+    def _made(self, pack: RunPack, kept: dict[str, Record], place: TrialPlace, magnitude: float | None) -> Question:
+        question = make_question(pack.root, place, magnitude)
+        pack.add(question)
+        record = kept.get(question.id)
+        if record is not None and record.meta != question.meta:
+            raise UserError(f"--resume: the earlier run's trial {question.id} was made otherwise than this "
+                            "harness makes it (another version of its generator): rerun without --resume.")
+        return question
+
+    async def _rounds(self, pack: RunPack, kept: dict[str, Record], ask: Ask) -> None:
+        place_round, grid = METHODS[self.method], grid_of(self.spec.task)
         root = os.path.abspath(pack.root)
-        trials: list[tuple[float, bool]] = []
+        own: list[list[tuple[float, bool]]] = [[] for _ in range(self.tracks)]
+        pooled: list[tuple[float, bool]] = []  # in (trial, track) order, as the threshold reads them back
+
+        async def answer(question: Question) -> Record:
+            return kept.get(question.id) or await ask(question, self.make_prompt(self.spec, question, root))
+
         try:
             for index in range(self.trials):
-                if self.stopped(trials):
+                if self.stopped(pooled):
                     break
-                magnitude = None if is_catch(index) else choose(grid, trials)
-                place = TrialPlace(self.spec.seed, self.spec.task, track, index, self.method)
-                question = await asyncio.to_thread(make_question, pack.root, place, magnitude)
-                pack.add(question)
-                record = kept.get(question.id)
-                if record is not None and record.meta != question.meta:
-                    raise UserError(f"--resume: the earlier run's trial {question.id} was made otherwise than this "
-                                    "harness makes it (another version of its generator): rerun without --resume.")
-                record = record or await ask(question, self.make_prompt(self.spec, question, root))
-                if record.status not in FINAL:
-                    return  # this track waits for that answer: --resume asks it again
-                if magnitude is not None:
-                    trials.append((magnitude, record.correct is True))
+                magnitudes = [None] * self.tracks if is_catch(index) else place_round(grid, pooled, own)
+                questions = [await asyncio.to_thread(self._made, pack, kept, TrialPlace(
+                    self.spec.seed, self.spec.task, track, index, self.method), magnitude)
+                    for track, magnitude in enumerate(magnitudes)]
+                records = await asyncio.gather(*(answer(q) for q in questions))
+                if any(r.status not in FINAL for r in records):
+                    return  # the next round waits for that answer: --resume asks it again
+                for track, (magnitude, record) in enumerate(zip(magnitudes, records)):
+                    if magnitude is not None:
+                        own[track].append((magnitude, record.correct is True))
+                        pooled.append((magnitude, record.correct is True))
         finally:
             pack.seal()
