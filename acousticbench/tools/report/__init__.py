@@ -28,14 +28,14 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
     from acousticbench.tools import arrival, controls
     from acousticbench.tools.report import page
     from acousticbench.tools.report.answers import ClipSources, browser_data
-    from acousticbench.tools.report.gather import gather
+    from acousticbench.tools.report.gather import RecordsByRun, gather
 
     started = time.perf_counter()
     runs = gather(results_dirs, references)
     if not runs:
         raise UserError(f"no finished runs under {', '.join(map(str, results_dirs))}: run a model first "
                         "(python run.py --model Oracle --task rad), or pass the folder that holds the run folders.")
-    records = {run.entry.run_dir: run.records for run in runs}
+    records = RecordsByRun(runs)  # each run's records read when a section asks, never all held at once
     shown, left = real_and_controls([r.entry for r in runs])  # a control's accuracy is never the model's
     sections = [section for name, entries in by_benchmark(shown)
                 for section in get_benchmark(name).report_sections(entries, records, model_index)]

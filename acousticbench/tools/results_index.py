@@ -1,0 +1,196 @@
+"""The results index: a SQLite cache (<results>/.acousticbench-index.sqlite) of what the tools read of each run folder:
+a row per run (its config.json and metrics.json as read, how many records its responses.jsonl holds) and a row per
+answer (id, seed, status, label, outcome, kind, split), filled once per run and read again only when one of its files
+changes. The folders stay the truth: deleting the file loses nothing, the next tool builds it again."""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from acousticbench.run.results import CONFIG, METRICS, RESPONSES, being_written
+
+NAME = ".acousticbench-index.sqlite"
+SCHEMA = 1  # raised when the tables or what a row means change: an index of another schema is built again
+BUSY_MS = 30_000  # another command writing the index: wait for it, never fail
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    folder TEXT PRIMARY KEY, changed TEXT NOT NULL, benchmark TEXT, model TEXT, task TEXT, seed INTEGER,
+    lines INTEGER NOT NULL, torn INTEGER NOT NULL, config BLOB NOT NULL, metrics BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS answers (
+    folder TEXT NOT NULL, line INTEGER NOT NULL, id TEXT, seed INTEGER, status TEXT, label TEXT, outcome INTEGER,
+    kind TEXT, split TEXT, PRIMARY KEY (folder, line)) WITHOUT ROWID;
+"""
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """What the leaderboard reads of a finished run folder: config.json and metrics.json as bytes, and the complete
+    lines of responses.jsonl with whether it ends in a torn one; `scores`, where the index holds its answers, gives
+    (id, right) of every scored line in file order, as core/stats.py reads them from the file."""
+
+    config: bytes
+    metrics: bytes
+    lines: int
+    torn: bool
+    scores: Callable[[], list[tuple[str, bool]]] | None = None
+
+
+def change_key(run_dir: Path) -> str:
+    """Each file's inode, size and modification time: any write, append or atomic replace changes it."""
+    parts = []
+    for name in (CONFIG, METRICS, RESPONSES):
+        try:
+            st = os.stat(run_dir / name)
+            parts.append(f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append("-")
+    return "|".join(parts)
+
+
+def count_lines(path: Path) -> tuple[int, bool]:
+    """Complete lines, and whether the file ends in a torn line, read in blocks (never the whole file at once)."""
+    lines, last = 0, b"\n"
+    with path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            lines += block.count(b"\n")
+            last = block[-1:]
+    return lines, last != b"\n"
+
+
+def read_files(run_dir: Path) -> RunFiles:
+    """A run folder's files as they are now, without the index (a run being written is read so, every time)."""
+    config, metrics = (run_dir / CONFIG).read_bytes(), (run_dir / METRICS).read_bytes()
+    return RunFiles(config, metrics, *count_lines(run_dir / RESPONSES))
+
+
+class ResultsIndex:
+    """The index of one results folder. Another process may read and update it at the same time (SQLite's WAL, one
+    transaction per run); where the folder cannot be written the index lives in memory for this command only."""
+
+    def __init__(self, results: Path):
+        self.results = Path(results)
+        self.path = self.results / NAME
+        self.db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            db = self._connect(str(self.path))
+        except sqlite3.DatabaseError as err:  # damaged or not a database: a cache, so built again, and said once
+            print(f"note: {self.path}: {err}; building the index again from the run folders.", file=sys.stderr)
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(self.path) + suffix).unlink(missing_ok=True)
+            try:
+                db = self._connect(str(self.path))
+            except sqlite3.DatabaseError:
+                db = self._connect(":memory:")
+        except (sqlite3.OperationalError, OSError):  # a folder nobody may write: an index for this command only
+            db = self._connect(":memory:")
+        return db
+
+    @staticmethod
+    def _connect(where: str) -> sqlite3.Connection:
+        from acousticbench.core.version import __version__
+
+        db = sqlite3.connect(where, timeout=BUSY_MS / 1000, isolation_level=None)
+        db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        if where != ":memory:":
+            db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")  # a cache: a power cut may lose its last rows, never the folders
+        version = f"{SCHEMA} {__version__}"  # another harness may read answers otherwise: build again
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            found = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone() \
+                if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() else None
+            if found is None or found[0] != version:
+                for table in ("meta", "runs", "answers"):
+                    db.execute(f"DROP TABLE IF EXISTS {table}")
+                for statement in filter(str.strip, _TABLES.split(";")):
+                    db.execute(statement)
+                db.execute("INSERT INTO meta VALUES ('version', ?)", (version,))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return db
+
+    def close(self) -> None:
+        self.db.close()
+
+    def run_files(self, run_dir: Path) -> RunFiles:
+        """The run's files as the index holds them, read again first where any changed since; a run being written
+        is read from its folder and never stored (its rows would not be final)."""
+        if being_written(run_dir):
+            return read_files(run_dir)
+        key = change_key(run_dir)  # taken before reading: a write during the read leaves a key that differs next time
+        row = self.db.execute("SELECT changed, config, metrics, lines, torn FROM runs WHERE folder = ?",
+                              (run_dir.name,)).fetchone()
+        if row is None or row[0] != key:
+            self._store(run_dir, key)
+            row = self.db.execute("SELECT changed, config, metrics, lines, torn FROM runs WHERE folder = ?",
+                                  (run_dir.name,)).fetchone()
+        return RunFiles(bytes(row[1]), bytes(row[2]), row[3], bool(row[4]), scores=lambda: self.scores(run_dir.name))
+
+    def _store(self, run_dir: Path, key: str) -> None:
+        """Read a run's files once, its responses.jsonl line by line, and replace its rows in one transaction."""
+        from acousticbench.benchmarks import benchmark_of_config
+
+        files = read_files(run_dir)
+        config = json.loads(files.config.decode("utf-8"))
+        bench = benchmark_of_config(config)  # a benchmark this harness lacks: UserError, the caller says so
+        spec = config.get("spec") or {}
+        rows = list(_answer_rows(run_dir.name, run_dir / RESPONSES, bench))
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("DELETE FROM answers WHERE folder = ?", (run_dir.name,))
+            self.db.executemany("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            self.db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (run_dir.name, key, bench.name, spec.get("model"), spec.get("task"), spec.get("seed"),
+                             files.lines, int(files.torn), files.config, files.metrics))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def scores(self, folder: str) -> list[tuple[str, bool]]:
+        """(id, right) of every scored line of a run, in file order (duplicates included, as the file has them)."""
+        return [(i, bool(o)) for i, o in self.db.execute(
+            "SELECT id, outcome FROM answers WHERE folder = ? AND outcome IS NOT NULL ORDER BY line", (folder,))]
+
+    def labels(self, folder: str) -> list[tuple[str, str | None]]:
+        """(id, label) of every line of a run, in file order."""
+        return self.db.execute("SELECT id, label FROM answers WHERE folder = ? ORDER BY line", (folder,)).fetchall()
+
+    def forget_missing(self, present: set[str]) -> None:
+        """Drop the rows of run folders no longer in the results folder (deleted or moved)."""
+        gone = [name for (name,) in self.db.execute("SELECT folder FROM runs") if name not in present]
+        if gone:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.executemany("DELETE FROM runs WHERE folder = ?", [(name,) for name in gone])
+            self.db.executemany("DELETE FROM answers WHERE folder = ?", [(name,) for name in gone])
+            self.db.execute("COMMIT")
+
+
+def _answer_rows(folder: str, path: Path, bench) -> Iterator[tuple]:
+    """A row per line of responses.jsonl, streamed; a line that is not JSON (a kill's torn last line) has none."""
+    with path.open("rb") as fh:
+        for line_number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(data, dict):
+                continue
+            outcome = bench.outcome(data)
+            label = data.get(bench.label_field)
+            yield (folder, line_number, data.get("id"), data.get("seed"), data.get("status"),
+                   None if label is None else str(label), None if outcome is None else int(bool(outcome)),
+                   data.get("kind"), data.get("split"))
