@@ -51,12 +51,11 @@ def copy_with_seed(run: Path, results: Path, seed: int) -> None:
     metrics = json.loads((run / "metrics.json").read_bytes())
     metrics["seed"] = seed
     (folder / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
-    with (run / "responses.jsonl").open("rb") as src, (folder / "responses.jsonl").open("w", encoding="utf-8") as out:
+    seed_field = f'"seed":{FIRST_SEED},'.encode()  # as the harness writes a record (compact JSON): its field, once
+    with (run / "responses.jsonl").open("rb") as src, (folder / "responses.jsonl").open("wb") as out:
         for line in src:
-            if line.strip():
-                record = json.loads(line)
-                record["seed"] = seed
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            assert seed_field in line, f"{run}: a record without {seed_field!r}"
+            out.write(line.replace(seed_field, f'"seed":{seed},'.encode(), 1))
 
 
 def make_results(results: Path, base_runs: list[Path], n: int) -> None:
