@@ -86,12 +86,34 @@ def timed(argv: list[str], code: Path, cwd: Path) -> tuple[float, float, int]:
 def measure(results: Path, code: Path, work: Path) -> list[tuple[str, float, float, int]]:
     """Each tool first (no index) and warm (again), over `results` with the tools of `code`."""
     (results / INDEX).unlink(missing_ok=True)
+    shutil.rmtree(work / "report-answers", ignore_errors=True)  # a large folder's answer pages, kept when unchanged
     rows = []
     for name, argv in (("leaderboard", ["leaderboard", str(results)]),
                        ("report", ["report", str(results), "--out", str(work / "report.html")])):
         for when in ("first", "warm"):
             rows.append((f"{name} {when}", *timed(argv, code, work)))
     return rows
+
+
+def first_view(page: Path) -> tuple[float, float] | None:
+    """(seconds from navigation until the report's page is drawn and live in headless chromium, body[data-ready];
+    the page's own performance.now() then), or None without chromium."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    if not Path("/usr/bin/chromium").exists() or not page.is_file():
+        return None
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium")
+        tab = browser.new_page()
+        started = time.perf_counter()
+        tab.goto(page.resolve().as_uri(), timeout=120_000)
+        tab.wait_for_selector("body[data-ready='1']", timeout=120_000)
+        wall = time.perf_counter() - started
+        own = float(tab.get_attribute("body", "data-ready-ms")) / 1000
+        browser.close()
+    return wall, own
 
 
 def main() -> None:
@@ -116,6 +138,10 @@ def main() -> None:
         print(f"\ntools of {code}:")
         for name, seconds, mb, rc in measure(results, code, work):
             print(f"  {name:18s} {seconds:7.1f} s  peak {mb:7.0f} MB" + (f"  exit {rc}" if rc else ""))
+        shown = first_view(work / "report.html")
+        if shown:
+            print(f"  report in chromium: first view drawn {shown[0]:.2f} s after navigation (the page's own clock "
+                  f"{shown[1]:.2f} s), {(work / 'report.html').stat().st_size / 1e6:.1f} MB")
     if not args.keep:
         shutil.rmtree(work)
 
