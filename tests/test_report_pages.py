@@ -39,10 +39,15 @@ def test_past_the_limit_the_answers_lie_on_a_page_per_model_and_task(workspace):
     for page in pages:  # each a whole report page of its own: the browser over both seeds of its cell
         text = page.read_text(encoding="utf-8")
         assert 'id="answers"' in text and "default-src 'none'" in text
-        assert f'href="../paged.html"' in text
-    # the tables are the same in both
-    table = re.search(r'<section id="s-leaderboard">.*?</section>', one, re.S).group(0)
-    assert table in paged
+        assert 'href="../paged.html"' in text
+    # the tables and the paired view's figures are the same in both (the paged one's read from the results index)
+    for section in ("s-leaderboard", "s-psychometric", "s-paired"):
+        assert re.search(rf'<section id="{section}">.*?</section>', one, re.S).group(0) in paged
+    assert data_of(one)["paired"] == data_of(paged)["paired"] and data_of(paged)["records"]["run"] == []
+
+
+def data_of(page: str) -> dict:
+    return json.loads(re.search(r'id="report-data">(.*?)</script>', page, re.S).group(1).replace("<\\/", "</"))
 
 
 def test_a_cell_page_is_written_again_only_where_its_runs_changed(workspace):

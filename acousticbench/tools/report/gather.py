@@ -88,7 +88,7 @@ def _reference(root: Path | None, spec, label: str, pack: str) -> tuple[dict[str
         if run is None or summary.get("archive_manifest_sha256") != pack:
             return None, None  # no run of this seed, or another pack: the same ids name other questions
         path = folder / run["file"]
-        lines = path.read_bytes().split(b"\n")  # a JSON line's own U+2028 is no line break
+        with path.open("rb") as lines:  # streamed, split at b"\n" alone: a JSON line's own U+2028 is no line break
+            return {r["id"]: r.get(label) for r in (json.loads(line) for line in lines if line.strip())}, str(path)
     except (UserError, OSError):
         return None, None  # no reference for this model, task or seed: the browser shows none
-    return {r["id"]: r.get(label) for r in (json.loads(line) for line in lines if line.strip())}, str(path)
