@@ -81,18 +81,17 @@ class ResultsIndex:
 
     def _open(self) -> sqlite3.Connection:
         try:
-            db = self._connect(str(self.path))
+            return self._connect(str(self.path))
+        except (sqlite3.OperationalError, OSError):  # a folder or file nobody may write: for this command only
+            return self._connect(":memory:")
         except sqlite3.DatabaseError as err:  # damaged or not a database: a cache, so built again, and said once
             print(f"note: {self.path}: {err}; building the index again from the run folders.", file=sys.stderr)
+        try:
             for suffix in ("", "-wal", "-shm"):
                 Path(str(self.path) + suffix).unlink(missing_ok=True)
-            try:
-                db = self._connect(str(self.path))
-            except sqlite3.DatabaseError:
-                db = self._connect(":memory:")
-        except (sqlite3.OperationalError, OSError):  # a folder nobody may write: an index for this command only
-            db = self._connect(":memory:")
-        return db
+            return self._connect(str(self.path))
+        except (sqlite3.DatabaseError, OSError):
+            return self._connect(":memory:")
 
     @staticmethod
     def _connect(where: str) -> sqlite3.Connection:
@@ -132,7 +131,10 @@ class ResultsIndex:
         row = self.db.execute("SELECT changed, config, metrics, lines, torn FROM runs WHERE folder = ?",
                               (run_dir.name,)).fetchone()
         if row is None or row[0] != key:
-            self._store(run_dir, key)
+            try:
+                self._store(run_dir, key)
+            except sqlite3.OperationalError:  # a full disk, a file turned read-only: the folder, read as it is
+                return read_files(run_dir)
             row = self.db.execute("SELECT changed, config, metrics, lines, torn FROM runs WHERE folder = ?",
                                   (run_dir.name,)).fetchone()
         return RunFiles(bytes(row[1]), bytes(row[2]), row[3], bool(row[4]), scores=lambda: self.scores(run_dir.name))
