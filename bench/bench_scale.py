@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -83,16 +84,14 @@ def timed(argv: list[str], code: Path, cwd: Path) -> tuple[float, float, int]:
     return time.perf_counter() - started, usage.ru_maxrss / 1024, proc.returncode
 
 
-def measure(results: Path, code: Path, work: Path) -> list[tuple[str, float, float, int]]:
-    """Each tool first (no index) and warm (again), over `results` with the tools of `code`."""
+def measure(results: Path, code: Path, work: Path) -> Iterator[tuple[str, float, float, int]]:
+    """Each tool first (no index) and warm (again), over `results` with the tools of `code`, as each ends."""
     (results / INDEX).unlink(missing_ok=True)
     shutil.rmtree(work / "report-answers", ignore_errors=True)  # a large folder's answer pages, kept when unchanged
-    rows = []
     for name, argv in (("leaderboard", ["leaderboard", str(results)]),
                        ("report", ["report", str(results), "--out", str(work / "report.html")])):
         for when in ("first", "warm"):
-            rows.append((f"{name} {when}", *timed(argv, code, work)))
-    return rows
+            yield (f"{name} {when}", *timed(argv, code, work))
 
 
 def first_view(page: Path) -> tuple[float, float] | None:
@@ -137,7 +136,7 @@ def main() -> None:
     for code in [REPO, *args.code]:
         print(f"\ntools of {code}:")
         for name, seconds, mb, rc in measure(results, code, work):
-            print(f"  {name:18s} {seconds:7.1f} s  peak {mb:7.0f} MB" + (f"  exit {rc}" if rc else ""))
+            print(f"  {name:18s} {seconds:7.1f} s  peak {mb:7.0f} MB" + (f"  exit {rc}" if rc else ""), flush=True)
         shown = first_view(work / "report.html")
         if shown:
             print(f"  report in chromium: first view drawn {shown[0]:.2f} s after navigation (the page's own clock "
