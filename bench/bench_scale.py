@@ -26,7 +26,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 MODELS = "Oracle,Random,Always-A"
 FIRST_SEED = 42
-INDEX = ".acousticbench-index.sqlite"
+# the results index of a folder, deleted before the first command (a checkout without one deletes nothing)
+FORGET = """import sys
+try:
+    from acousticbench.tools.results_index import index_path
+except ImportError:
+    sys.exit(0)
+for suffix in ("", "-wal", "-shm"):
+    index_path(sys.argv[1]).with_name(index_path(sys.argv[1]).name + suffix).unlink(missing_ok=True)
+"""
 
 
 def real_runs(base: Path, archive: Path) -> list[Path]:
@@ -86,7 +94,7 @@ def timed(argv: list[str], code: Path, cwd: Path) -> tuple[float, float, int]:
 
 def measure(results: Path, code: Path, work: Path) -> Iterator[tuple[str, float, float, int]]:
     """Each tool first (no index) and warm (again), over `results` with the tools of `code`, as each ends."""
-    (results / INDEX).unlink(missing_ok=True)
+    subprocess.run([sys.executable, "-c", FORGET, str(results)], env=_env(code), check=False)
     shutil.rmtree(work / "report-answers", ignore_errors=True)  # a large folder's answer pages, kept when unchanged
     for name, argv in (("leaderboard", ["leaderboard", str(results)]),
                        ("report", ["report", str(results), "--out", str(work / "report.html")])):

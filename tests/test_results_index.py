@@ -1,4 +1,4 @@
-"""The results index (<results>/.acousticbench-index.sqlite): the leaderboard, its CSV, the paired view and the report
+"""The results index (in the harness's cache, one per results folder): the leaderboard, its CSV, the paired view and the report
 read the same from it as from the run folders themselves, over both benchmarks, controls and variants; a run whose
 files change is read again, a run being written is never stored, a damaged index is built again, and two commands
 reading one folder at once agree."""
@@ -19,7 +19,7 @@ from test_run_kinds import build_pack
 from acousticbench.run.results import RunLock
 from acousticbench.tools import model_grid
 from acousticbench.tools.leaderboard import collect, markdown, run_entry, to_csv
-from acousticbench.tools.results_index import NAME
+from acousticbench.tools.results_index import index_path
 
 SEEDS = "42,43"
 
@@ -38,6 +38,12 @@ def results(tmp_path_factory) -> Path:
     return root / "results"
 
 
+def forget(results: Path) -> None:
+    """Delete the folder's index (its write-ahead log too): the next command builds it from the folders."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(index_path(results)) + suffix).unlink(missing_ok=True)
+
+
 def views(entries) -> tuple[str, ...]:
     """What the leaderboard prints: the tables, the CSV, the paired view and its CSV (as cli/leaderboard.py does)."""
     models, _ = model_grid.model_rows(entries)
@@ -51,17 +57,18 @@ def from_the_folders(results: Path) -> list:
 
 
 def test_the_index_gives_what_the_folders_give(results, capsys):
-    (results / NAME).unlink(missing_ok=True)
+    forget(results)
     direct = views(from_the_folders(results))
     fresh = views(collect([results]))  # builds the index
     warm = views(collect([results]))  # reads it
     assert fresh == direct and warm == direct
     text = "\n".join(direct)
     assert "k=1" in direct[0] and "k=2" in direct[0] and "control" in text  # variants and controls were there
-    with sqlite3.connect(results / NAME) as db:
+    with sqlite3.connect(index_path(results)) as db:
         runs = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
         answers = db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
     folders = [d for d in run_dirs(results) if (d / "metrics.json").is_file()]
+    assert not any(p.name.endswith(".sqlite") for p in results.iterdir())  # a reading tool writes nothing there
     assert runs == len(folders) == 40  # 24 AcousticBench runs (8 real, 16 controls), 16 AudioICL (8, 8)
     assert answers == sum(1 for d in folders for line in (d / "responses.jsonl").open("rb") if line.strip())
 
@@ -84,28 +91,26 @@ def test_a_changed_run_is_read_again(results, tmp_path, capsys):
 
 
 def test_a_run_being_written_is_read_as_it_is_and_never_stored(results, capsys):
-    (results / NAME).unlink()
+    forget(results)
     run = next(d for d in run_dirs(results) if d.name.startswith("Oracle-dir-local-seed42"))
     lock = RunLock(run)
     try:
         entries = collect([results])
         assert any(e.run_dir == run for e in entries)
-        with sqlite3.connect(results / NAME) as db:
+        with sqlite3.connect(index_path(results)) as db:
             assert db.execute("SELECT COUNT(*) FROM runs WHERE folder = ?", (run.name,)).fetchone()[0] == 0
             assert db.execute("SELECT COUNT(*) FROM answers WHERE folder = ?", (run.name,)).fetchone()[0] == 0
     finally:
         lock.release()
     collect([results])
-    with sqlite3.connect(results / NAME) as db:
+    with sqlite3.connect(index_path(results)) as db:
         assert db.execute("SELECT COUNT(*) FROM runs WHERE folder = ?", (run.name,)).fetchone()[0] == 1
 
 
 def test_a_damaged_index_is_built_again_and_says_so(results, capsys):
     expected = views(from_the_folders(results))
-    (results / NAME).unlink(missing_ok=True)
-    for suffix in ("-wal", "-shm"):
-        Path(str(results / NAME) + suffix).unlink(missing_ok=True)
-    (results / NAME).write_bytes(b"not a database, a few bytes of something else" * 100)
+    forget(results)
+    index_path(results).write_bytes(b"not a database, a few bytes of something else" * 100)
     capsys.readouterr()
     assert views(collect([results])) == expected
     assert "building the index again" in capsys.readouterr().err
@@ -120,14 +125,14 @@ def _report(results: Path, out: Path) -> str:
 
 
 def test_the_report_is_the_same_from_a_fresh_index_and_a_warm_one(results, tmp_path, capsys):
-    (results / NAME).unlink(missing_ok=True)
+    forget(results)
     fresh = _report(results, tmp_path / "fresh.html")
-    assert (results / NAME).is_file()
+    assert (index_path(results)).is_file()
     assert _report(results, tmp_path / "warm.html") == fresh
 
 
 def test_two_commands_building_one_index_at_once_agree(results, tmp_path):
-    (results / NAME).unlink(missing_ok=True)
+    forget(results)
     argv = [sys.executable, "-m", "acousticbench", "leaderboard", str(results), "--paired"]
     procs = [subprocess.Popen(argv, cwd=tmp_path, env=harness_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True) for _ in range(2)]

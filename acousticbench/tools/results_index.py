@@ -1,7 +1,9 @@
-"""The results index: a SQLite cache (<results>/.acousticbench-index.sqlite) of what the tools read of each run folder:
-a row per run (its config.json and metrics.json as read, how many records its responses.jsonl holds) and a row per
-answer (id, seed, status, label, outcome, kind, split), filled once per run and read again only when one of its files
-changes. The folders stay the truth: deleting the file loses nothing, the next tool builds it again."""
+"""The results index: a SQLite cache of what the tools read of each run folder of one results folder (in the harness's
+cache, $ACOUSTICBENCH_CACHE_DIR/results-index/, named by the folder's real path: a reading tool writes nothing into a
+results folder, and SQLite's write-ahead log needs a local disk): a row per run (its config.json and metrics.json as
+read, how many records its responses.jsonl holds) and a row per answer (id, seed, status, label, outcome, kind,
+split), filled once per run and read again only when one of its files changes. The folders stay the truth: deleting
+the file loses nothing, the next tool builds it again."""
 from __future__ import annotations
 
 import json
@@ -14,7 +16,7 @@ from pathlib import Path
 
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, being_written
 
-NAME = ".acousticbench-index.sqlite"
+FOLDER = "results-index"  # under the harness's cache (core/environment.py: cache_dir)
 SCHEMA = 1  # raised when the tables or what a row means change: an index of another schema is built again
 BUSY_MS = 30_000  # another command writing the index: wait for it, never fail
 
@@ -40,6 +42,16 @@ class RunFiles:
     lines: int
     torn: bool
     scores: Callable[[], list[tuple[str, bool]]] | None = None
+
+
+def index_path(results: Path) -> Path:
+    """Where the index of a results folder lies: the cache's results-index/<sha256 of its real path, 24 digits>."""
+    import hashlib
+
+    from acousticbench.core.environment import cache_dir
+
+    where = os.path.realpath(results)
+    return cache_dir() / FOLDER / f"{hashlib.sha256(where.encode()).hexdigest()[:24]}.sqlite"
 
 
 def change_key(run_dir: Path) -> str:
@@ -72,15 +84,16 @@ def read_files(run_dir: Path) -> RunFiles:
 
 class ResultsIndex:
     """The index of one results folder. Another process may read and update it at the same time (SQLite's WAL, one
-    transaction per run); where the folder cannot be written the index lives in memory for this command only."""
+    transaction per run); where the cache cannot be written the index lives in memory for this command only."""
 
     def __init__(self, results: Path):
         self.results = Path(results)
-        self.path = self.results / NAME
+        self.path = index_path(self.results)
         self.db = self._open()
 
     def _open(self) -> sqlite3.Connection:
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             return self._connect(str(self.path))
         except (sqlite3.OperationalError, OSError):  # a folder or file nobody may write: for this command only
             return self._connect(":memory:")
