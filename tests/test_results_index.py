@@ -66,10 +66,12 @@ def test_the_index_gives_what_the_folders_give(results, capsys):
     assert "k=1" in direct[0] and "k=2" in direct[0] and "control" in text  # variants and controls were there
     with sqlite3.connect(index_path(results)) as db:
         runs = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        kinds = dict(db.execute("SELECT kind, COUNT(*) FROM runs GROUP BY kind").fetchall())
         answers = db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
     folders = [d for d in run_dirs(results) if (d / "metrics.json").is_file()]
     assert not any(p.name.endswith(".sqlite") for p in results.iterdir())  # a reading tool writes nothing there
-    assert runs == len(folders) == 40  # 24 AcousticBench runs (8 real, 16 controls), 16 AudioICL (8, 8)
+    # 24 AcousticBench runs (8 real, 16 controls), 16 AudioICL (8 on their first 6 episodes: variants, 8 controls)
+    assert runs == len(folders) == 40 and kinds == {"real": 8, "variant": 8, "control": 24}
     assert answers == sum(1 for d in folders for line in (d / "responses.jsonl").open("rb") if line.strip())
 
 

@@ -17,14 +17,15 @@ from pathlib import Path
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, being_written
 
 FOLDER = "results-index"  # under the harness's cache (core/environment.py: cache_dir)
-SCHEMA = 1  # raised when the tables or what a row means change: an index of another schema is built again
+SCHEMA = 2  # raised when the tables or what a row means change: an index of another schema is built again
 BUSY_MS = 30_000  # another command writing the index: wait for it, never fail
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
-    folder TEXT PRIMARY KEY, changed TEXT NOT NULL, benchmark TEXT, model TEXT, task TEXT, seed INTEGER,
-    lines INTEGER NOT NULL, torn INTEGER NOT NULL, config BLOB NOT NULL, metrics BLOB NOT NULL);
+    folder TEXT PRIMARY KEY, changed TEXT NOT NULL, benchmark TEXT, model TEXT, task TEXT, cell TEXT, seed INTEGER,
+    kind TEXT, control TEXT, lines INTEGER NOT NULL, torn INTEGER NOT NULL, config BLOB NOT NULL,
+    metrics BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS answers (
     folder TEXT NOT NULL, line INTEGER NOT NULL, id TEXT, seed INTEGER, status TEXT, label TEXT, outcome INTEGER,
     kind TEXT, split TEXT, PRIMARY KEY (folder, line)) WITHOUT ROWID;
@@ -154,20 +155,20 @@ class ResultsIndex:
 
     def _store(self, run_dir: Path, key: str) -> None:
         """Read a run's files once, its responses.jsonl line by line, and replace its rows in one transaction."""
-        from acousticbench.benchmarks import benchmark_of_config
+        from acousticbench.benchmarks import benchmark_of_config, run_identity_of
 
         files = read_files(run_dir)
         config = json.loads(files.config.decode("utf-8"))
         bench = benchmark_of_config(config)  # a benchmark this harness lacks: UserError, the caller says so
-        spec = config.get("spec") or {}
+        run = run_identity_of(config)  # real, variant or control: for whoever queries the file
         rows = list(_answer_rows(run_dir.name, run_dir / RESPONSES, bench))
         self.db.execute("BEGIN IMMEDIATE")
         try:
             self.db.execute("DELETE FROM answers WHERE folder = ?", (run_dir.name,))
             self.db.executemany("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-            self.db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            (run_dir.name, key, bench.name, spec.get("model"), spec.get("task"), spec.get("seed"),
-                             files.lines, int(files.torn), files.config, files.metrics))
+            self.db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (run_dir.name, key, bench.name, run.model, run.task, run.cell, run.seed, run.kind,
+                             run.control, files.lines, int(files.torn), files.config, files.metrics))
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
@@ -177,10 +178,6 @@ class ResultsIndex:
         """(id, right) of every scored line of a run, in file order (duplicates included, as the file has them)."""
         return [(i, bool(o)) for i, o in self.db.execute(
             "SELECT id, outcome FROM answers WHERE folder = ? AND outcome IS NOT NULL ORDER BY line", (folder,))]
-
-    def labels(self, folder: str) -> list[tuple[str, str | None]]:
-        """(id, label) of every line of a run, in file order."""
-        return self.db.execute("SELECT id, label FROM answers WHERE folder = ? ORDER BY line", (folder,)).fetchall()
 
     def forget_missing(self, present: set[str]) -> None:
         """Drop the rows of run folders no longer in the results folder (deleted or moved)."""
