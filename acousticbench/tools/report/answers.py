@@ -92,6 +92,15 @@ def _clip_columns(facts, texts: _Table) -> tuple:
             tuple((texts.add(name), tuple(texts.add(v) for v in values)) for name, values in facts.params), facts.gap_s)
 
 
+def _run_row(run: Run, row: str) -> dict[str, Any]:
+    """A run as the browser names it, with the paired view's row and task (its cell)."""
+    e = run.entry
+    variant = get_benchmark(e.benchmark).variant_label(e.variant)
+    return {"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "split": e.split,
+            "variant": variant, "folder": str(e.run_dir), "ref": run.reference_file, "row": row,
+            "cell": f"{e.task} {variant}" if variant else e.task}
+
+
 def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
     """The browser's tables: runs, questions, texts, clips, one column per record field, and the paired view's."""
     texts, clip_table, questions = _Table(), _Table(), _Table()
@@ -106,11 +115,8 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
     run_rows = []
     for index, run in enumerate(runs):
         e, bench = run.entry, get_benchmark(run.entry.benchmark)
-        variant = bench.variant_label(e.variant)
-        task = f"{e.task} {variant}" if variant else e.task
-        run_rows.append({"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "split": e.split,
-                         "variant": variant, "folder": str(e.run_dir), "ref": run.reference_file,
-                         "row": names[row_key(e)], "cell": task})  # the paired view's row and task
+        run_rows.append(_run_row(run, names[row_key(e)]))
+        task = run_rows[-1]["cell"]
         nouns[task] = bench.item_noun
         for r in run.records:
             facts = bench.answer_facts(r)
