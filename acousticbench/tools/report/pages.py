@@ -19,7 +19,7 @@ from acousticbench.tools.report.gather import Run
 from acousticbench.tools.report.paired import Scored, paired_data
 from acousticbench.tools.results_index import change_key
 
-INLINE_ANSWERS = 50_000  # up to this many answers the report is one self-contained file with every answer inside
+INLINE_ANSWERS = 50_000  # up to this many scored answers the report is one self-contained file with every answer inside
 KEY = re.compile(rb'<meta name="acousticbench-cell" content="([0-9a-f]{64})">')
 
 
@@ -142,7 +142,7 @@ def pages_section(runs: list[Run], links: dict[str, str]) -> Section:
         seeds = sorted({run.entry.seed for run in group})
         rows.append([html.escape(row), html.escape(cell), str(len(seeds)), str(sum(run.entry.n for run in group)),
                      f'<a href="{href}">{href}</a>'])
-    return Section("s-browser", "Every answer", f"Past {INLINE_ANSWERS:,} answers each row's answers on each task lie "
+    return Section("s-browser", "Every answer", f"Past {INLINE_ANSWERS:,} scored answers each row's answers on each task lie "
                    "on a page of their own beside this one (the same browser: filters, the clips, the prompt, the raw "
                    "answer, the other seeds' answers, the reference); this page loads none of them.",
                    html_table("answer-pages", ["Model", "Task", "Seeds", "Scored answers", "Page"], rows,
