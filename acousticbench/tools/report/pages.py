@@ -142,8 +142,8 @@ def pages_section(runs: list[Run], links: dict[str, str]) -> Section:
         seeds = sorted({run.entry.seed for run in group})
         rows.append([html.escape(row), html.escape(cell), str(len(seeds)), str(sum(run.entry.n for run in group)),
                      f'<a href="{href}">{href}</a>'])
-    return Section("s-browser", "Every answer", f"Past {INLINE_ANSWERS:,} scored answers each row's answers on each task lie "
-                   "on a page of their own beside this one (the same browser: filters, the clips, the prompt, the raw "
-                   "answer, the other seeds' answers, the reference); this page loads none of them.",
+    return Section("s-browser", "Every answer", f"Past {INLINE_ANSWERS:,} scored answers each row's answers on each "
+                   "task lie on a page of their own beside this one (the same browser: filters, the clips, the prompt, "
+                   "the raw answer, the other seeds' answers, the reference); this page loads none of them.",
                    html_table("answer-pages", ["Model", "Task", "Seeds", "Scored answers", "Page"], rows,
                               "A page per model and task"))
