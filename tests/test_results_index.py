@@ -1,5 +1,5 @@
-"""The results index (in the harness's cache, one per results folder): the leaderboard, its CSV, the paired view and the report
-read the same from it as from the run folders themselves, over both benchmarks, controls and variants; a run whose
+"""The results index (in the harness's cache, one per results folder): the leaderboard, its CSV, the paired view and
+the report read the same from it as from the run folders themselves, over both benchmarks, controls and variants; a run whose
 files change is read again, a run being written is never stored, a damaged index is built again, and two commands
 reading one folder at once agree."""
 from __future__ import annotations

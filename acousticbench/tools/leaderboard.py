@@ -33,15 +33,15 @@ def run_entry(run_dir: Path, index: ResultsIndex | None = None) -> Entry | None:
               if being_written(run_dir) else f"{run_dir}: no {METRICS} (the run did not finish; continue it with --resume)")
         return None
     try:
-        files = index.run_files(run_dir) if index is not None else read_files(run_dir)
+        try:
+            files = index.run_files(run_dir) if index is not None else read_files(run_dir)
+        except UserError:  # a benchmark this harness does not have: read as without the index, said below
+            files = read_files(run_dir)
         config = json.loads(files.config.decode("utf-8"))
-        raw_metrics, lines, torn = files.metrics, files.lines, files.torn
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         _warn(f"{run_dir}: unreadable ({err})")
         return None
-    except UserError:  # a benchmark this harness does not have: said below, as without the index
-        files = read_files(run_dir)
-        config, raw_metrics, lines, torn = json.loads(files.config.decode("utf-8")), files.metrics, files.lines, files.torn
+    raw_metrics, lines, torn = files.metrics, files.lines, files.torn
     try:
         bench = benchmark_of_config(config)
     except UserError as err:  # a benchmark this harness does not have (a newer one wrote the run)
