@@ -141,3 +141,93 @@ def test_two_commands_building_one_index_at_once_agree(results, tmp_path):
     outs = [proc.communicate(timeout=300) for proc in procs]
     assert [proc.returncode for proc in procs] == [0, 0], [err for _, err in outs]
     assert outs[0][0] == outs[1][0] and "Traceback" not in outs[0][1] + outs[1][1]
+
+
+def read_as_before(entries) -> list:
+    """The same entries with their answers read from responses.jsonl by the readers the tools had before the index
+    (core/stats.scored_outcomes, model_grid's file reader), not from the index."""
+    import dataclasses
+
+    return [dataclasses.replace(e, scores=None) for e in entries]
+
+
+def test_every_figure_read_from_the_index_is_the_one_read_from_the_files(results, capsys):
+    """Both benchmarks, their controls and variants: the tables, the CSV, the paired view and its CSV."""
+    forget(results)
+    fresh, warm = collect([results]), collect([results])
+    before = views(read_as_before(from_the_folders(results)))
+    assert views(fresh) == before and views(warm) == before
+    assert all(e.scores is not None for e in warm)  # they were read from the index
+
+
+def _lock_every_run(results: Path) -> list:
+    """Every run locked as a running command holds it: each is then read from its folder, the index left aside."""
+    return [RunLock(d) for d in run_dirs(results) if (d / "config.json").is_file()]
+
+
+def test_the_report_from_the_index_is_the_report_from_the_folders(results, tmp_path, capsys):
+    """The whole page (one file, and the page of a large folder with its answers beside it) is the same whether the
+    runs are read through the index or every one from its folder."""
+    from acousticbench.tools.report import build_report
+
+    forget(results)
+    indexed = _report(results, tmp_path / "indexed.html")
+    build_report([results], tmp_path / "indexed-paged.html", inline_answers=10)
+    locks = _lock_every_run(results)
+    try:
+        direct = _report(results, tmp_path / "direct.html")
+        build_report([results], tmp_path / "direct-paged.html", inline_answers=10)
+    finally:
+        for lock in locks:
+            lock.release()
+    assert indexed == direct.replace("direct.html", "indexed.html")
+    paged = [re.sub(r"written \d{4}-\d\d-\d\d \d\d:\d\d", "", (tmp_path / f"{name}-paged.html").read_text("utf-8"))
+             for name in ("indexed", "direct")]
+    assert paged[0] == paged[1].replace("direct-paged", "indexed-paged")
+
+
+@pytest.fixture()
+def damaged_copy(results, tmp_path) -> Path:
+    """A copy of the folder where one run has a damaged middle line, another a record that does not validate and a
+    third a torn last line (a kill's)."""
+    import shutil
+
+    copy = tmp_path / "results"
+    shutil.copytree(results, copy)
+    by_name = {d.name.split("-2")[0]: d for d in run_dirs(copy)}
+    damage = {"Oracle-rad-local-seed42": lambda lines: lines[:2] + [b'{"id": "x", "stat\n'] + lines[3:],
+              "Random-rad-local-seed43": lambda lines: lines[:4] + [lines[4].replace(b'"seed":43', b'"seed":"x"')]
+              + lines[5:],
+              "Oracle-dir-local-seed43": lambda lines: lines[:-1] + [lines[-1][:-20]]}
+    for name, change in damage.items():
+        path = by_name[name] / "responses.jsonl"
+        path.write_bytes(b"".join(change(path.read_bytes().splitlines(keepends=True))))
+    return copy
+
+
+def test_damaged_runs_are_named_and_left_out_alike_fresh_warm_and_from_the_folders(damaged_copy, tmp_path):
+    """The leaderboard names the damaged line and leaves its run out, and the report names the record that does not
+    validate, the same from a fresh index, a warm one, and with every run read from its folder."""
+    argv = [sys.executable, "-m", "acousticbench"]
+    leaderboard = [*argv, "leaderboard", str(damaged_copy), "--paired"]
+    report = [*argv, "report", str(damaged_copy), "--out", str(tmp_path / "r.html")]
+
+    def both() -> list[tuple[str, str]]:
+        outs = [subprocess.run(cmd, cwd=tmp_path, env=harness_env(), capture_output=True, text=True, timeout=600)
+                for cmd in (leaderboard, report)]
+        assert [out.returncode for out in outs] == [0, 0], [out.stderr for out in outs]
+        return [(re.sub(r", [0-9.]+ s\)", ")", out.stdout), out.stderr) for out in outs]  # the time it took aside
+
+    fresh, warm = both(), both()
+    locks = _lock_every_run(damaged_copy)
+    try:
+        direct = both()
+    finally:
+        for lock in locks:
+            lock.release()
+    assert fresh == warm == direct
+    (board, board_err), (_, report_err) = fresh
+    assert re.search(r"Oracle-rad-local-seed42-\S+/responses\.jsonl:3 is not a record \(damaged\)", board_err)
+    assert re.search(r"Oracle-dir-local-seed43-\S+: responses\.jsonl is truncated", board_err)
+    assert re.search(r"Random-rad-local-seed43-\S+/responses\.jsonl:5: not a valid \w+ .*left out of the report",
+                     report_err)

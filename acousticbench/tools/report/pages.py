@@ -10,6 +10,7 @@ import os
 import re
 from collections import defaultdict
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from acousticbench.benchmarks import Section
@@ -102,18 +103,20 @@ def summary_data(runs: list[Run], links: dict[str, str]) -> dict[str, Any]:
     """The main page's data: no answers, the paired view from the results index (each scored answer's outcome, as
     `acousticbench leaderboard --paired` reads them), and where each cell's answers are."""
     names = row_names(run.entry for run in runs)
-    scored, nouns = [], {}
-    for run in runs:
-        e = run.entry
-        nouns[cell_of(e)] = _noun(e.benchmark)
-        if e.control:  # a control never joins a model's q
-            continue
-        scored += [Scored(names[row_key(e)], cell_of(e), (e.manifest, item), e.seed, right)
-                   for item, right in _scores(e)]
+    nouns = {cell_of(run.entry): _noun(run.entry.benchmark) for run in runs}
     empty = {name: [] for name in ("run", "q", "status", "response", "label", "correct", "method", "by", "error",
                                    "notes", "ref", "flip", "latency", "paired")}
     return {"runs": [], "texts": [], "clips": [], "questions": [], "records": empty, "pages": links,
-            "paired": paired_data(scored, nouns, row_manifests(run.entry for run in runs))}
+            "paired": paired_data(_scored(runs, names), nouns, row_manifests(run.entry for run in runs))}
+
+
+def _scored(runs: list[Run], names: dict) -> Iterator[Scored]:
+    """Every scored answer of the real runs (a control never joins a model's q), one run's at a time: never every
+    answer of the folder at once."""
+    for e in (run.entry for run in runs if not run.entry.control):
+        row, cell = names[row_key(e)], cell_of(e)
+        for item, right in _scores(e):
+            yield Scored(row, cell, (e.manifest, item), e.seed, right)
 
 
 def _scores(e) -> list[tuple[str, bool]]:
