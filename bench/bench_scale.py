@@ -7,7 +7,7 @@ The runs of seed 42 are real runs of the harness (made once, with --archive); th
 their seed rewritten in config.json, metrics.json and every record: valid run folders that every tool reads, made in
 seconds where 480 real runs take half an hour on 2 cores.
 
-    .venv/bin/python bench/bench_scale.py --runs 480 --archive ARCHIVE [--keep DIR] [--code DIR]
+    .venv/bin/python bench/bench_scale.py --runs 480 --archive ARCHIVE [--keep DIR] [--code DIR] [--every-tool]
 
 --code runs the tools of another checkout (PYTHONPATH) on the same folder, for a before/after figure."""
 from __future__ import annotations
@@ -102,6 +102,21 @@ def measure(results: Path, code: Path, work: Path) -> Iterator[tuple[str, float,
             yield (f"{name} {when}", *timed(argv, code, work))
 
 
+def every_tool(results: Path, code: Path, work: Path) -> Iterator[tuple[str, float, float, int]]:
+    """The other tools over the folder, warm (after measure()): the CSV, the paired view, compare of two runs, the
+    references (every seed of Oracle on rad promoted, then the leaderboard beside them) and AudioICL's summary CSV."""
+    oracle = sorted(results.glob("Oracle-rad-*"))
+    refs = work / "references"
+    shutil.rmtree(refs, ignore_errors=True)
+    for name, argv in (("leaderboard --csv", ["leaderboard", str(results), "--csv"]),
+                       ("leaderboard --paired", ["leaderboard", str(results), "--paired"]),
+                       ("compare", ["compare", str(oracle[0]), str(oracle[1])]),
+                       ("reference promote", ["reference", "promote", "--references", str(refs), *map(str, oracle)]),
+                       ("leaderboard --references", ["leaderboard", str(results), "--references", str(refs)]),
+                       ("eval-str", ["eval-str", "--in", str(results), "--out", str(work / "summary.csv")])):
+        yield (name, *timed(argv, code, work))
+
+
 def first_view(page: Path) -> tuple[float, float] | None:
     """(seconds from navigation until the report's page is drawn and live in headless chromium, body[data-ready];
     the page's own performance.now() then), or None without chromium."""
@@ -129,6 +144,8 @@ def main() -> None:
     parser.add_argument("--archive", type=Path, default=Path(os.environ.get("ACOUSTICBENCH_TEST_ARCHIVE", "archive")),
                         help="the built open pack the seed-42 runs are made on")
     parser.add_argument("--keep", type=Path, help="make the runs here and keep them (reused when present)")
+    parser.add_argument("--every-tool", action="store_true",
+                        help="then time the CSV, --paired, compare, the references and eval-str too")
     parser.add_argument("--code", type=Path, action="append", default=[],
                         help="also time the tools of this checkout on the same folder (repeatable)")
     args = parser.parse_args()
@@ -144,6 +161,8 @@ def main() -> None:
     for code in [REPO, *args.code]:
         print(f"\ntools of {code}:")
         for name, seconds, mb, rc in measure(results, code, work):
+            print(f"  {name:18s} {seconds:7.1f} s  peak {mb:7.0f} MB" + (f"  exit {rc}" if rc else ""), flush=True)
+        for name, seconds, mb, rc in every_tool(results, code, work) if args.every_tool else ():
             print(f"  {name:18s} {seconds:7.1f} s  peak {mb:7.0f} MB" + (f"  exit {rc}" if rc else ""), flush=True)
         shown = first_view(work / "report.html")
         if shown:
