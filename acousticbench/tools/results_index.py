@@ -94,7 +94,8 @@ def read_files(run_dir: Path) -> RunFiles:
         (run_dir / RESPONSES).open("rb").close()  # a missing one is named first, as for any run
         return RunFiles(config, metrics, 0, False)
     found = scan(run_dir / RESPONSES, bench)
-    return RunFiles(config, metrics, found.lines, found.torn, found.damaged, found.invalid, found.scores)
+    scores = found.scores()  # kept alone, not every row: a run read so is held until the command ends
+    return RunFiles(config, metrics, found.lines, found.torn, found.damaged, found.invalid, lambda: scores)
 
 
 class ResultsIndex:
