@@ -231,3 +231,20 @@ def test_damaged_runs_are_named_and_left_out_alike_fresh_warm_and_from_the_folde
     assert re.search(r"Oracle-dir-local-seed43-\S+: responses\.jsonl is truncated", board_err)
     assert re.search(r"Random-rad-local-seed43-\S+/responses\.jsonl:5: not a valid \w+ .*left out of the report",
                      report_err)
+
+
+def test_metrics_read_when_asked_are_each_run_s_own_past_the_runs_kept(results):
+    """More runs than the parsed metrics kept: each still reads as its own metrics.json, in any order, again."""
+    from acousticbench.benchmarks import benchmark_of_config
+    from acousticbench.tools.metrics_when_asked import KEPT, MetricsWhenAsked
+
+    runs = [d for d in run_dirs(results) if (d / "metrics.json").is_file()]
+    held = []
+    for i in range(KEPT + 100):
+        run = runs[i % len(runs)]
+        bench = benchmark_of_config(json.loads((run / "config.json").read_bytes()))
+        held.append((bench.metrics_type.model_validate_json((run / "metrics.json").read_bytes()),
+                     MetricsWhenAsked((run / "metrics.json").read_bytes(), bench.metrics_type)))
+    for parsed, lazy in [*held, *reversed(held), *held]:
+        assert lazy.model_dump() == parsed.model_dump() and lazy.model_fields_set == parsed.model_fields_set
+    assert getattr(held[0][1], "no_such_field", None) is None
