@@ -48,6 +48,7 @@ class Entry(Generic[M]):
     scores: Callable[[], list[tuple[str, bool]]] | None = field(default=None, compare=False, repr=False)
     # the line naming the first record of responses.jsonl that does not validate (the report leaves the run out)
     invalid: str | None = field(default=None, compare=False, repr=False)
+    lines: int | None = field(default=None, compare=False, repr=False)  # responses.jsonl's complete lines, as counted
 
     @property
     def control(self) -> str | None:

@@ -62,7 +62,8 @@ def run_entry(run_dir: Path, index: ResultsIndex | None = None) -> Entry | None:
 
     return dataclasses.replace(bench.entry(run_dir, config, metrics), identity=bench.identity(config),
                                finished_at=config.get("finished_at"), run=run_identity_of(config), scores=files.scores,
-                               invalid=files.invalid, metrics=MetricsWhenAsked(raw_metrics, bench.metrics_type))
+                               invalid=files.invalid, lines=lines,
+                               metrics=MetricsWhenAsked(raw_metrics, bench.metrics_type))
 
 
 def _metrics(run_dir: Path, bench: Benchmark, raw: bytes, config: dict) -> BaseModel | None:

@@ -27,7 +27,7 @@ class Scan:
 
 def scan(path: Path, bench: Any) -> Scan:
     """Read `path` once, line by line (split at b"\n" alone: a reply's U+2028 is no line break); OSError where it
-    cannot be read (the caller names the run). `bench`: the run's benchmark (its record type, outcome and label field)."""
+    cannot be read (the caller names the run). `bench`: the run's benchmark (its record type, outcome, label field)."""
     from pydantic import ValidationError
 
     from acousticbench.core.jsontext import parse_model

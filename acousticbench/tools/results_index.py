@@ -70,16 +70,6 @@ def change_key(run_dir: Path) -> str:
     return "|".join(parts)
 
 
-def count_lines(path: Path) -> tuple[int, bool]:
-    """Complete lines, and whether the file ends in a torn line, read in blocks (never the whole file at once)."""
-    lines, last = 0, b"\n"
-    with path.open("rb") as fh:
-        while block := fh.read(1 << 20):
-            lines += block.count(b"\n")
-            last = block[-1:]
-    return lines, last != b"\n"
-
-
 def read_files(run_dir: Path) -> RunFiles:
     """A run folder's files as they are now, without the index (a run being written is read so, every time), its
     responses.jsonl read once; a benchmark this harness lacks leaves its lines unread (the caller says so)."""

@@ -30,9 +30,7 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
     from acousticbench.tools import arrival, controls
     from acousticbench.tools.report import page, pages
     from acousticbench.tools.report.answers import ClipSources, browser_data
-    from acousticbench.run.results import RESPONSES
     from acousticbench.tools.report.gather import RecordsByRun, gather
-    from acousticbench.tools.results_index import count_lines
 
     started = time.perf_counter()
     inline_answers = pages.INLINE_ANSWERS if inline_answers is None else inline_answers
@@ -52,7 +50,7 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
         links, _, missing = pages.write_cell_pages(runs, out, embed_audio, "AcousticBench report")
         data, answers = pages.summary_data(runs, links), pages.pages_section(runs, links)
         clips.missing += missing
-        n_records = sum(count_lines(run.entry.run_dir / RESPONSES)[0] for run in runs)
+        n_records = sum(run.entry.lines or 0 for run in runs)  # as the index counted them: no file read again
     else:
         data, answers = browser_data(runs, clips), None
         n_records = len(data["records"]["run"])
