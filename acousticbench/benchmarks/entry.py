@@ -45,6 +45,12 @@ class Entry(Generic[M]):
     finished_at: str | None = field(default=None, compare=False)  # config.json's finished_at: which run is latest
     responses: Path | None = field(default=None, compare=False)  # a reference's records (a run's are in run_dir)
     run: RunIdentity | None = field(default=None, compare=False)  # what kind of run (None: a reference, a real run)
+    # (id, right) of each scored record in file order, from the results index (tools/results_index.py); None: read
+    # responses.jsonl itself
+    scores: Callable[[], list[tuple[str, bool]]] | None = field(default=None, compare=False, repr=False)
+    # the line naming the first record of responses.jsonl that does not validate (the report leaves the run out)
+    invalid: str | None = field(default=None, compare=False, repr=False)
+    lines: int | None = field(default=None, compare=False, repr=False)  # responses.jsonl's complete lines, as counted
 
     @property
     def control(self) -> str | None:

@@ -148,8 +148,10 @@ def mcnemar_exact(b: int, c: int) -> float:
 def scored_outcomes(responses: Path, outcome: Outcome) -> list[tuple[str, float]]:
     """(item id, 1.0 if correct else 0.0) for every record of a run that its benchmark's `outcome` scores."""
     out = []
-    for line in responses.read_bytes().split(b"\n"):  # not splitlines: a reply's U+2028 is no line break
-        if line.strip():
+    with responses.open("rb") as lines:  # streamed, split at b"\n" alone: a reply's U+2028 is no line break
+        for line in lines:
+            if not line.strip():
+                continue
             data = json.loads(line)
             if (correct := outcome(data)) is not None:
                 out.append((data["id"], 1.0 if correct else 0.0))
@@ -169,16 +171,25 @@ def across_seeds(runs: list[tuple[float | None, int, Path | None]],
     if len(known) == 1:
         acc, n, _ = known[0]
         return cell_interval(round(acc * n), n), float(n)
-    if all(path is not None and path.is_file() for _, _, path in known):
-        scores = [score for _, _, path in known for score in scored_outcomes(path, outcome)]
+    if all(callable(path) or path is not None and path.is_file() for _, _, path in known):
+        scores = [score for _, _, path in known for score in _outcomes(path, outcome)]
         return clustered_interval(scores)
     mean, n = sum(a for a, _, _ in known) / len(known), max(n for _, n, _ in known)
     return cell_interval(mean * n, n), float(n)
 
 
+def _outcomes(source, outcome: Outcome) -> list[tuple[str, float]]:
+    """A run's scored outcomes from its responses.jsonl, or from a callable giving (id, right) (the results index)."""
+    if callable(source):
+        return [(item, 1.0 if right else 0.0) for item, right in source()]
+    return scored_outcomes(source, outcome)
+
+
 def interval_of(entries, outcome: Outcome) -> Interval | None:
-    """The 95% interval of a cell's entries (benchmarks/entry.py) over their seeds, clustered by question."""
-    runs = [(e.accuracy, e.n, e.responses or (e.run_dir / "responses.jsonl" if e.run_dir else None)) for e in entries]
+    """The 95% interval of a cell's entries (benchmarks/entry.py) over their seeds, clustered by question (their
+    outcomes from the results index where the entry has them: Entry.scores)."""
+    runs = [(e.accuracy, e.n, e.scores or e.responses or (e.run_dir / "responses.jsonl" if e.run_dir else None))
+            for e in entries]
     return across_seeds(runs, outcome)[0]
 
 

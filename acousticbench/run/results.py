@@ -153,11 +153,15 @@ def numbered_records(path: Path, record_type: type[RecordBase], torn: list | Non
     if not path.exists():
         return []
     try:
-        lines = path.read_bytes().split(b"\n")
+        with path.open("rb") as fh:  # line by line (split at b"\n" alone): never the whole file as one string
+            return _numbered(path, fh, record_type, torn)
     except OSError as err:
         raise UserError(f"cannot read {path} ({err.strerror or err}).") from None
+
+
+def _numbered(path: Path, fh: Any, record_type: type[RecordBase], torn: list | None) -> list[tuple[int, Any]]:
     found = []
-    for lineno, line in enumerate(lines, 1):
+    for lineno, line in enumerate(fh, 1):
         if not line.strip():
             continue
         try:
@@ -167,7 +171,7 @@ def numbered_records(path: Path, record_type: type[RecordBase], torn: list | Non
             written = None if cut else version_line(path.parent)  # another version's records: never taken for one
             if written:
                 raise UserError(f"{path}:{lineno}: {problem_of(err)}: {written}.") from None
-            if lineno == len(lines):  # only a last line with no newline after it may be torn by a kill
+            if not line.endswith(b"\n"):  # only a last line with no newline after it may be torn by a kill
                 if torn is not None:
                     from acousticbench.core.readers import TornLine, item_id_of
 

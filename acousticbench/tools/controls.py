@@ -133,14 +133,29 @@ BLURB = ("Each control asks the same questions with the same seeds and prompts, 
          "does; else undecided at this n.")
 
 
-def records_of(entries: list[Entry]) -> dict[Path, list]:
-    """Each run's records, read only where a control run is present (the leaderboard reads none otherwise)."""
-    from acousticbench.run.results import RESPONSES, read_records
+class _RecordsWhenAsked(Mapping):
+    """Run folder -> its records, read from responses.jsonl each time asked and never held: a lab's folder of
+    thousands of runs as record objects would take gigabytes."""
 
-    if not any(e.control for e in entries):
-        return {}
-    return {e.run_dir: read_records(e.run_dir / RESPONSES, get_benchmark(e.benchmark).record_type)
-            for e in entries if e.run_dir is not None}
+    def __init__(self, entries: list[Entry]):
+        self._benchmarks = {e.run_dir: e.benchmark for e in entries if e.run_dir is not None}
+
+    def __getitem__(self, run_dir: Path) -> list:
+        from acousticbench.run.results import RESPONSES, read_records
+
+        return read_records(run_dir / RESPONSES, get_benchmark(self._benchmarks[run_dir]).record_type)
+
+    def __iter__(self):
+        return iter(self._benchmarks)
+
+    def __len__(self) -> int:
+        return len(self._benchmarks)
+
+
+def records_of(entries: list[Entry]) -> Mapping[Path, list]:
+    """Each run's records, read when asked and only where a control run is present (the leaderboard reads none
+    otherwise)."""
+    return _RecordsWhenAsked(entries) if any(e.control for e in entries) else {}
 
 
 def markdown(entries: list[Entry], records: Mapping[Path, Sequence] | None = None) -> str:

@@ -15,6 +15,7 @@ from acousticbench.benchmarks import (BENCHMARKS, CSV_HEADER, Benchmark, Entry, 
 from acousticbench.core.errors import UserError
 from acousticbench.core.written_by import version_line
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, being_written
+from acousticbench.tools.results_index import ResultsIndex, read_files
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -24,33 +25,23 @@ def _warn(message: str) -> None:
     print(f"skipped: {message}", file=sys.stderr)
 
 
-def _line_count(path: Path) -> tuple[int, bool, int | None]:
-    """Complete lines, whether the file ends in a torn line, and the number of the first complete line that is not a
-    JSON record (damaged in the middle: every tool leaves the run out the same way, naming it)."""
-    data = path.read_bytes()
-    lines = data.split(b"\n")[:-1]  # not splitlines: a reply's U+2028 is no line break
-    for lineno, line in enumerate(lines, 1):
-        try:
-            if not isinstance(json.loads(line), dict):
-                return len(lines), False, lineno
-        except ValueError:
-            return len(lines), False, lineno
-    return len(lines), bool(data) and not data.endswith(b"\n"), None
-
-
-def run_entry(run_dir: Path) -> Entry | None:
-    """The entry of a finished run folder of any benchmark, or None (with the reason on stderr) when it is not usable."""
+def run_entry(run_dir: Path, index: ResultsIndex | None = None) -> Entry | None:
+    """The entry of a finished run folder of any benchmark, or None (with the reason on stderr) when it is not usable;
+    read through the results `index` where given (the folder's files where they changed since)."""
     if not (run_dir / METRICS).is_file():
         _warn(f"{run_dir}: no {METRICS} yet (it is being written by a running command: wait for it to finish)"
               if being_written(run_dir) else f"{run_dir}: no {METRICS} (the run did not finish; continue it with --resume)")
         return None
     try:
-        config = json.loads((run_dir / CONFIG).read_text(encoding="utf-8"))
-        raw_metrics = (run_dir / METRICS).read_bytes()
-        lines, torn, damaged = _line_count(run_dir / RESPONSES)
+        try:
+            files = index.run_files(run_dir) if index is not None else read_files(run_dir)
+        except UserError:  # a benchmark this harness does not have: read as without the index, said below
+            files = read_files(run_dir)
+        config = json.loads(files.config.decode("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         _warn(f"{run_dir}: unreadable ({err})")
         return None
+    raw_metrics, lines, torn, damaged = files.metrics, files.lines, files.torn, files.damaged
     try:
         bench = benchmark_of_config(config)
     except UserError as err:  # a benchmark this harness does not have (a newer one wrote the run)
@@ -67,8 +58,12 @@ def run_entry(run_dir: Path) -> Entry | None:
     metrics = _metrics(run_dir, bench, raw_metrics, config)
     if metrics is None:
         return None
+    from acousticbench.tools.metrics_when_asked import MetricsWhenAsked
+
     return dataclasses.replace(bench.entry(run_dir, config, metrics), identity=bench.identity(config),
-                               finished_at=config.get("finished_at"), run=run_identity_of(config))
+                               finished_at=config.get("finished_at"), run=run_identity_of(config), scores=files.scores,
+                               invalid=files.invalid, lines=lines,
+                               metrics=MetricsWhenAsked(raw_metrics, bench.metrics_type))
 
 
 def _metrics(run_dir: Path, bench: Benchmark, raw: bytes, config: dict) -> BaseModel | None:
@@ -127,8 +122,11 @@ def collect(results_dirs: list[Path]) -> list[Entry]:
     names the one left out: a choice made, never silently."""
     latest: dict[tuple, Entry] = {}
     for results in results_dirs:
-        for run_dir in sorted(p for p in results.iterdir() if p.is_dir() and (p / CONFIG).is_file()):
-            entry = run_entry(run_dir)
+        run_dirs = sorted(p for p in results.iterdir() if p.is_dir() and (p / CONFIG).is_file())
+        index = ResultsIndex(results)
+        index.forget_missing({p.name for p in run_dirs})
+        for run_dir in run_dirs:
+            entry = run_entry(run_dir, index)
             if entry:
                 key = (*_identity(entry), entry.identity)  # runs judged or served differently stay apart
                 if key in latest:

@@ -105,13 +105,19 @@ def entry_answers(entries: list[Entry]) -> dict[tuple[str, str], dict[Hashable, 
     names = row_names(entries)
     out: dict[tuple[str, str], dict[Hashable, dict[int, bool]]] = {}
     for e in entries:
+        if e.scores is not None:  # the results index holds them
+            side = out.setdefault((names[row_key(e)], cell_of(e)), {})
+            for item, right in e.scores():
+                side.setdefault((e.manifest, item), {})[e.seed] = right
+            continue
         path = e.responses or (e.run_dir / RESPONSES if e.run_dir else None)
         if path is None or not path.is_file():
             continue
         outcome, side = get_benchmark(e.benchmark).outcome, out.setdefault((names[row_key(e)], cell_of(e)), {})
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip() and (correct := outcome(data := json.loads(line))) is not None:
-                side.setdefault((e.manifest, data["id"]), {})[e.seed] = bool(correct)
+        with path.open("rb") as lines:  # streamed, split at b"\n" alone: a reply's U+2028 is no line break
+            for line in lines:
+                if line.strip() and (correct := outcome(data := json.loads(line))) is not None:
+                    side.setdefault((e.manifest, data["id"]), {})[e.seed] = bool(correct)
     return out
 
 

@@ -40,7 +40,8 @@ def load_run(path: Path, torn: list | None = None) -> Run:
         bench = benchmark_of_config(config)
     else:
         try:  # a responses.jsonl on its own: its first record names its benchmark
-            first = json.loads(next((line for line in file.read_bytes().splitlines() if line.strip()), b"{}"))
+            with file.open("rb") as lines:  # the first record only, never the whole file
+                first = json.loads(next((line for line in lines if line.strip()), b"{}"))
             bench = benchmark_of_line(first)
         except (ValueError, AttributeError) as err:
             raise UserError(f"{file} is not a run's responses.jsonl ({type(err).__name__}): pass a run folder or its "

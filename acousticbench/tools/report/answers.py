@@ -34,19 +34,28 @@ class _Table:
         return self._index[value]
 
 
-def _label(record: RecordBase) -> str | None:
-    """The record's answer label, in the field its benchmark names (chosen, prediction)."""
-    return getattr(record, get_benchmark(record.benchmark).label_field)
+def _label(record: RecordBase, field: str) -> str | None:
+    """The record's answer label, in the field its benchmark names (chosen, prediction: Benchmark.label_field)."""
+    return getattr(record, field)
 
 
-def _flips(runs: list[Run]) -> set[tuple]:
-    """(model, task, variant, first-N, id) whose label differs between seeds."""
-    labels: dict[tuple, set] = defaultdict(set)
-    for run in runs:
-        e = run.entry
-        for r in run.records:
-            labels[(e.model, e.task, e.variant, e.split, e.max_samples, e.manifest, r.id)].add(_label(r))
-    return {key for key, seen in labels.items() if len(seen) > 1}
+class _Flips:
+    """Which answers' question (model, task, variant, split, first-N, pack, id) got different labels from different
+    seeds; gathered while the records pass once, told once every run was seen."""
+
+    def __init__(self):
+        self.questions = _Table()
+        self.labels: dict[int, set] = defaultdict(set)
+        self.column: list[int] = []  # each answer's question, in the order answers were added
+
+    def add(self, key: tuple, label: str | None) -> None:
+        question = self.questions.add(key)
+        self.labels[question].add(label)
+        self.column.append(question)
+
+    def told(self) -> list[int]:
+        flipped = {question for question, seen in self.labels.items() if len(seen) > 1}
+        return [int(question in flipped) for question in self.column]
 
 
 class ClipSources:
@@ -83,10 +92,19 @@ def _clip_columns(facts, texts: _Table) -> tuple:
             tuple((texts.add(name), tuple(texts.add(v) for v in values)) for name, values in facts.params), facts.gap_s)
 
 
+def _run_row(run: Run, row: str) -> dict[str, Any]:
+    """A run as the browser names it, with the paired view's row and task (its cell)."""
+    e = run.entry
+    variant = get_benchmark(e.benchmark).variant_label(e.variant)
+    return {"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "split": e.split,
+            "variant": variant, "folder": str(e.run_dir), "ref": run.reference_file, "row": row,
+            "cell": f"{e.task} {variant}" if variant else e.task}
+
+
 def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
     """The browser's tables: runs, questions, texts, clips, one column per record field, and the paired view's."""
     texts, clip_table, questions = _Table(), _Table(), _Table()
-    flips = _flips(runs)
+    flips = _Flips()
     names = row_names(run.entry for run in runs)  # runs of one model made differently pair as different rows
     scored: list[Scored] = []
     nouns: dict[str, str] = {}  # task -> what its items are called
@@ -97,11 +115,8 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
     run_rows = []
     for index, run in enumerate(runs):
         e, bench = run.entry, get_benchmark(run.entry.benchmark)
-        variant = bench.variant_label(e.variant)
-        task = f"{e.task} {variant}" if variant else e.task
-        run_rows.append({"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "split": e.split,
-                         "variant": variant, "folder": str(e.run_dir), "ref": run.reference_file,
-                         "row": names[row_key(e)], "cell": task})  # the paired view's row and task
+        run_rows.append(_run_row(run, names[row_key(e)]))
+        task = run_rows[-1]["cell"]
         nouns[task] = bench.item_noun
         for r in run.records:
             facts = bench.answer_facts(r)
@@ -114,13 +129,16 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
             if paired:
                 scored.append(Scored(names[row_key(e)], task, (e.manifest, r.id), e.seed, facts.correct))
             ref = NONE if run.reference is None or r.id not in run.reference else texts.add(run.reference[r.id] or "")
-            row = (index, q, texts.add(r.status), texts.add(r.response), texts.add(_label(r)),
+            label = _label(r, bench.label_field)
+            row = (index, q, texts.add(r.status), texts.add(r.response), texts.add(label),
                    NONE if facts.correct is None else int(facts.correct), texts.add(facts.method), texts.add(facts.by),
                    texts.add(r.error), texts.add("; ".join(r.notes) or None), ref,
-                   int((e.model, e.task, e.variant, e.split, e.max_samples, e.manifest, r.id) in flips),
+                   0,  # flips: told once every run was read
                    None if r.latency_s is None else round(r.latency_s, 3), int(paired))
+            flips.add((e.model, e.task, e.variant, e.split, e.max_samples, e.manifest, r.id), label)
             for name, value in zip(columns, row):
                 columns[name].append(value)
+    columns["flip"] = flips.told()
     return {"runs": run_rows, "texts": texts.values, "clips": clip_table.values,
             "questions": questions.values, "records": columns,
             "paired": paired_data(scored, nouns, row_manifests(run.entry for run in runs))}

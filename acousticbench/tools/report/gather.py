@@ -3,6 +3,7 @@ with its config, metrics and records, and the reference run of the same seed whe
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,6 @@ class Run:
     entry: Entry
     config: dict[str, Any]
     metrics: BaseModel  # metrics.json as the benchmark's typed model (Benchmark.metrics_type)
-    records: list
     audio_root: str  # absolute folder the records' audio paths are relative to
     reference: dict[str, Any] | None  # id -> the reference run's label (chosen / prediction), when a reference exists
     reference_file: str | None
@@ -30,6 +30,29 @@ class Run:
     @property
     def benchmark(self) -> str:
         return self.entry.benchmark
+
+    @property
+    def records(self) -> list:
+        """Its records sorted by id, read from responses.jsonl each time asked and never held: a folder of 228,000
+        answers as objects would take gigabytes."""
+        bench = benchmark_of_config(self.config)
+        return sorted(read_records(self.entry.run_dir / RESPONSES, bench.record_type), key=lambda r: r.id)
+
+
+class RecordsByRun(Mapping):
+    """Run folder -> its records (Run.records), read when asked: what the benchmarks' report sections take."""
+
+    def __init__(self, runs: list[Run]):
+        self._runs = {run.entry.run_dir: run for run in runs}
+
+    def __getitem__(self, run_dir: Path) -> list:
+        return self._runs[run_dir].records
+
+    def __iter__(self) -> Iterator[Path]:
+        return iter(self._runs)
+
+    def __len__(self) -> int:
+        return len(self._runs)
 
 
 def gather(results_dirs: list[Path], references: Path | None) -> list[Run]:
@@ -52,14 +75,12 @@ def _read(entry: Entry, references: Path | None) -> Run | None:
 
     run_dir, config, metrics = entry.run_dir, entry.config, entry.metrics  # parsed once, by the leaderboard
     bench = benchmark_of_config(config)
-    try:
-        records = sorted(read_records(run_dir / RESPONSES, bench.record_type), key=lambda r: r.id)
-    except UserError as err:
-        print(f"skipped: {str(err).rstrip('.')}: the run is left out of the report", file=sys.stderr)
+    if entry.invalid:  # read once, by the leaderboard's reader (tools/responses_scan.py)
+        print(f"skipped: {entry.invalid.rstrip('.')}: the run is left out of the report", file=sys.stderr)
         return None
     spec = spec_from_config(config)
     reference, ref_file = _reference(references, spec, bench.label_field, entry.manifest)
-    return Run(entry, config, metrics, records, bench.audio_root(config, spec, run_dir), reference, ref_file)
+    return Run(entry, config, metrics, bench.audio_root(config, spec, run_dir), reference, ref_file)
 
 
 def _reference(root: Path | None, spec, label: str, pack: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -74,7 +95,7 @@ def _reference(root: Path | None, spec, label: str, pack: str) -> tuple[dict[str
         if run is None or summary.get("archive_manifest_sha256") != pack:
             return None, None  # no run of this seed, or another pack: the same ids name other questions
         path = folder / run["file"]
-        lines = path.read_bytes().split(b"\n")  # a JSON line's own U+2028 is no line break
+        with path.open("rb") as lines:  # streamed, split at b"\n" alone: a JSON line's own U+2028 is no line break
+            return {r["id"]: r.get(label) for r in (json.loads(line) for line in lines if line.strip())}, str(path)
     except (UserError, OSError):
         return None, None  # no reference for this model, task or seed: the browser shows none
-    return {r["id"]: r.get(label) for r in (json.loads(line) for line in lines if line.strip())}, str(path)

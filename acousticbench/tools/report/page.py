@@ -54,9 +54,9 @@ def _section(section: Section) -> str:
             f"{section.html}</section>")
 
 
-def render(sections: list[Section], data: dict, title: str, subtitle: str) -> str:
-    """The benchmarks' sections, the paired view where there are two models, then the answer browser, under one
-    header with a link to each."""
+def render(sections: list[Section], data: dict, title: str, subtitle: str, answers: Section | None = None) -> str:
+    """The benchmarks' sections, the paired view where there are two models, then the answer browser (or `answers`
+    in its place: a large folder's links to its answer pages), under one header with a link to each."""
     paired = [Section("s-paired", "Model against model", "Pick two rows (a model run one way: its judge, scoring, "
                       "served model, pack and questions; runs made differently are rows of their own): per task the "
                       "questions paired by id on the same pack, each question's answers averaged over the seeds both "
@@ -70,9 +70,10 @@ def render(sections: list[Section], data: dict, title: str, subtitle: str) -> st
                       "points would be found). Only scored answers "
                       "count.", PAIRED)]
     sections = [*sections, *(paired if len(data["paired"]["models"]) > 1 else []),
-                Section("s-browser", "Every answer", "Filter, then click a row for its clips, prompt, raw answer, how "
-                        "the label was obtained, the clips' physical parameters, and the reference run's answer "
-                        "(disagreements highlighted). Click a header to sort.", BROWSER)]
+                answers or Section("s-browser", "Every answer", "Filter, then click a row for its clips, prompt, raw "
+                                   "answer, how the label was obtained, the clips' physical parameters, and the "
+                                   "reference run's answer (disagreements highlighted). Click a header to sort.",
+                                   BROWSER)]
     nav = "".join(f'<a href="#{s.id}">{escape(s.title)}</a>' for s in sections)
     payload = json_text(data, separators=(",", ":")).replace("</", "<\\/")  # a reply's invalid Unicode as escapes
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"

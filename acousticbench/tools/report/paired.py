@@ -4,6 +4,7 @@ with its interval, the sign-flip p and Benjamini-Hochberg's q over every compari
 questions each side did better on (the page lists them from the records, linked to their answers)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import permutations
 from typing import Any
@@ -24,7 +25,7 @@ class Scored:
     correct: bool
 
 
-def paired_data(scored: list[Scored], nouns: dict[str, str], manifests: dict[str, dict]) -> dict[str, Any]:
+def paired_data(scored: Iterable[Scored], nouns: dict[str, str], manifests: dict[str, dict]) -> dict[str, Any]:
     """models (row names), tasks (with what their items are called, `nouns`: task -> 'questions'), and for each pair
     (i < j, as 'i,j') a row per task both ran: [task, questions paired, seeds used, A's questions unpaired, B's, A's
     accuracy, B's, interval low, high, p, q, questions A did better on, B, the difference detectable at 80% power
@@ -32,12 +33,12 @@ def paired_data(scored: list[Scored], nouns: dict[str, str], manifests: dict[str
     both have a serving manifest (`manifests`: model_grid.row_manifests), the facts in which they were served
     otherwise, as i's value -> j's ([] when alike); the method and FDR the page states. The
     page lists those questions itself, from the records (each run names its row and task; `paired` marks a record
-    counted here)."""
-    models = list(dict.fromkeys(s.model for s in scored))
-    tasks = list(dict.fromkeys(s.task for s in scored))
+    counted here). `scored` is read once (a generator serves)."""
     answers: dict[tuple[str, str], dict] = {}
-    for s in scored:
+    for s in scored:  # one pass, never held as a list: a lab's folder has millions of scored answers
         answers.setdefault((s.model, s.task), {}).setdefault(s.item, {})[s.seed] = s.correct
+    models = list(dict.fromkeys(model for model, _ in answers))  # in the order the answers came, as before
+    tasks = list(dict.fromkeys(task for _, task in answers))
     tests = grid_tests(answers, nouns)
     cells: dict[str, list] = {}
     for test in tests:

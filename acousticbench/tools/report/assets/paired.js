@@ -126,6 +126,15 @@
         r.q < P.fdr ? "yes" : "no", detectable(r), r.nA, r.nB, r.unA, r.unB]
         .forEach((v) => tr.appendChild(el("td", {}, v)));
       if (!r.nA && !r.nB) return;
+      if (D.pages) {  // a large folder's report: each side's answers on this task are on a page of their own
+        const note = lists.appendChild(el("p", { class: "note", "data-task": P.tasks[r.t] },
+          `${P.tasks[r.t]}: A better on ${r.nA} ${P.nouns[r.t]}, B better on ${r.nB}; the answers: `));
+        [[a, "A"], [b, "B"]].forEach(([m, side]) => {
+          const href = D.pages[`${P.models[m]}\u0000${P.tasks[r.t]}`];
+          if (href) note.append(el("a", { href }, `${side}'s page`), " ");
+        });
+        return;
+      }
       const [betterA, betterB] = better(a, b, P.tasks[r.t], r.seeds);
       const details = lists.appendChild(el("details", { "data-task": P.tasks[r.t] }));
       details.appendChild(el("summary", {},

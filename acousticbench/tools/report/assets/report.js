@@ -15,6 +15,10 @@
   const runOf = (i) => RUNS[R.run[i]];
   // [id, prompt, clips, expected, level, kind, split, clip captions, physical parameters, gap between two clips]
   const question = (i) => Q[R.q[i]];
+  if (!$("answers")) {  // a large folder's report: its answers lie on pages of their own (D.pages), none here
+    window.reportBrowser = { show: () => {}, data: D, el };
+    return;
+  }
   let matches = new Int32Array(0), page = 0, selected = -1, timer = null;
 
   function options(id, values) {

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Benchmark the tools over a lab's results folder: N run folders of the local models (Oracle, Random, Always-A over the
+eight AcousticBench tasks and as many seeds as N needs), then `acousticbench leaderboard` and `acousticbench report`
+timed in fresh processes, first (nothing cached) and warm (again on the same folder), each with its peak memory.
+
+The runs of seed 42 are real runs of the harness (made once, with --archive); the other seeds are copies of them with
+their seed rewritten in config.json, metrics.json and every record: valid run folders that every tool reads, made in
+seconds where 480 real runs take half an hour on 2 cores.
+
+    .venv/bin/python bench/bench_scale.py --runs 480 --archive ARCHIVE [--keep DIR] [--code DIR] [--every-tool]
+
+--code runs the tools of another checkout (PYTHONPATH) on the same folder, for a before/after figure."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+MODELS = "Oracle,Random,Always-A"
+FIRST_SEED = 42
+# the results index of a folder, deleted before the first command (a checkout without one deletes nothing)
+FORGET = """import sys
+try:
+    from acousticbench.tools.results_index import index_path
+except ImportError:
+    sys.exit(0)
+for suffix in ("", "-wal", "-shm"):
+    index_path(sys.argv[1]).with_name(index_path(sys.argv[1]).name + suffix).unlink(missing_ok=True)
+"""
+
+
+def real_runs(base: Path, archive: Path) -> list[Path]:
+    """The seed-42 runs of the three local models on every task (made here once, kept in `base`)."""
+    runs = sorted(p for p in base.glob("*-seed42-*") if (p / "metrics.json").is_file()) if base.is_dir() else []
+    if not runs:
+        subprocess.run([sys.executable, "-m", "acousticbench", "run", "--model", MODELS, "--task", "all", "--seed",
+                        str(FIRST_SEED), "--archive", str(archive), "--results-dir", str(base)],
+                       check=True, stdout=subprocess.DEVNULL, env=_env(REPO))
+        runs = sorted(p for p in base.glob("*-seed42-*") if (p / "metrics.json").is_file())
+    return runs
+
+
+def copy_with_seed(run: Path, results: Path, seed: int) -> None:
+    """`run` as the run of `seed`: its folder name, config.json's spec and settings, metrics.json and every record."""
+    folder = results / run.name.replace(f"-seed{FIRST_SEED}-", f"-seed{seed}-")
+    folder.mkdir()
+    config = json.loads((run / "config.json").read_bytes())
+    for section in ("spec", "settings"):
+        if isinstance(config.get(section), dict) and "seed" in config[section]:
+            config[section]["seed"] = seed
+    (folder / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+    metrics = json.loads((run / "metrics.json").read_bytes())
+    metrics["seed"] = seed
+    (folder / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+    seed_field = f'"seed":{FIRST_SEED},'.encode()  # as the harness writes a record (compact JSON): its field, once
+    with (run / "responses.jsonl").open("rb") as src, (folder / "responses.jsonl").open("wb") as out:
+        for line in src:
+            assert seed_field in line, f"{run}: a record without {seed_field!r}"
+            out.write(line.replace(seed_field, f'"seed":{seed},'.encode(), 1))
+
+
+def make_results(results: Path, base_runs: list[Path], n: int) -> None:
+    """N run folders: the real runs, then their copies as seeds 43, 44, ... until there are N."""
+    results.mkdir(parents=True)
+    for i in range(n):
+        run, seed = base_runs[i % len(base_runs)], FIRST_SEED + i // len(base_runs)
+        if seed == FIRST_SEED:
+            shutil.copytree(run, results / run.name)
+        else:
+            copy_with_seed(run, results, seed)
+
+
+def _env(code: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(code), "OPENBLAS_NUM_THREADS": "1"}
+
+
+def timed(argv: list[str], code: Path, cwd: Path) -> tuple[float, float, int]:
+    """(seconds, peak resident MB, exit code) of one command in a fresh process (os.wait4: its own rusage only)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "acousticbench", *argv], cwd=cwd, env=_env(code),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - started, usage.ru_maxrss / 1024, proc.returncode
+
+
+def measure(results: Path, code: Path, work: Path) -> Iterator[tuple[str, float, float, int]]:
+    """Each tool first (no index) and warm (again), over `results` with the tools of `code`, as each ends."""
+    subprocess.run([sys.executable, "-c", FORGET, str(results)], env=_env(code), check=False)
+    shutil.rmtree(work / "report-answers", ignore_errors=True)  # a large folder's answer pages, kept when unchanged
+    for name, argv in (("leaderboard", ["leaderboard", str(results)]),
+                       ("report", ["report", str(results), "--out", str(work / "report.html")])):
+        for when in ("first", "warm"):
+            yield (f"{name} {when}", *timed(argv, code, work))
+
+
+def every_tool(results: Path, code: Path, work: Path) -> Iterator[tuple[str, float, float, int]]:
+    """The other tools over the folder, warm (after measure()): the CSV, the paired view, compare of two runs, the
+    references (every seed of Oracle on rad promoted, then the leaderboard beside them) and AudioICL's summary CSV."""
+    oracle = sorted(results.glob("Oracle-rad-*"))
+    refs = work / "references"
+    shutil.rmtree(refs, ignore_errors=True)
+    for name, argv in (("leaderboard --csv", ["leaderboard", str(results), "--csv"]),
+                       ("leaderboard --paired", ["leaderboard", str(results), "--paired"]),
+                       ("compare", ["compare", str(oracle[0]), str(oracle[1])]),
+                       ("reference promote", ["reference", "promote", "--references", str(refs), *map(str, oracle)]),
+                       ("leaderboard --references", ["leaderboard", str(results), "--references", str(refs)]),
+                       ("eval-str", ["eval-str", "--in", str(results), "--out", str(work / "summary.csv")])):
+        yield (name, *timed(argv, code, work))
+
+
+def first_view(page: Path) -> tuple[float, float] | None:
+    """(seconds from navigation until the report's page is drawn and live in headless chromium, body[data-ready];
+    the page's own performance.now() then), or None without chromium."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    if not Path("/usr/bin/chromium").exists() or not page.is_file():
+        return None
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium")
+        tab = browser.new_page()
+        started = time.perf_counter()
+        tab.goto(page.resolve().as_uri(), timeout=120_000)
+        tab.wait_for_selector("body[data-ready='1']", timeout=120_000)
+        wall = time.perf_counter() - started
+        own = float(tab.get_attribute("body", "data-ready-ms")) / 1000
+        browser.close()
+    return wall, own
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=480, help="run folders to make (24 per seed)")
+    parser.add_argument("--archive", type=Path, default=Path(os.environ.get("ACOUSTICBENCH_TEST_ARCHIVE", "archive")),
+                        help="the built open pack the seed-42 runs are made on")
+    parser.add_argument("--keep", type=Path, help="make the runs here and keep them (reused when present)")
+    parser.add_argument("--every-tool", action="store_true",
+                        help="then time the CSV, --paired, compare, the references and eval-str too")
+    parser.add_argument("--code", type=Path, action="append", default=[],
+                        help="also time the tools of this checkout on the same folder (repeatable)")
+    args = parser.parse_args()
+    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
+    results = work / f"results-{args.runs}"
+    if not results.is_dir():
+        started = time.perf_counter()
+        make_results(results, real_runs(work / "seed42", args.archive), args.runs)
+        print(f"made {args.runs} run folders in {time.perf_counter() - started:.0f} s: {results}")
+    answers = sum(1 for run in results.glob("*/responses.jsonl") for _ in run.open("rb"))
+    print(f"{args.runs} runs, {answers} answers")
+    for code in [REPO, *args.code]:
+        print(f"\ntools of {code}:")
+        for name, seconds, mb, rc in measure(results, code, work):
+            print(f"  {name:18s} {seconds:7.1f} s  peak {mb:7.0f} MB" + (f"  exit {rc}" if rc else ""), flush=True)
+        for name, seconds, mb, rc in every_tool(results, code, work) if args.every_tool else ():
+            print(f"  {name:18s} {seconds:7.1f} s  peak {mb:7.0f} MB" + (f"  exit {rc}" if rc else ""), flush=True)
+        shown = first_view(work / "report.html")
+        if shown:
+            print(f"  report in chromium: first view drawn {shown[0]:.2f} s after navigation (the page's own clock "
+                  f"{shown[1]:.2f} s), {(work / 'report.html').stat().st_size / 1e6:.1f} MB")
+    if not args.keep:
+        shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()
