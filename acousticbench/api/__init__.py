@@ -84,9 +84,9 @@ def settings_from(settings: RunSettings | None, options: Iterable[BenchmarkOptio
 def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> list[RunSpec]:
     """Every run of the command: for each model, each benchmark's runs in registration order (task x variant x seed).
     Options given for a benchmark none of whose tasks is asked for are refused, as is a model no one knows."""
-    from acousticbench.api.unused import check_unused
+    from acousticbench.api.ineffective_settings import check_unused
     from acousticbench.benchmarks import claim_tasks, faces
-    from acousticbench.core import checks, controls
+    from acousticbench.core import audio_controls as controls, checks
     from acousticbench.run.catalog import get_model
 
     if not settings.models:

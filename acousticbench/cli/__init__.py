@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     """python run.py: a run, or one of the command flags."""
     import sys
 
-    from acousticbench.core.console import safe_output
+    from acousticbench.core.output_encoding import safe_output
 
     safe_output()  # an ASCII-only console prints ± as +/-, never a traceback
     load_plugins()

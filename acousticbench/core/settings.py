@@ -151,7 +151,7 @@ class RunSettings(BaseModel):
     @field_validator("control", mode="before")
     @classmethod
     def _controls(cls, value: Any) -> Any:
-        from acousticbench.core.controls import CONTROLS
+        from acousticbench.core.audio_controls import CONTROLS
 
         kinds = comma_list(value)
         for kind in kinds if isinstance(kinds, tuple) else ():
@@ -256,7 +256,7 @@ class RunSpec:
     settings: RunSettings
     options: BenchmarkOptions
     variant: int | None = None
-    control: str | None = None  # the audio this run hears in place of the real clips (core/controls.py); None: real
+    control: str | None = None  # the audio this run hears in place of the real clips (core/audio_controls.py); None: real
 
     def __post_init__(self):  # one name however it was typed: Unicode's composed form (NFC), as folders and tables use
         import unicodedata

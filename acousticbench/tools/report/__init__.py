@@ -25,7 +25,7 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
                  references: Path | None = None) -> Built:
     from acousticbench.benchmarks import get_benchmark
     from acousticbench.tools.leaderboard import by_benchmark, model_index, real_and_controls
-    from acousticbench.tools import arrival, controls
+    from acousticbench.tools import arrival, control_runs
     from acousticbench.tools.report import page
     from acousticbench.tools.report.answers import ClipSources, browser_data
     from acousticbench.tools.report.gather import gather
@@ -39,7 +39,7 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
     shown, left = real_and_controls([r.entry for r in runs])  # a control's accuracy is never the model's
     sections = [section for name, entries in by_benchmark(shown)
                 for section in get_benchmark(name).report_sections(entries, records, model_index)]
-    sections += controls.sections([r.entry for r in runs], records, left)  # does the model listen: the controls
+    sections += control_runs.sections([r.entry for r in runs], records, left)  # does the model listen: the controls
     sections += arrival.sections([r.entry for r in runs])  # does the audio arrive: the canary, the token counts
     clips = ClipSources(out, embed_audio)
     data = browser_data(runs, clips)
