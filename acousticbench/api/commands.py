@@ -56,18 +56,18 @@ def extract(zip_path: Path, root: Path) -> int:
 
 def export_dataset(archive: Path, out: Path, task_spec: str) -> int:
     """The packs of `archive` (or `task_spec`'s) as a Hugging Face dataset folder."""
-    from acousticbench.packs import dataset_io
+    from acousticbench.tools import pack_datasets
 
     _needs_pyarrow()
-    return dataset_io.export_dataset(archive, out, task_spec)
+    return pack_datasets.export_dataset(archive, out, task_spec)
 
 
 def import_dataset(export: Path, archive: Path) -> int:
     """Rebuild a pack into `archive` from a folder export_dataset wrote, every byte checked against its manifest."""
-    from acousticbench.packs import dataset_io
+    from acousticbench.tools import pack_datasets
 
     _needs_pyarrow()
-    return dataset_io.import_dataset(export, archive)
+    return pack_datasets.import_dataset(export, archive)
 
 
 def _needs_pyarrow() -> None:
