@@ -90,8 +90,8 @@ def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> li
     from acousticbench.run.catalog import get_model
 
     if not settings.models:
-        raise UserError("nothing to do: pass --model NAME to run (see --list-models), or a command such as "
-                        "--verify-checksums.")
+        raise UserError("nothing to do: pass --model NAME to run (see `acousticbench models`), or run a command "
+                        "such as `acousticbench pack verify`.")
     for model in settings.models:
         get_model(model, settings.archive)  # unknown model (or LoRA adapter missing): fail before anything else
     check_unused(settings)  # a flag that would do nothing beside the others given is refused

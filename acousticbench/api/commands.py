@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import UserError, writable_folder
 
 
@@ -50,7 +51,7 @@ def extract(zip_path: Path, root: Path) -> int:
 
     writable_folder(Path(root).absolute().parent, "the folder of --archive", "--archive")
     n = safe_extract(zip_path, root)
-    print(f"Extracted {n} files from {zip_path} into {root}. Check them with `python run.py --verify-checksums --archive {root}`.")
+    print(spelt(f"Extracted {n} files from {zip_path} into {root}. Check them with `acousticbench pack verify --archive {root}`."))
     return 0
 
 
@@ -74,7 +75,7 @@ def _needs_pyarrow() -> None:
     import importlib.util
 
     if importlib.util.find_spec("pyarrow") is None:
-        raise UserError("--export-dataset and --import-dataset need pyarrow: pip install -e '.[hf]'.")
+        raise UserError("`acousticbench pack export` and `acousticbench pack import` need pyarrow: pip install -e '.[hf]'.")
 
 
 def verify(root: Path, task_spec: str) -> int:

@@ -49,7 +49,7 @@ class RunFile:
         records = read_records(path, bench.record_type, torn)
         for line in torn:
             if line.item_id is None:
-                raise UserError(f"{line.describe()} and names no question: run `python run.py ... --resume` on that "
+                raise UserError(f"{line.describe()} and names no question: run `acousticbench run ... --resume` on that "
                                 "run to ask it again; nothing was changed.")
         return cls(path, config, bench, records, tuple(torn), lock)
 
