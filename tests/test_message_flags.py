@@ -41,6 +41,7 @@ PRINTED_BY = {
     "acousticbench.benchmarks.acoustic.face:build_pack": ("acousticbench pack build", "run.py"),
     "acousticbench.benchmarks.acoustic.judge.__main__": ("acousticbench judge extract", "acousticbench judge agree"),
     "acousticbench.benchmarks.acoustic.judge.agreement": ("acousticbench judge agree",),
+    "acousticbench.benchmarks.acoustic.judge.llm": (*RUN_PATH, "acousticbench judge extract"),  # a run's and its own
     "acousticbench.benchmarks.audioicl.eval_str": ("acousticbench eval-str",),
 }
 
