@@ -1,6 +1,7 @@
 """Every command of the harness and the flags it takes, as its own parser says (`python tests/command_flags.py` prints
 them as JSON; tests/test_message_flags.py runs it in a process of its own, since a command's --help exits and may
-read .env): `run.py`, each `acousticbench ...` command down to its actions (`acousticbench pack verify`), each bench/ script."""
+read .env): `run.py`, each `acousticbench ...` command down to its actions (`acousticbench pack verify`), each
+bench/ script."""
 from __future__ import annotations
 
 import argparse

@@ -218,7 +218,7 @@ def test_a_string_loaded_backend_is_never_above_the_catalog(graph):
 def test_every_module_imports_only_what_its_layer_may(graph):
     rules = layer_rules()
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert set(rules) == folders, f"docs/architecture.md's table has rows {sorted(rules)}, the package {sorted(folders)}"
+    assert set(rules) == folders, f"docs/architecture.md's rows: {sorted(rules)}; the package's: {sorted(folders)}"
     assert layer_violations(graph, rules) == []
 
 

@@ -206,7 +206,8 @@ def test_the_prose_checks_find_a_path_that_is_gone_and_a_list_that_is_short(tmp_
     text = ("The run path is `acousticbench/run/sweep.py` (`run/sweep.py`, `sweep.py:run_sweep`); the API was "
             "`acousticbench/api.py` and `cli/commands.py`. Not paths: `results/Oracle-*`, `--flag`, `a b`, `.env`.")
     assert missing_paths(text, files, tmp_path) == ["acousticbench/api.py", "cli/commands.py"]
-    short = ("<!-- fields: acousticbench.core.records.GenerationConfig -->`temperature` (`a b`)<!-- /fields --> and "
-             "<!-- fields: acousticbench.core.records.GenerationConfig -->`temperature, max_tokens, top_p`<!-- /fields -->")
+    marker = "<!-- fields: acousticbench.core.records.GenerationConfig -->"
+    short = (f"{marker}`temperature` (`a b`)<!-- /fields --> and "
+             f"{marker}`temperature, max_tokens, top_p`<!-- /fields -->")
     assert [m.split(":")[0] for m in list_mismatches(short)] == ["acousticbench.core.records.GenerationConfig"] * 2
     assert "lacks ['max_tokens']" in list_mismatches(short)[0] and "names ['top_p']" in list_mismatches(short)[1]

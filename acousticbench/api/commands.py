@@ -51,7 +51,8 @@ def extract(zip_path: Path, root: Path) -> int:
 
     writable_folder(Path(root).absolute().parent, "the folder of --archive", "--archive")
     n = safe_extract(zip_path, root)
-    print(spelt(f"Extracted {n} files from {zip_path} into {root}. Check them with `acousticbench pack verify --archive {root}`."))
+    print(spelt(f"Extracted {n} files from {zip_path} into {root}. Check them with `acousticbench pack verify "
+                f"--archive {root}`."))
     return 0
 
 
@@ -75,7 +76,8 @@ def _needs_pyarrow() -> None:
     import importlib.util
 
     if importlib.util.find_spec("pyarrow") is None:
-        raise UserError("`acousticbench pack export` and `acousticbench pack import` need pyarrow: pip install -e '.[hf]'.")
+        raise UserError("`acousticbench pack export` and `acousticbench pack import` need pyarrow: pip install -e "
+                        "'.[hf]'.")
 
 
 def verify(root: Path, task_spec: str) -> int:

@@ -21,9 +21,9 @@ COMMAND_FLAGS = tuple(CONSOLE_WORDS)
 def build_parser() -> argparse.ArgumentParser:
     from acousticbench.benchmarks import faces
 
-    p = _Parser(prog="run.py", description="Evaluate an audio-language model on AcousticBench (and AudioICL). The console "
-                "command `acousticbench` does the same (its run command); the command flags below are its other "
-                "commands.")
+    p = _Parser(prog="run.py", description="Evaluate an audio-language model on AcousticBench (and AudioICL). The "
+                "console command `acousticbench` does the same (its run command); the command flags below are its "
+                "other commands.")
     add_run_flags(p)
     p.add_argument("--promote-reference", type=Path, nargs="+", metavar="RUN_DIR",
                    help="copy finished run folders into the references and rewrite summary.json")

@@ -20,7 +20,7 @@ class RunIdentity:
     seed: int
     variant: int | None = None  # the benchmark's variant inside a task (a number of shots), part of the task's cell
     cell: str = ""  # the task with its variant, as tables name it ('rad', 'AudioCount k=3')
-    control: str | None = None  # the audio heard in place of the real clips (core/audio_controls.py); None: the real audio
+    control: str | None = None  # the audio heard instead of the real clips (core/audio_controls.py); None: the real one
     first: int | None = None  # --max-samples: only the first N questions
     variants: tuple[tuple[str, str], ...] = ()  # settings off their defaults that ask another thing (demo order)
 

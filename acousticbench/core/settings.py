@@ -144,7 +144,8 @@ class RunSettings(BaseModel):
     def _names(cls, value: Any, info: ValidationInfo) -> Any:
         names = comma_list(value)
         if not names and value:  # '--task ,': something given that names nothing
-            what = "task (see `acousticbench tasks`)" if info.field_name == "task" else "model (see `acousticbench models`)"
+            what = ("task (see `acousticbench tasks`)" if info.field_name == "task"
+                    else "model (see `acousticbench models`)")
             raise ValueError(f"--{info.field_name} {value!r} names no {what}.")
         return names
 
@@ -256,7 +257,7 @@ class RunSpec:
     settings: RunSettings
     options: BenchmarkOptions
     variant: int | None = None
-    control: str | None = None  # the audio this run hears in place of the real clips (core/audio_controls.py); None: real
+    control: str | None = None  # what this run hears instead of the real clips (core/audio_controls.py); None: real
 
     def __post_init__(self):  # one name however it was typed: Unicode's composed form (NFC), as folders and tables use
         import unicodedata

@@ -36,8 +36,8 @@ def task_lines() -> list[str]:
     for t in TASKS.values():
         lines.append(f"{t.code}  {t.title:<14} {t.clips} clip{'s' if t.clips > 1 else ' '}  {t.question}  (A: {t.option_a})")
         if t.clips == 1:  # B is the channel mirror of A: left + right is the same for both answers
-            lines.append(f"{'':<4}needs a stereo listener: a model that hears mono (`acousticbench models`: hears) is at chance "
-                         "by construction, marked so and left out of averages")
+            lines.append(f"{'':<4}needs a stereo listener: a model that hears mono (`acousticbench models`: hears) is "
+                         "at chance by construction, marked so and left out of averages")
     return lines
 
 

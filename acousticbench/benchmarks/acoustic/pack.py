@@ -12,7 +12,8 @@ from acousticbench.core.errors import ArchiveError
 from acousticbench.benchmarks.acoustic.records import Question
 from acousticbench.packs.lines import MANIFEST, UndecodableLine, decoded, text_lines  # noqa: F401 (this pack's API)
 
-BUILD_HINT = "build the open pack with `acousticbench pack build` or extract one with `acousticbench pack extract FILE.zip`"
+BUILD_HINT = ("build the open pack with `acousticbench pack build` or extract one with `acousticbench pack extract "
+              "FILE.zip`")
 
 
 def questions_relpath(task: str) -> str:

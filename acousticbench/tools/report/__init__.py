@@ -34,7 +34,8 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
     runs = gather(results_dirs, references)
     if not runs:
         raise UserError(f"no finished runs under {', '.join(map(str, results_dirs))}: run a model first "
-                        "(`acousticbench run --model Oracle --task rad`), or pass the folder that holds the run folders.")
+                        "(`acousticbench run --model Oracle --task rad`), or pass the folder that holds the run "
+                        "folders.")
     records = {run.entry.run_dir: run.records for run in runs}
     shown, left = real_and_controls([r.entry for r in runs])  # a control's accuracy is never the model's
     sections = [section for name, entries in by_benchmark(shown)
