@@ -5,6 +5,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from acousticbench.cli.console import console  # noqa: E402
+from acousticbench.cli.subcommands import console  # noqa: E402
 
 sys.exit(console(["leaderboard", *sys.argv[1:]]))

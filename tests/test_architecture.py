@@ -1,5 +1,7 @@
-"""The package's shape as DESIGN.md fixes it: models/ is a leaf, no import cycles, a backend needs only its own SDK,
-and outside acousticbench/benchmarks/ nothing names a benchmark: the face and every tool go through the seam."""
+"""The package's shape as docs/architecture.md fixes it: each layer imports only what the page's table lets it, no
+import cycles, a backend needs only its own SDK, and outside acousticbench/benchmarks/ nothing names a benchmark. The
+table and the list of rules are read from the page, and every rule it lists is a test here (and every test here a
+rule it lists), so the page and the code cannot drift apart."""
 from __future__ import annotations
 
 import ast
@@ -10,12 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from architecture_page import LAYER_OF_FRONT, enforced, enforces, layer_rules, layer_violations, listed_rules
 from harness_cli import REPO, python
 
 PACKAGE = REPO / "acousticbench"
-# what a model backend may import from the harness: the ground floor and its own layer
-MODELS_MAY_IMPORT = ("acousticbench.core.records", "acousticbench.core.errors", "acousticbench.core.environment", "acousticbench.core.audio",
-                     "acousticbench.core.wav", "acousticbench.core.clip_pins", "acousticbench.models")
 
 
 def module_name(path: Path) -> str:
@@ -73,6 +73,7 @@ def outside_benchmarks() -> dict[str, Path]:
     return {module_name(p): p for p in PACKAGE.rglob("*.py") if "benchmarks" not in p.relative_to(PACKAGE).parts}
 
 
+@enforces("seam-imports")
 def test_outside_the_benchmarks_nothing_imports_a_benchmarks_own_module(graph):
     bad = sorted(f"{m} imports {dep}" for m in outside_benchmarks() for dep in graph[m]
                  if dep.startswith("acousticbench.benchmarks.") and dep.count(".") > 2)
@@ -136,6 +137,7 @@ def test_the_finder_knows_what_a_benchmark_owns(tmp_path):
     assert len(what_it_names(bad, names | codes, owned)) == 4 and what_it_names(fine, names | codes, owned) == []
 
 
+@enforces("seam-names")
 def test_outside_the_benchmarks_nothing_names_a_benchmark_its_tasks_or_its_fields():
     """Every module outside acousticbench/benchmarks/, and every script, goes through the seam: no benchmark's name,
     no task code, no field only a benchmark's record has (the model and serve layers, below the seam, take a Prompt
@@ -150,18 +152,14 @@ def test_outside_the_benchmarks_nothing_names_a_benchmark_its_tasks_or_its_field
     assert not bad, bad
 
 
-def benchmark_names() -> set[str]:
-    from acousticbench.benchmarks import BENCHMARKS
-
-    return set(BENCHMARKS)
-
-
 def own_fields() -> set[str]:
     """The fields of each benchmark's spec and record that the other benchmark's lack: its own."""
     from acousticbench.benchmarks import faces, get_benchmark
 
     specs, records = [], []
-    for name in benchmark_names():
+    from acousticbench.benchmarks import BENCHMARKS
+
+    for name in BENCHMARKS:
         records.append(set(get_benchmark(name).record_type.model_fields))
         options = faces()[name].Options
         specs.append(set(options.model_fields) | ({options.VARIANT[0]} if options.VARIANT else set()))
@@ -169,12 +167,7 @@ def own_fields() -> set[str]:
     return (set.union(*records) | set.union(*specs)) - shared
 
 
-def test_outside_the_benchmarks_nothing_imports_a_benchmarks_own_module(graph):
-    bad = sorted(f"{m} imports {dep}" for m in outside_benchmarks() for dep in graph[m]
-                 if dep.startswith("acousticbench.benchmarks.") and dep.count(".") > 2)
-    assert not bad, bad
-
-
+@enforces("seam-probes")
 def test_outside_the_benchmarks_nothing_probes_for_a_benchmarks_fields():
     fields = own_fields()
     assert {"shots", "split", "judge", "gt", "prediction", "chosen"} <= fields  # the finder knows them
@@ -189,6 +182,7 @@ def test_outside_the_benchmarks_nothing_probes_for_a_benchmarks_fields():
     assert not bad, bad
 
 
+@enforces("seam-probes")
 def test_the_tools_probe_nothing():
     """The tools read what a benchmark declares (its Benchmark members), never whether it happens to have a thing."""
     bad = [f"{module}:{node.lineno}" for module, path in outside_benchmarks().items()
@@ -198,6 +192,7 @@ def test_the_tools_probe_nothing():
     assert not bad, bad
 
 
+@enforces("judge-home")
 def test_the_judge_lives_in_acousticbenchs_package():
     from acousticbench.benchmarks import BENCHMARKS
 
@@ -209,6 +204,7 @@ def test_the_judge_lives_in_acousticbenchs_package():
     assert not stray, stray
 
 
+@enforces("loaded-by-name")
 def test_a_string_loaded_backend_is_never_above_the_catalog(graph):
     """The catalog loads backends by name; each must be a model backend or a seam-level module, never a tool."""
     by_name = loaded_by_name(PACKAGE / "run" / "catalog.py", set(graph))
@@ -218,12 +214,30 @@ def test_a_string_loaded_backend_is_never_above_the_catalog(graph):
             "acousticbench.benchmarks."), dep
 
 
-def test_models_is_a_leaf(graph):
-    bad = sorted(f"{m} imports {dep}" for m, deps in graph.items() if m.startswith("acousticbench.models")
-                 for dep in deps if not dep.startswith(MODELS_MAY_IMPORT))
-    assert not bad, bad
+@enforces("layers")
+def test_every_module_imports_only_what_its_layer_may(graph):
+    rules = layer_rules()
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert set(rules) == folders, f"docs/architecture.md's rows: {sorted(rules)}; the package's: {sorted(folders)}"
+    assert layer_violations(graph, rules) == []
 
 
+def test_the_layer_check_finds_an_upward_import_and_one_outside_a_partial_allowance():
+    rules = {"core": set(), "models": {"core.records"}, "run": {"core", "models"}}
+    graph = {"acousticbench.core.records": {"acousticbench.run.sweep"}, "acousticbench.models.base":
+             {"acousticbench.core.records", "acousticbench.core.settings"}, "acousticbench.run.sweep":
+             {"acousticbench.models.base", "acousticbench.core.settings", "acousticbench.run.cells"},
+             "acousticbench": {"acousticbench.run.sweep"}, "acousticbench.run.cells": set()}
+    assert layer_violations(graph, rules) == ["acousticbench.core.records imports acousticbench.run.sweep",
+                                              "acousticbench.models.base imports acousticbench.core.settings"]
+    assert LAYER_OF_FRONT == {"acousticbench", "acousticbench.__main__"}
+
+
+def test_every_rule_the_page_lists_is_a_test_here_and_every_test_here_a_rule_it_lists():
+    assert listed_rules() == set(enforced()), "docs/architecture.md's rules and tests/test_architecture.py differ"
+
+
+@enforces("judge-home")
 def test_engine_imports_no_judge_and_the_judge_uses_the_engines_retry_policy(graph):
     assert not {d for d in graph["acousticbench.engine.executor"] if d.startswith("acousticbench.benchmarks.acoustic.judge")}
     assert "acousticbench.engine.retry" in graph["acousticbench.engine.executor"] and "acousticbench.engine.retry" in graph["acousticbench.benchmarks.acoustic.judge.llm"]
@@ -260,6 +274,7 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
     return [g for g in groups if len(g) > 1]
 
 
+@enforces("no-cycles")
 def test_no_import_cycles_anywhere(graph):
     assert strongly_connected(graph) == []
 
@@ -277,6 +292,7 @@ def run_without(blocked: list[str], *argv: str, cwd: Path) -> subprocess.Complet
     return python("-c", code, cwd=cwd, timeout=300)
 
 
+@enforces("own-sdk")
 @pytest.mark.parametrize("model, blocked, extra", [
     ("Voxtral-Mini-3B", ["aiohttp"], "api"),
     ("GPT-Audio-Mini", ["openai"], "api"),
@@ -291,6 +307,7 @@ def test_a_missing_extra_is_one_line_naming_it(model, blocked, extra, tiny_pack,
     assert not (tmp_path / "results").exists()
 
 
+@enforces("own-sdk")
 @pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "transformers", "fastapi", "uvicorn")),
                     reason="Tiny-Qwen2-Audio needs torch and the [hf-server] extra")
 @pytest.mark.slow  # starts our transformers server with Tiny-Qwen2-Audio
@@ -324,6 +341,7 @@ def _benchmark_free_files() -> dict[str, Path]:
     return {module_name(p): p for p in PACKAGE.rglob("*.py") if module_name(p).startswith(BENCHMARK_FREE)}
 
 
+@enforces("benchmark-free-tools")
 def test_the_leaderboard_and_report_import_only_the_seam(graph):
     files = _benchmark_free_files()
     assert {"acousticbench.tools.leaderboard", "acousticbench.tools.report.answers"} <= set(files)
@@ -333,6 +351,7 @@ def test_the_leaderboard_and_report_import_only_the_seam(graph):
     assert not bad and not loaded, bad + loaded
 
 
+@enforces("benchmark-free-tools")
 def test_the_shared_view_kit_is_ground_floor_and_benchmarks_draw_without_the_report(graph):
     assert graph["acousticbench.core.tables"] == set()
     bad = sorted(f"{m} imports {dep}" for m, deps in graph.items() if m.startswith(SEAM)
@@ -359,6 +378,7 @@ def backend_probes(source: str, members: set[str]) -> list[str]:
     return found
 
 
+@enforces("backend-probes")
 def test_outside_the_models_nothing_probes_a_backend_it_reads_what_the_protocol_declares():
     members = _backend_members()
     assert {"endpoint_names", "retry_settings", "presentation_order", "max_concurrency"} <= members
@@ -368,6 +388,7 @@ def test_outside_the_models_nothing_probes_a_backend_it_reads_what_the_protocol_
     assert not bad, bad
 
 
+@enforces("backend-members")
 def test_every_registered_backend_has_every_member_the_protocol_declares():
     from acousticbench.core.errors import UserError
     from acousticbench.run.catalog import MODELS
@@ -392,6 +413,7 @@ def protocol_members(protocol: type) -> set[str]:
     return names
 
 
+@enforces("benchmark-members")
 def test_every_registered_benchmark_and_face_has_every_declared_member():
     """The run path and the tools read these members plainly: a benchmark or face lacking one would fail mid-run."""
     from acousticbench.benchmarks import Benchmark, Face, faces, get_benchmark

@@ -106,7 +106,7 @@ def test_checksums_pass_and_catch_a_changed_or_missing_clip(pack, tmp_path):
     lines = verify_audioicl(copy).lines()
     assert any(line.startswith(f"{episode['query']['audio_path']}: sha256 mismatch") for line in lines)
     assert f"{episode['demos'][0]['audio_path']}: file missing" in lines
-    assert "2 of" in lines[-2] and "--build-audioicl" in lines[-1]
+    assert "2 of" in lines[-2] and "acousticbench build-audioicl" in lines[-1]
 
 
 def test_a_pack_built_with_other_spoken_digits_is_flagged(pack, tmp_path):

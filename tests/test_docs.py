@@ -15,6 +15,7 @@ import pytest
 import audioicl_pack
 from conftest import shared_temp
 from docs_pages import PAGES, LANGUAGES, ANNOTATION, FENCE, Shell, anchors, blocks, links, python_path, run_blocks
+from docs_prose import list_mismatches, missing_paths, prose, repository_files, stated_lists
 from docs_unrun import check_unrun
 from harness_cli import REPO, harness_env
 from servers import gemini_server, openai_server
@@ -157,3 +158,56 @@ def test_the_readme_is_short_and_opens_with_the_two_set_up_commands():
     first = blocks(readme)[0].commands()
     assert [c.line.split()[0] for c in first] == ["scripts/quickstart.sh", "scripts/test.sh"]
     assert all((REPO / c.line.split()[0]).stat().st_mode & 0o111 for c in first)
+
+
+@pytest.fixture(scope="module")
+def repository() -> set[str]:
+    return repository_files()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_every_path_the_page_names_exists(page, repository):
+    """`acousticbench/run/sweep.py`, `docs/results.md`, `run/cells.py`: a file or folder the prose names is there."""
+    missing = missing_paths(prose(page), repository)
+    assert not missing, f"{page_id(page)} names {missing}, which the repository does not have"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_every_field_list_the_page_marks_is_its_types_fields(page):
+    mismatches = list_mismatches(page.read_text(encoding="utf-8"))
+    assert not mismatches, f"{page_id(page)}: " + "; ".join(mismatches)
+
+
+def settings_types() -> set[str]:
+    """Every type a user fills in with settings: each settings model of core/settings.py whose fields are flags, and
+    each registered benchmark's options."""
+    from pydantic import BaseModel
+
+    from acousticbench.benchmarks import faces
+    from acousticbench.core import settings
+
+    harness = {f"{settings.__name__}.{name}" for name, kind in vars(settings).items()
+               if isinstance(kind, type) and issubclass(kind, BaseModel) and kind.__module__ == settings.__name__
+               and any("per_run" in (f.json_schema_extra or {}) for f in kind.model_fields.values())}
+    return harness | {f"{face.Options.__module__}.{face.Options.__qualname__}" for face in faces().values()}
+
+
+def test_every_settings_type_has_its_fields_listed_on_the_running_page():
+    listed = {kind for kind, beyond, _ in stated_lists((REPO / "docs" / "running.md").read_text(encoding="utf-8"))
+              if beyond is None}
+    assert "acousticbench.core.settings.RunSettings" in settings_types()  # the finder finds them
+    assert settings_types() <= listed, f"docs/running.md lists no fields of {sorted(settings_types() - listed)}"
+
+
+def test_the_prose_checks_find_a_path_that_is_gone_and_a_list_that_is_short(tmp_path):
+    (tmp_path / "acousticbench" / "run").mkdir(parents=True)
+    (tmp_path / "acousticbench" / "run" / "sweep.py").write_text("")
+    files = {"acousticbench/run/sweep.py"}
+    text = ("The run path is `acousticbench/run/sweep.py` (`run/sweep.py`, `sweep.py:run_sweep`); the API was "
+            "`acousticbench/api.py` and `cli/commands.py`. Not paths: `results/Oracle-*`, `--flag`, `a b`, `.env`.")
+    assert missing_paths(text, files, tmp_path) == ["acousticbench/api.py", "cli/commands.py"]
+    marker = "<!-- fields: acousticbench.core.records.GenerationConfig -->"
+    short = (f"{marker}`temperature` (`a b`)<!-- /fields --> and "
+             f"{marker}`temperature, max_tokens, top_p`<!-- /fields -->")
+    assert [m.split(":")[0] for m in list_mismatches(short)] == ["acousticbench.core.records.GenerationConfig"] * 2
+    assert "lacks ['max_tokens']" in list_mismatches(short)[0] and "names ['top_p']" in list_mismatches(short)[1]

@@ -98,7 +98,7 @@ def test_rejudge_refuses_a_run_with_a_cut_line_and_changes_nothing(tmp_path):
     cut = cut_last_line(run_dir)
     before = snapshot(tmp_path)
     out = script("rejudge.py", str(run_dir), "--judge-endpoint", "http://127.0.0.1:9/v1", cwd=tmp_path)
-    assert_one_line(out, 2, f"responses.jsonl:11 (item {cut}) was cut short by a crash", "rerun_nones.py")
+    assert_one_line(out, 2, f"responses.jsonl:11 (item {cut}) was cut short by a crash", "acousticbench rerun")
     assert snapshot(tmp_path) == before
 
 

@@ -57,7 +57,7 @@ def test_a_folder_that_holds_anything_is_never_written_into(tiny_pack, tmp_path,
     (out / "notes.txt").write_text("mine")
     assert main(["--export-dataset", str(out), "--archive", str(tiny_pack)]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
-        f"error: --export-dataset {out} is not an empty folder: give a new or empty one for the dataset "
+        f"error: python run.py --export-dataset {out} is not an empty folder: give a new or empty one for the dataset "
         "(nothing was written)."]
     assert files_of(out) == {"notes.txt": b"mine"} and not list(tmp_path.glob(".export.*"))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from acousticbench.core.listening import listening
+from acousticbench.core.listening_verdict import listening
 from servers.listener import Listener, Question
 
 

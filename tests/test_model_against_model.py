@@ -8,13 +8,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 import statistics
 
 import pytest
 
 from acousticbench.core.significance import pair_questions, paired_difference
-from acousticbench.core.stats import mcnemar_exact
 from acousticbench.tools.model_grid import grid_tests
 from conftest import write_tiny_pack
 from harness_cli import harness_env, run_cli, run_dirs, script
@@ -24,6 +24,12 @@ from servers.listener import Listener, Question, pack_questions, uniform
 SEEDS = (42, 43, 44)
 QUESTIONS, REPEATS = 200, 300
 FLAWS = {"refusal": 0.03, "cutoff": 0.03}  # never right, as in a served run
+
+
+def pooled_mcnemar_p(b: int, c: int) -> float:
+    """The exact McNemar p-value with every seed counted as a new pair (what the report used to do)."""
+    tail = sum(math.comb(b + c, i) for i in range(min(b, c) + 1)) / 2 ** (b + c)
+    return min(1.0, 2 * tail)
 
 
 def drawn_questions(repeat: int) -> dict[str, Question]:
@@ -49,7 +55,7 @@ def test_two_listeners_of_identical_truth_are_called_different_in_about_5_percen
         # the same repeats with every seed counted as new pairs, as the report used to: the simulation has teeth
         only_a = sum(a[k][s] and not b[k][s] for k in questions for s in SEEDS)
         only_b = sum(b[k][s] and not a[k][s] for k in questions for s in SEEDS)
-        pooled += mcnemar_exact(only_a, only_b) < 0.05
+        pooled += pooled_mcnemar_p(only_a, only_b) < 0.05
     assert called / REPEATS <= 0.07, f"{called} of {REPEATS} repeats called different"
     assert pooled / REPEATS > 0.15, "the simulated seeds are not near-copies: the test would not catch seeds as pairs"
 

@@ -5,7 +5,6 @@ import json
 
 import pytest
 
-from acousticbench.core.stats import mcnemar_exact
 from harness_cli import run_cli, run_dirs, script
 
 
@@ -52,13 +51,6 @@ def test_missing_reference_says_what_exists(promoted, tiny_pack, tmp_path):
     assert out.returncode == 2 and "seeds 42, 43" in out.stderr
     out = run_cli("--model", "Always-A", "--task", "rad", "--archive", str(tiny_pack), "--compare-reference", cwd=tmp_path)
     assert out.returncode == 2 and "references exist for Random" in out.stderr
-
-
-def test_mcnemar_exact_against_hand_computed_values():
-    # b=4, c=2: P(X <= 2 | n=6, p=1/2) = (1 + 6 + 15) / 64; two-sided doubles it
-    assert mcnemar_exact(4, 2) == pytest.approx(2 * 22 / 64)
-    assert mcnemar_exact(0, 6) == pytest.approx(2 / 64)
-    assert mcnemar_exact(0, 0) == 1.0 and mcnemar_exact(5, 5) == 1.0
 
 
 def test_compare_runs_prints_flips_and_p_value(tiny_pack, tmp_path):

@@ -10,6 +10,7 @@ import pytest
 from acousticbench.core.errors import UserError
 from acousticbench.serve import lora
 from acousticbench.serve.adapters import Chat, Turn, load_adapter
+from acousticbench.serve.tiny_checkpoint import checkpoint_dir
 
 pytestmark = [
     pytest.mark.slow,  # the tiny Qwen2-Audio built in transformers, as our server's tests
@@ -38,7 +39,7 @@ def adapter_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("ACOUSTICBENCH_CACHE_DIR", str(tmp_path / "harness-cache"))  # the checkpoint too: the test adds to it
     torch.manual_seed(1)
     config = peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], init_lora_weights=False)
-    model = peft.get_peft_model(tiny.build_model(), config)
+    model = peft.get_peft_model(tiny._load(checkpoint_dir()), config)
     folder = tmp_path / "archive" / "lora" / "tiny"
     model.save_pretrained(folder)
     return folder
@@ -52,7 +53,7 @@ def ask(adapter) -> str:
 
 def test_the_adapter_is_merged_on_the_first_start_and_the_cache_reused_after(adapter_dir, caplog):
     caplog.set_level(logging.INFO, logger="acousticbench.serve")
-    tower = tiny.saved_base_dir() / "whisper-large-v3"  # as in Kimi's snapshot: files beside the weights LoRA targets
+    tower = checkpoint_dir() / "whisper-large-v3"  # as in Kimi's snapshot: files beside the weights LoRA targets
     tower.mkdir()
     (tower / "model.safetensors").write_bytes(b"audio tower")
     first = load_adapter("tiny_qwen2_audio", adapter_dir)
@@ -73,7 +74,7 @@ def test_the_adapter_is_merged_on_the_first_start_and_the_cache_reused_after(ada
     assert done.stat().st_mtime_ns == stamp and list((lora.cache_root() / "merged").iterdir()) == [merged]
     assert ask(first) == ask(second)
 
-    base = tiny.build_model().state_dict()
+    base = tiny._load(checkpoint_dir()).state_dict()
     weights = second.model.state_dict()
     changed = [k for k in base if "q_proj" in k and not torch.equal(base[k], weights[k])]
     assert changed, "the LoRA update was not merged into the weights"
@@ -85,11 +86,11 @@ def test_a_changed_adapter_is_merged_again(adapter_dir):
     weights = adapter_dir / "adapter_model.safetensors"
     weights.write_bytes(weights.read_bytes()[:-4] + b"\x00\x00\x00\x00")  # the same names, other bytes
     merged = {p.name for p in (lora.cache_root() / "merged").iterdir()}
-    assert lora.cache_key(tiny.saved_base_dir(), adapter_dir) not in merged
+    assert lora.cache_key(checkpoint_dir(), adapter_dir) not in merged
 
 
 def test_an_interrupted_merge_is_not_taken_for_a_finished_one(adapter_dir):
-    key = lora.cache_key(tiny.saved_base_dir(), adapter_dir)
+    key = lora.cache_key(checkpoint_dir(), adapter_dir)
     half = lora.cache_root() / "merged" / key
     half.mkdir(parents=True)
     (half / "config.json").write_text("{}")  # no DONE marker: a merge that was killed
@@ -105,4 +106,4 @@ def test_a_folder_without_an_adapter_is_a_clear_error(tmp_path):
 def test_too_little_disk_is_said_before_merging(adapter_dir, monkeypatch):
     monkeypatch.setattr(lora.shutil, "disk_usage", lambda p: type("Usage", (), {"free": 5e9})())
     with pytest.raises(UserError, match="needs about 60 GB free .* only 5 GB"):
-        lora.merged_model_dir(tiny.saved_base_dir(), adapter_dir, tiny._load, need_gb=60)
+        lora.merged_model_dir(checkpoint_dir(), adapter_dir, tiny._load, need_gb=60)

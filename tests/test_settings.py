@@ -9,7 +9,7 @@ import pytest
 
 from acousticbench.api import options_types
 from acousticbench.cli import build_parser
-from acousticbench.cli.console import console_parser
+from acousticbench.cli.subcommands import console_parser
 from acousticbench.core.errors import UserError
 from acousticbench.core.settings import RunSettings, flag_of, per_run_fields, validated
 from harness_cli import run_cli, run_dirs

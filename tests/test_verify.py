@@ -77,7 +77,7 @@ def test_one_flipped_byte_names_exactly_that_question_and_file(pack_root):
     assert len(lines) == 3
     assert lines[0].startswith("rad_0003: rad/audio/rad_0003_2.wav: sha256 mismatch (expected ")
     assert lines[1] == "1 of 12 questions failed checksum verification."
-    assert "--build-archive" in lines[2]
+    assert "acousticbench pack build" in lines[2]
 
 
 def test_damaged_shared_file_names_every_question_that_uses_it(pack_root):

@@ -84,14 +84,14 @@ def settings_from(settings: RunSettings | None, options: Iterable[BenchmarkOptio
 def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> list[RunSpec]:
     """Every run of the command: for each model, each benchmark's runs in registration order (task x variant x seed).
     Options given for a benchmark none of whose tasks is asked for are refused, as is a model no one knows."""
-    from acousticbench.api.unused import check_unused
+    from acousticbench.api.ineffective_settings import check_unused
     from acousticbench.benchmarks import claim_tasks, faces
-    from acousticbench.core import checks, controls
+    from acousticbench.core import audio_controls as controls, checks
     from acousticbench.run.catalog import get_model
 
     if not settings.models:
-        raise UserError("nothing to do: pass --model NAME to run (see --list-models), or a command such as "
-                        "--verify-checksums.")
+        raise UserError("nothing to do: pass --model NAME to run (see `acousticbench models`), or run a command "
+                        "such as `acousticbench pack verify`.")
     for model in settings.models:
         get_model(model, settings.archive)  # unknown model (or LoRA adapter missing): fail before anything else
     check_unused(settings)  # a flag that would do nothing beside the others given is refused

@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import UserError, writable_folder
 
 
@@ -50,31 +51,33 @@ def extract(zip_path: Path, root: Path) -> int:
 
     writable_folder(Path(root).absolute().parent, "the folder of --archive", "--archive")
     n = safe_extract(zip_path, root)
-    print(f"Extracted {n} files from {zip_path} into {root}. Check them with `python run.py --verify-checksums --archive {root}`.")
+    print(spelt(f"Extracted {n} files from {zip_path} into {root}. Check them with `acousticbench pack verify "
+                f"--archive {root}`."))
     return 0
 
 
 def export_dataset(archive: Path, out: Path, task_spec: str) -> int:
     """The packs of `archive` (or `task_spec`'s) as a Hugging Face dataset folder."""
-    from acousticbench.packs import dataset_io
+    from acousticbench.tools import pack_datasets
 
     _needs_pyarrow()
-    return dataset_io.export_dataset(archive, out, task_spec)
+    return pack_datasets.export_dataset(archive, out, task_spec)
 
 
 def import_dataset(export: Path, archive: Path) -> int:
     """Rebuild a pack into `archive` from a folder export_dataset wrote, every byte checked against its manifest."""
-    from acousticbench.packs import dataset_io
+    from acousticbench.tools import pack_datasets
 
     _needs_pyarrow()
-    return dataset_io.import_dataset(export, archive)
+    return pack_datasets.import_dataset(export, archive)
 
 
 def _needs_pyarrow() -> None:
     import importlib.util
 
     if importlib.util.find_spec("pyarrow") is None:
-        raise UserError("--export-dataset and --import-dataset need pyarrow: pip install -e '.[hf]'.")
+        raise UserError("`acousticbench pack export` and `acousticbench pack import` need pyarrow: pip install -e "
+                        "'.[hf]'.")
 
 
 def verify(root: Path, task_spec: str) -> int:

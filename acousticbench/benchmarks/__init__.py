@@ -243,7 +243,7 @@ def claim_tasks(task_spec: str) -> dict[str, list[str]]:
 
     names = [n.strip() for n in task_spec.split(",") if n.strip()]
     if not names:
-        raise UserError(f"--task {task_spec!r} names no task (see --list-tasks).")
+        raise UserError(f"--task {task_spec!r} names no task (see `acousticbench tasks`).")
     every = faces()
     for name in names:
         if not any(face.claim_tasks([name]) for face in every.values()):

@@ -9,15 +9,21 @@ from pathlib import Path
 from acousticbench.cli.flags import _Parser, add_run_flags, evaluate_command, guarded, load_plugins
 from acousticbench.core.errors import UserError
 
-COMMAND_FLAGS = ("list_models", "list_tasks", "verify_checksums", "build_archive", "extract", "export_dataset",
-                 "import_dataset", "report", "promote_reference")
+# each command flag of run.py and the console command it is: messages name the console's words, run.py spells them
+CONSOLE_WORDS = {"list_models": "acousticbench models", "list_tasks": "acousticbench tasks",
+                 "verify_checksums": "acousticbench pack verify", "build_archive": "acousticbench pack build",
+                 "extract": "acousticbench pack extract", "export_dataset": "acousticbench pack export",
+                 "import_dataset": "acousticbench pack import", "report": "acousticbench report",
+                 "promote_reference": "acousticbench reference promote"}
+COMMAND_FLAGS = tuple(CONSOLE_WORDS)
 
 
 def build_parser() -> argparse.ArgumentParser:
     from acousticbench.benchmarks import faces
 
-    p = _Parser(prog="run.py", description="Evaluate an audio-language model on AcousticBench (and AudioICL). The same "
-                "as `acousticbench run`; the command flags below are `acousticbench`'s other commands.")
+    p = _Parser(prog="run.py", description="Evaluate an audio-language model on AcousticBench (and AudioICL). The "
+                "console command `acousticbench` does the same (its run command); the command flags below are its "
+                "other commands.")
     add_run_flags(p)
     p.add_argument("--promote-reference", type=Path, nargs="+", metavar="RUN_DIR",
                    help="copy finished run folders into the references and rewrite summary.json")
@@ -46,21 +52,37 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def run_py_words() -> dict[str, str]:
+    """How run.py spells each console command a message may name: `acousticbench models` is `python run.py
+    --list-models`, a benchmark's own `acousticbench build-audioicl` its flag, `acousticbench run` run.py itself."""
+    from acousticbench.benchmarks import faces
+
+    words = {console: f"python run.py --{flag.replace('_', '-')}" for flag, console in CONSOLE_WORDS.items()}
+    words.update({f"acousticbench {name}": f"python run.py {own.flag}" for face in faces().values()
+                  for name, own in face.COMMANDS.items() if own.flag})
+    return {**words, "acousticbench run": "python run.py"}
+
+
 def main(argv: list[str] | None = None) -> int:
     """python run.py: a run, or one of the command flags."""
     import sys
 
-    from acousticbench.core.console import safe_output
+    from acousticbench.core.command_words import spell_commands_as, spelt
+    from acousticbench.core.output_encoding import safe_output
 
     safe_output()  # an ASCII-only console prints ± as +/-, never a traceback
     load_plugins()
-    args = build_parser().parse_args(argv)
+    before = spell_commands_as(run_py_words())  # every line below names other commands in run.py's words
     try:
-        command = _flag_command(args)
-    except UserError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    return guarded(command or (lambda: evaluate_command(args)), building=command is not None)
+        args = build_parser().parse_args(argv)
+        try:
+            command = _flag_command(args)
+        except UserError as err:
+            print(f"error: {spelt(str(err))}", file=sys.stderr)
+            return 2
+        return guarded(command or (lambda: evaluate_command(args)), building=command is not None)
+    finally:
+        spell_commands_as(before)
 
 
 def _archive(args: argparse.Namespace) -> Path:

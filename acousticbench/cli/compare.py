@@ -42,8 +42,8 @@ def _main(argv: list[str] | None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     for line in torn:  # said, never skipped silently
-        print(f"note: {line.describe()}; compared without it (run.py --resume on that run asks it again).",
-              file=sys.stderr)
+        print(f"note: {line.describe()}; compared without it (`acousticbench run ... --resume` on that run asks it "
+              "again).", file=sys.stderr)
     print("\n".join(result.lines(_name(a), _name(b), one_run_each=len(a) == len(b) == 1)))
     print("\n".join(serving_lines(paths_a, paths_b)))
     for line in control_lines(a, b):

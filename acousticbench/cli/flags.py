@@ -43,7 +43,14 @@ def _plugin_failed(line: str) -> None:
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line naming the fix, exit 2, instead of a usage dump
-        self.exit(2, f"error: {message} (see `{self.prog} --help`)\n")
+        from acousticbench.core.command_words import spelt
+
+        self.exit(2, f"error: {spelt(message)} (see `{self.prog} --help`)\n")
+
+    def format_help(self) -> str:  # its help names other commands as the command line it belongs to spells them
+        from acousticbench.core.command_words import spelt
+
+        return spelt(super().format_help())
 
 
 def add_fields(group, model: type, only: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> None:

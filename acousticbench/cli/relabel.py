@@ -21,8 +21,8 @@ async def _rejudge_all(args: argparse.Namespace, declared: list[Option]) -> None
     runs = [RunFile.load(path) for path in args.files]
     refuse_foreign_options(args, runs, lambda bench: bench.relabel_options)
     for line in (line for run in runs for line in run.torn):  # judging the rest would drop that question
-        raise UserError(f"{line.describe()}: ask it again first with scripts/rerun_nones.py (or run.py --resume), "
-                        "then rejudge; nothing was changed.")
+        raise UserError(f"{line.describe()}: ask it again first with `acousticbench rerun` (or `acousticbench run ... "
+                        "--resume`), then rejudge; nothing was changed.")
     relabellers = {}  # one per benchmark of the files; made first, so a missing judge key is known before any backup
     try:
         for run in runs:

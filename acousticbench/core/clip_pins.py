@@ -31,8 +31,8 @@ def checked(path: str, data: bytes) -> bytes:
         got = hashlib.sha256(data).hexdigest()
         if got != expected:
             raise ClipChanged(f"audio file {path} {CHANGED}: its sha256 is {got[:12]}, the pack's manifest pins "
-                              f"{expected[:12]}; it was not sent (restore the pack, check it with --verify-checksums, "
-                              "then --resume asks this question again)")
+                              f"{expected[:12]}; it was not sent (restore the pack, check it with `acousticbench "
+                              "pack verify`, then --resume asks this question again)")
     return data
 
 

@@ -143,6 +143,9 @@ def run_command(command, *, interrupted: str) -> int:
     give 128 + the signal, as a shell reports it."""
     import sys
 
+    from acousticbench.core.command_words import spelt
+
+    interrupted = spelt(interrupted)
     try:
         return command()
     except BrokenPipeError:  # stdout's reader is gone (SIGPIPE): nothing more can go there, stderr still may
@@ -150,7 +153,7 @@ def run_command(command, *, interrupted: str) -> int:
         print(f"interrupted: the output's reader went away; {interrupted}", file=sys.stderr)
         return 141
     except AcousticBenchError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {spelt(str(err))}", file=sys.stderr)
         return err.exit_code
     except OSError as err:  # a full disk, a read-only folder: one line naming the file, never a chained traceback
         print(f"error: {os_error_line(err)}", file=sys.stderr)

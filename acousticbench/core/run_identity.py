@@ -4,7 +4,7 @@ task and seed it belongs to. A control or a variant is named as such wherever it
 shown as, the model's real runs."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
 Kind = Literal["real", "control", "variant"]
@@ -20,7 +20,7 @@ class RunIdentity:
     seed: int
     variant: int | None = None  # the benchmark's variant inside a task (a number of shots), part of the task's cell
     cell: str = ""  # the task with its variant, as tables name it ('rad', 'AudioCount k=3')
-    control: str | None = None  # the audio heard in place of the real clips (core/controls.py); None: the real audio
+    control: str | None = None  # the audio heard instead of the real clips (core/audio_controls.py); None: the real one
     first: int | None = None  # --max-samples: only the first N questions
     variants: tuple[tuple[str, str], ...] = ()  # settings off their defaults that ask another thing (demo order)
 
@@ -41,10 +41,6 @@ class RunIdentity:
     def shown(self) -> frozenset[str]:
         """The identity fields its tags already name (a row name leaves them out of how rows differ)."""
         return frozenset({"control"} if self.control else ()) | {k for k, _ in self.variants}
-
-    def real_run(self) -> RunIdentity:
-        """The identity of the real run a control belongs to (the same cell and seed, the real audio)."""
-        return replace(self, control=None)
 
 
 def run_identity(config: dict[str, Any], variants: tuple[tuple[str, str], ...] = (), variant: int | None = None,

@@ -94,9 +94,9 @@ class RunSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
-    model: tuple[str, ...] = setting((), "model display name, or a comma list for a sweep (see --list-models)",
+    model: tuple[str, ...] = setting((), "model display name, or a comma list for a sweep (see `acousticbench models`)",
                                      per_run=False)
-    task: tuple[str, ...] = setting(("all",), "task code, comma list, or 'all' (default; see --list-tasks)",
+    task: tuple[str, ...] = setting(("all",), "task code, comma list, or 'all' (default; see `acousticbench tasks`)",
                                     per_run=False)
     seeds: tuple[int, ...] = setting((), "comma list of seeds, e.g. 42,43,44 (default 42; --seed N adds one)",
                                      per_run=False)
@@ -144,14 +144,15 @@ class RunSettings(BaseModel):
     def _names(cls, value: Any, info: ValidationInfo) -> Any:
         names = comma_list(value)
         if not names and value:  # '--task ,': something given that names nothing
-            what = "task (see --list-tasks)" if info.field_name == "task" else "model (see --list-models)"
+            what = ("task (see `acousticbench tasks`)" if info.field_name == "task"
+                    else "model (see `acousticbench models`)")
             raise ValueError(f"--{info.field_name} {value!r} names no {what}.")
         return names
 
     @field_validator("control", mode="before")
     @classmethod
     def _controls(cls, value: Any) -> Any:
-        from acousticbench.core.controls import CONTROLS
+        from acousticbench.core.audio_controls import CONTROLS
 
         kinds = comma_list(value)
         for kind in kinds if isinstance(kinds, tuple) else ():
@@ -256,7 +257,7 @@ class RunSpec:
     settings: RunSettings
     options: BenchmarkOptions
     variant: int | None = None
-    control: str | None = None  # the audio this run hears in place of the real clips (core/controls.py); None: real
+    control: str | None = None  # what this run hears instead of the real clips (core/audio_controls.py); None: real
 
     def __post_init__(self):  # one name however it was typed: Unicode's composed form (NFC), as folders and tables use
         import unicodedata

@@ -136,15 +136,6 @@ def clustered_interval(scores: list[tuple[Hashable, float]]) -> tuple[Interval |
     return cell_interval(p * n_eff, n_eff), n_eff
 
 
-def mcnemar_exact(b: int, c: int) -> float:
-    """Two-sided exact McNemar p-value: b = only run A right, c = only run B right (binomial, p = 1/2)."""
-    n = b + c
-    if n == 0:
-        return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1)) / 2**n
-    return min(1.0, 2 * tail)
-
-
 def scored_outcomes(responses: Path, outcome: Outcome) -> list[tuple[str, float]]:
     """(item id, 1.0 if correct else 0.0) for every record of a run that its benchmark's `outcome` scores."""
     out = []

@@ -42,7 +42,7 @@ _ONE_AT_A_TIME = 4
 # The most clips a vLLM server is started to take (--limit-mm-per-prompt): AudioICL k=5 operator episodes carry
 # 3k+3 = 18 clips, plus the 26-clip Morse alphabet bank = 44; 48 leaves headroom without growing vLLM's start-up
 # memory profile much (it reserves room for that many clips per prompt).
-_VLLM_AUDIO = Limits(audio_items=48, why="the --limit-mm-per-prompt docker_serve.sh starts vLLM with")
+_VLLM_AUDIO = Limits(audio_items=48, why="vLLM's --limit-mm-per-prompt, as docker_serve.sh starts it")
 # Qwen2-Audio's Whisper feature extractor takes 30 s windows (chunk_length 30): a longer clip would be cut
 # vLLM 0.32 decodes every audio item with vllm/multimodal/media/audio.py load_audio(..., mono=True): channels averaged
 _VLLM_MONO = 1

@@ -29,8 +29,8 @@ _UNIX = 3
 def write_zip(root: Path, zip_path: Path) -> None:
     """Zip the pack at `root` (members relative to it, e.g. `MANIFEST.json`); the same pack gives the same bytes."""
     if not (Path(root) / MANIFEST).is_file():  # refuse early if root is not a pack
-        raise ArchiveError(f"no benchmark pack at {root} ({MANIFEST} not found): build one with `python run.py "
-                           "--build-archive` or pass --archive DIR.")
+        raise ArchiveError(f"no benchmark pack at {root} ({MANIFEST} not found): build one with `acousticbench pack "
+                           "build` or pass --archive DIR.")
     files = _pack_files(root, skip=zip_path)
     zip_path.parent.mkdir(parents=True, exist_ok=True)
     partial = zip_path.with_name(f".{zip_path.name}.partial-{secrets.token_hex(4)}")
@@ -112,7 +112,7 @@ def _check_target(target: Path) -> None:
 
 def _open_zip(zip_path: Path) -> zipfile.ZipFile:
     if not zip_path.is_file():
-        raise ArchiveError(f"{zip_path} not found: check the path given to --extract.")
+        raise ArchiveError(f"{zip_path} not found: check the path of the zip.")
     try:
         return zipfile.ZipFile(zip_path)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as err:

@@ -17,7 +17,7 @@ FORMAT = "acousticbench-hf-export"
 FORMAT_VERSION = 1
 PACK_FILES = "pack"  # the pack's files no row carries (its manifests), verbatim, at their places in the pack
 SHARD_BYTES = 256 * 2**20  # audio per Parquet shard: the hub's viewer and partial downloads work per shard
-EXPORT_HINT = "export one with `python run.py --export-dataset DIR`"
+EXPORT_HINT = "export one with `acousticbench pack export DIR`"
 
 # datasets' own feature dicts, written into every shard's schema (the "huggingface" key datasets reads back).
 # "Sequence" rather than "List": datasets 3 knows only the former, and 4-5 read it as a List.
@@ -180,7 +180,7 @@ def read_index(export: Path) -> list[Part]:
     """The parts of an export; a folder that is not one, or an index that was edited, is one line."""
     path = Path(export) / INDEX
     if not Path(export).is_dir():
-        raise UserError(f"--import-dataset {export}: no such folder; {EXPORT_HINT}.")
+        raise UserError(f"`acousticbench pack import {export}`: no such folder; {EXPORT_HINT}.")
     if not path.is_file():
         raise ArchiveError(f"{export} is not a dataset export of this harness ({INDEX} not found): {EXPORT_HINT}.")
     try:

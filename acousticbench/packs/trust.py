@@ -60,10 +60,10 @@ def check_item_audio(paths_by_episode: dict[str, list[str]], base: Path, where: 
         if pinned is not None and got != pinned.get(rel):
             what = "is not listed in" if rel not in pinned else "differs from"
             raise ArchiveError(f"episode {episode_id} in {where}: audio file {path} {what} the pack's MANIFEST.json "
-                               f"(damaged or replaced); check it with --verify-checksums and {hint}.")
+                               f"(damaged or replaced); check it with `acousticbench pack verify` and {hint}.")
         if pinned is not None and path in bad:
             raise ArchiveError(f"episode {episode_id} in {where}: audio file {path} {bad[path]}; check it with "
-                               f"--verify-checksums and {hint}.")
+                               f"`acousticbench pack verify` and {hint}.")
     return len(files)
 
 
@@ -72,5 +72,5 @@ def checked_sha256(path: Path, expected: str | None, what: str, hint: str) -> st
     digest = file_sha256(str(path))
     if isinstance(digest, Unreadable) or (expected is not None and digest != expected):
         raise ArchiveError(f"{path} differs from the {what} MANIFEST.json pins (edited or damaged); check it with "
-                           f"--verify-checksums and {hint}.")
+                           f"`acousticbench pack verify` and {hint}.")
     return digest

@@ -45,7 +45,7 @@ def prepare_cells(specs: list) -> list[Cell]:
 def with_control(prepared: Prepared, kind: str, bench) -> Prepared:
     """The run's items with the audio its control sends in place of the real clips, and config.json saying so; a
     swap's items are what its clips ask as sent (their key, their clip order), so its records score what was heard."""
-    from acousticbench.core.controls import CONTROLS, SENT_KEY, controlled
+    from acousticbench.core.audio_controls import CONTROLS, SENT_KEY, controlled
 
     items = [(item, controlled(prompt, kind)) for item, prompt in prepared.items]
     control = {"kind": kind, "what": CONTROLS[kind]}

@@ -182,7 +182,7 @@ def start(spec: ServerSpec, args: argparse.Namespace, home: Path) -> int:
     _log(f"starting {settings['name']} ({spec.repo_id}) on 127.0.0.1:{port}, waiting for /health...")
     container = containers.run_container(client, spec, settings)
     containers.wait_ready(container, port, args.wait or spec.start_timeout_s, _log, secrets)
-    _log(f"{settings['name']} is ready; run.py finds it through:")
+    _log(f"{settings['name']} is ready; a run finds it through:")
     print(export_line(spec, port))
     return 0
 
@@ -204,7 +204,7 @@ def local(spec: ServerSpec, args: argparse.Namespace) -> int:
         print(export_line(spec, port))
         return 0
     port = serving.start_detached(spec, port, args.wait or spec.start_timeout_s, _log, args.archive)
-    _log(f"{spec.serve_name} is ready without Docker; run.py finds it through:")
+    _log(f"{spec.serve_name} is ready without Docker; a run finds it through:")
     print(export_line(spec, port))
     return 0
 
@@ -220,7 +220,7 @@ def slurm(spec: ServerSpec, args: argparse.Namespace, sbatch_options: list[str])
     job = cluster.submit(spec, registry, args.replicas, sbatch_options, args.archive, args.server_command)
     _log(f"submitted job {job} ({args.replicas} replica(s) of {spec.serve_name}); each registers in "
          f"{registry / spec.serve_name} once /health answers; `docker_serve.sh {spec.serve_name} --slurm --stop` "
-         "cancels them. run.py finds them through:")
+         "cancels them. A run finds them through:")
     print(job)
     print(f"export ACOUSTICBENCH_ENDPOINTS_FROM={shlex.quote(str(registry))}")
     return 0

@@ -174,12 +174,12 @@ def markdown(entries: list[Entry]) -> str:
     """A table per benchmark present (headed by its name when several are), then the audio controls beside their real
     runs; the control runs are left out of the accuracy tables, with a line naming them."""
     from acousticbench.core.run_identity import left_out_line
-    from acousticbench.tools import controls
+    from acousticbench.tools import control_runs
 
     shown, left = real_and_controls(entries)
     sections = [(name, get_benchmark(name).leaderboard_markdown(group, model_index))
                 for name, group in by_benchmark(shown)]
-    listen = controls.markdown(entries)  # the audio controls beside their real runs, where there are any
+    listen = control_runs.markdown(entries)  # the audio controls beside their real runs, where there are any
     note = left_out_line([e.run for e in left if e.run], "the accuracy tables", CONTROLS_INSTEAD)
     tail = (f"\n{note}\n" if note else "") + (f"\n{listen}" if listen else "")
     if len(sections) == 1:

@@ -69,7 +69,8 @@ class _ReferenceLine(BaseModel):
     id: str
 
 
-_FIX = "restore it (git checkout reference_trajectories/) or promote the runs again with --promote-reference"
+_FIX = ("restore it (git checkout reference_trajectories/) or promote the runs again with `acousticbench reference "
+        "promote`")
 
 
 def load_summary(folder: Path) -> dict[str, Any]:

@@ -49,8 +49,8 @@ class RunFile:
         records = read_records(path, bench.record_type, torn)
         for line in torn:
             if line.item_id is None:
-                raise UserError(f"{line.describe()} and names no question: run `python run.py ... --resume` on that "
-                                "run to ask it again; nothing was changed.")
+                raise UserError(f"{line.describe()} and names no question: run `acousticbench run ... --resume` on "
+                                "that run to ask it again; nothing was changed.")
         return cls(path, config, bench, records, tuple(torn), lock)
 
     def backup(self) -> Path:

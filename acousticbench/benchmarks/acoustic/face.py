@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from acousticbench.benchmarks.acoustic.spec import NAME, AcousticOptions
+from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import writable_folder
 from acousticbench.core.settings import OwnCommand
 
@@ -35,8 +36,8 @@ def task_lines() -> list[str]:
     for t in TASKS.values():
         lines.append(f"{t.code}  {t.title:<14} {t.clips} clip{'s' if t.clips > 1 else ' '}  {t.question}  (A: {t.option_a})")
         if t.clips == 1:  # B is the channel mirror of A: left + right is the same for both answers
-            lines.append(f"{'':<4}needs a stereo listener: a model that hears mono (--list-models: hears) is at chance "
-                         "by construction, marked so and left out of averages")
+            lines.append(f"{'':<4}needs a stereo listener: a model that hears mono (`acousticbench models`: hears) is "
+                         "at chance by construction, marked so and left out of averages")
     return lines
 
 
@@ -68,11 +69,11 @@ def verify_pack(root: Path, tasks: list[str] | None, required: bool) -> int | No
     except ArchiveError as err:
         if not (Path(root) / MANIFEST).is_file():
             raise  # no pack at all: a usage error (2), not a failed check
-        print(err)  # the manifest is there but is not one: what verification exists to find (1)
+        print(spelt(str(err)))  # the manifest is there but is not one: what verification exists to find (1)
         return 1
     report = verify_checksums(root, in_pack if tasks is None else tasks)
     for line in report.lines():
-        print(line)
+        print(spelt(line))  # its fix names commands as the command line that asked spells them
     note = pinned_pack_note(root)
     if note:
         print(note)

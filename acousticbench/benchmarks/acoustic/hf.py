@@ -62,8 +62,8 @@ def export_pack(root: Path, out: Path, tasks: list[str] | None) -> Part:
     tasks = tasks or in_pack
     report = verify_checksums(root, tasks)
     if not report.ok:
-        raise UserError(f"the pack at {root} fails --verify-checksums ({len(report.failed_questions)} questions): "
-                        "an export must be checkable byte for byte; fix or rebuild the pack first.")
+        raise UserError(f"the pack at {root} fails `acousticbench pack verify` ({len(report.failed_questions)} "
+                        "questions): an export must be checkable byte for byte; fix or rebuild the pack first.")
     (out / PACK_FILES).mkdir(parents=True, exist_ok=True)
     (out / PACK_FILES / MANIFEST).write_bytes((root / MANIFEST).read_bytes())
     part = Part(BENCHMARK, manifest["benchmark"], manifest["version"], _license(manifest),

@@ -69,8 +69,9 @@ def group_yaml(codes: list[str]) -> str:
 def refuse_unless_empty(out: Path) -> None:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         what = "is a file" if not out.is_dir() else "is not empty"
-        raise UserError(f"--export-lmms-tasks {out} {what}: name a new or empty folder (nothing was written).")
-    writable_folder(out, "the folder of --export-lmms-tasks", "--export-lmms-tasks")
+        raise UserError(f"`acousticbench export-lmms-tasks {out}`: {out} {what}: name a new or empty folder "
+                        "(nothing was written).")
+    writable_folder(out, "the folder of `acousticbench export-lmms-tasks`", "acousticbench export-lmms-tasks")
 
 
 def export_lmms_tasks(archive: Path, out: Path, codes: list[str]) -> list[Path]:
@@ -82,7 +83,8 @@ def export_lmms_tasks(archive: Path, out: Path, codes: list[str]) -> list[Path]:
     from acousticbench.benchmarks.acoustic.tasks import TASKS
 
     if not codes:
-        raise UserError("--export-lmms-tasks writes AcousticBench tasks: add one to --task (e.g. --task rad, or all).")
+        raise UserError("`acousticbench export-lmms-tasks` writes AcousticBench tasks: add one to --task (e.g. "
+                        "--task rad, or all).")
     refuse_unless_empty(out)
     root = Path(archive).absolute()
     for code in codes:

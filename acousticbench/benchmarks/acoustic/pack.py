@@ -12,7 +12,8 @@ from acousticbench.core.errors import ArchiveError
 from acousticbench.benchmarks.acoustic.records import Question
 from acousticbench.packs.lines import MANIFEST, UndecodableLine, decoded, text_lines  # noqa: F401 (this pack's API)
 
-BUILD_HINT = "build the open pack with `python run.py --build-archive` or extract one with `python run.py --extract FILE.zip`"
+BUILD_HINT = ("build the open pack with `acousticbench pack build` or extract one with `acousticbench pack extract "
+              "FILE.zip`")
 
 
 def questions_relpath(task: str) -> str:
@@ -23,7 +24,7 @@ def load_manifest(root: Path) -> dict[str, Any]:
     path = root / MANIFEST
     if not path.is_file() and (Path(root) / "acousticbench_export.json").is_file():  # packs/hf_dataset.py's INDEX
         raise ArchiveError(f"{root} is a dataset export, not a pack: rebuild the pack from it with "
-                           f"`python run.py --import-dataset {root} --archive PACK`, then pass --archive PACK.")
+                           f"`acousticbench pack import {root} --archive PACK`, then pass --archive PACK.")
     if not path.is_file():
         raise ArchiveError(f"no benchmark pack at {root} ({MANIFEST} not found): {BUILD_HINT}, or pass --archive DIR.")
     try:

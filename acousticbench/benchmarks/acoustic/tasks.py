@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from acousticbench.core.errors import UserError, unknown_name
-
 
 @dataclass(frozen=True)
 class AcousticTask:
@@ -46,16 +44,3 @@ TASKS: dict[str, AcousticTask] = {
         AcousticTask("bri", "brightness", "Brightness", 2, "Which clip sounds brighter?", _FIRST, _SECOND),
     )
 }
-
-
-def resolve_tasks(spec: str) -> list[str]:
-    """'all', one code, or a comma list -> task codes in canonical order."""
-    if spec == "all":
-        return list(TASKS)
-    codes = [c.strip() for c in spec.split(",") if c.strip()]
-    if not codes:
-        raise UserError("--task is empty: give a task code, a comma list, or 'all' (see --list-tasks).")
-    for code in codes:
-        if code not in TASKS:
-            raise unknown_name("task", code, list(TASKS))
-    return list(dict.fromkeys(codes))

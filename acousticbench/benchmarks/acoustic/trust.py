@@ -18,15 +18,16 @@ def _questions_file(root: Path, task: str, questions: list[Question]) -> None:
     manifest = load_manifest(root)
     for qid, why in pack_problems(manifest, task, questions):  # a resealed file can still disagree with itself
         who = f"question {qid} in {root / rel}" if qid else f"{root / rel}"
-        raise ArchiveError(f"the pack is not what it claims: {who} {why}; check it with --verify-checksums and "
-                           f"{BUILD_HINT}.")
+        raise ArchiveError(f"the pack is not what it claims: {who} {why}; check it with `acousticbench pack verify` "
+                           f"and {BUILD_HINT}.")
     expected = listed_sha256(manifest, task)
     if expected is not None and file_sha256(str(root / rel)) == expected:
         return
     bad = next((q for q in questions if q.compute_checksum() != q.checksum), None)
     where = f"question {bad.id} in {root / rel} was changed after the pack was built" if bad else (
         f"{root / rel} does not match {'MANIFEST.json' if expected else 'any sha256 in MANIFEST.json'}")
-    raise ArchiveError(f"the pack is not what it claims: {where}; check it with --verify-checksums and {BUILD_HINT}.")
+    raise ArchiveError(f"the pack is not what it claims: {where}; check it with `acousticbench pack verify` and "
+                       f"{BUILD_HINT}.")
 
 
 def check_questions(root: Path, task: str, all_questions: list[Question], selected: list[Question]) -> int:
@@ -48,8 +49,8 @@ def check_questions(root: Path, task: str, all_questions: list[Question], select
         if got != expected:
             what = "has no sha256 in the question" if expected is None else "differs from the one the pack was built with"
             raise ArchiveError(f"question {qid}: audio file {path} {what} (damaged or replaced); check the pack with "
-                               f"--verify-checksums and {BUILD_HINT}.")
+                               f"`acousticbench pack verify` and {BUILD_HINT}.")
         if path in bad:  # never sent to a model as it is: a model would hear something the pack does not promise
             raise ArchiveError(f"question {qid}: audio file {path} {bad[path]}; check the pack with "
-                               f"--verify-checksums and {BUILD_HINT}.")
+                               f"`acousticbench pack verify` and {BUILD_HINT}.")
     return len(files)

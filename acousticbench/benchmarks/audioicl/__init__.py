@@ -1,7 +1,7 @@
 """AudioICL-Bench: k-shot in-context rule learning episodes, run and scored through the AcousticBench engine."""
 from __future__ import annotations
 
-from acousticbench.core.errors import UserError, unknown_name
+from acousticbench.core.errors import UserError
 
 # in the order of the public episode ids (AudioICL00001.. in blocks of 300)
 TASKS: tuple[str, ...] = (
@@ -13,10 +13,6 @@ INTEGER_TASKS = frozenset({"AudioCount", "AudioCountHard", "AudioOperator", "Aud
 SHOTS: tuple[int, ...] = (1, 2, 3, 4, 5)
 ALL = "audioicl"  # --task audioicl: all nine tasks
 _BY_LOWER = {t.lower(): t for t in TASKS}
-
-
-def is_icl_task(name: str) -> bool:
-    return name.strip().lower() in _BY_LOWER or name.strip().lower() == ALL
 
 
 def split_task_spec(spec: str) -> tuple[list[str], str]:
@@ -33,13 +29,6 @@ def split_task_spec(spec: str) -> tuple[list[str], str]:
             rest.append(name)
     ordered = [t for t in TASKS if t in icl]
     return ordered, ",".join(rest)
-
-
-def check_task(name: str) -> str:
-    """A canonical AudioICL task name, or a user error suggesting the closest."""
-    if name.lower() in _BY_LOWER:
-        return _BY_LOWER[name.lower()]
-    raise unknown_name("AudioICL task", name, list(TASKS))
 
 
 def parse_shots(text: str) -> list[int]:

@@ -11,7 +11,7 @@ from acousticbench.benchmarks.audioicl import TASKS
 from acousticbench.packs.lines import text_lines
 from acousticbench.core.errors import ArchiveError
 
-BUILD_HINT = "build the open pack with `python run.py --build-audioicl`, or pass --icl-meta DIR and --icl-base DIR"
+BUILD_HINT = "build the open pack with `acousticbench build-audioicl`, or pass --icl-meta DIR and --icl-base DIR"
 
 
 def _label_text(value: Any) -> Any:

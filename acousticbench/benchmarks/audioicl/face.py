@@ -6,6 +6,7 @@ from pathlib import Path
 
 from acousticbench.benchmarks.audioicl import ALL, TASKS, split_task_spec
 from acousticbench.benchmarks.audioicl.spec import NAME, ICLOptions
+from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import UserError
 from acousticbench.core.settings import OwnCommand
 
@@ -39,7 +40,8 @@ def write_summary(results_dir: Path, prompt_style: str, scoring: str, plot: Path
     path = Path(results_dir) / SUMMARY
     summary.write_csv(rows, path)
     for line in torn:
-        print(f"note: {line.describe()}; left out of the summary until run.py --resume asks it again.", file=sys.stderr)
+        print(spelt(f"note: {line.describe()}; left out of the summary until `acousticbench run ... --resume` asks it "
+                    "again."), file=sys.stderr)
     print(f"AudioICL summary ({prompt_style} prompts, {scoring} scoring), with every earlier AudioICL run in "
           f"{results_dir}: {len(rows)} rows of {', '.join(summary.RUN_COLUMNS)} -> {path}")
     if plot:
@@ -74,7 +76,7 @@ def verify_pack(archive: Path, tasks: list[str] | None, required: bool) -> int |
 
     report = verify_audioicl(pack_root(archive))
     for line in report.lines():
-        print(line)
+        print(spelt(line))  # its fix names commands as the command line that asked spells them
     note = pinned_note(pack_root(archive))
     if note:
         print(note)

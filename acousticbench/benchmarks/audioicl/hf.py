@@ -73,8 +73,8 @@ def export_pack(archive: Path, out: Path, tasks: list[str] | None) -> Part:
         raise UserError(f"--task {','.join(missing)}: not in the AudioICL pack at {root} (it has {', '.join(in_pack)}).")
     report = verify_audioicl(root)
     if not report.ok:
-        raise UserError(f"the AudioICL pack at {root} fails --verify-checksums ({len(report.failures)} files): an "
-                        "export must be checkable byte for byte; fix or rebuild the pack first.")
+        raise UserError(f"the AudioICL pack at {root} fails `acousticbench pack verify` ({len(report.failures)} "
+                        "files): an export must be checkable byte for byte; fix or rebuild the pack first.")
     tasks = tasks or in_pack
     rows: dict[str, dict[int, list[dict]]] = {t: {} for t in tasks}
     for k, rel in meta_files(manifest).items():

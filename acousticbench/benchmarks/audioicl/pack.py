@@ -15,7 +15,7 @@ FOLDER = "audioicl"  # <archive>/audioicl/{MANIFEST.json, meta/meta_k{k}.jsonl, 
 MANIFEST = "MANIFEST.json"
 OPEN_BENCHMARK = "AudioICL-open"
 OPEN_VERSION = "1.1"  # 1.1: spoken digits read from shipped files (1.0 synthesised them at build time)
-HINT = "rebuild it with `python run.py --build-audioicl` (after removing the folder)"
+HINT = "rebuild it with `acousticbench build-audioicl` (after removing the folder)"
 # MANIFEST.json of the full open pack as this harness builds it from the spoken digits shipped in the package; it
 # lists the sha256 of every meta file and clip, so this one value pins every byte. No TTS runs, so it holds anywhere.
 OPEN_MANIFEST_SHA256 = "c65eeb9c1d0c96ec148b4638a4c5a531257083d77dc9d1e4cbda1b23c3ea518d"
@@ -39,7 +39,7 @@ def load_manifest(root: Path) -> dict[str, Any]:
     if not path.is_file():
         refuse_export(Path(root).parent)
         raise ArchiveError(f"no AudioICL pack at {root} ({MANIFEST} not found): build it with "
-                           "`python run.py --build-audioicl`.")
+                           "`acousticbench build-audioicl`.")
     try:
         return json.loads(path.read_bytes())
     except json.JSONDecodeError as err:
@@ -50,7 +50,7 @@ def refuse_export(archive: Path) -> None:
     """An --archive that is a dataset export rather than a pack is one line saying how to rebuild the pack."""
     if (Path(archive) / "acousticbench_export.json").is_file():  # packs/hf_dataset.py's INDEX
         raise ArchiveError(f"{archive} is a dataset export, not a pack: rebuild the pack from it with "
-                           f"`python run.py --import-dataset {archive} --archive PACK`, then pass --archive PACK.")
+                           f"`acousticbench pack import {archive} --archive PACK`, then pass --archive PACK.")
 
 
 def manifest_sha256(root: Path) -> str | None:

@@ -27,16 +27,6 @@ def device() -> str:
     return name
 
 
-def saved_base_dir() -> Path:
-    """The checkpoint folder, so LoRA merging starts from a folder as it does for real models."""
-    return checkpoint_dir()
-
-
-def build_model() -> Qwen2AudioForConditionalGeneration:
-    """The same weights on every machine: the checkpoint's."""
-    return _load(checkpoint_dir())
-
-
 def _load(folder: Path) -> Qwen2AudioForConditionalGeneration:
     from transformers import Qwen2AudioForConditionalGeneration
     from transformers.utils import logging

@@ -27,7 +27,7 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
     answers on each task go to a page of their own beside it (pages.py)."""
     from acousticbench.benchmarks import get_benchmark
     from acousticbench.tools.leaderboard import by_benchmark, model_index, real_and_controls
-    from acousticbench.tools import arrival, controls
+    from acousticbench.tools import arrival, control_runs
     from acousticbench.tools.report import page, pages
     from acousticbench.tools.report.answers import ClipSources, browser_data
     from acousticbench.tools.report.gather import RecordsByRun, gather
@@ -37,12 +37,13 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
     runs = gather(results_dirs, references)
     if not runs:
         raise UserError(f"no finished runs under {', '.join(map(str, results_dirs))}: run a model first "
-                        "(python run.py --model Oracle --task rad), or pass the folder that holds the run folders.")
+                        "(`acousticbench run --model Oracle --task rad`), or pass the folder that holds the run "
+                        "folders.")
     records = RecordsByRun(runs)  # each run's records read when a section asks, never all held at once
     shown, left = real_and_controls([r.entry for r in runs])  # a control's accuracy is never the model's
     sections = [section for name, entries in by_benchmark(shown)
                 for section in get_benchmark(name).report_sections(entries, records, model_index)]
-    sections += controls.sections([r.entry for r in runs], records, left)  # does the model listen: the controls
+    sections += control_runs.sections([r.entry for r in runs], records, left)  # does the model listen: the controls
     sections += arrival.sections([r.entry for r in runs])  # does the audio arrive: the canary, the token counts
     out = Path(out)
     clips = ClipSources(out, embed_audio)

@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     extract.add_argument("file", type=Path)
     extract.add_argument("--rules-only", action="store_true", help="no LLM judge: what the rules leave stays null")
     extract.add_argument("--judge-model", default=DEFAULT_JUDGE_MODEL)
-    extract.add_argument("--endpoint", help="an OpenAI-compatible base URL for the judge model")
+    extract.add_argument("--judge-endpoint", "--endpoint", dest="endpoint",  # a run's name for it, and the old one
+                         help="an OpenAI-compatible base URL for the judge model")
     extract.add_argument("--concurrency", type=int, default=8)
     agree = commands.add_parser("agree", help="agreement of two labelings (responses.jsonl of runs, or extract output), "
                                               "paired by record id: counts, A/B/none confusion, Cohen's kappa")

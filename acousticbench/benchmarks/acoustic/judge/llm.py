@@ -91,7 +91,8 @@ def _api_key(api_key: str | None, base_url: str | None) -> str:
     if base_url and urlparse(base_url).hostname in _LOCAL_HOSTS:
         return "local-judge"  # a local server ignores the key, but the SDK wants one
     raise UserError("the LLM judge needs an API key: set OPENAI_API_KEY, point the judge at a local endpoint, "
-                    "or judge with the rules alone (run.py --judge rules; judge extract --rules-only).")
+                    "or judge with the rules alone (`acousticbench run ... --judge rules`; `acousticbench judge "
+                    "extract --rules-only`).")
 
 
 class LLMJudge:
@@ -145,7 +146,8 @@ class LLMJudge:
         except JudgeFailed as err:
             raise UserError(f"the LLM judge {self.model} at {self.base_url} gave no verdict ({err}): check "
                             f"--judge-endpoint / {JUDGE_ENDPOINT}, the key and --judge-model, or judge with the "
-                            "rules alone (--judge rules).") from None
+                            "rules alone (`acousticbench run ... --judge rules`; `acousticbench judge extract "
+                            "--rules-only`).") from None
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -51,9 +51,6 @@ class LearnedAudit:
     def best_lone(self) -> Lone:
         return self.lone[0] if self.lone else Lone("-", 0.5, None)
 
-    def passes(self, bound: float) -> bool:
-        return self.accuracy <= bound and self.best_lone.accuracy <= bound
-
 
 def base(column: str) -> str:
     """The generic feature a "d:" or "m:" column is of."""
@@ -74,8 +71,8 @@ def classifier():
     try:
         from sklearn.ensemble import RandomForestClassifier
     except ImportError:
-        raise UserError(f"the learned audit needs scikit-learn: {INSTALL} (or pass --no-learner for the cheap cues "
-                        "alone)") from None
+        raise UserError(f"the learned audit needs scikit-learn: {INSTALL} (or run `python bench/shortcut_audit.py "
+                        "--no-learner` for the cheap cues alone)") from None
     return RandomForestClassifier(n_estimators=TREES, min_samples_leaf=2, max_features=0.3, random_state=SEED, n_jobs=1)
 
 

@@ -63,11 +63,6 @@ def sounding(x: np.ndarray, below_peak_db: float = 20.0, window_s: float = 0.005
     return int(above[0]), int(above[-1])
 
 
-def onset_s(x: np.ndarray) -> float:
-    """When the sound starts: the first moment within 20 dB of the loudest one."""
-    return sounding(x)[0] / SR
-
-
 def onsets(x: np.ndarray, on_db: float = 15.0, off_db: float = 30.0, window_s: float = 0.002) -> np.ndarray:
     """Onset times (s) of separate events: rises above peak-`on_db` after a fall below peak-`off_db` (hysteresis)."""
     env = envelope_db(x, window_s)

@@ -34,7 +34,7 @@ def check_unused(settings: RunSettings) -> None:
         if getattr(settings, name) is not None and not any(_takes(model, name, settings) for model in settings.models):
             raise UserError(f"{flag(name)} has no effect on {', '.join(settings.models)}, which "
                             f"{'talks' if len(settings.models) == 1 else 'talk'} to no server: drop {flag(name)}, or "
-                            "pick a model that does (see --list-models).")
+                            "pick a model that does (see `acousticbench models`).")
 
 
 def _takes(model: str, name: str, settings: RunSettings) -> bool:

@@ -65,7 +65,7 @@ def console(argv: list[str] | None = None) -> int:
     import sys
 
     from acousticbench.benchmarks import faces
-    from acousticbench.core.console import safe_output
+    from acousticbench.core.output_encoding import safe_output
 
     safe_output()
     load_plugins()

@@ -1,7 +1,7 @@
 """Does the model listen: each control run (silence, noise, swapped or no audio) beside the real runs of its cell,
-paired by question (seeds averaged inside a question), with the verdict the difference supports (core/listening.py);
-a swap is measured as the share of answers that followed the swapped clips, never as an accuracy. A control without
-its real run is listed as such, never as the model."""
+paired by question (seeds averaged inside a question), with the verdict the difference supports
+(core/listening_verdict.py); a swap is measured as the share of answers that followed the swapped clips, never as an
+accuracy. A control without its real run is listed as such, never as the model."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -10,8 +10,8 @@ from html import escape
 from pathlib import Path
 
 from acousticbench.benchmarks import Entry, Section, get_benchmark
-from acousticbench.core.controls import SENT_KEY
-from acousticbench.core.listening import NEGLIGIBLE, Listening, listening
+from acousticbench.core.audio_controls import SENT_KEY
+from acousticbench.core.listening_verdict import NEGLIGIBLE, Listening, listening
 from acousticbench.core.tables import html_table, md_table, pct
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import UserError
 
 
@@ -17,7 +18,7 @@ def export_dataset(root: Path, out: Path, task_spec: str) -> int:
     from acousticbench.packs.hf_dataset import refuse_non_empty, write_index_and_card
     from acousticbench.packs.staging import staged_folder
 
-    refuse_non_empty(out, "--export-dataset", "dataset")
+    refuse_non_empty(out, "acousticbench pack export", "dataset")
     every = faces()
     started = time.monotonic()
     with staged_folder(Path(out), "exporting") as staging:
@@ -34,9 +35,9 @@ def export_dataset(root: Path, out: Path, task_spec: str) -> int:
         rows = ", ".join(f"{c} {sum(s.rows for s in splits.values())}" for c, splits in part.configs.items())
         print(f"Exported {part.pack} {part.version} (manifest sha256 {part.manifest_sha256[:16]}): "
               f"{len(part.configs)} configs, rows per config: {rows}.")
-    print(f"Wrote {out} in {time.monotonic() - started:.1f} s: load a config with "
-          f"datasets.load_dataset({str(out)!r}, {next(iter(parts[0].configs))!r}); rebuild the pack with "
-          f"`python run.py --import-dataset {out} --archive PACK`.")
+    print(spelt(f"Wrote {out} in {time.monotonic() - started:.1f} s: load a config with "
+                f"datasets.load_dataset({str(out)!r}, {next(iter(parts[0].configs))!r}); rebuild the pack with "
+                f"`acousticbench pack import {out} --archive PACK`."))
     return 0
 
 
@@ -54,6 +55,6 @@ def import_dataset(export: Path, root: Path) -> int:
         raise UserError(f"{export} holds a {unknown[0]} pack, which this harness cannot import: update acousticbench.")
     with staged_folder(Path(root), "importing") as staging:
         done = [every[part.benchmark].import_dataset(export, part, staging) for part in parts]
-    print(f"Rebuilt {root} from {export}: {'; '.join(done)}. Every byte matched its manifest; check it again any time "
-          f"with `python run.py --verify-checksums --archive {root}`.")
+    print(spelt(f"Rebuilt {root} from {export}: {'; '.join(done)}. Every byte matched its manifest; check it again "
+                f"any time with `acousticbench pack verify --archive {root}`."))
     return 0
