@@ -67,7 +67,7 @@ def run_entry(run_dir: Path) -> Entry | None:
     metrics = _metrics(run_dir, bench, raw_metrics, config)
     if metrics is None:
         return None
-    return dataclasses.replace(bench.entry(run_dir, config, metrics), identity=bench.identity(config),
+    return dataclasses.replace(bench.views.entry(run_dir, config, metrics), identity=bench.identity(config),
                                finished_at=config.get("finished_at"), run=run_identity_of(config))
 
 
@@ -105,7 +105,7 @@ def reference_entries(root: Path) -> list[Entry]:
         bench = get_benchmark(summary.get("benchmark"))
         for run in summary["runs"]:
             records = list(read_reference(summary_path.parent / run["file"]).values())
-            entries.append(dataclasses.replace(bench.reference_entry(summary, run, records),
+            entries.append(dataclasses.replace(bench.views.reference_entry(summary, run, records),
                                                responses=summary_path.parent / run["file"]))
     return entries
 
@@ -179,7 +179,7 @@ def markdown(entries: list[Entry]) -> str:
     from acousticbench.tools import controls
 
     shown, left = real_and_controls(entries)
-    sections = [(name, get_benchmark(name).leaderboard_markdown(group, model_index))
+    sections = [(name, get_benchmark(name).views.leaderboard_markdown(group, model_index))
                 for name, group in by_benchmark(shown)]
     listen = controls.markdown(entries)  # the audio controls beside their real runs, where there are any
     note = left_out_line([e.run for e in left if e.run], "the accuracy tables", CONTROLS_INSTEAD)
@@ -200,5 +200,5 @@ def to_csv(entries: list[Entry]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_HEADER)
     for name, group in by_benchmark(shown):
-        writer.writerows(get_benchmark(name).leaderboard_csv(group, model_index))
+        writer.writerows(get_benchmark(name).views.leaderboard_csv(group, model_index))
     return out.getvalue()

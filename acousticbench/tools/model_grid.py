@@ -58,7 +58,7 @@ def model_rows(entries: Iterable[Entry]) -> tuple[list[Entry], str]:
 
 def cell_of(e: Entry) -> str:
     """The cell a run fills: its task, with its variant where its benchmark has one ('AudioCount k=3')."""
-    variant = get_benchmark(e.benchmark).variant_label(e.variant)
+    variant = get_benchmark(e.benchmark).views.variant_label(e.variant)
     return f"{e.task} {variant}" if variant else e.task
 
 

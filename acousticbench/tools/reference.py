@@ -238,7 +238,7 @@ def _finished_config(run_dir: Path) -> dict:
 
 def _identity(bench: Benchmark, run_dir: Path, config: dict) -> tuple[str, int | None, str]:
     """What the runs of one reference must share: split, first-N and the pack, as the run's Entry says them."""
-    entry: Entry = bench.entry(run_dir, config, bench.metrics_type.model_validate_json((run_dir / METRICS).read_bytes()))
+    entry: Entry = bench.views.entry(run_dir, config, bench.metrics_type.model_validate_json((run_dir / METRICS).read_bytes()))
     return entry.split, entry.max_samples, entry.manifest
 
 

@@ -19,22 +19,6 @@ def is_icl_task(name: str) -> bool:
     return name.strip().lower() in _BY_LOWER or name.strip().lower() == ALL
 
 
-def split_task_spec(spec: str) -> tuple[list[str], str]:
-    """`--task` -> (AudioICL task names in canonical order, the rest of the spec for AcousticBench)."""
-    names = [n.strip() for n in spec.split(",") if n.strip()]
-    icl: list[str] = []
-    rest = []
-    for name in names:
-        if name.lower() == ALL:
-            icl += TASKS
-        elif name.lower() in _BY_LOWER:
-            icl.append(_BY_LOWER[name.lower()])
-        else:
-            rest.append(name)
-    ordered = [t for t in TASKS if t in icl]
-    return ordered, ",".join(rest)
-
-
 def check_task(name: str) -> str:
     """A canonical AudioICL task name, or a user error suggesting the closest."""
     if name.lower() in _BY_LOWER:

@@ -97,18 +97,18 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
     run_rows = []
     for index, run in enumerate(runs):
         e, bench = run.entry, get_benchmark(run.entry.benchmark)
-        variant = bench.variant_label(e.variant)
+        variant = bench.views.variant_label(e.variant)
         task = f"{e.task} {variant}" if variant else e.task
         run_rows.append({"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "split": e.split,
                          "variant": variant, "folder": str(e.run_dir), "ref": run.reference_file,
                          "row": names[row_key(e)], "cell": task})  # the paired view's row and task
         nouns[task] = bench.item_noun
         for r in run.records:
-            facts = bench.answer_facts(r)
+            facts = bench.views.answer_facts(r)
             clip_ids = tuple(clip_table.add(clips.source(run.audio_root, a)) for a in facts.audio)
             item = (r.id, texts.add(facts.prompt), clip_ids, texts.add(facts.truth), facts.level, facts.kind, facts.split)
             if item not in seen:  # the clips' facts are the item's: asked of its first answer only
-                seen[item] = _clip_columns(bench.clip_facts(r), texts)
+                seen[item] = _clip_columns(bench.views.clip_facts(r), texts)
             q = questions.add(item + seen[item])
             paired = facts.correct is not None and bench.scored(r) and not e.control  # never in a model's q
             if paired:

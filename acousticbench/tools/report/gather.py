@@ -59,7 +59,7 @@ def _read(entry: Entry, references: Path | None) -> Run | None:
         return None
     spec = spec_from_config(config)
     reference, ref_file = _reference(references, spec, bench.label_field, entry.manifest)
-    return Run(entry, config, metrics, records, bench.audio_root(config, spec, run_dir), reference, ref_file)
+    return Run(entry, config, metrics, records, bench.views.audio_root(config, spec, run_dir), reference, ref_file)
 
 
 def _reference(root: Path | None, spec, label: str, pack: str) -> tuple[dict[str, Any] | None, str | None]:
