@@ -28,7 +28,7 @@ from acousticbench.benchmarks.acoustic.adaptive.listener import (Listener, measu
                                                                 simulated_run)
 from acousticbench.benchmarks.acoustic.adaptive.stimuli import difference, grid_of, magnitude_of  # noqa: E402
 from acousticbench.benchmarks.acoustic.pack import load_questions  # noqa: E402
-from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units  # noqa: E402
+from acousticbench.benchmarks.acoustic.metrics.psychometric import fit_psychometric, in_units  # noqa: E402
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES  # noqa: E402
 from acousticbench.core.audio import SAMPLE_RATE, read_audio  # noqa: E402
 

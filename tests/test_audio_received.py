@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
+from acousticbench.benchmarks.acoustic.pack.synthetic import write_noise_pack
 from acousticbench.models.audio_tokens import QWEN2_AUDIO
 from harness_cli import harness_env, run_cli, run_dirs
 from servers import gemini_server, openai_server

@@ -3,7 +3,7 @@ construction; the run still runs, and metrics.json, the leaderboard and the repo
 from __future__ import annotations
 
 from acousticbench.benchmarks import Entry
-from acousticbench.benchmarks.acoustic.leaderboard import markdown, table_rows
+from acousticbench.benchmarks.acoustic.views.leaderboard import markdown, table_rows
 from acousticbench.benchmarks.acoustic.metrics import MONO_LISTENER, compute_metrics, listener_note
 from acousticbench.models.open_weight import OPEN_WEIGHT
 from acousticbench.run.catalog import MODELS

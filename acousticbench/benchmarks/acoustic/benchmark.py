@@ -16,14 +16,14 @@ from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL
 from acousticbench.benchmarks.acoustic.views import AcousticViews
 from acousticbench.benchmarks.base import BenchmarkBase
 from acousticbench.core.identity import Identity, harness_identity, identity_of
-from acousticbench.benchmarks.acoustic.trust import check_questions
-from acousticbench.benchmarks.acoustic.grading import JudgeGrader
+from acousticbench.benchmarks.acoustic.pack.trust import check_questions
+from acousticbench.benchmarks.acoustic.judge.grader import JudgeGrader
 from acousticbench.benchmarks.acoustic.judge import Judge
 from acousticbench.benchmarks.acoustic.judge.into_record import INTERRUPTED_NOTE, judge_outcome, make_record
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
 from acousticbench.core.records import Prompt
 from acousticbench.benchmarks.acoustic.records import Metrics, Question, Record, line_outcome
-from acousticbench.benchmarks.acoustic.relabel import REJUDGED
+from acousticbench.benchmarks.acoustic.judge.relabel import REJUDGED
 from acousticbench.core.settings import RunSpec
 from acousticbench.core.stats import interval_text
 from acousticbench.engine.executor import KeptOnInterrupt
@@ -139,14 +139,14 @@ class AcousticBenchmark(BenchmarkBase):
 
     def relabeller(self, options: dict[str, Any]):
         """rejudge.py: the LLM judge's reading of every null answer that has text."""
-        from acousticbench.benchmarks.acoustic.relabel import JudgeRelabeller
+        from acousticbench.benchmarks.acoustic.judge.relabel import JudgeRelabeller
 
         return JudgeRelabeller(options)
 
     def warm_up(self) -> None:
         """The psychometric fit's module and numpy, imported in a worker thread while questions are out, so a run's
         end does not wait for them."""
-        importlib.import_module("acousticbench.benchmarks.acoustic.psychometric")
+        importlib.import_module("acousticbench.benchmarks.acoustic.metrics.psychometric")
 
     def swapped(self, question: Question, sent: Prompt) -> Question:
         """The question as --control swap asks it: its clips in the order sent (a stereo clip: the one with its
@@ -158,7 +158,7 @@ class AcousticBenchmark(BenchmarkBase):
 
     def ideal_observer(self, prompt: Prompt) -> str:
         """The Oracle's answer: the attribute measured from the waveforms (oracle.py)."""
-        from acousticbench.benchmarks.acoustic.oracle import observe
+        from acousticbench.benchmarks.acoustic.ideal_observer import observe
 
         return observe(prompt)
 

@@ -21,7 +21,7 @@ class AcousticFace(Face):
         return lines
 
     def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> None:
-        from acousticbench.benchmarks.acoustic.build import build_open_pack
+        from acousticbench.benchmarks.acoustic.pack.build import build_open_pack
         from acousticbench.benchmarks.acoustic.pack import load_manifest
 
         writable_folder(Path(root).absolute().parent, "the folder of --archive", "--archive")
@@ -35,7 +35,7 @@ class AcousticFace(Face):
         """--verify-checksums of the given tasks (None: every task in the pack); None when the pack has no AcousticBench
         part and none was required."""
         from acousticbench.benchmarks.acoustic.pack import load_manifest
-        from acousticbench.benchmarks.acoustic.verify import pinned_pack_note, verify_checksums
+        from acousticbench.benchmarks.acoustic.pack.verify import pinned_pack_note, verify_checksums
         from acousticbench.packs.lines import MANIFEST
 
         from acousticbench.core.errors import ArchiveError
@@ -60,7 +60,7 @@ class AcousticFace(Face):
     def export_dataset(self, root: Path, out: Path, tasks: list[str] | None, required: bool):
         """--export-dataset: the pack's tasks (None: all it has) as Hugging Face configs under `out`; None when the
         pack has no AcousticBench part and none was required."""
-        from acousticbench.benchmarks.acoustic.hf import export_pack
+        from acousticbench.benchmarks.acoustic.pack.hf import export_pack
         from acousticbench.packs.lines import MANIFEST
 
         if tasks is None and not required and not (Path(root) / MANIFEST).is_file():
@@ -70,8 +70,8 @@ class AcousticFace(Face):
     def import_dataset(self, export: Path, part, archive: Path) -> str:
         """--import-dataset: rebuild the pack under `archive` (a staging folder) and verify it as --verify-checksums
         does, before it is moved into place."""
-        from acousticbench.benchmarks.acoustic.hf import import_pack
-        from acousticbench.benchmarks.acoustic.verify import verify_checksums
+        from acousticbench.benchmarks.acoustic.pack.hf import import_pack
+        from acousticbench.benchmarks.acoustic.pack.verify import verify_checksums
         from acousticbench.packs.hf_dataset import refuse_altered
 
         n = import_pack(export, part, archive)
@@ -85,7 +85,7 @@ def export_lmms(argv: list[str]) -> int:
     import argparse
 
     from acousticbench.benchmarks import claim_tasks as claim_every
-    from acousticbench.benchmarks.acoustic.lmms import export_lmms_tasks
+    from acousticbench.benchmarks.acoustic.integrations.lmms import export_lmms_tasks
 
     p = argparse.ArgumentParser(prog="acousticbench export-lmms-tasks", description=COMMANDS["export-lmms-tasks"].help)
     p.add_argument("out", type=Path, metavar="DIR")

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from acousticbench.benchmarks.acoustic import leaderboard
+from acousticbench.benchmarks.acoustic.views import leaderboard
 from acousticbench.benchmarks.acoustic.records import Metrics, Record
 from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts, Entry, ModelOrder, Section
 from acousticbench.benchmarks.views import Views
@@ -29,7 +29,7 @@ class AcousticViews(Views):
 
     def report_sections(self, entries: list[Entry], records: Mapping[Path, Sequence[RecordBase]],
                         order: ModelOrder) -> list[Section]:
-        from acousticbench.benchmarks.acoustic import report  # numpy and the fit: only a report needs them
+        from acousticbench.benchmarks.acoustic.views import report  # numpy and the fit: only a report needs them
 
         return report.sections(entries, order, records)
 
@@ -40,7 +40,7 @@ class AcousticViews(Views):
 
     def clip_facts(self, record: Record) -> ClipFacts:
         """Each clip's physical parameters from the question's meta; two clips play A then B with the merge gap."""
-        from acousticbench.benchmarks.acoustic.clip_facts import physical_params
+        from acousticbench.benchmarks.acoustic.views.clip_facts import physical_params
         from acousticbench.models.limits import MERGE_GAP_S  # the silence between two clips sent as one
 
         return ClipFacts(params=physical_params(record.meta), gap_s=MERGE_GAP_S if len(record.audio) == 2 else None)

@@ -1,0 +1,1 @@
+"""AcousticBench inside other harnesses: inspect_ai tasks and lmms-eval task exports over its pack."""
