@@ -68,7 +68,7 @@ def test_our_scorer_credits_only_answers(pack, tmp_path):
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-    from acousticbench.benchmarks.acoustic.integrations.inspect_tasks import acoustic_task
+    from acousticbench.benchmarks.acoustic.inspect_tasks import acoustic_task
 
     def reply(text: str, stop: str = "stop") -> ModelOutput:
         output = ModelOutput.from_content("mockllm", text, stop_reason=stop)
@@ -88,7 +88,7 @@ def test_our_scorer_credits_only_answers(pack, tmp_path):
 
 
 def test_a_missing_pack_is_one_message_naming_the_task_argument(tmp_path):
-    from acousticbench.benchmarks.acoustic.integrations.inspect_tasks import acoustic_task
+    from acousticbench.benchmarks.acoustic.inspect_tasks import acoustic_task
 
     with pytest.raises(Exception) as err:
         acoustic_task("rad", archive=str(tmp_path / "nowhere"))
