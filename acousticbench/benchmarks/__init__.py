@@ -13,9 +13,8 @@ record and in every Prompt."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from acousticbench.core.errors import UserError
@@ -28,7 +27,7 @@ if TYPE_CHECKING:
     from acousticbench.benchmarks.base import BenchmarkBase
     from acousticbench.benchmarks.face import Face
     from acousticbench.benchmarks.views import Views
-    from acousticbench.benchmarks.entry import CSV_HEADER, AnswerFacts, ClipFacts, Entry, ModelOrder, Section
+    from acousticbench.benchmarks.entry import CSV_HEADER, AnswerFacts, ClipFacts, Entry, ModelOrder, Section  # re-exported
     from acousticbench.benchmarks.option import Option
     from acousticbench.core.identity import Identity
     from acousticbench.core.records import Prompt, RecordBase
@@ -49,8 +48,8 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["BENCHMARKS", "CSV_HEADER", "DEFAULT", "AnswerFacts", "ClipFacts", "Benchmark", "BenchmarkBase", "Entry",
-           "Face", "Views", "ModelOrder", "Option", "Prepared", "Section", "benchmark_of_config", "benchmark_of_line", "claim_tasks",
-           "faces", "get_benchmark", "register_benchmark", "run_identity_of", "spec_from_config"]
+           "Face", "Views", "ModelOrder", "Option", "Prepared", "Section", "benchmark_of_config", "benchmark_of_line",
+           "claim_tasks", "faces", "get_benchmark", "register_benchmark", "run_identity_of", "spec_from_config"]
 
 # name (as config.json, every record and every Prompt write it) -> its package; in the order runs and tables list them
 BENCHMARKS = {"AcousticBench": "acousticbench.benchmarks.acoustic", "AudioICL": "acousticbench.benchmarks.audioicl"}
