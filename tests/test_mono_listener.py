@@ -31,7 +31,7 @@ def test_a_served_mono_models_dir_run_is_marked_in_its_metrics():
 
 def _entry(task: str, accuracy: float, listener: str | None = None) -> Entry:
     metrics = compute_metrics([], "Qwen2-Audio-7B-Instruct", task, 42).model_copy(update={"listener": listener})
-    return Entry("AcousticBench", "Qwen2-Audio-7B-Instruct", task, "all", "m" * 64, 42, None, 400, accuracy, 0.0, 0.0, metrics=metrics)
+    return Entry("AcousticBench", "Qwen2-Audio-7B-Instruct", task, "m" * 64, 42, None, 400, accuracy, 0.0, 0.0, metrics=metrics)
 
 
 def test_the_leaderboard_marks_the_cell_and_leaves_it_out_of_the_average():

@@ -27,7 +27,7 @@ class Views:
         """A finished run's Entry, read through its typed spec (model, task, seed, max_samples) and metrics."""
         spec = config["spec"]
         accuracy, n = self.bench.headline(metrics)
-        return Entry(benchmark=self.bench.name, model=spec["model"], task=spec["task"], split="all", manifest="",
+        return Entry(benchmark=self.bench.name, model=spec["model"], task=spec["task"], manifest="",
                      seed=spec["seed"], max_samples=spec.get("max_samples"), n=n, accuracy=accuracy, parse_failure_rate=None, error_rate=None,
                      run_dir=run_dir, config=config, metrics=metrics)
 
@@ -36,7 +36,7 @@ class Views:
         n = len(records)
         errors = Counter(r["status"] for r in records)["error"]
         return Entry(benchmark=self.bench.name, model=summary["model"], task=summary["task"],
-                     split=summary.get("split", "all"), manifest=summary.get("archive_manifest_sha256", ""),
+                     manifest=summary.get("archive_manifest_sha256", ""),
                      seed=run["seed"], max_samples=summary.get("max_samples"), n=n, accuracy=run["accuracy"],
                      parse_failure_rate=None, error_rate=errors / n if n else None)
 

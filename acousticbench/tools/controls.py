@@ -29,7 +29,7 @@ class ControlRow:
 def _cell(entry: Entry) -> tuple:
     """What a control run shares with its real runs: everything but the control."""
     identity = tuple(kv for kv in entry.identity if kv[0] != "control")
-    return entry.benchmark, entry.model, entry.task, entry.variant, entry.split, entry.manifest, entry.max_samples, identity
+    return entry.benchmark, entry.model, entry.task, entry.variant, entry.facets, entry.manifest, entry.max_samples, identity
 
 
 def _answers(entries: list[Entry], records: Mapping[Path, Sequence], key: Mapping | None = None) -> tuple[dict, dict]:

@@ -105,13 +105,17 @@ def reference_entries(root: Path) -> list[Entry]:
         bench = get_benchmark(summary.get("benchmark"))
         for run in summary["runs"]:
             records = list(read_reference(summary_path.parent / run["file"]).values())
-            entries.append(dataclasses.replace(bench.views.reference_entry(summary, run, records),
-                                               responses=summary_path.parent / run["file"]))
+            try:
+                entry = bench.views.reference_entry(summary, run, records)
+            except KeyError as err:  # a field its benchmark reads (a facet such as its split) is missing
+                raise UserError(f"the reference summary {summary_path} has no {err}: restore it (git checkout "
+                                "reference_trajectories/) or promote the runs again with --promote-reference.") from None
+            entries.append(dataclasses.replace(entry, responses=summary_path.parent / run["file"]))
     return entries
 
 
 def _identity(e: Entry) -> tuple:
-    return e.benchmark, e.model, e.task, e.variant, e.split, e.manifest, e.max_samples, e.seed
+    return e.benchmark, e.model, e.task, e.variant, e.facets, e.manifest, e.max_samples, e.seed
 
 
 def with_references(entries: list[Entry], references: list[Entry]) -> list[Entry]:

@@ -61,7 +61,7 @@ def _config_facts(folder: Path, config: dict[str, Any], bench: Benchmark) -> dic
         entry = bench.views.entry(folder, config, bench.metrics_type.model_validate_json((folder / METRICS).read_bytes()))
     except (OSError, ValueError, KeyError):  # unfinished, or written before a field: the records still compare
         return facts
-    known = {"variant": entry.variant, "split": entry.split, "pack": entry.manifest[:12], "first": entry.max_samples}
+    known = {"variant": entry.variant, **dict(entry.facets), "pack": entry.manifest[:12], "first": entry.max_samples}
     return {**facts, **{what: str(value) for what, value in known.items() if value not in (None, "")}}
 
 

@@ -45,7 +45,7 @@ def _flips(runs: list[Run]) -> set[tuple]:
     for run in runs:
         e = run.entry
         for r in run.records:
-            labels[(e.model, e.task, e.variant, e.split, e.max_samples, e.manifest, r.id)].add(_label(r))
+            labels[(e.model, e.task, e.variant, e.facets, e.max_samples, e.manifest, r.id)].add(_label(r))
     return {key for key, seen in labels.items() if len(seen) > 1}
 
 
@@ -99,7 +99,7 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
         e, bench = run.entry, get_benchmark(run.entry.benchmark)
         variant = bench.views.variant_label(e.variant)
         task = f"{e.task} {variant}" if variant else e.task
-        run_rows.append({"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "split": e.split,
+        run_rows.append({"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "facets": dict(e.facets),
                          "variant": variant, "folder": str(e.run_dir), "ref": run.reference_file,
                          "row": names[row_key(e)], "cell": task})  # the paired view's row and task
         nouns[task] = bench.item_noun
@@ -117,7 +117,7 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
             row = (index, q, texts.add(r.status), texts.add(r.response), texts.add(_label(r)),
                    NONE if facts.correct is None else int(facts.correct), texts.add(facts.method), texts.add(facts.by),
                    texts.add(r.error), texts.add("; ".join(r.notes) or None), ref,
-                   int((e.model, e.task, e.variant, e.split, e.max_samples, e.manifest, r.id) in flips),
+                   int((e.model, e.task, e.variant, e.facets, e.max_samples, e.manifest, r.id) in flips),
                    None if r.latency_s is None else round(r.latency_s, 3), int(paired))
             for name, value in zip(columns, row):
                 columns[name].append(value)

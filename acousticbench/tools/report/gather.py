@@ -41,7 +41,7 @@ def gather(results_dirs: list[Path], references: Path | None) -> list[Run]:
         raise UserError(f"--references {references} is not a folder: pass the reference trajectories' folder, or "
                         "drop --references.")
     entries = sorted(collect([Path(d) for d in results_dirs]),
-                     key=lambda e: (e.benchmark, e.model, e.task, e.variant or 0, e.split, e.seed, str(e.run_dir)))
+                     key=lambda e: (e.benchmark, e.model, e.task, e.variant or 0, e.facets, e.seed, str(e.run_dir)))
     return [run for run in (_read(entry, references) for entry in entries) if run is not None]
 
 
