@@ -10,7 +10,11 @@ from acousticbench.benchmarks.face import Face
 from acousticbench.core.errors import writable_folder
 from acousticbench.core.settings import OwnCommand
 
+
 class AcousticFace(Face):
+    """Its tasks listed one line each (with what a mono listener cannot hear), and its pack: built from the signal
+    generators, verified against its manifest, exported and imported as a Hugging Face dataset."""
+
     def task_lines(self) -> list[str]:
         lines = []
         for t in TASKS.values():

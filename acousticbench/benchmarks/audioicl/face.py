@@ -33,6 +33,8 @@ def write_summary(results_dir: Path, prompt_style: str, scoring: str, plot: Path
 
 
 class ICLFace(Face):
+    """Its nine tasks on one line, its pack under <archive>/audioicl, and the summary CSV after a sweep."""
+
     def task_lines(self) -> list[str]:
         return ["AudioICL (k-shot rule learning; --task NAME or audioicl; --shots 1,3,5):", "  " + ", ".join(TASKS)]
 
