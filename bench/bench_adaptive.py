@@ -35,7 +35,7 @@ from acousticbench.benchmarks.acoustic.adaptive.procedure import estimate_of_cou
 from acousticbench.benchmarks.acoustic.adaptive.stimuli import (CATCH_EVERY, difference, grid_of,  # noqa: E402
                                                                 magnitude_of)
 from acousticbench.benchmarks.acoustic.pack import load_questions  # noqa: E402
-from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units  # noqa: E402
+from acousticbench.benchmarks.acoustic.metrics.psychometric import fit_psychometric, in_units  # noqa: E402
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES  # noqa: E402
 from acousticbench.core.audio import SAMPLE_RATE, read_audio  # noqa: E402
 

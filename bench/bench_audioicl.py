@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from acousticbench.benchmarks.acoustic.build import build_open_pack  # noqa: E402
+from acousticbench.benchmarks.acoustic.pack.build import build_open_pack  # noqa: E402
 from acousticbench.benchmarks.audioicl import SHOTS, TASKS  # noqa: E402
 from acousticbench.benchmarks.audioicl.build import build_audioicl  # noqa: E402
 from acousticbench.benchmarks.audioicl.pack import OPEN_MANIFEST_SHA256  # noqa: E402

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from acousticbench.benchmarks.acoustic.build import build_open_pack  # noqa: E402
+from acousticbench.benchmarks.acoustic.pack.build import build_open_pack  # noqa: E402
 
 
 def main() -> int:

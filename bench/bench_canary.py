@@ -21,7 +21,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "tests"), str(REPO)]
-from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack  # noqa: E402
+from acousticbench.benchmarks.acoustic.pack.synthetic import write_noise_pack  # noqa: E402
 from acousticbench.run.canary import probes  # noqa: E402
 from harness_cli import harness_env, run_cli  # noqa: E402  the harness as a user runs it, in a clean environment
 from servers import openai_server  # noqa: E402

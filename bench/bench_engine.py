@@ -29,7 +29,7 @@ VARIABLE = "ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT"
 
 def build_pack(root: Path, n_questions: int, clip_s: float) -> Path:
     """n_questions two-clip questions of noise, each clip its own file (no cache can help)."""
-    from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
+    from acousticbench.benchmarks.acoustic.pack.synthetic import write_noise_pack
 
     return write_noise_pack(root, "rad", n_questions, clip_s, diagnostics=False)
 

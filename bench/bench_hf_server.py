@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 
 def build_pack(root: Path, n: int, clip_s: float) -> Path:
     """n two-clip questions of noise, each clip its own file (no cache can help)."""
-    from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
+    from acousticbench.benchmarks.acoustic.pack.synthetic import write_noise_pack
 
     return write_noise_pack(root, "rad", n, clip_s, diagnostics=False)
 

@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def worker(archive: Path, what: str) -> None:
     from acousticbench.benchmarks.acoustic.pack import load_questions
-    from acousticbench.benchmarks.acoustic.trust import check_questions
+    from acousticbench.benchmarks.acoustic.pack.trust import check_questions
     from acousticbench.run.sweep import run_sweep
     from acousticbench.benchmarks.acoustic.spec import acoustic_spec
     from acousticbench.benchmarks.acoustic.tasks import TASKS

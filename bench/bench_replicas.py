@@ -80,7 +80,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
+    from acousticbench.benchmarks.acoustic.pack.synthetic import write_noise_pack
 
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)

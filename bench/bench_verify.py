@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from acousticbench.benchmarks.acoustic import pack  # noqa: E402
-from acousticbench.benchmarks.acoustic.verify import verify_checksums  # noqa: E402
+from acousticbench.benchmarks.acoustic.pack.verify import verify_checksums  # noqa: E402
 from acousticbench.core.audio import write_wav  # noqa: E402
 from acousticbench.benchmarks.acoustic.records import Question  # noqa: E402
 from acousticbench.benchmarks.acoustic.tasks import TASKS  # noqa: E402
@@ -134,7 +134,7 @@ def main() -> None:
             build_synthetic_pack(root)
         else:
             try:
-                from acousticbench.benchmarks.acoustic.build import build_open_pack
+                from acousticbench.benchmarks.acoustic.pack.build import build_open_pack
             except ImportError:
                 raise SystemExit(f"no pack at {args.archive} and no pack builder yet: pass --archive DIR or --synthetic.")
             print(f"no pack at {args.archive}: building the open pack into {root}")

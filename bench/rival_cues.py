@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Print each task's rival cues (acousticbench/benchmarks/acoustic/rivals.py) and how often each agrees with the key on
+"""Print each task's rival cues (acousticbench/benchmarks/acoustic/shortcuts/rivals.py) and how often each agrees with the key on
 eval, overall and per level, with the attribute's own measure per level and source kind; Markdown for the README."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from acousticbench.benchmarks.acoustic.rivals import RIVALS, Row, agreement, agreements, task_rows  # noqa: E402
+from acousticbench.benchmarks.acoustic.shortcuts.rivals import RIVALS, Row, agreement, agreements, task_rows  # noqa: E402
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES  # noqa: E402
 from acousticbench.core.errors import UserError  # noqa: E402
 

@@ -65,7 +65,7 @@ say "local base images (Debian's packages and the CPU torch wheel)"
 "$PY" - "$WORK/archive" <<'EOF'
 import sys
 from pathlib import Path
-from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
+from acousticbench.benchmarks.acoustic.pack.synthetic import write_noise_pack
 write_noise_pack(Path(sys.argv[1]), "rad", 40)
 EOF
 

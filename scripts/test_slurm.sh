@@ -58,7 +58,7 @@ say "building the packs"
 cat > "$WORK/packs.py" <<'EOF'
 import sys
 from pathlib import Path
-from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
+from acousticbench.benchmarks.acoustic.pack.synthetic import write_noise_pack
 from acousticbench.benchmarks.audioicl.build import build_audioicl
 if __name__ == "__main__":  # the AudioICL build's workers import this file again
     work = Path(sys.argv[1])

@@ -76,7 +76,7 @@ def open_pack(tmp_path_factory) -> Path:
         return Path(PREBUILT_ARCHIVE)
     import fcntl
 
-    from acousticbench.benchmarks.acoustic.build import build_open_pack
+    from acousticbench.benchmarks.acoustic.pack.build import build_open_pack
 
     # under pytest-xdist every worker asks for it: the first builds it where all can see it, the others wait for it
     shared = shared_temp(tmp_path_factory)
@@ -91,7 +91,7 @@ def open_pack(tmp_path_factory) -> Path:
 
 def write_tiny_pack(root: Path, task: str = "rad", n_scored: int = 8) -> Path:
     """A small valid pack of noise clips: n_scored scored questions plus a catch, an identical pair and a swap twin."""
-    from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
+    from acousticbench.benchmarks.acoustic.pack.synthetic import write_noise_pack
 
     return write_noise_pack(root, task, n_scored)
 

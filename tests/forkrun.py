@@ -14,7 +14,7 @@ import sys
 # what every run of the harness imports anyway, and the SDK backends' own (the slow part of most test runs)
 WARM = ("acousticbench.cli", "acousticbench.api.commands", "acousticbench.run.sweep", "acousticbench.engine.executor",
         "acousticbench.benchmarks.acoustic.benchmark", "acousticbench.benchmarks.audioicl.benchmark",
-        "acousticbench.models.openai_compat", "acousticbench.benchmarks.acoustic.psychometric", "aiohttp", "numpy",
+        "acousticbench.models.openai_compat", "acousticbench.benchmarks.acoustic.metrics.psychometric", "aiohttp", "numpy",
         "soundfile", "httpx", "openai", "google.genai")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
-from acousticbench.benchmarks.acoustic.psychometric import curve
+from acousticbench.benchmarks.acoustic.metrics.psychometric import curve
 from acousticbench.benchmarks.acoustic.records import JudgeInfo, Record
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 

@@ -11,7 +11,7 @@ import zlib
 
 import pytest
 
-from acousticbench.benchmarks.acoustic.leaderboard import markdown, table_rows
+from acousticbench.benchmarks.acoustic.views.leaderboard import markdown, table_rows
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 from acousticbench.tools.leaderboard import collect, model_index
 from audioicl_pack import reduced_pack

@@ -161,7 +161,7 @@ def own_fields() -> set[str]:
 
     for name in BENCHMARKS:
         records.append(set(get_benchmark(name).record_type.model_fields))
-        options = faces()[name].Options
+        options = faces()[name].options
         specs.append(set(options.model_fields) | ({options.VARIANT[0]} if options.VARIANT else set()))
     shared = set.intersection(*records) | set.intersection(*specs)
     return (set.union(*records) | set.union(*specs)) - shared
@@ -416,11 +416,11 @@ def protocol_members(protocol: type) -> set[str]:
 @enforces("benchmark-members")
 def test_every_registered_benchmark_and_face_has_every_declared_member():
     """The run path and the tools read these members plainly: a benchmark or face lacking one would fail mid-run."""
-    from acousticbench.benchmarks import Benchmark, Face, faces, get_benchmark
+    from acousticbench.benchmarks import Benchmark, Face, Views, faces, get_benchmark
 
-    assert {"prepare", "record_maker", "outcome", "entry", "item_noun"} <= protocol_members(Benchmark)
-    assert {"Options", "COMMANDS", "claim_tasks", "export_dataset"} <= protocol_members(Face)
+    assert {"prepare", "record_maker", "outcome", "views", "item_noun"} <= protocol_members(Benchmark)
     for name, face in faces().items():
         bench = get_benchmark(name)
         assert not [m for m in protocol_members(Benchmark) if not hasattr(bench, m)], name
-        assert not [m for m in protocol_members(Face) if not hasattr(face, m)], name
+        assert isinstance(bench.views, Views), name
+        assert isinstance(face, Face) and face.tasks, name  # a value with every member, its tasks given

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
+from acousticbench.benchmarks.acoustic.pack.synthetic import write_noise_pack
 from acousticbench.models.audio_tokens import QWEN2_AUDIO, VOXTRAL, reported
 from acousticbench.run.catalog import MODELS
 from harness_cli import harness_env, run_cli, run_dirs

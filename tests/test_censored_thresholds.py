@@ -7,9 +7,9 @@ import dataclasses
 
 import pytest
 
-from acousticbench.benchmarks.acoustic.leaderboard import markdown
-from acousticbench.benchmarks.acoustic.report import thresholds
-from acousticbench.benchmarks.acoustic.summaries import Psychometric
+from acousticbench.benchmarks.acoustic.views.leaderboard import markdown
+from acousticbench.benchmarks.acoustic.views.report import thresholds
+from acousticbench.benchmarks.acoustic.views.summaries import Psychometric
 from acousticbench.core.stats import censored_median
 from acousticbench.tools.leaderboard import collect
 from report_runs import write_run
@@ -63,7 +63,7 @@ def test_one_seeds_threshold_shows_its_interval_from_metrics_json_censored_or_no
     censored = dataclasses.replace(entry, metrics=entry.metrics.model_copy(update={"psychometric": fit}))
     table = markdown([censored], lambda model: 0)
     assert "| M | all | < 0.2 semitones [< 0.2, 0.31] (1 beyond the tested range: < 0.2) |" in table
-    from acousticbench.benchmarks.acoustic.figures import threshold_text
+    from acousticbench.benchmarks.acoustic.views.figures import threshold_text
 
     assert threshold_text(fit) == "&lt;0.2 semitones [&lt; 0.2, 0.31] (level &gt;5 [4.30, &gt; 5])"
     seen = fit.model_copy(update={"threshold": 4.1, "threshold_side": None, "threshold_physical": 0.26,

@@ -46,9 +46,9 @@ def docs_pack(tmp_path_factory) -> Path:
 
 
 def _build_docs_pack(root: Path) -> None:
-    from acousticbench.benchmarks.acoustic.build import build_tasks
+    from acousticbench.benchmarks.acoustic.pack.build import build_tasks
     from acousticbench.benchmarks.acoustic.pack import questions_relpath, write_manifest, write_questions
-    from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_BENCHMARK, OPEN_PACK_VERSION
+    from acousticbench.benchmarks.acoustic.pack.pinned import OPEN_PACK_BENCHMARK, OPEN_PACK_VERSION
     from acousticbench.benchmarks.acoustic.tasks import TASKS
 
     built = build_tasks(root, list(TASKS), workers=1, numbers=set(range(1, FIRST_SCORED + 1)) | DIAGNOSTIC)

@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 import audioicl_pack
-from acousticbench.benchmarks.acoustic.synthetic import write_noise_pack
+from acousticbench.benchmarks.acoustic.pack.synthetic import write_noise_pack
 from harness_cli import REPO, python, run_cli, run_dirs
 
 DOCS = REPO / "docs"

@@ -11,7 +11,7 @@ import pytest
 
 from acousticbench.benchmarks.acoustic import pack
 from acousticbench.packs.extract import safe_extract, write_zip
-from acousticbench.benchmarks.acoustic.verify import verify_checksums
+from acousticbench.benchmarks.acoustic.pack.verify import verify_checksums
 from acousticbench.core.audio import write_wav
 from acousticbench.core.errors import ArchiveError, UnsafeArchiveError, UserError
 from acousticbench.benchmarks.acoustic.records import Question

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from acousticbench.benchmarks.acoustic.leaderboard import table_rows as acoustic_rows
+from acousticbench.benchmarks.acoustic.views.leaderboard import table_rows as acoustic_rows
 from acousticbench.tools.leaderboard import collect, model_index, reference_entries
 from acousticbench.core.stats import wilson_interval
 from report_runs import write_run

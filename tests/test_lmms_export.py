@@ -98,7 +98,7 @@ def test_utils_hands_over_the_clips_as_data_and_scores_with_our_rules(exported, 
 
 
 def test_a_changed_clip_is_refused_naming_the_question(tmp_path):
-    from acousticbench.benchmarks.acoustic import lmms_hooks
+    from acousticbench.benchmarks.acoustic.integrations import lmms_hooks
     from acousticbench.core.errors import ArchiveError
 
     pack = write_tiny_pack(tmp_path / "archive")

@@ -3,7 +3,7 @@ construction; the run still runs, and metrics.json, the leaderboard and the repo
 from __future__ import annotations
 
 from acousticbench.benchmarks import Entry
-from acousticbench.benchmarks.acoustic.leaderboard import markdown, table_rows
+from acousticbench.benchmarks.acoustic.views.leaderboard import markdown, table_rows
 from acousticbench.benchmarks.acoustic.metrics import MONO_LISTENER, compute_metrics, listener_note
 from acousticbench.models.open_weight import OPEN_WEIGHT
 from acousticbench.run.catalog import MODELS
@@ -31,7 +31,7 @@ def test_a_served_mono_models_dir_run_is_marked_in_its_metrics():
 
 def _entry(task: str, accuracy: float, listener: str | None = None) -> Entry:
     metrics = compute_metrics([], "Qwen2-Audio-7B-Instruct", task, 42).model_copy(update={"listener": listener})
-    return Entry("AcousticBench", "Qwen2-Audio-7B-Instruct", task, "all", "m" * 64, 42, None, 400, accuracy, 0.0, 0.0, metrics=metrics)
+    return Entry("AcousticBench", "Qwen2-Audio-7B-Instruct", task, "m" * 64, 42, None, 400, accuracy, 0.0, 0.0, metrics=metrics)
 
 
 def test_the_leaderboard_marks_the_cell_and_leaves_it_out_of_the_average():

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from acousticbench.benchmarks.acoustic.pack import manifest_sha256
-from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_MANIFEST_SHA256
+from acousticbench.benchmarks.acoustic.pack.pinned import OPEN_PACK_MANIFEST_SHA256
 from acousticbench.run.sweep import run_one
 from acousticbench.tools.reference import compare_to_reference, reference_file
 from acousticbench.benchmarks.acoustic.spec import acoustic_spec

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from acousticbench.benchmarks.acoustic import build
+from acousticbench.benchmarks.acoustic.pack import build
 from acousticbench.benchmarks.acoustic.pack import MANIFEST, load_questions, manifest_sha256
-from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_MANIFEST_SHA256
+from acousticbench.benchmarks.acoustic.pack.pinned import OPEN_PACK_MANIFEST_SHA256
 from acousticbench.core.errors import BackendError, UserError
 from acousticbench.benchmarks.oracle import Oracle
 from acousticbench.core.records import Prompt

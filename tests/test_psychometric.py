@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
-from acousticbench.benchmarks.acoustic.psychometric import curve, fit_psychometric, threshold_of
+from acousticbench.benchmarks.acoustic.metrics.psychometric import curve, fit_psychometric, threshold_of
 from acousticbench.benchmarks.acoustic.records import JudgeInfo, Record
 from harness_cli import REPO
 
@@ -61,7 +61,7 @@ def test_ceiling_and_chance_say_why_there_is_no_threshold():
     chance = fit_psychometric({level: (48, 24) for level in range(1, 6)})
     assert chance.threshold is None and "below" in chance.threshold_note and chance.threshold_ci95 is None
     assert chance.threshold_side == "below"
-    from acousticbench.benchmarks.acoustic.figures import threshold_text
+    from acousticbench.benchmarks.acoustic.views.figures import threshold_text
 
     assert (threshold_text(ceiling), threshold_text(chance)) == ("&gt;5", "&lt;1")  # the table reads the side, not the note
     assert fit_psychometric({1: (10, 9), 2: (10, 7)}) is None  # two levels cannot fix three parameters
@@ -73,7 +73,7 @@ def test_the_fit_is_reproducible():
 
 
 def test_the_threshold_is_also_given_in_the_questions_physical_unit():
-    from acousticbench.benchmarks.acoustic.psychometric import physical
+    from acousticbench.benchmarks.acoustic.metrics.psychometric import physical
 
     steps = dict(zip(range(1, 6), (12.0, 4.0, 1.0, 0.5, 0.2)))  # the pitch task's semitones per level
     records = [r.model_copy(update={"meta": {**r.meta, "step": steps[r.meta["level"]], "unit": "semitones"}})
@@ -93,7 +93,7 @@ def test_the_fit_is_at_least_as_likely_as_scipys():
     sets of every shape (steep, shallow, at ceiling, at chance, with lapses): never a worse likelihood."""
     from scipy.optimize import minimize
 
-    from acousticbench.benchmarks.acoustic.psychometric import LAPSE_MAX, _best_start, _steps, _terms
+    from acousticbench.benchmarks.acoustic.metrics.psychometric import LAPSE_MAX, _best_start, _steps, _terms
 
     rng = np.random.default_rng(11)
     for _ in range(6):

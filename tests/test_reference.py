@@ -25,6 +25,19 @@ def test_promote_writes_runs_by_seed_and_a_summary(promoted):
     assert summary["archive_manifest_sha256"] and summary["split"] == "all"
 
 
+def test_a_run_of_another_split_is_never_promoted_beside_the_references_it_would_mix_with(promoted, tiny_pack,
+                                                                                         tmp_path):
+    """The split is AcousticBench's facet of a run: the reference's summary holds it, and a run on another split is
+    refused with the facet named, the folder left as it was."""
+    before = (promoted / "summary.json").read_text()
+    assert run_cli("--model", "Random", "--task", "rad", "--seed", "44", "--split", "eval", "--archive", str(tiny_pack),
+                   cwd=tmp_path).returncode == 0
+    out = run_cli("--promote-reference", str(run_dirs(tmp_path / "results")[-1]), cwd=tmp_path)
+    assert out.returncode == 2
+    assert "holds runs with split/max-samples/archive all/None/" in out.stderr and "this run has eval/None/" in out.stderr
+    assert (promoted / "summary.json").read_text() == before
+
+
 def test_compare_reference_matches_and_reports_a_changed_answer(promoted, tiny_pack, tmp_path):
     args = ("--model", "Random", "--task", "rad", "--seed", "43", "--archive", str(tiny_pack), "--compare-reference")
     out = run_cli(*args, "--max-samples", "10", cwd=tmp_path)

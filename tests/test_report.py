@@ -293,7 +293,7 @@ def test_two_models_compared_tables_sorted_and_exported_and_answers_stepped(repo
 @pytest.fixture(scope="module")
 def physical(tmp_path_factory) -> Path:
     """A report (clips embedded) of Oracle on three real pitch questions, whose meta holds each clip's f0."""
-    from acousticbench.benchmarks.acoustic.build import build_tasks
+    from acousticbench.benchmarks.acoustic.pack.build import build_tasks
     from acousticbench.benchmarks.acoustic.pack import write_manifest, write_questions
     from acousticbench.tools.report import build_report
 

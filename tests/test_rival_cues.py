@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from acousticbench.benchmarks.acoustic.rivals import RIVALS, agreements, clip_cues, events, task_rows
+from acousticbench.benchmarks.acoustic.shortcuts.rivals import RIVALS, agreements, clip_cues, events, task_rows
 from acousticbench.benchmarks.acoustic.stimuli import counting, tempo
 from acousticbench.benchmarks.acoustic.stimuli.balance import balanced_pair
 from acousticbench.benchmarks.acoustic.stimuli.sources import render_burst

@@ -22,7 +22,7 @@ def build_pack(root: Path) -> Path:
     """rad (two clips) and dir (one stereo clip), 60 scored questions each (enough that a model deaf to the swap reads as
     not following it: its paired interval must fit within 5 points), and the reduced AudioICL pack."""
     import audioicl_pack
-    from acousticbench.benchmarks.acoustic.build import build_tasks
+    from acousticbench.benchmarks.acoustic.pack.build import build_tasks
     from acousticbench.benchmarks.acoustic.pack import questions_relpath, write_manifest, write_questions
     from acousticbench.benchmarks.acoustic.tasks import TASKS
 

@@ -6,10 +6,17 @@ import pytest
 
 from acousticbench.core.audio import SAMPLE_RATE as SR
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES, direction, duration, level, pitch
-from acousticbench.benchmarks.acoustic.stimuli.signal import onset_s, rms
+from acousticbench.benchmarks.acoustic.stimuli.signal import rms, sounding
 
 PAIRED = [code for code in ATTRIBUTES if code != "dir"]
 # the meta key that carries the attribute of each clip, and how closely the measurement must recover it
+
+
+def onset_s(x: np.ndarray) -> float:
+    """When the sound starts: the first moment within 20 dB of the loudest one."""
+    return sounding(x)[0] / SR
+
+
 ATTRIBUTE_KEY = {"pit": "f0_hz", "lou": "level_dbfs", "dur": "sound_s", "tem": "bpm", "rad": "rt60_s", "cnt": "events", "bri": "centroid_hz"}
 RELATIVE_TOLERANCE = {"pit": 0.002, "lou": 0.001, "dur": 0.03, "tem": 0.01, "rad": 0.2, "cnt": 0.0, "bri": 0.01}
 

@@ -60,7 +60,8 @@ def run(harness: Path, *args: str, cwd: Path, script: str | None = None) -> subp
 BUILD_ONE_TASK = """
 import sys
 from pathlib import Path
-from acousticbench.benchmarks.acoustic import build, pack
+from acousticbench.benchmarks.acoustic import pack
+from acousticbench.benchmarks.acoustic.pack import build
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 root = Path(sys.argv[1])
 built = build.build_tasks(root, ["hum"])

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from acousticbench.benchmarks.acoustic import pack
-from acousticbench.benchmarks.acoustic.verify import pinned_pack_note, verify_checksums
+from acousticbench.benchmarks.acoustic.pack.verify import pinned_pack_note, verify_checksums
 from acousticbench.core.audio import write_wav
 from acousticbench.core.errors import ArchiveError
 from acousticbench.benchmarks.acoustic.records import Question

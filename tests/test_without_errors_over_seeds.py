@@ -10,7 +10,7 @@ from acousticbench.core.tables import cell_text
 
 
 def seed(number: int, accuracy: float, error_rate: float) -> Entry:
-    return Entry(benchmark="acousticbench", model="M", task="rad", split="test", manifest="m", seed=number,
+    return Entry(benchmark="acousticbench", model="M", task="rad", facets=(("split", "test"),), manifest="m", seed=number,
                  max_samples=None, n=400, accuracy=accuracy, parse_failure_rate=0.0, error_rate=error_rate,
                  accuracy_without_errors=accuracy / (1 - error_rate), run_dir=Path("/nonexistent"))
 
@@ -24,7 +24,7 @@ def test_w_o_errors_averages_every_seed_with_seeds_without_errors_at_their_own_a
 
 def test_no_w_o_errors_figure_where_no_seed_had_errors_and_a_seed_of_only_errors_has_none_to_give():
     assert without_errors([seed(42, 0.5, 0.0), seed(43, 0.6, 0.0)]) is None
-    failed = Entry(benchmark="acousticbench", model="M", task="rad", split="test", manifest="m", seed=44,
+    failed = Entry(benchmark="acousticbench", model="M", task="rad", facets=(("split", "test"),), manifest="m", seed=44,
                    max_samples=None, n=400, accuracy=0.0, parse_failure_rate=0.0, error_rate=1.0,
                    accuracy_without_errors=None)
     assert without_errors([seed(42, 0.5, 0.0), failed]) == 0.5

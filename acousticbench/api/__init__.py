@@ -49,7 +49,7 @@ def options_types() -> dict[str, type[BenchmarkOptions]]:
     """Each registered benchmark's options class, by benchmark name."""
     from acousticbench.benchmarks import faces
 
-    return {name: face.Options for name, face in faces().items()}
+    return {name: face.options for name, face in faces().items()}
 
 
 def settings_from(settings: RunSettings | None, options: Iterable[BenchmarkOptions],
@@ -103,8 +103,8 @@ def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> li
         if given.model_fields_set and not claimed[bench]:
             used = [flag_of(type(given), name) for name in sorted(given.model_fields_set)]
             raise UserError(f"{', '.join(used)} appl{'y' if len(used) > 1 else 'ies'} to {bench} tasks: "
-                            f"{every[bench].FLAGS_HINT}.")
-    chosen = {bench: options.get(bench) or face.Options() for bench, face in every.items() if claimed[bench]}
+                            f"{every[bench].flags_hint}.")
+    chosen = {bench: options.get(bench) or face.options() for bench, face in every.items() if claimed[bench]}
     for given in chosen.values():
         given.check(settings)  # AcousticBench: its judge endpoint; AudioICL: --plot's matplotlib
     specs = [RunSpec(bench, model, task, seed, settings, given, variant, control)

@@ -1,35 +1,33 @@
-"""The Benchmark seam: what a benchmark tells the one run path (acousticbench/run/sweep.py), the face (cli.py,
-commands.py) and every tool, so that none of them names a benchmark.
+"""The Benchmark seam: what a benchmark tells the one run path (acousticbench/run/sweep.py), the command line and every
+tool, so that none of them names a benchmark.
 
-A benchmark is one package under acousticbench/benchmarks/ with two modules the seam loads: `face` (its options
-object, whose fields are its flags, its --task names, building and verifying its pack; light, read at --help time) and
-`benchmark` (BENCHMARK: what a run's items are and how each becomes a Prompt, how an item and what came back become
-the record on disk, how records become metrics and which are correct, its grader, its ideal observer, which settings
-identify a run, its own options on the shared tools, and how its runs read in the leaderboard and the report: an
-Entry per run, its tables, its Sections; BenchmarkBase has defaults). A run's spec (core/settings.py: RunSpec) is the
-same for every benchmark: the harness's settings, the benchmark's options, the model, task, variant and seed.
-Registering one is a line in BENCHMARKS, or register_benchmark() from outside the harness. Everything else (backend
-sessions, run folders, resume, writers,
-leaderboard, comparison, rerun/rejudge, references, report) is written once and dispatches on the benchmark named in
-config.json, in every record and in every Prompt."""
+A benchmark is one package with two modules the seam loads: `face` (FACE, a Face value: its --task names, its options,
+its pack; light, read at --help time; face.py) and `benchmark` (BENCHMARK: a BenchmarkBase subclass that writes its run
+part, what an item is, how it is asked and how a reply is read, and inherits defaults for the rest: its record, metrics,
+identity on the tools, and its views, an object that draws it in the leaderboard and the report; base.py, views.py).
+A run's spec (core/settings.py: RunSpec) is the same for every benchmark: the harness's settings, the benchmark's
+options, the model, task, variant and seed. Registering one is a line in BENCHMARKS, or register_benchmark() from
+outside the harness. Everything else (backend sessions, run folders, resume, writers, leaderboard, comparison,
+rerun/rejudge, references, report) is written once and dispatches on the benchmark named in config.json, in every
+record and in every Prompt."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from acousticbench.core.errors import UserError
 
-from acousticbench.core.settings import BenchmarkOptions, OwnCommand, RunSettings, RunSpec, make_spec
+from acousticbench.core.settings import RunSettings, RunSpec, make_spec
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from acousticbench.benchmarks.base import BenchmarkBase
-    from acousticbench.benchmarks.entry import CSV_HEADER, AnswerFacts, ClipFacts, Entry, ModelOrder, Section
+    from acousticbench.benchmarks.face import Face
+    from acousticbench.benchmarks.views import Views
+    from acousticbench.benchmarks.entry import CSV_HEADER, AnswerFacts, ClipFacts, Entry, ModelOrder, Section  # re-exported
     from acousticbench.benchmarks.option import Option
     from acousticbench.core.identity import Identity
     from acousticbench.core.records import Prompt, RecordBase
@@ -38,7 +36,8 @@ if TYPE_CHECKING:
 # what the seam re-exports, imported when first asked for (PEP 562)
 _LAZY = {"BenchmarkBase": "acousticbench.benchmarks.base", "CSV_HEADER": "acousticbench.benchmarks.entry",
          "AnswerFacts": "acousticbench.benchmarks.entry", "ClipFacts": "acousticbench.benchmarks.entry",
-         "Entry": "acousticbench.benchmarks.entry",
+         "Entry": "acousticbench.benchmarks.entry", "Face": "acousticbench.benchmarks.face",
+         "Views": "acousticbench.benchmarks.views",
          "ModelOrder": "acousticbench.benchmarks.entry", "Section": "acousticbench.benchmarks.entry",
          "Option": "acousticbench.benchmarks.option"}
 
@@ -49,8 +48,8 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["BENCHMARKS", "CSV_HEADER", "DEFAULT", "AnswerFacts", "ClipFacts", "Benchmark", "BenchmarkBase", "Entry",
-           "ModelOrder", "Option", "Prepared", "Section", "benchmark_of_config", "benchmark_of_line", "claim_tasks",
-           "faces", "get_benchmark", "register_benchmark", "run_identity_of", "spec_from_config"]
+           "Face", "Views", "ModelOrder", "Option", "Prepared", "Section", "benchmark_of_config", "benchmark_of_line",
+           "claim_tasks", "faces", "get_benchmark", "register_benchmark", "run_identity_of", "spec_from_config"]
 
 # name (as config.json, every record and every Prompt write it) -> its package; in the order runs and tables list them
 BENCHMARKS = {"AcousticBench": "acousticbench.benchmarks.acoustic", "AudioICL": "acousticbench.benchmarks.audioicl"}
@@ -88,21 +87,24 @@ class Grader(Protocol):
 
 
 class RunPart(Protocol[Item, Spec, Rec, Met]):
-    """What the one run path asks of a benchmark. A new benchmark writes the first eight members; BenchmarkBase has
-    the rest (no grader, PlainMetrics from each record's `correct`, every record scored)."""
+    """What the one run path asks of a benchmark. A new benchmark writes the first four members; BenchmarkBase has
+    the rest (an AnswerRecord per reply labelled by read_answer, no grader, PlainMetrics, every record scored)."""
 
     name: str
+
+    def prepare(self, spec: Spec, cache: dict) -> Prepared[Item]: ...  # its items (each with an `id`), a Prompt each
+
+    def read_answer(self, item: Item, text: str) -> str | None: ...  # the label a reply gives; None: unreadable
+
+    def ideal_observer(self, prompt: Prompt) -> str: ...  # the Oracle's answer to one of its prompts
+
+    item_noun: str  # what its items are called in counts: "questions", "episodes"
     record_type: type[Rec]
     final_statuses: frozenset[str]  # kept by --resume; the rest are asked again
     label_field: str  # what reference comparison and compare_runs match on: "chosen" or "prediction"
-    item_noun: str  # what its items are called in counts: "questions", "episodes"
-
-    def prepare(self, spec: Spec, cache: dict) -> Prepared[Item]: ...
 
     def record_maker(self, spec: Spec, prepared: Prepared[Item],
                      grader: Grader | None) -> Callable[[Item, Prompt, Any], Awaitable[Rec]]: ...
-
-    def ideal_observer(self, prompt: Prompt) -> str: ...  # the Oracle's answer to one of its prompts
 
     def grader(self, specs: list[Spec]) -> Grader | None: ...
 
@@ -150,59 +152,11 @@ class ToolPart(Protocol[Rec, Met]):
     def n_records(self, config: dict[str, Any]) -> int: ...
 
 
-class ViewPart(Protocol[Met]):
-    """How its runs read in the leaderboard and the report; BenchmarkBase draws a plain model x task table."""
+class Benchmark(RunPart[Item, Spec, Rec, Met], ToolPart[Rec, Met], Protocol[Item, Spec, Rec, Met]):
+    """A benchmark as the seam sees it: subclass BenchmarkBase and write RunPart's first four members
+    (docs/examples/toy_benchmark is one in under 70 lines, its face and registration included)."""
 
-    def entry(self, run_dir: Path, config: dict[str, Any], metrics: Met) -> Entry[Met]: ...
-
-    def reference_entry(self, summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry: ...
-
-    def variant_label(self, variant: int | None) -> str | None: ...
-
-    def leaderboard_markdown(self, entries: list[Entry], order: ModelOrder) -> str: ...
-
-    def leaderboard_csv(self, entries: list[Entry], order: ModelOrder) -> list[list[str | int]]: ...
-
-    def report_sections(self, entries: list[Entry], records: Mapping[Path, Sequence[RecordBase]],
-                        order: ModelOrder) -> list[Section]: ...
-
-    def answer_facts(self, record: RecordBase) -> AnswerFacts: ...
-
-    def clip_facts(self, record: RecordBase) -> ClipFacts: ...  # asked once per item, not per answer
-
-    def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str: ...
-
-
-class Benchmark(RunPart[Item, Spec, Rec, Met], ToolPart[Rec, Met], ViewPart[Met], Protocol[Item, Spec, Rec, Met]):
-    """A benchmark as the seam sees it: subclass BenchmarkBase and write RunPart's first eight members
-    (docs/examples/toy_benchmark is one in about 100 lines)."""
-
-
-class Face(Protocol):
-    """A benchmark's module `face`: its part of the command line, read without importing anything heavy. Every member
-    is required (tests/test_architecture.py checks each registered face)."""
-
-    Options: type[BenchmarkOptions]  # its own settings, each field a flag (BenchmarkOptions has the defaults)
-    FLAGS_HINT: str  # how to add one of its tasks, when one of its flags is given without any
-    COMMANDS: dict[str, OwnCommand]  # commands of its own (AudioICL: build-audioicl); may be empty
-
-    def claim_tasks(self, names: list[str]) -> list[str]: ...  # its tasks among --task's names, canonical order
-
-    def task_names(self) -> list[str]: ...  # every name it answers to in --task (for suggestions)
-
-    def task_lines(self) -> list[str]: ...  # --list-tasks
-
-    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> None: ...
-
-    def verify_pack(self, root: Path, tasks: list[str] | None, required: bool) -> int | None: ...
-
-    def export_dataset(self, root: Path, out: Path, tasks: list[str] | None, required: bool) -> Any: ...
-
-    def import_dataset(self, export: Path, part: Any, archive: Path) -> str: ...
-
-    def after_sweep(self, results: list, options: BenchmarkOptions) -> None: ...
-
-    def describe_item(self, item: Any) -> str: ...  # a dry run's line tail
+    views: Views  # how its runs read in the leaderboard and the report (views.py; BenchmarkBase: the plain table)
 
 
 def get_benchmark(name: str | None) -> Benchmark:
@@ -223,7 +177,7 @@ def spec_from_config(config: dict, **overrides: Any) -> RunSpec:
     """The RunSpec a run folder's config.json records (overrides replace its fields where given and known)."""
     data = {k: v for k, v in config["spec"].items() if k != "benchmark"}
     bench = benchmark_of_config(config)
-    options = faces()[bench.name].Options
+    options = faces()[bench.name].options
     known = set(RunSettings.model_fields) | set(options.model_fields) | {"model", "task", "seed", "generation",
                                                                          "control"}
     known |= {options.VARIANT[0]} if options.VARIANT else set()
@@ -231,9 +185,9 @@ def spec_from_config(config: dict, **overrides: Any) -> RunSpec:
     return make_spec(bench.name, options, **{k: v for k, v in data.items() if k in known})
 
 
-def faces() -> dict[str, ModuleType]:
-    """name -> the benchmark's face module, in registration order."""
-    return {name: importlib.import_module(f"{package}.face") for name, package in BENCHMARKS.items()}
+def faces() -> dict[str, Face]:
+    """name -> the benchmark's Face (its module `face`'s FACE), in registration order."""
+    return {name: importlib.import_module(f"{package}.face").FACE for name, package in BENCHMARKS.items()}
 
 
 def claim_tasks(task_spec: str) -> dict[str, list[str]]:
@@ -261,9 +215,9 @@ def run_identity_of(config: dict) -> RunIdentity:
     from acousticbench.core.run_identity import run_identity
 
     bench = benchmark_of_config(config)
-    named = faces()[bench.name].Options.VARIANT  # (its field, its letter): a number of shots
+    named = faces()[bench.name].options.VARIANT  # (its field, its letter): a number of shots
     variant = (config.get("spec") or {}).get(named[0]) if named else None
-    return run_identity(config, bench.variants(config), variant, bench.variant_label(variant))
+    return run_identity(config, bench.variants(config), variant, bench.views.variant_label(variant))
 
 
 def benchmark_of_line(data: dict) -> Benchmark:

@@ -1,23 +1,33 @@
-"""BenchmarkBase: what a benchmark shows in the leaderboard and the report when it says nothing of its own: a model x
-task table of its headline accuracy, mean ± std over seeds. AcousticBench and AudioICL override every part."""
+"""BenchmarkBase: everything of a benchmark but its run part has a default here. A new benchmark writes four members:
+`name`, `prepare` (its items and the Prompt of each: what a question is and how to ask it), `read_answer` (the label a
+reply gives: how to score it) and `ideal_observer` (the Oracle's answer). The defaults make each reply an AnswerRecord
+(a failed request, a refusal, a cut reply and an unreadable one each with their own status, never scored as an
+answer), PlainMetrics from them, and the plain views (views.py)."""
 from __future__ import annotations
 
-import os
-import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from html import escape
-from pathlib import Path
-from types import ModuleType
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel
 
-from acousticbench.benchmarks.entry import AnswerFacts, ClipFacts, Entry, ModelOrder, Section
 from acousticbench.benchmarks.option import Option
+from acousticbench.benchmarks.views import Views
 from acousticbench.core.identity import Identity, harness_identity, identity_of
-from acousticbench.core.records import Frozen, RecordBase
-from acousticbench.core.tables import html_table, md_table, mean_std, pct
+from acousticbench.core.records import Frozen, Prompt, RecordBase, was_cut
+from acousticbench.core.refusal import is_refusal
+
+
+class AnswerRecord(RecordBase):
+    """A record of a benchmark that says nothing of its own: what it asked, the label read from the reply, the
+    item's answer, and whether they match (None: not scored, as for every status but answered)."""
+
+    prompt: str
+    audio: list[str] = []
+    chosen: str | None = None
+    answer: str | None = None
+    correct: bool | None = None
 
 
 class PlainMetrics(Frozen):
@@ -38,20 +48,43 @@ class PlainMetrics(Frozen):
 
 
 class BenchmarkBase:
-    """Defaults for the Benchmark protocol's view methods; a benchmark inherits them and overrides what it knows.
-    They use its core parts (name, metrics_type, headline) and config.json's spec, and nothing else."""
+    """Defaults for every member of the Benchmark protocol but its run part; a benchmark inherits them and overrides
+    what it knows."""
 
     name: str
-    label_field: str
     item_noun = "items"
-    # A benchmark's own leaderboard module (entry, reference_entry, markdown, csv_rows), which the view methods below
-    # hand over to; None: they draw the plain model x task table themselves.
-    leaderboard: ModuleType | None = None
+    record_type: type[RecordBase] = AnswerRecord
+    final_statuses = frozenset({"answered", "unparsed", "refused", "truncated"})  # kept by --resume; errors asked again
+    label_field = "chosen"  # the record field reference comparison and compare_runs match on
 
-    def report_module(self) -> ModuleType | None:
-        """A benchmark's own report module (sections(entries, order, records)), imported only when a report is drawn
-        (numpy and the fits); None: the plain table."""
-        return None
+    def read_answer(self, item: Any, text: str) -> str | None:
+        """The label a reply's text gives (None: none can be read), scored against the item's `answer` field."""
+        raise NotImplementedError(f"{type(self).__name__} writes read_answer(item, text), or a record_maker of its own")
+
+    def record_maker(self, spec: Any, prepared: Any, grader: Any) -> Callable[[Any, Prompt, Any], Awaitable[Any]]:
+        """An AnswerRecord per reply, labelled by read_answer: a failed request is an error, a refusal refused, a reply
+        cut by the token limit truncated; none of them, nor an unreadable reply, is scored."""
+        async def to_record(item: Any, prompt: Prompt, outcome: Any) -> AnswerRecord:
+            reply = outcome.reply
+            text = reply.text if reply else None
+            chosen = self.read_answer(item, text) if text else None
+            status = ("error" if reply is None else "refused" if reply.refused or (not chosen and is_refusal(text or ""))
+                      else "truncated" if was_cut(reply.finish_reason) else "answered" if chosen else "unparsed")
+            answer = item.answer  # every item has one: what its reply is scored against
+            return AnswerRecord(id=item.id, benchmark=self.name, model=spec.model, task=prompt.task, seed=spec.seed,
+                                status=status, response=text, error=outcome.error, attempts=outcome.attempts,
+                                latency_s=outcome.latency_s, usage=reply.usage if reply else {}, prompt=prompt.text,
+                                audio=prompt.audio, finish_reason=reply.finish_reason if reply else None,
+                                chosen=chosen if status == "answered" else None, answer=answer,
+                                correct=chosen == answer if status == "answered" else None,
+                                human=reply.human if reply else None)
+
+        return to_record
+
+    @cached_property
+    def views(self) -> Views:
+        """How its runs read in the leaderboard and the report: the plain model x task table, unless it gives its own."""
+        return Views(self)
 
     metrics_type: type[BaseModel] = PlainMetrics
 
@@ -134,82 +167,3 @@ class BenchmarkBase:
         'n_items'; 0: not known, only a torn last line is caught)."""
         return config.get("n_items", 0)
 
-    def entry(self, run_dir: Path, config: dict[str, Any], metrics: BaseModel) -> Entry:
-        """A finished run's Entry, read through its typed spec (model, task, seed, max_samples) and metrics."""
-        if self.leaderboard is not None:
-            return self.leaderboard.entry(run_dir, config, metrics)
-        spec = config["spec"]
-        accuracy, n = self.headline(metrics)
-        return Entry(benchmark=self.name, model=spec["model"], task=spec["task"], split="all", manifest="",
-                     seed=spec["seed"], max_samples=spec.get("max_samples"), n=n, accuracy=accuracy, parse_failure_rate=None, error_rate=None,
-                     run_dir=run_dir, config=config, metrics=metrics)
-
-    def reference_entry(self, summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry:
-        """The Entry of one run of a reference folder (its summary.json, the run's line there, the run's records)."""
-        if self.leaderboard is not None:
-            return self.leaderboard.reference_entry(summary, run, records)
-        n = len(records)
-        errors = Counter(r["status"] for r in records)["error"]
-        return Entry(benchmark=self.name, model=summary["model"], task=summary["task"],
-                     split=summary.get("split", "all"), manifest=summary.get("archive_manifest_sha256", ""),
-                     seed=run["seed"], max_samples=summary.get("max_samples"), n=n, accuracy=run["accuracy"],
-                     parse_failure_rate=None, error_rate=errors / n if n else None)
-
-    def variant_label(self, variant: int | None) -> str | None:
-        """How a variant is written beside its task ('k=3'); None for none."""
-        return None if variant is None else str(variant)
-
-    def _cells(self, entries: list[Entry], order: ModelOrder) -> tuple[list[str], dict[str, dict[str, tuple]]]:
-        """Columns (task and variant) and rows (model, first-N) of (mean, std, seeds, items) over seeds."""
-        groups: dict[tuple[str, int, str], list[Entry]] = {}
-        for e in entries:
-            label = self.variant_label(e.variant)
-            groups.setdefault((e.model, e.max_samples or 0, e.task + (f" {label}" if label else "")), []).append(e)
-        columns = sorted({column for _, _, column in groups})
-        rows: dict[str, dict[str, tuple]] = {}
-        for (model, max_samples, column), group in sorted(groups.items(), key=lambda item: (order(item[0][0]), item[0])):
-            accs = [e.accuracy for e in group if e.accuracy is not None]
-            cells = rows.setdefault(model + (f" [first {max_samples}]" if max_samples else ""), {})
-            cells[column] = (*mean_std(accs), len({e.seed for e in group}), sum(e.n for e in group)) if accs else None
-        return columns, rows
-
-    def leaderboard_markdown(self, entries: list[Entry], order: ModelOrder) -> str:
-        if self.leaderboard is not None:
-            return self.leaderboard.markdown(entries, order)
-        columns, rows = self._cells(entries, order)
-        return md_table(["Model", *columns], [[model, *(f"{pct(c[0])} ± {pct(c[1])}" if (c := cells.get(t)) else "-"
-                                                         for t in columns)] for model, cells in rows.items()])
-
-    def leaderboard_csv(self, entries: list[Entry], order: ModelOrder) -> list[list[str | int]]:
-        """benchmark, model, split, task, variant, mean, std, seeds, items: a line per cell with a number."""
-        if self.leaderboard is not None:
-            return self.leaderboard.csv_rows(entries, order)
-        columns, rows = self._cells(entries, order)
-        return [[self.name, model, "all", column, "", f"{c[0]:.6f}", f"{c[1]:.6f}", c[2], c[3]]
-                for model, cells in rows.items() for column in columns if (c := cells.get(column))]
-
-    def report_sections(self, entries: list[Entry], records: Mapping[Path, Sequence[RecordBase]],
-                        order: ModelOrder) -> list[Section]:
-        if (module := self.report_module()) is not None:
-            return module.sections(entries, order, records)
-        columns, rows = self._cells(entries, order)
-        slug = re.sub(r"[^a-z0-9]+", "-", self.name.lower())
-        body = [[escape(model), *(f'<span class="num" title="{c[2]} seeds, {c[3]} answers">{pct(c[0])} ± {pct(c[1])}'
-                                  "</span>" if (c := cells.get(t)) else "-" for t in columns)]
-                for model, cells in rows.items()]
-        return [Section(f"s-{slug}", f"{self.name} leaderboard", "Accuracy over scored items, mean ± std over seeds.",
-                        html_table(slug, ["Model", *columns], body, "Accuracy % (mean ± std over seeds)"))]
-
-    def answer_facts(self, record: RecordBase) -> AnswerFacts:
-        """The fields most records have, where this one has them (a benchmark that knows its records says more)."""
-        data = record.model_dump()
-        return AnswerFacts(prompt=data.get("prompt") or "", audio=list(data.get("audio") or []),
-                           truth=None, correct=data.get("correct"))
-
-    def clip_facts(self, record: RecordBase) -> ClipFacts:
-        """Nothing known of the clips: the browser names them 'clip 1', 'clip 2' and offers no A-then-B."""
-        return ClipFacts()
-
-    def audio_root(self, config: dict[str, Any], spec: Any, run_dir: Path) -> str:
-        """The absolute folder the records' audio paths are relative to: by default where the report is built."""
-        return os.path.abspath(".")

@@ -27,7 +27,6 @@ class Entry(Generic[M]):
     benchmark: str
     model: str
     task: str
-    split: str
     manifest: str  # the pack the run read: runs of different packs never share a cell
     seed: int
     max_samples: int | None
@@ -36,6 +35,9 @@ class Entry(Generic[M]):
     parse_failure_rate: float | None  # answers nobody could read a label from (None: not measured)
     error_rate: float | None
     variant: int | None = None  # a setting inside a task that gets its own row or column (a number of shots)
+    # the benchmark's own settings that runs must share to meet in a cell, as (name, value) pairs (AcousticBench:
+    # ('split', 'eval')); the tools key rows by them and name them, never reading one by its name
+    facets: tuple[tuple[str, str], ...] = ()
     run_dir: Path | None = field(default=None, compare=False)  # where it came from (None for references); the report reads it
     config: dict | None = field(default=None, compare=False, repr=False)  # the run's config.json, parsed (None for references)
     metrics: M | None = field(default=None, compare=False, repr=False)  # its metrics.json, validated once (None for references)

@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmds.add_argument("--out", type=Path, help="with --report: the file (default report.html)")
     cmds.add_argument("--embed-audio", action="store_true", help="with --report: put the clips inside the file")
     for face in faces().values():
-        for name, own in face.COMMANDS.items():
+        for name, own in face.commands.items():
             if own.flag:
                 cmds.add_argument(own.flag, dest="own_" + name.replace("-", "_"), default=None, help=own.help,
                                   **({"metavar": own.metavar} if own.metavar else {"action": "store_const",
@@ -103,10 +103,10 @@ def _flag_command(args: argparse.Namespace):
     from acousticbench.benchmarks import faces
     from acousticbench.api import commands
 
-    own = [(face, name, value) for face in faces().values() for name, command in face.COMMANDS.items()
+    own = [(face, name, value) for face in faces().values() for name, command in face.commands.items()
            if command.flag and (value := getattr(args, "own_" + name.replace("-", "_"))) is not None]
     given = [f"--{flag.replace('_', '-')}" for flag in COMMAND_FLAGS if getattr(args, flag) not in (None, False)]
-    given += [face.COMMANDS[name].flag for face, name, _ in own]
+    given += [face.commands[name].flag for face, name, _ in own]
     if given and getattr(args, "model", None):
         raise UserError(f"{given[0]} is a command of its own and runs no model: drop --model, or run the two one "
                         "after the other.")
@@ -122,8 +122,8 @@ def _flag_command(args: argparse.Namespace):
         return lambda: commands.build_archive(archive, args.zip)
     if own:
         face, name, value = own[0]
-        argv = ([str(value)] if face.COMMANDS[name].metavar else []) + ["--archive", str(archive), "--task", _task(args)]
-        return lambda: face.COMMANDS[name].main(argv)
+        argv = ([str(value)] if face.commands[name].metavar else []) + ["--archive", str(archive), "--task", _task(args)]
+        return lambda: face.commands[name].main(argv)
     if args.extract:
         return lambda: commands.extract(args.extract, archive)
     if args.export_dataset:

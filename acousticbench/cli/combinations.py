@@ -24,7 +24,7 @@ def spelt(field: str) -> str:
 
     if field == "seed_flags":
         return "--seed"
-    for model in (RunSettings, *(face.Options for face in faces().values())):
+    for model in (RunSettings, *(face.options for face in faces().values())):
         if field in model.model_fields:
             return flag_of(model, field)
     return "--" + field.replace("_", "-")
@@ -35,7 +35,7 @@ def run_fields_given(args: argparse.Namespace) -> list[str]:
     from acousticbench.benchmarks import faces
     from acousticbench.core.settings import RunSettings
 
-    fields = set(RunSettings.model_fields).union(*(face.Options.model_fields for face in faces().values()))
+    fields = set(RunSettings.model_fields).union(*(face.options.model_fields for face in faces().values()))
     return [name for name in vars(args) if name in fields or name == "seed_flags"]
 
 

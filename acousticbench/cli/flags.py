@@ -87,7 +87,7 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     add_fields(p.add_argument_group("reference trajectories"), RunSettings, only=REFERENCE_FIELDS)
     add_fields(p.add_argument_group("paths"), RunSettings, only=PATH_FIELDS)
     for name, face in faces().items():
-        add_fields(p.add_argument_group(f"{name} ({face.FLAGS_HINT})"), face.Options)
+        add_fields(p.add_argument_group(f"{name} ({face.flags_hint})"), face.options)
 
 
 def settings_of(args: argparse.Namespace):
@@ -101,7 +101,7 @@ def settings_of(args: argparse.Namespace):
     if "seed_flags" in given:  # --seed N (repeatable) and --seeds a,b add up
         fields["seeds"] = ",".join([*map(str, given["seed_flags"]), fields.get("seeds", "")])
     for face in faces().values():
-        fields.update({k: v for k, v in given.items() if k in face.Options.model_fields})
+        fields.update({k: v for k, v in given.items() if k in face.options.model_fields})
     return settings_from(None, (), fields)
 
 

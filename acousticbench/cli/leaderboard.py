@@ -66,6 +66,6 @@ def _row_order(e) -> tuple:
     """The leaderboard's order: benchmark, the model's place in the registry, then its other fields."""
     from acousticbench.benchmarks import BENCHMARKS
 
-    return list(BENCHMARKS).index(e.benchmark), model_index(e.model), e.model, str(e.identity), e.split, \
+    return list(BENCHMARKS).index(e.benchmark), model_index(e.model), e.model, str(e.identity), e.facets, \
         e.max_samples or 0, e.manifest, e.task, e.variant or 0, e.seed
 

@@ -55,7 +55,7 @@ def console_parser() -> argparse.ArgumentParser:
     for name, (_, what) in DELEGATED.items():
         sub.add_parser(name, help=what, add_help=False)
     for face in faces().values():
-        for name, own in face.COMMANDS.items():
+        for name, own in face.commands.items():
             sub.add_parser(name, help=own.help, add_help=False)
     return p
 
@@ -74,8 +74,8 @@ def console(argv: list[str] | None = None) -> int:
     if name in DELEGATED:
         return int(importlib.import_module(DELEGATED[name][0]).main(rest) or 0)
     for face in faces().values():
-        if name in face.COMMANDS:
-            return guarded(lambda: face.COMMANDS[name].main(rest), building=True)
+        if name in face.commands:
+            return guarded(lambda: face.commands[name].main(rest), building=True)
     args = console_parser().parse_args(argv)
     if args.command is None:
         console_parser().print_help()

@@ -29,7 +29,7 @@ class ControlRow:
 def _cell(entry: Entry) -> tuple:
     """What a control run shares with its real runs: everything but the control."""
     identity = tuple(kv for kv in entry.identity if kv[0] != "control")
-    return entry.benchmark, entry.model, entry.task, entry.variant, entry.split, entry.manifest, entry.max_samples, identity
+    return entry.benchmark, entry.model, entry.task, entry.variant, entry.facets, entry.manifest, entry.max_samples, identity
 
 
 def _answers(entries: list[Entry], records: Mapping[Path, Sequence], key: Mapping | None = None) -> tuple[dict, dict]:
@@ -56,7 +56,7 @@ def _answers(entries: list[Entry], records: Mapping[Path, Sequence], key: Mappin
 
 def _sent_keys(entries: list[Entry], records: Mapping[Path, Sequence]) -> dict:
     """(question, seed) -> the key of what a swap control sent (its records' truth)."""
-    return {(r.id, r.seed): get_benchmark(e.benchmark).answer_facts(r).truth
+    return {(r.id, r.seed): get_benchmark(e.benchmark).views.answer_facts(r).truth
             for e in entries for r in records.get(e.run_dir, ())}
 
 
@@ -90,7 +90,7 @@ def control_rows(entries: list[Entry], records: Mapping[Path, Sequence]) -> list
              for bench in {e.benchmark for e in entries}}  # a row is named as its benchmark's table names it
     rows = []
     for (cell, kind), group in controls.items():
-        label = get_benchmark(cell[0]).variant_label(cell[3])
+        label = get_benchmark(cell[0]).views.variant_label(cell[3])
         task, seeds = cell[2] + (f" {label}" if label else ""), len({e.seed for e in group})
         if cell not in real:
             rows.append(ControlRow(group[0].run.label(first=False) if group[0].run else cell[1], task, kind, seeds,

@@ -60,7 +60,7 @@ def run_entry(run_dir: Path, index: ResultsIndex | None = None) -> Entry | None:
         return None
     from acousticbench.tools.metrics_when_asked import MetricsWhenAsked
 
-    return dataclasses.replace(bench.entry(run_dir, config, metrics), identity=bench.identity(config),
+    return dataclasses.replace(bench.views.entry(run_dir, config, metrics), identity=bench.identity(config),
                                finished_at=config.get("finished_at"), run=run_identity_of(config), scores=files.scores,
                                invalid=files.invalid, lines=lines,
                                metrics=MetricsWhenAsked(raw_metrics, bench.metrics_type))
@@ -100,13 +100,17 @@ def reference_entries(root: Path) -> list[Entry]:
         bench = get_benchmark(summary.get("benchmark"))
         for run in summary["runs"]:
             records = list(read_reference(summary_path.parent / run["file"]).values())
-            entries.append(dataclasses.replace(bench.reference_entry(summary, run, records),
-                                               responses=summary_path.parent / run["file"]))
+            try:
+                entry = bench.views.reference_entry(summary, run, records)
+            except KeyError as err:  # a field its benchmark reads (a facet such as its split) is missing
+                raise UserError(f"the reference summary {summary_path} has no {err}: restore it (git checkout "
+                                "reference_trajectories/) or promote the runs again with --promote-reference.") from None
+            entries.append(dataclasses.replace(entry, responses=summary_path.parent / run["file"]))
     return entries
 
 
 def _identity(e: Entry) -> tuple:
-    return e.benchmark, e.model, e.task, e.variant, e.split, e.manifest, e.max_samples, e.seed
+    return e.benchmark, e.model, e.task, e.variant, e.facets, e.manifest, e.max_samples, e.seed
 
 
 def with_references(entries: list[Entry], references: list[Entry]) -> list[Entry]:
@@ -177,7 +181,7 @@ def markdown(entries: list[Entry]) -> str:
     from acousticbench.tools import control_runs
 
     shown, left = real_and_controls(entries)
-    sections = [(name, get_benchmark(name).leaderboard_markdown(group, model_index))
+    sections = [(name, get_benchmark(name).views.leaderboard_markdown(group, model_index))
                 for name, group in by_benchmark(shown)]
     listen = control_runs.markdown(entries)  # the audio controls beside their real runs, where there are any
     note = left_out_line([e.run for e in left if e.run], "the accuracy tables", CONTROLS_INSTEAD)
@@ -198,5 +202,5 @@ def to_csv(entries: list[Entry]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_HEADER)
     for name, group in by_benchmark(shown):
-        writer.writerows(get_benchmark(name).leaderboard_csv(group, model_index))
+        writer.writerows(get_benchmark(name).views.leaderboard_csv(group, model_index))
     return out.getvalue()

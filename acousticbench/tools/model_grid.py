@@ -23,7 +23,7 @@ FDR = 0.05  # a difference is called where its q-value is below this
 
 def row_key(e: Entry) -> tuple:
     """What a leaderboard row is: runs that differ in any of these are never pooled, nor paired as one side."""
-    return e.benchmark, e.model, e.identity, e.split, e.max_samples or 0, e.manifest
+    return e.benchmark, e.model, e.identity, e.facets, e.max_samples or 0, e.manifest
 
 
 def row_names(entries: Iterable[Entry]) -> dict[tuple, str]:
@@ -31,7 +31,7 @@ def row_names(entries: Iterable[Entry]) -> dict[tuple, str]:
     from the others ('M [served org/m-2]', 'M [first 20]', 'M [pack 1a2b3c4d]'): every row is shown, none chosen
     silently."""
     entries = list(entries)
-    full = {row_key(e): (*e.identity, *identity_of({"split": e.split, "first": e.max_samples,
+    full = {row_key(e): (*e.identity, *identity_of({**dict(e.facets), "first": e.max_samples,
                                                    "pack": e.manifest[:8]})) for e in entries}
     runs = {row_key(e): e.run for e in entries}  # a control or a variant is always named as such
     by_model: dict[tuple[str, str], list[tuple]] = {}
@@ -58,7 +58,7 @@ def model_rows(entries: Iterable[Entry]) -> tuple[list[Entry], str]:
 
 def cell_of(e: Entry) -> str:
     """The cell a run fills: its task, with its variant where its benchmark has one ('AudioCount k=3')."""
-    variant = get_benchmark(e.benchmark).variant_label(e.variant)
+    variant = get_benchmark(e.benchmark).views.variant_label(e.variant)
     return f"{e.task} {variant}" if variant else e.task
 
 

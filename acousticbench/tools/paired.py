@@ -59,10 +59,10 @@ def _config_facts(folder: Path, config: dict[str, Any], bench: Benchmark) -> dic
     asked and how: its variant, split, pack, first N and the benchmark's identity."""
     facts = {what: value for what, value in bench.identity(config)}
     try:
-        entry = bench.entry(folder, config, bench.metrics_type.model_validate_json((folder / METRICS).read_bytes()))
+        entry = bench.views.entry(folder, config, bench.metrics_type.model_validate_json((folder / METRICS).read_bytes()))
     except (OSError, ValueError, KeyError):  # unfinished, or written before a field: the records still compare
         return facts
-    known = {"variant": entry.variant, "split": entry.split, "pack": entry.manifest[:12], "first": entry.max_samples}
+    known = {"variant": entry.variant, **dict(entry.facets), "pack": entry.manifest[:12], "first": entry.max_samples}
     return {**facts, **{what: str(value) for what, value in known.items() if value not in (None, "")}}
 
 

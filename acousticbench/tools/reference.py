@@ -60,8 +60,9 @@ class _SummaryRun(BaseModel):
 
 
 class _Summary(BaseModel):
+    """What every reference summary holds; its benchmark's facets (a split) are checked where its views read them."""
+
     runs: list[_SummaryRun]
-    split: str
     archive_manifest_sha256: str
 
 
@@ -123,7 +124,7 @@ def compare_to_reference(records: list, path: Path, run_split: str = "all", labe
     if len(shared) < len(records):
         note = (f"{len(records) - len(shared)} {bench.item_noun} of the run are not in the reference; compared the "
                 f"{len(shared)} shared")
-    elif run_split != "all" and (ref_split := load_summary(path.parent)["split"]) != run_split:
+    elif run_split != "all" and (ref_split := load_summary(path.parent).get("split", "all")) != run_split:
         note = f"the run covers split {run_split}, the reference {ref_split}: compared the shared {bench.item_noun}"
     mismatches = [{"id": r.id, "reference": reference[r.id].get(label), "run": getattr(r, label)}
                   for r in shared if getattr(r, label) != reference[r.id].get(label)]
@@ -237,32 +238,41 @@ def _finished_config(run_dir: Path) -> dict:
     return read_config(run_dir)
 
 
-def _identity(bench: Benchmark, run_dir: Path, config: dict) -> tuple[str, int | None, str]:
-    """What the runs of one reference must share: split, first-N and the pack, as the run's Entry says them."""
-    entry: Entry = bench.entry(run_dir, config, bench.metrics_type.model_validate_json((run_dir / METRICS).read_bytes()))
-    return entry.split, entry.max_samples, entry.manifest
+Setting = tuple[tuple[tuple[str, str], ...], int | None, str]  # a run's facets, its first N and its pack
 
 
-def _check_same_setting(summary: dict, ours: tuple[str, int | None, str], folder: Path) -> None:
+def _identity(bench: Benchmark, run_dir: Path, config: dict) -> Setting:
+    """What the runs of one reference must share: the benchmark's facets (a split), first-N and the pack, as the run's
+    Entry says them."""
+    entry: Entry = bench.views.entry(run_dir, config, bench.metrics_type.model_validate_json((run_dir / METRICS).read_bytes()))
+    return entry.facets, entry.max_samples, entry.manifest
+
+
+def _check_same_setting(summary: dict, ours: Setting, folder: Path) -> None:
     """The runs of one reference must cover the same items of the same pack."""
     if not summary["runs"]:
         return
-    theirs = (summary["split"], summary.get("max_samples"), summary["archive_manifest_sha256"])
+    facets = tuple((name, summary.get(name)) for name, _ in ours[0])  # the summary holds each facet by its name
+    theirs = (facets, summary.get("max_samples"), summary["archive_manifest_sha256"])
     if theirs != ours:
-        raise UserError(f"{folder} holds runs with split/max-samples/archive {theirs[0]}/{theirs[1]}/{theirs[2][:8]}, "
-                        f"this run has {ours[0]}/{ours[1]}/{ours[2][:8]}: remove {folder} first to replace them.")
+        def said(setting: Setting) -> str:
+            return "/".join([*(str(value) for _, value in setting[0]), str(setting[1]), setting[2][:8]])
+
+        what = "/".join([*(name for name, _ in ours[0]), "max-samples", "archive"])
+        raise UserError(f"{folder} holds runs with {what} {said(theirs)}, this run has {said(ours)}: remove {folder} "
+                        "first to replace them.")
 
 
-def _write_summary(folder: Path, spec, config: dict, identity: tuple[str, int | None, str], runs: list[dict]) -> None:
+def _write_summary(folder: Path, spec, config: dict, identity: Setting, runs: list[dict]) -> None:
     from acousticbench.core.manifest import manifest_of
 
     runs = sorted(runs, key=lambda r: r["file"])
     accuracies = [r["accuracy"] for r in runs if r["accuracy"] is not None]
-    split, max_samples, pack = identity
+    facets, max_samples, pack = identity
     write_json(folder / SUMMARY, {
         "benchmark": spec.benchmark, "model": spec.model, "task": spec.task,
         **spec.reference_fields(),
-        "split": split, "max_samples": max_samples,
+        **dict(facets), "max_samples": max_samples,
         "harness_version": config["harness"]["version"],
         "archive_manifest_sha256": pack,
         "manifest": manifest_of(config),  # how the latest promoted run was served: --compare-reference names drift

@@ -4,6 +4,8 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
+from collections.abc import Mapping
+from functools import cached_property
 from typing import Any
 
 from acousticbench.core import provenance
@@ -12,13 +14,16 @@ from acousticbench.benchmarks import Prepared
 from acousticbench.benchmarks.option import Option
 from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL
 from acousticbench.benchmarks.acoustic.views import AcousticViews
-from acousticbench.benchmarks.acoustic.trust import check_questions
-from acousticbench.benchmarks.acoustic.grading import JudgeGrader
-from acousticbench.benchmarks.acoustic.judge import Judge, JudgeFailed, judge_reply
-from acousticbench.benchmarks.acoustic.judge.logprobs import NoLogprobs
+from acousticbench.benchmarks.base import BenchmarkBase
+from acousticbench.core.identity import Identity, harness_identity, identity_of
+from acousticbench.benchmarks.acoustic.pack.trust import check_questions
+from acousticbench.benchmarks.acoustic.judge.grader import JudgeGrader
+from acousticbench.benchmarks.acoustic.judge import Judge
+from acousticbench.benchmarks.acoustic.judge.into_record import INTERRUPTED_NOTE, judge_outcome, make_record
 from acousticbench.benchmarks.acoustic.metrics import compute_metrics
-from acousticbench.core.records import Prompt, was_cut
-from acousticbench.benchmarks.acoustic.records import JUDGE_FAILED, JudgeInfo, Judgement, Metrics, Question, Record
+from acousticbench.core.records import Prompt
+from acousticbench.benchmarks.acoustic.records import Metrics, Question, Record, line_outcome
+from acousticbench.benchmarks.acoustic.judge.relabel import REJUDGED
 from acousticbench.core.settings import RunSpec
 from acousticbench.core.stats import interval_text
 from acousticbench.engine.executor import KeptOnInterrupt
@@ -35,8 +40,7 @@ def select_questions(spec: RunSpec) -> tuple[list[Question], int]:
     return questions, check_questions(spec.settings.archive, spec.task, everything, questions)
 
 
-OPTIONS = ("A", "B")
-INTERRUPTED_NOTE = "the run was interrupted before the LLM judge read this answer: rejudge labels it"  # every question's two options: what Random draws from
+OPTIONS = ("A", "B")  # every question's two options: what Random draws from
 
 
 def make_prompt(spec: RunSpec, question: Question, root: str | None = None) -> Prompt:
@@ -47,55 +51,7 @@ def make_prompt(spec: RunSpec, question: Question, root: str | None = None) -> P
                   audio=audio, seed=spec.seed, answer_space=list(OPTIONS))
 
 
-async def judge_outcome(judge, question: Question, outcome) -> tuple[Judgement | None, str | None]:
-    """The label of a reply, and why there is none when the judge gave no verdict (the record stays unparsed and
-    says the judge failed, so it is not mistaken for an answer nobody could read)."""
-    if outcome.reply is None:
-        return None, None
-    try:
-        return await judge.judge(question.prompt, outcome.reply), None
-    except JudgeFailed as err:
-        return err.judgement, f"{JUDGE_FAILED}: {err}"
-    except NoLogprobs as err:  # --judge logprobs and a reply without them: nothing to label from, never a guess
-        return None, f"{JUDGE_FAILED}: {err}"
-
-
-def cut_note(finish_reason: str | None, read: str | None) -> str:
-    """What a truncated record says the judge read before the cut (it is kept, never scored)."""
-    found = f"the judge read {read!r} before the cut" if read else "no answer before the cut"
-    return f"cut by the token limit (finish_reason {finish_reason!r}): {found}; not scored"
-
-
-def make_record(question: Question, prompt: Prompt, model: str, outcome,
-                judgement: Judgement | None = None, judge_error: str | None = None) -> Record:
-    """Join a question, what came back and how it was judged into the Record that goes to disk. A reply the token
-    limit cut is `truncated`: never scored, whatever the judge read before the cut (that goes in a note)."""
-    reply, notes = outcome.reply, list(outcome.reply.notes) if outcome.reply else []
-    logprobs = None
-    if reply is None or judge_error:  # a judge that gave no verdict is an error, never a silent "unparsed"
-        chosen, status, judge = None, "error", JudgeInfo(method="none")
-    else:
-        judgement = judgement or judge_reply(reply, question.prompt)
-        chosen, status = judgement.chosen, judgement.status
-        judge = JudgeInfo(method=judgement.method, model=judgement.model)
-        logprobs = judgement.logprobs
-        # a logprobs label is read from the first token, which a cut after it does not touch
-        if was_cut(reply.finish_reason) and status != "refused" and judgement.method != "logprobs":
-            notes.append(cut_note(reply.finish_reason, chosen))
-            chosen, status = None, "truncated"
-    return Record(
-        id=question.id, task=question.task, split=question.split, kind=question.kind, model=model,
-        seed=prompt.seed, prompt=question.prompt, audio=question.audio,
-        response=outcome.reply.text if outcome.reply else None,
-        chosen=chosen, answer=question.answer,
-        correct=None if question.answer is None else chosen == question.answer,
-        status=status, error=outcome.error or judge_error, attempts=outcome.attempts, latency_s=outcome.latency_s,
-        usage=reply.usage if reply else {}, judge=judge, logprobs=logprobs, meta=question.meta, notes=notes,
-        finish_reason=reply.finish_reason if reply else None, human=reply.human if reply else None,
-    )
-
-
-class AcousticBenchmark(AcousticViews):
+class AcousticBenchmark(BenchmarkBase):
     name = "AcousticBench"
     record_type = Record
     final_statuses = frozenset({"answered", "unparsed", "refused", "truncated"})  # the same settings cut it again
@@ -122,6 +78,38 @@ class AcousticBenchmark(AcousticViews):
                   "prompt_template_sha256": provenance.prompt_hash([q.prompt for q in questions])}
         root = os.path.abspath(spec.settings.archive)
         return Prepared([(q, make_prompt(spec, q, root)) for q in questions], (), config)
+
+    @cached_property
+    def views(self) -> AcousticViews:
+        return AcousticViews(self)
+
+    def n_records(self, config: dict[str, Any]) -> int:
+        return config.get("n_questions", 0)
+
+    def outcome(self, line: Mapping[str, Any]) -> bool | None:
+        return line_outcome(line)
+
+    def identity(self, config: dict[str, Any]) -> Identity:
+        """How the answers were judged (mode; the model where the LLM judged, the rules' version where they did; the
+        judge models rejudge.py read null answers with since, and another judge a rerun was told to use), then the
+        harness's part."""
+        judge = config.get("judge") or {}
+        mode = judge.get("mode")
+        history = config.get("history") or []
+        again = [h["what"].removeprefix(REJUDGED) for h in history
+                 if str(h.get("what", "")).startswith(REJUDGED)]  # relabel.py's own words for what it did
+        again += [f"the {h['settings']['judge']} judge of a rerun" for h in history  # rerun told another judge
+                  if isinstance(h.get("settings"), dict) and h["settings"].get("judge")]
+        return identity_of({"judge": mode, "judge model": judge.get("model") if mode in ("auto", "llm") else None,
+                            "rules": judge.get("rules_version") if mode in ("auto", "rules") else None,
+                            "rejudged by": ", ".join(dict.fromkeys(again)),
+                            "adaptive": (config.get("adaptive") or {}).get("method"), **harness_identity(config)})
+
+    def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]:
+        """The settings an earlier run recorded, and the pack it ran on (its manifest's sha256, from the `archive`
+        section of Prepared.config): --resume never mixes two versions of a pack in one run."""
+        pack = (config.get("archive") or {}).get("manifest_sha256")
+        return {**super().recorded_settings(config), **({"pack_manifest_sha256": pack} if pack else {})}
 
     def grader(self, specs: list[RunSpec]) -> JudgeGrader:
         """The A/B judge every AcousticBench run of the command shares (made from the first run's judge settings)."""
@@ -151,14 +139,14 @@ class AcousticBenchmark(AcousticViews):
 
     def relabeller(self, options: dict[str, Any]):
         """rejudge.py: the LLM judge's reading of every null answer that has text."""
-        from acousticbench.benchmarks.acoustic.relabel import JudgeRelabeller
+        from acousticbench.benchmarks.acoustic.judge.relabel import JudgeRelabeller
 
         return JudgeRelabeller(options)
 
     def warm_up(self) -> None:
         """The psychometric fit's module and numpy, imported in a worker thread while questions are out, so a run's
         end does not wait for them."""
-        importlib.import_module("acousticbench.benchmarks.acoustic.psychometric")
+        importlib.import_module("acousticbench.benchmarks.acoustic.metrics.psychometric")
 
     def swapped(self, question: Question, sent: Prompt) -> Question:
         """The question as --control swap asks it: its clips in the order sent (a stereo clip: the one with its
@@ -170,7 +158,7 @@ class AcousticBenchmark(AcousticViews):
 
     def ideal_observer(self, prompt: Prompt) -> str:
         """The Oracle's answer: the attribute measured from the waveforms (oracle.py)."""
-        from acousticbench.benchmarks.acoustic.oracle import observe
+        from acousticbench.benchmarks.acoustic.ideal_observer import observe
 
         return observe(prompt)
 

@@ -1,116 +1,88 @@
-"""AcousticBench's part of the command line: its options, its tasks in --task and --list-tasks, its runs (task x seed), building
-and verifying its pack, and how a dry run shows a question. Imports nothing heavy, so --help stays fast."""
+"""AcousticBench's face: its options, its tasks in --task and --list-tasks, building, verifying, exporting and importing its
+pack, and its own commands. Imports nothing heavy, so --help stays fast."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from acousticbench.benchmarks.acoustic.spec import NAME, AcousticOptions
+from acousticbench.benchmarks.acoustic.tasks import TASKS
+from acousticbench.benchmarks.face import Face
 from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import writable_folder
 from acousticbench.core.settings import OwnCommand
 
-Options = AcousticOptions
 
-ALL = "all"  # --task all: every AcousticBench task (the default benchmark's)
+class AcousticFace(Face):
+    """Its tasks listed one line each (with what a mono listener cannot hear), and its pack: built from the signal
+    generators, verified against its manifest, exported and imported as a Hugging Face dataset."""
 
+    def task_lines(self) -> list[str]:
+        lines = []
+        for t in TASKS.values():
+            lines.append(f"{t.code}  {t.title:<14} {t.clips} clip{'s' if t.clips > 1 else ' '}  {t.question}  (A: {t.option_a})")
+            if t.clips == 1:  # B is the channel mirror of A: left + right is the same for both answers
+                lines.append(f"{'':<4}needs a stereo listener: a model that hears mono (`acousticbench models`: hears) is "
+                             "at chance by construction, marked so and left out of averages")
+        return lines
 
-def claim_tasks(names: list[str]) -> list[str]:
-    """The names of --task that are AcousticBench's, as task codes in canonical order ('all': every task)."""
-    from acousticbench.benchmarks.acoustic.tasks import TASKS
+    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> None:
+        from acousticbench.benchmarks.acoustic.pack.build import build_open_pack
+        from acousticbench.benchmarks.acoustic.pack import load_manifest
 
-    if ALL in names:
-        return list(TASKS)
-    return list(dict.fromkeys(n for n in names if n in TASKS))
+        writable_folder(Path(root).absolute().parent, "the folder of --archive", "--archive")
+        if zip_path:
+            writable_folder(Path(zip_path).absolute().parent, "the folder of --zip", "--zip")
+        digest = build_open_pack(root)
+        n = load_manifest(root)["counts"]["questions"]
+        print(f"Built the open AcousticBench pack: {n} questions in {root} (manifest sha256 {digest[:16]}).")
 
+    def verify_pack(self, root: Path, tasks: list[str] | None, required: bool) -> int | None:
+        """--verify-checksums of the given tasks (None: every task in the pack); None when the pack has no AcousticBench
+        part and none was required."""
+        from acousticbench.benchmarks.acoustic.pack import load_manifest
+        from acousticbench.benchmarks.acoustic.pack.verify import pinned_pack_note, verify_checksums
+        from acousticbench.packs.lines import MANIFEST
 
-def task_names() -> list[str]:
-    from acousticbench.benchmarks.acoustic.tasks import TASKS
+        from acousticbench.core.errors import ArchiveError
 
-    return [*TASKS, ALL]
+        if tasks is None and not required and not (Path(root) / MANIFEST).is_file():
+            return None
+        try:
+            in_pack = list(load_manifest(root)["tasks"])
+        except ArchiveError as err:
+            if not (Path(root) / MANIFEST).is_file():
+                raise  # no pack at all: a usage error (2), not a failed check
+            print(spelt(str(err)))  # the manifest is there but is not one: what verification exists to find (1)
+            return 1
+        report = verify_checksums(root, in_pack if tasks is None else tasks)
+        for line in report.lines():
+            print(spelt(line))  # its fix names commands as the command line that asked spells them
+        note = pinned_pack_note(root)
+        if note:
+            print(note)
+        return 1 if report.failures else 0
 
+    def export_dataset(self, root: Path, out: Path, tasks: list[str] | None, required: bool):
+        """--export-dataset: the pack's tasks (None: all it has) as Hugging Face configs under `out`; None when the
+        pack has no AcousticBench part and none was required."""
+        from acousticbench.benchmarks.acoustic.pack.hf import export_pack
+        from acousticbench.packs.lines import MANIFEST
 
-def task_lines() -> list[str]:
-    from acousticbench.benchmarks.acoustic.tasks import TASKS
+        if tasks is None and not required and not (Path(root) / MANIFEST).is_file():
+            return None
+        return export_pack(root, out, tasks)
 
-    lines = []
-    for t in TASKS.values():
-        lines.append(f"{t.code}  {t.title:<14} {t.clips} clip{'s' if t.clips > 1 else ' '}  {t.question}  (A: {t.option_a})")
-        if t.clips == 1:  # B is the channel mirror of A: left + right is the same for both answers
-            lines.append(f"{'':<4}needs a stereo listener: a model that hears mono (`acousticbench models`: hears) is "
-                         "at chance by construction, marked so and left out of averages")
-    return lines
+    def import_dataset(self, export: Path, part, archive: Path) -> str:
+        """--import-dataset: rebuild the pack under `archive` (a staging folder) and verify it as --verify-checksums
+        does, before it is moved into place."""
+        from acousticbench.benchmarks.acoustic.pack.hf import import_pack
+        from acousticbench.benchmarks.acoustic.pack.verify import verify_checksums
+        from acousticbench.packs.hf_dataset import refuse_altered
 
-
-def build_pack(root: Path, zip_path: Path | None, after_another: bool = False) -> None:
-    from acousticbench.benchmarks.acoustic.build import build_open_pack
-    from acousticbench.benchmarks.acoustic.pack import load_manifest
-
-    writable_folder(Path(root).absolute().parent, "the folder of --archive", "--archive")
-    if zip_path:
-        writable_folder(Path(zip_path).absolute().parent, "the folder of --zip", "--zip")
-    digest = build_open_pack(root)
-    n = load_manifest(root)["counts"]["questions"]
-    print(f"Built the open AcousticBench pack: {n} questions in {root} (manifest sha256 {digest[:16]}).")
-
-
-def verify_pack(root: Path, tasks: list[str] | None, required: bool) -> int | None:
-    """--verify-checksums of the given tasks (None: every task in the pack); None when the pack has no AcousticBench
-    part and none was required."""
-    from acousticbench.benchmarks.acoustic.pack import load_manifest
-    from acousticbench.benchmarks.acoustic.verify import pinned_pack_note, verify_checksums
-    from acousticbench.packs.lines import MANIFEST
-
-    from acousticbench.core.errors import ArchiveError
-
-    if tasks is None and not required and not (Path(root) / MANIFEST).is_file():
-        return None
-    try:
-        in_pack = list(load_manifest(root)["tasks"])
-    except ArchiveError as err:
-        if not (Path(root) / MANIFEST).is_file():
-            raise  # no pack at all: a usage error (2), not a failed check
-        print(spelt(str(err)))  # the manifest is there but is not one: what verification exists to find (1)
-        return 1
-    report = verify_checksums(root, in_pack if tasks is None else tasks)
-    for line in report.lines():
-        print(spelt(line))  # its fix names commands as the command line that asked spells them
-    note = pinned_pack_note(root)
-    if note:
-        print(note)
-    return 1 if report.failures else 0
-
-
-def export_dataset(root: Path, out: Path, tasks: list[str] | None, required: bool):
-    """--export-dataset: the pack's tasks (None: all it has) as Hugging Face configs under `out`; None when the
-    pack has no AcousticBench part and none was required."""
-    from acousticbench.benchmarks.acoustic.hf import export_pack
-    from acousticbench.packs.lines import MANIFEST
-
-    if tasks is None and not required and not (Path(root) / MANIFEST).is_file():
-        return None
-    return export_pack(root, out, tasks)
-
-
-def import_dataset(export: Path, part, archive: Path) -> str:
-    """--import-dataset: rebuild the pack under `archive` (a staging folder) and verify it as --verify-checksums
-    does, before it is moved into place."""
-    from acousticbench.benchmarks.acoustic.hf import import_pack
-    from acousticbench.benchmarks.acoustic.verify import verify_checksums
-    from acousticbench.packs.hf_dataset import refuse_altered
-
-    n = import_pack(export, part, archive)
-    report = verify_checksums(archive, list(part.configs))
-    refuse_altered(export, "pack", None if report.ok else report.lines()[0])
-    return f"{part.pack} {part.version}, {n} questions, manifest sha256 {part.manifest_sha256[:16]}"
-
-
-def describe_item(item) -> str:
-    """A dry run's line for one question: its clips."""
-    return f" [audio: {', '.join(item.audio)}]"
-
-
-def after_sweep(results: list, options: AcousticOptions) -> None:
-    return None
+        n = import_pack(export, part, archive)
+        report = verify_checksums(archive, list(part.configs))
+        refuse_altered(export, "pack", None if report.ok else report.lines()[0])
+        return f"{part.pack} {part.version}, {n} questions, manifest sha256 {part.manifest_sha256[:16]}"
 
 
 def export_lmms(argv: list[str]) -> int:
@@ -118,7 +90,7 @@ def export_lmms(argv: list[str]) -> int:
     import argparse
 
     from acousticbench.benchmarks import claim_tasks as claim_every
-    from acousticbench.benchmarks.acoustic.lmms import export_lmms_tasks
+    from acousticbench.benchmarks.acoustic.integrations.lmms import export_lmms_tasks
 
     p = argparse.ArgumentParser(prog="acousticbench export-lmms-tasks", description=COMMANDS["export-lmms-tasks"].help)
     p.add_argument("out", type=Path, metavar="DIR")
@@ -139,7 +111,6 @@ def judge(argv: list[str]) -> int:
     return main(argv)
 
 
-FLAGS_HINT = "add one of its tasks to --task (e.g. --task rad); AudioICL episodes have no splits"
 COMMANDS = {
     "export-lmms-tasks": OwnCommand("write lmms-eval task YAMLs (and their utils.py) for --task's AcousticBench tasks "
                                     "on --archive into DIR (new or empty): lmms-eval --include_path DIR", export_lmms,
@@ -147,3 +118,5 @@ COMMANDS = {
     "judge": OwnCommand("label answers in JSONL files with the A/B judge (extract), or compare two labelings (agree)",
                         judge),
 }
+FACE = AcousticFace(tuple(TASKS), options=AcousticOptions, every="all", commands=COMMANDS,  # every: --task all
+                    flags_hint="add one of its tasks to --task (e.g. --task rad); AudioICL episodes have no splits")

@@ -15,22 +15,6 @@ ALL = "audioicl"  # --task audioicl: all nine tasks
 _BY_LOWER = {t.lower(): t for t in TASKS}
 
 
-def split_task_spec(spec: str) -> tuple[list[str], str]:
-    """`--task` -> (AudioICL task names in canonical order, the rest of the spec for AcousticBench)."""
-    names = [n.strip() for n in spec.split(",") if n.strip()]
-    icl: list[str] = []
-    rest = []
-    for name in names:
-        if name.lower() == ALL:
-            icl += TASKS
-        elif name.lower() in _BY_LOWER:
-            icl.append(_BY_LOWER[name.lower()])
-        else:
-            rest.append(name)
-    ordered = [t for t in TASKS if t in icl]
-    return ordered, ",".join(rest)
-
-
 def parse_shots(text: str) -> list[int]:
     """'1,3,5' -> [1, 3, 5]; each k from 1 to 5 (the public release has meta_k1..meta_k5)."""
     try:

@@ -1,6 +1,8 @@
 """AudioICL-Bench as a Benchmark: k-shot episodes of meta_k{k}.jsonl, scored by string match into EpisodeRecords."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import cached_property
 from typing import Any, get_args
 
 from acousticbench.packs.trust import check_item_audio, checked_sha256
@@ -10,12 +12,15 @@ from acousticbench.benchmarks.audioicl.pack import MANIFEST, clip_format, load_m
 from acousticbench.benchmarks.audioicl.padding import PAD_NOTE
 from acousticbench.benchmarks.audioicl.order import compliance, order_of, permuted
 from acousticbench.benchmarks.audioicl.prompts import build_prompt, load_alphabet, template_sha256
-from acousticbench.benchmarks.audioicl.record import FINAL_STATUSES, EpisodeRecord, ICLMetrics, icl_metrics, make_episode_record
+from acousticbench.benchmarks.audioicl.record import (FINAL_STATUSES, EpisodeRecord, ICLMetrics, icl_metrics, line_outcome,
+                                                      make_episode_record)
 from acousticbench.benchmarks.audioicl.spec import base_of, meta_of
 from acousticbench.benchmarks import Prepared
 from acousticbench.benchmarks.option import Option
 from acousticbench.benchmarks.audioicl.scoring import Scoring
 from acousticbench.benchmarks.audioicl.views import AudioICLViews
+from acousticbench.benchmarks.base import BenchmarkBase
+from acousticbench.core.identity import Identity, harness_identity, identity_of
 from acousticbench.core.errors import UserError
 from acousticbench.core.records import Prompt
 from acousticbench.core.settings import RunSpec
@@ -38,13 +43,51 @@ def _with_labels(episode, prompt: Prompt, labels: dict[str, list[str]]) -> Promp
     return prompt.model_copy(update={"answer_space": space, "demo_labels": demo_labels(episode, space)})
 
 
-class AudioICLBenchmark(AudioICLViews):
+class AudioICLBenchmark(BenchmarkBase):
     name = "AudioICL"
     record_type = EpisodeRecord
     final_statuses = FINAL_STATUSES
     metrics_type = ICLMetrics
     label_field = "prediction"
     item_noun = "episodes"
+
+    @cached_property
+    def views(self) -> AudioICLViews:
+        return AudioICLViews(self)
+
+    def n_records(self, config: dict[str, Any]) -> int:
+        return config.get("n_episodes", 0)
+
+    def outcome(self, line: Mapping[str, Any]) -> bool | None:
+        return line_outcome(line)
+
+    def identity(self, config: dict[str, Any]) -> Identity:
+        """The harness's part, then how the episodes were asked and scored: the prompt style, the scoring (strict or
+        lenient, as rejudge.py last set it), padded clips, a Morse letter bank."""
+        spec = config.get("spec") or {}
+        return identity_of({**harness_identity(config), "prompt": spec.get("prompt_style"),
+                            "scoring": spec.get("scoring"), "padded": "yes" if spec.get("pad") else None,
+                            "letter bank": spec.get("morse_alphabet"),
+                            "demo order": spec.get("demo_order") if spec.get("demo_order") != "file" else None})
+
+    def variants(self, config: dict[str, Any]) -> Identity:
+        """The settings off their defaults that ask or score episodes otherwise than the plain run (its identity's
+        words): a demo order, a prompt style, a scoring, padded clips."""
+        from acousticbench.benchmarks.audioicl.spec import ICLOptions
+
+        spec, plain = config.get("spec") or {}, ICLOptions.model_fields
+        named = {"demo order": "demo_order", "prompt": "prompt_style", "scoring": "scoring", "padded": "pad"}
+        return tuple((what, "yes" if field == "pad" else str(spec[field])) for what, field in named.items()
+                     if spec.get(field) not in (None, plain[field].default))
+
+    def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]:
+        """The settings() an earlier run recorded (runs written before `settings`: its 'audioicl' section), and the
+        episodes it asked (the meta file's sha256) and the pack's manifest: --resume never mixes two versions of a
+        pack in one run."""
+        section = config.get("audioicl") or {}
+        pack = {"episodes_sha256": section.get("meta_sha256"), "pack_manifest_sha256": section.get("pack_manifest_sha256")}
+        return {**(config.get("settings") or section or config.get("spec", {})),
+                **{k: v for k, v in pack.items() if v}}
 
     def prepare(self, spec: RunSpec, cache: dict) -> Prepared:
         """The task's episodes of meta_k{k}.jsonl (first --max-samples), their audio checked, prompts rendered."""

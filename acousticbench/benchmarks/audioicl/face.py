@@ -1,33 +1,17 @@
-"""AudioICL's part of the command line: its options, its tasks in --task and --list-tasks, its runs (task x k x seed), building
-and verifying its pack, and the summary CSV after a sweep. Imports nothing heavy, so --help stays fast."""
+"""AudioICL's face: its options, its tasks in --task and --list-tasks, building, verifying, exporting and importing its
+pack, the summary CSV after a sweep, and its own commands. Imports nothing heavy, so --help stays fast."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from acousticbench.benchmarks.audioicl import ALL, TASKS, split_task_spec
+from acousticbench.benchmarks.audioicl import ALL, TASKS
 from acousticbench.benchmarks.audioicl.spec import NAME, ICLOptions
+from acousticbench.benchmarks.face import Face
 from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import UserError
 from acousticbench.core.settings import OwnCommand
 
 SUMMARY = "audioicl_summary.csv"
-
-FLAGS_HINT = "add one to --task (e.g. --task AudioCount, or audioicl for all nine)"
-Options = ICLOptions
-
-
-def claim_tasks(names: list[str]) -> list[str]:
-    """The names of --task that are AudioICL's, as canonical task names in the public order ('audioicl': all nine)."""
-    icl, _ = split_task_spec(",".join(names))
-    return icl
-
-
-def task_names() -> list[str]:
-    return [*TASKS, ALL]
-
-
-def task_lines() -> list[str]:
-    return ["AudioICL (k-shot rule learning; --task NAME or audioicl; --shots 1,3,5):", "  " + ", ".join(TASKS)]
 
 
 def write_summary(results_dir: Path, prompt_style: str, scoring: str, plot: Path | None) -> Path:
@@ -40,8 +24,7 @@ def write_summary(results_dir: Path, prompt_style: str, scoring: str, plot: Path
     path = Path(results_dir) / SUMMARY
     summary.write_csv(rows, path)
     for line in torn:
-        print(spelt(f"note: {line.describe()}; left out of the summary until `acousticbench run ... --resume` asks it "
-                    "again."), file=sys.stderr)
+        print(f"note: {line.describe()}; left out of the summary until run.py --resume asks it again.", file=sys.stderr)
     print(f"AudioICL summary ({prompt_style} prompts, {scoring} scoring), with every earlier AudioICL run in "
           f"{results_dir}: {len(rows)} rows of {', '.join(summary.RUN_COLUMNS)} -> {path}")
     if plot:
@@ -50,72 +33,70 @@ def write_summary(results_dir: Path, prompt_style: str, scoring: str, plot: Path
     return path
 
 
-def build_pack(archive: Path, zip_path: Path | None = None, after_another: bool = False) -> None:
-    from acousticbench.benchmarks.audioicl.build import build_audioicl
-    from acousticbench.benchmarks.audioicl.pack import load_manifest, pack_root
+class ICLFace(Face):
+    """Its nine tasks on one line, its pack under <archive>/audioicl, and the summary CSV after a sweep."""
 
-    try:
-        digest = build_audioicl(archive)
-    except UserError as err:
-        if after_another:
-            raise UserError(f"the other packs are built; the AudioICL pack is not: {err} Then run "
-                            "`acousticbench build-audioicl`.") from None
-        raise
-    counts = load_manifest(pack_root(archive))["counts"]
-    print(f"Built the open AudioICL pack: {counts['episodes']} episodes (k = 1..5), {counts['audio_files']} clips in "
-          f"{pack_root(archive)} (manifest sha256 {digest[:16]}).")
+    def task_lines(self) -> list[str]:
+        return ["AudioICL (k-shot rule learning; --task NAME or audioicl; --shots 1,3,5):", "  " + ", ".join(TASKS)]
 
+    def build_pack(self, archive: Path, zip_path: Path | None = None, after_another: bool = False) -> None:
+        from acousticbench.benchmarks.audioicl.build import build_audioicl
+        from acousticbench.benchmarks.audioicl.pack import load_manifest, pack_root
 
-def verify_pack(archive: Path, tasks: list[str] | None, required: bool) -> int | None:
-    """--verify-checksums of the AudioICL pack (the whole pack, whatever AudioICL tasks are named); None when there is
-    none and none was required."""
-    from acousticbench.benchmarks.audioicl.pack import MANIFEST, pack_root, pinned_note, verify_audioicl
+        try:
+            digest = build_audioicl(archive)
+        except UserError as err:
+            if after_another:
+                raise UserError(f"the other packs are built; the AudioICL pack is not: {err} Then run "
+                                "`acousticbench build-audioicl`.") from None
+            raise
+        counts = load_manifest(pack_root(archive))["counts"]
+        print(f"Built the open AudioICL pack: {counts['episodes']} episodes (k = 1..5), {counts['audio_files']} clips in "
+              f"{pack_root(archive)} (manifest sha256 {digest[:16]}).")
 
-    if not required and not (pack_root(archive) / MANIFEST).is_file():
-        return None
+    def verify_pack(self, archive: Path, tasks: list[str] | None, required: bool) -> int | None:
+        """--verify-checksums of the AudioICL pack (the whole pack, whatever AudioICL tasks are named); None when there is
+        none and none was required."""
+        from acousticbench.benchmarks.audioicl.pack import MANIFEST, pack_root, pinned_note, verify_audioicl
 
-    report = verify_audioicl(pack_root(archive))
-    for line in report.lines():
-        print(spelt(line))  # its fix names commands as the command line that asked spells them
-    note = pinned_note(pack_root(archive))
-    if note:
-        print(note)
-    return 0 if report.ok else 1
+        if not required and not (pack_root(archive) / MANIFEST).is_file():
+            return None
 
+        report = verify_audioicl(pack_root(archive))
+        for line in report.lines():
+            print(spelt(line))  # its fix names commands as the command line that asked spells them
+        note = pinned_note(pack_root(archive))
+        if note:
+            print(note)
+        return 0 if report.ok else 1
 
-def export_dataset(archive: Path, out: Path, tasks: list[str] | None, required: bool):
-    """--export-dataset: the AudioICL pack as a `clips` config and one config per task (tasks None: all it has);
-    None when the archive holds no AudioICL pack and none was required."""
-    from acousticbench.benchmarks.audioicl.hf import export_pack
-    from acousticbench.benchmarks.audioicl.pack import MANIFEST, pack_root
+    def export_dataset(self, archive: Path, out: Path, tasks: list[str] | None, required: bool):
+        """--export-dataset: the AudioICL pack as a `clips` config and one config per task (tasks None: all it has);
+        None when the archive holds no AudioICL pack and none was required."""
+        from acousticbench.benchmarks.audioicl.hf import export_pack
+        from acousticbench.benchmarks.audioicl.pack import MANIFEST, pack_root
 
-    if tasks is None and not required and not (pack_root(archive) / MANIFEST).is_file():
-        return None
-    return export_pack(archive, out, tasks)
+        if tasks is None and not required and not (pack_root(archive) / MANIFEST).is_file():
+            return None
+        return export_pack(archive, out, tasks)
 
+    def import_dataset(self, export: Path, part, archive: Path) -> str:
+        """--import-dataset: rebuild <archive>/audioicl (archive: a staging folder) and verify it as --verify-checksums
+        does, before it is moved into place."""
+        from acousticbench.benchmarks.audioicl.hf_import import import_pack
+        from acousticbench.benchmarks.audioicl.pack import pack_root, verify_audioicl
+        from acousticbench.packs.hf_dataset import refuse_altered
 
-def import_dataset(export: Path, part, archive: Path) -> str:
-    """--import-dataset: rebuild <archive>/audioicl (archive: a staging folder) and verify it as --verify-checksums
-    does, before it is moved into place."""
-    from acousticbench.benchmarks.audioicl.hf_import import import_pack
-    from acousticbench.benchmarks.audioicl.pack import pack_root, verify_audioicl
-    from acousticbench.packs.hf_dataset import refuse_altered
+        n = import_pack(export, part, archive)
+        report = verify_audioicl(pack_root(archive))
+        refuse_altered(export, "AudioICL pack", None if report.ok else report.failures[0])
+        return f"{part.pack} {part.version}, {n} episodes and {report.n_files} files, manifest sha256 {part.manifest_sha256[:16]}"
 
-    n = import_pack(export, part, archive)
-    report = verify_audioicl(pack_root(archive))
-    refuse_altered(export, "AudioICL pack", None if report.ok else report.failures[0])
-    return f"{part.pack} {part.version}, {n} episodes and {report.n_files} files, manifest sha256 {part.manifest_sha256[:16]}"
-
-
-def after_sweep(results: list, options: ICLOptions) -> None:
-    """The summary CSV of every AudioICL run under the results folder (and the plot, with --plot)."""
-    specs = [r.spec for r in results if r.spec.benchmark == NAME]
-    if specs:
-        write_summary(specs[0].settings.results_dir, options.prompt_style, options.scoring, options.plot)
-
-
-def describe_item(item) -> str:
-    return ""
+    def after_sweep(self, results: list, options: ICLOptions) -> None:
+        """The summary CSV of every AudioICL run under the results folder (and the plot, with --plot)."""
+        specs = [r.spec for r in results if r.spec.benchmark == NAME]
+        if specs:
+            write_summary(specs[0].settings.results_dir, options.prompt_style, options.scoring, options.plot)
 
 
 def build_command(argv: list[str]) -> int:
@@ -125,7 +106,7 @@ def build_command(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="acousticbench build-audioicl", description=COMMANDS["build-audioicl"].help)
     p.add_argument("--archive", type=Path, default=Path("archive"))
     p.add_argument("--task", default="all", help=argparse.SUPPRESS)
-    build_pack(p.parse_args(argv).archive)
+    FACE.build_pack(p.parse_args(argv).archive)
     return 0
 
 
@@ -140,3 +121,5 @@ COMMANDS = {"build-audioicl": OwnCommand("build the open AudioICL pack into <arc
                                          flag="--build-audioicl"),
             "eval-str": OwnCommand("AudioICL string-match scores: a CSV of model, shots, task, accuracy, n from run "
                                    "folders and public result files (scripts/eval_str.py)", eval_str)}
+FACE = ICLFace(TASKS, options=ICLOptions, every=ALL, commands=COMMANDS,  # every: --task audioicl, all nine
+               flags_hint="add one to --task (e.g. --task AudioCount, or audioicl for all nine)")

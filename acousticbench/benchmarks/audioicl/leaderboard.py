@@ -30,7 +30,7 @@ def _no_answer_share(metrics: ICLMetrics) -> float | None:
 def entry(run_dir: Path, config: dict[str, Any], metrics: ICLMetrics) -> Entry[ICLMetrics]:
     spec, icl, n = config["spec"], config["audioicl"], metrics.n
     errors, truncated = metrics.statuses.get("error", 0), metrics.statuses.get("truncated", 0)
-    return Entry(benchmark=NAME, model=spec["model"], task=spec["task"], split="all",
+    return Entry(benchmark=NAME, model=spec["model"], task=spec["task"],
                  manifest=icl.get("pack_manifest_sha256") or icl["meta_sha256"], seed=spec["seed"],
                  max_samples=spec.get("max_samples"), n=n, accuracy=metrics.accuracy,
                  parse_failure_rate=_no_answer_share(metrics),
@@ -45,7 +45,7 @@ def reference_entry(summary: dict[str, Any], run: dict[str, Any], records: list[
     unreadable = sum(1 for r in records if r["status"] == "answered" and r.get("prediction") is None)
     errors = sum(1 for r in records if r["status"] == "error")
     truncated = sum(1 for r in records if r["status"] == "truncated")
-    return Entry(benchmark=NAME, model=summary["model"], task=summary["task"], split=summary["split"],
+    return Entry(benchmark=NAME, model=summary["model"], task=summary["task"],
                  manifest=summary["archive_manifest_sha256"], seed=run["seed"], max_samples=summary.get("max_samples"),
                  n=n, accuracy=run["accuracy"], parse_failure_rate=unreadable / n if n else None,
                  error_rate=errors / n if n else None, variant=summary.get("shots"),

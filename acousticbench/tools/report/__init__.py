@@ -42,7 +42,7 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
     records = RecordsByRun(runs)  # each run's records read when a section asks, never all held at once
     shown, left = real_and_controls([r.entry for r in runs])  # a control's accuracy is never the model's
     sections = [section for name, entries in by_benchmark(shown)
-                for section in get_benchmark(name).report_sections(entries, records, model_index)]
+                for section in get_benchmark(name).views.report_sections(entries, records, model_index)]
     sections += control_runs.sections([r.entry for r in runs], records, left)  # does the model listen: the controls
     sections += arrival.sections([r.entry for r in runs])  # does the audio arrive: the canary, the token counts
     out = Path(out)

@@ -95,8 +95,8 @@ def _clip_columns(facts, texts: _Table) -> tuple:
 def _run_row(run: Run, row: str) -> dict[str, Any]:
     """A run as the browser names it, with the paired view's row and task (its cell)."""
     e = run.entry
-    variant = get_benchmark(e.benchmark).variant_label(e.variant)
-    return {"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "split": e.split,
+    variant = get_benchmark(e.benchmark).views.variant_label(e.variant)
+    return {"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "facets": dict(e.facets),
             "variant": variant, "folder": str(e.run_dir), "ref": run.reference_file, "row": row,
             "cell": f"{e.task} {variant}" if variant else e.task}
 
@@ -119,11 +119,11 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
         task = run_rows[-1]["cell"]
         nouns[task] = bench.item_noun
         for r in run.records:
-            facts = bench.answer_facts(r)
+            facts = bench.views.answer_facts(r)
             clip_ids = tuple(clip_table.add(clips.source(run.audio_root, a)) for a in facts.audio)
             item = (r.id, texts.add(facts.prompt), clip_ids, texts.add(facts.truth), facts.level, facts.kind, facts.split)
             if item not in seen:  # the clips' facts are the item's: asked of its first answer only
-                seen[item] = _clip_columns(bench.clip_facts(r), texts)
+                seen[item] = _clip_columns(bench.views.clip_facts(r), texts)
             q = questions.add(item + seen[item])
             paired = facts.correct is not None and bench.scored(r) and not e.control  # never in a model's q
             if paired:
@@ -135,7 +135,7 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
                    texts.add(r.error), texts.add("; ".join(r.notes) or None), ref,
                    0,  # flips: told once every run was read
                    None if r.latency_s is None else round(r.latency_s, 3), int(paired))
-            flips.add((e.model, e.task, e.variant, e.split, e.max_samples, e.manifest, r.id), label)
+            flips.add((e.model, e.task, e.variant, e.facets, e.max_samples, e.manifest, r.id), label)
             for name, value in zip(columns, row):
                 columns[name].append(value)
     columns["flip"] = flips.told()

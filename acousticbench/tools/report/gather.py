@@ -64,7 +64,7 @@ def gather(results_dirs: list[Path], references: Path | None) -> list[Run]:
         raise UserError(f"--references {references} is not a folder: pass the reference trajectories' folder, or "
                         "drop --references.")
     entries = sorted(collect([Path(d) for d in results_dirs]),
-                     key=lambda e: (e.benchmark, e.model, e.task, e.variant or 0, e.split, e.seed, str(e.run_dir)))
+                     key=lambda e: (e.benchmark, e.model, e.task, e.variant or 0, e.facets, e.seed, str(e.run_dir)))
     return [run for run in (_read(entry, references) for entry in entries) if run is not None]
 
 
@@ -80,7 +80,7 @@ def _read(entry: Entry, references: Path | None) -> Run | None:
         return None
     spec = spec_from_config(config)
     reference, ref_file = _reference(references, spec, bench.label_field, entry.manifest)
-    return Run(entry, config, metrics, bench.audio_root(config, spec, run_dir), reference, ref_file)
+    return Run(entry, config, metrics, bench.views.audio_root(config, spec, run_dir), reference, ref_file)
 
 
 def _reference(root: Path | None, spec, label: str, pack: str) -> tuple[dict[str, Any] | None, str | None]:

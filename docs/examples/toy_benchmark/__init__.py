@@ -1,5 +1,4 @@
-"""Toy: which of two tones lasts longer. A third benchmark added from outside the harness (docs/extending.md):
-importing this package registers it; `ACOUSTICBENCH_PLUGINS=toy_benchmark` has the command line import it."""
+"""Toy: which of two tones lasts longer, a benchmark added from outside the harness (docs/extending.md)."""
 from acousticbench.benchmarks import register_benchmark
 
-register_benchmark("Toy", __name__)
+register_benchmark("Toy", __name__)  # ACOUSTICBENCH_PLUGINS=toy_benchmark: the command line imports it

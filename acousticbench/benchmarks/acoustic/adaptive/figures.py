@@ -34,7 +34,7 @@ def _threshold_text(found: dict[str, Any]) -> str:
 
 def _fixed_text(fixed: list[Entry], entry: Entry) -> str:
     """The fixed pack's threshold of the same model and task (its seeds' runs), where there is one."""
-    from acousticbench.benchmarks.acoustic.figures import physical_text
+    from acousticbench.benchmarks.acoustic.views.figures import physical_text
 
     fits = [e.metrics.psychometric for e in fixed if e.model == entry.model and e.task == entry.task
             and getattr(e.metrics, "psychometric", None) is not None]

@@ -124,7 +124,7 @@
     for (let j = 0; j < N; j++) {
       const other = RUNS[R.run[j]];
       if (other.model === run.model && other.task === run.task && other.variant === run.variant &&
-          other.split === run.split && Q[R.q[j]][0] === id) found.push(`${other.seed}: ${text(R.label[j]) || "—"}`);
+          JSON.stringify(other.facets) === JSON.stringify(run.facets) && Q[R.q[j]][0] === id) found.push(`${other.seed}: ${text(R.label[j]) || "—"}`);
     }
     return found.join(", ");
   }

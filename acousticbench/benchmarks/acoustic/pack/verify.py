@@ -7,7 +7,7 @@ from pathlib import Path
 
 from acousticbench.packs.audio_format import clip_problems
 from acousticbench.packs.files import BATCH, WORKERS, Containment, Unreadable, file_sha256
-from acousticbench.benchmarks.acoustic.manifest import pack_problems, promised_format
+from acousticbench.benchmarks.acoustic.pack.manifest_schema import pack_problems, promised_format
 from acousticbench.benchmarks.acoustic.pack import (
     BUILD_HINT, MANIFEST, UndecodableLine, listed_sha256, load_manifest, load_questions, manifest_sha256,
     questions_relpath,
@@ -143,10 +143,10 @@ def _short(digest: str) -> str:
 def pinned_pack_note(root: Path, *, pinned_benchmark: str | None = None, pinned_sha256: str | None = None) -> str | None:
     """A one-line warning when this pack claims to be the open pack but its manifest differs from the published one.
 
-    The pin comes from acousticbench.benchmarks.acoustic.pinned unless given.
+    The pin comes from acousticbench.benchmarks.acoustic.pack.pinned unless given.
     """
     if pinned_benchmark is None or pinned_sha256 is None:
-        from acousticbench.benchmarks.acoustic import pinned
+        from acousticbench.benchmarks.acoustic.pack import pinned
 
         pinned_benchmark, pinned_sha256 = pinned.OPEN_PACK_BENCHMARK, pinned.OPEN_PACK_MANIFEST_SHA256
     if load_manifest(root).get("benchmark") != pinned_benchmark:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from acousticbench.benchmarks.acoustic.manifest import pack_problems, promised_format
+from acousticbench.benchmarks.acoustic.pack.manifest_schema import pack_problems, promised_format
 from acousticbench.benchmarks.acoustic.pack import BUILD_HINT, listed_sha256, load_manifest, questions_relpath
 from acousticbench.benchmarks.acoustic.records import Question
 from acousticbench.core.errors import ArchiveError

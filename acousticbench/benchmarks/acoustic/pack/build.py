@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from acousticbench.benchmarks.acoustic.pack import MANIFEST, questions_relpath, write_manifest, write_questions
-from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_BENCHMARK, OPEN_PACK_VERSION
+from acousticbench.benchmarks.acoustic.pack.pinned import OPEN_PACK_BENCHMARK, OPEN_PACK_VERSION
 from acousticbench.packs.staging import default_workers, staged_folder
 from acousticbench.packs.workers import map_in_processes
 from acousticbench.core.audio import SAMPLE_RATE, write_pcm16, write_wav

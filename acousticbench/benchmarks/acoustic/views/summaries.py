@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from acousticbench.benchmarks.acoustic.metrics import level_counts
 from acousticbench.core.stats import cell_interval
-from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units
+from acousticbench.benchmarks.acoustic.metrics.psychometric import fit_psychometric, in_units
 from acousticbench.benchmarks.entry import Entry
 from acousticbench.core.records import Interval
 from acousticbench.benchmarks.acoustic.records import Metrics, PsychometricFit

@@ -1,4 +1,5 @@
-"""The pack format: MANIFEST.json, <task>/questions.jsonl and the audio they point to."""
+"""The pack stage's format: MANIFEST.json, <task>/questions.jsonl and the audio they point to (build, checks and export
+beside it in this folder)."""
 from __future__ import annotations
 
 import hashlib
@@ -33,7 +34,7 @@ def load_manifest(root: Path) -> dict[str, Any]:
         raise ArchiveError(f"{path} is not valid JSON (line {err.lineno}): {BUILD_HINT}.") from None
     except UnicodeDecodeError:
         raise ArchiveError(f"{path} is not UTF-8 (the file is damaged): {BUILD_HINT}.") from None
-    from acousticbench.benchmarks.acoustic.manifest import manifest_problem
+    from acousticbench.benchmarks.acoustic.pack.manifest_schema import manifest_problem
 
     problem = manifest_problem(data)
     if problem:  # a manifest of another shape is refused here, never a KeyError deep in a run

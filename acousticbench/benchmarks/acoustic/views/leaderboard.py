@@ -20,12 +20,17 @@ NAME = "AcousticBench"
 LEFT_OUT = "left out of Avg"  # a marked cell is shown, but what the model could not hear never moves its average
 
 
+def split_of(e: Entry) -> str:
+    """The split of the pack a run asked (its Entry's facet; 'all': both halves)."""
+    return dict(e.facets).get("split", "all")
+
+
 def entry(run_dir: Path, config: dict[str, Any], metrics: Metrics) -> Entry[Metrics]:
     spec, scored = config["spec"], metrics.scored
     # runs written before `errors` was counted: from the error rate, not the field's default 0
     errors = scored.errors if "errors" in scored.model_fields_set else round((scored.error_rate or 0) * scored.n)
     clean = scored.correct / (scored.n - errors) if scored.n > errors else None
-    return Entry(benchmark=NAME, model=spec["model"], task=spec["task"], split=spec["split"],
+    return Entry(benchmark=NAME, model=spec["model"], task=spec["task"], facets=(("split", spec["split"]),),
                  manifest=config["archive"]["manifest_sha256"], seed=spec["seed"], max_samples=spec.get("max_samples"),
                  n=scored.n, accuracy=scored.accuracy, parse_failure_rate=scored.parse_failure_rate,
                  error_rate=scored.error_rate, run_dir=run_dir, config=config, metrics=metrics,
@@ -35,7 +40,7 @@ def entry(run_dir: Path, config: dict[str, Any], metrics: Metrics) -> Entry[Metr
 def reference_entry(summary: dict[str, Any], run: dict[str, Any], records: list[dict[str, Any]]) -> Entry:
     scored = [r for r in records if r.get("kind", "scored") == "scored"]
     status, n = Counter(r["status"] for r in scored), len(scored)
-    return Entry(benchmark=NAME, model=summary["model"], task=summary["task"], split=summary["split"],
+    return Entry(benchmark=NAME, model=summary["model"], task=summary["task"], facets=(("split", summary["split"]),),
                  manifest=summary["archive_manifest_sha256"], seed=run["seed"], max_samples=summary.get("max_samples"),
                  n=n, accuracy=run["accuracy"], parse_failure_rate=status["unparsed"] / n if n else None,
                  error_rate=status["error"] / n if n else None, truncation_rate=status["truncated"] / n if n else None)
@@ -49,10 +54,10 @@ def table_rows(entries: list[Entry], order: ModelOrder) -> tuple[list[str], list
     tasks = [t for t in TASKS if any(e.task == t for e in entries)] + sorted({e.task for e in entries} - set(TASKS))
     manifests: dict[tuple[str, str], set[str]] = {}
     for e in entries:
-        manifests.setdefault((e.model, e.split), set()).add(e.manifest)
+        manifests.setdefault((e.model, split_of(e)), set()).add(e.manifest)
     groups: dict[tuple, list[Entry]] = {}
     for e in entries:  # a run on the first N questions never shares a cell with full runs
-        groups.setdefault((e.model, e.identity, e.split, e.max_samples or 0, e.manifest), []).append(e)
+        groups.setdefault((e.model, e.identity, split_of(e), e.max_samples or 0, e.manifest), []).append(e)
     labels = row_labels(entries)
     rows = []
     for (model, identity, split, max_samples, manifest), group in sorted(

@@ -6,8 +6,8 @@ from html import escape
 
 import numpy as np
 
-from acousticbench.benchmarks.acoustic.psychometric import curve
-from acousticbench.benchmarks.acoustic.summaries import Psychometric
+from acousticbench.benchmarks.acoustic.metrics.psychometric import curve
+from acousticbench.benchmarks.acoustic.views.summaries import Psychometric
 from acousticbench.benchmarks.acoustic.records import PsychometricFit
 from acousticbench.core.tables import Axes
 

@@ -6,10 +6,10 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 
-from acousticbench.benchmarks.acoustic import summaries
-from acousticbench.benchmarks.acoustic.figures import psychometric_grid, threshold_text
-from acousticbench.benchmarks.acoustic.leaderboard import LEFT_OUT, average_key, seeds_text, table_rows
-from acousticbench.benchmarks.acoustic.summaries import Psychometric
+from acousticbench.benchmarks.acoustic.views import summaries
+from acousticbench.benchmarks.acoustic.views.figures import psychometric_grid, threshold_text
+from acousticbench.benchmarks.acoustic.views.leaderboard import LEFT_OUT, average_key, seeds_text, table_rows
+from acousticbench.benchmarks.acoustic.views.summaries import Psychometric
 from acousticbench.benchmarks.entry import Entry, ModelOrder, Section
 from acousticbench.benchmarks.marks import html_mark
 from acousticbench.core.stats import SMALL_N, censored_text

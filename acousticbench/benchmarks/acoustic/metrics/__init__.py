@@ -132,6 +132,6 @@ def error_cause(record: Record) -> str:
 
 def _fit(counts, metas):
     # imported here: numpy loads in the worker thread that computes a finished run's metrics, not at start
-    from acousticbench.benchmarks.acoustic.psychometric import fit_psychometric, in_units, level_steps
+    from acousticbench.benchmarks.acoustic.metrics.psychometric import fit_psychometric, in_units, level_steps
 
     return in_units(fit_psychometric(counts), *level_steps(metas))

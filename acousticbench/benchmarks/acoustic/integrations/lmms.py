@@ -10,8 +10,8 @@ from pathlib import Path
 from acousticbench.core.errors import UserError, writable_folder
 
 UTILS = '''"""lmms-eval hooks for the AcousticBench pack at {archive} (written by run.py --export-lmms-tasks; the logic is
-acousticbench.benchmarks.acoustic.lmms_hooks, so acousticbench must be installed beside lmms-eval)."""
-from acousticbench.benchmarks.acoustic import lmms_hooks as _hooks
+acousticbench.benchmarks.acoustic.integrations.lmms_hooks, so acousticbench must be installed beside lmms-eval)."""
+from acousticbench.benchmarks.acoustic.integrations import lmms_hooks as _hooks
 
 ARCHIVE = {archive_literal}
 

@@ -49,7 +49,7 @@ def _row(root: Path, line: str) -> dict:
 
 def export_pack(root: Path, out: Path, tasks: list[str] | None) -> Part:
     """The pack's tasks (None: every task it has) as configs under `out`, after checking every byte of them."""
-    from acousticbench.benchmarks.acoustic.verify import verify_checksums
+    from acousticbench.benchmarks.acoustic.pack.verify import verify_checksums
 
     from acousticbench.benchmarks.acoustic.tasks import TASKS
 
@@ -79,7 +79,7 @@ def export_pack(root: Path, out: Path, tasks: list[str] | None) -> Part:
 
 
 def _license(manifest: dict) -> str:
-    from acousticbench.benchmarks.acoustic.pinned import OPEN_PACK_BENCHMARK
+    from acousticbench.benchmarks.acoustic.pack.pinned import OPEN_PACK_BENCHMARK
 
     if manifest.get("license"):
         return manifest["license"]
