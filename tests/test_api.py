@@ -101,3 +101,43 @@ def test_a_notebook_with_settings_objects_gets_the_records_of_the_same_command(t
         (api_dir,) = (tmp_path / "api").glob(prefix + "*")
         assert json.loads((api_dir / "config.json").read_text())["spec"] == json.loads(
             (cli_dir / "config.json").read_text())["spec"] | {"results_dir": "api"}
+
+
+def test_evaluate_prints_nothing_and_load_runs_reads_back_the_same_runs(tiny_pack, tmp_path, capfd):
+    """A notebook's cell shows what it returns, not the command line's lines, bars or notes (captured at the file
+    descriptors, so tqdm, logging and a child process count too); the folders read back are the same runs."""
+    result = acousticbench.evaluate(model=["Random", "Always-A"], task="rad", seeds=[7, 8], archive=tiny_pack,
+                                    results_dir=tmp_path / "results", resume=True)  # resume: its note is silent too
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")
+    assert result.status == 0 and len(result) == 4 and all(run.accuracy is not None for run in result)
+    loaded = acousticbench.load_runs(tmp_path / "results")
+    assert sorted(loaded, key=lambda r: (r.model, r.seed)) == sorted(result.runs, key=lambda r: (r.model, r.seed))
+    assert acousticbench.load_runs(result[0].run_dir) == [result[0]]
+    assert capfd.readouterr() == ("", "")
+
+
+def test_a_reporter_gets_the_lines_the_command_line_prints(tiny_pack, tmp_path):
+    cli = run_cli("--model", "Always-A", "--task", "rad", "--seeds", "7,8", "--archive", str(tiny_pack),
+                  "--results-dir", str(tmp_path / "cli"), cwd=tmp_path)
+    assert cli.returncode == 0, cli.stderr
+
+    class Lines:
+        def __init__(self):
+            self.lines, self.warnings = [], []
+
+        def line(self, text):
+            self.lines.append(text)
+
+        def warning(self, text):
+            self.warnings.append(text)
+
+        def progress(self):
+            return False
+
+    told = Lines()
+    result = acousticbench.evaluate(model="Always-A", task="rad", seeds=[7, 8], archive=tiny_pack,
+                                    results_dir=tmp_path / "api", reporter=told)
+    assert result.status == 0
+    said = "\n".join(told.lines).replace(str(tmp_path / "api"), "X")
+    assert said.splitlines() == cli.stdout.replace(str(tmp_path / "cli"), "X").splitlines()

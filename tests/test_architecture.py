@@ -15,6 +15,7 @@ from harness_cli import REPO, python
 PACKAGE = REPO / "acousticbench"
 # what a model backend may import from the harness: the ground floor and its own layer
 MODELS_MAY_IMPORT = ("acousticbench.core.records", "acousticbench.core.errors", "acousticbench.core.environment", "acousticbench.core.audio",
+                     "acousticbench.core.reporter",
                      "acousticbench.core.wav", "acousticbench.core.clip_pins", "acousticbench.models")
 
 

@@ -91,8 +91,10 @@ async def recorded(to_record: ToRecord, item: Any, prompt: Prompt, outcome: Outc
 
 
 def progress_bar(total: int, progress: bool | None):
-    """One plain bar (re-scoring); without a terminal a NoBar, and tqdm is never imported."""
-    if not (sys.stderr.isatty() if progress is None else progress):
+    """One plain bar (re-scoring); without bars (the reporter's: None asks it) a NoBar, and tqdm is never imported."""
+    from acousticbench.core.reporter import current
+
+    if not (current().progress() if progress is None else progress):
         from acousticbench.engine.progress import NoBar
 
         return NoBar()

@@ -4,10 +4,10 @@ delays the start by seconds; what it finds missing is one line, exit 1, and a ma
 from __future__ import annotations
 
 import asyncio
-import sys
 from dataclasses import replace
 from typing import Any
 
+from acousticbench.core.reporter import warn
 from acousticbench.core.records import Prompt
 from acousticbench.engine.retry import RetryPolicy
 from acousticbench.run.canary import QUESTIONS, finding, label, mono_line, probes, verdict
@@ -99,7 +99,7 @@ async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any
         local = entry is not None and entry.family == "local"
         asked = "canary" in spec.settings.model_fields_set  # given on the command line: say it was not asked
         if spec.settings.canary and (asked or not local):  # a served model it cannot check: say so by default too
-            print(f"note: {spec.model}: the canary does not apply: {why_not}.", file=sys.stderr, flush=True)
+            warn(f"note: {spec.model}: the canary does not apply: {why_not}.")
         for cell in cells:
             cell.canary = {"verdict": "skipped", "why": why_not}
         return
@@ -127,14 +127,14 @@ def _tell(model: str, found: dict[str, Any], attention: list[str]) -> None:
     """One line on stderr: the error that exits 1, or a warning of what was found or could not be asked."""
     line, missing = finding(found), found.get("no_answer")
     if attention:
-        print(f"error: {model}: canary: {line or mono_line(found)}; runs marked invalid: {', '.join(attention)}. "
+        warn(f"error: {model}: canary: {line or mono_line(found)}; runs marked invalid: {', '.join(attention)}. "
               "Check how the server takes audio (docs/running.md#does-the-audio-arrive), or rerun with --no-canary "
-              "if you know it hears what is sent.", file=sys.stderr, flush=True)
+              "if you know it hears what is sent.")
     elif line is not None:  # e.g. a dropped second clip in a command of one-clip tasks
-        print(f"warning: {model}: canary: {line}", file=sys.stderr, flush=True)
+        warn(f"warning: {model}: canary: {line}")
     elif missing and missing["count"] < missing["of"]:  # none answered: the run's own errors say why
-        print(f"warning: {model}: canary: {missing['count']} of {missing['of']} probes got no answer "
-              f"({missing['error']}): whether its audio arrives is not known", file=sys.stderr, flush=True)
+        warn(f"warning: {model}: canary: {missing['count']} of {missing['of']} probes got no answer "
+              f"({missing['error']}): whether its audio arrives is not known")
 
 
 def heard(cell: Any, metrics: Any) -> dict[str, Any]:

@@ -3,10 +3,10 @@ folder of its own, and cancels every job it submitted when it ends (finished, fa
 from __future__ import annotations
 
 import os
-import sys
 import time
 from pathlib import Path
 
+from acousticbench.core.reporter import warn
 from acousticbench.core.environment import env_number, env_words
 
 
@@ -47,8 +47,8 @@ class Serving:
             job = slurm.submit(get_spec(serve_name, self.archive), self.registry, replica_count(), options,
                                self.archive, command)
             self.jobs.append(job)
-            print(f"--serve slurm: job {job} serves {key[0]} ({replica_count()} replica(s)), registering in "
-                  f"{self.registry / serve_name}", file=sys.stderr, flush=True)
+            warn(f"--serve slurm: job {job} serves {key[0]} ({replica_count()} replica(s)), registering in "
+                 f"{self.registry / serve_name}")
 
     def cancel(self) -> None:
         if self.jobs:
@@ -56,7 +56,7 @@ class Serving:
 
             jobs, self.jobs = self.jobs, []
             slurm.cancel(jobs)
-            print(f"--serve slurm: cancelled job(s) {', '.join(jobs)}", file=sys.stderr, flush=True)
+            warn(f"--serve slurm: cancelled job(s) {', '.join(jobs)}")
 
 
 def _serve_name(model: str, archive: Path) -> str | None:

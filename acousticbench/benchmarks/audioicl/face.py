@@ -8,6 +8,7 @@ from acousticbench.benchmarks.audioicl import ALL, TASKS, split_task_spec
 from acousticbench.benchmarks.audioicl.spec import NAME, ICLOptions
 from acousticbench.core.errors import UserError
 from acousticbench.core.settings import OwnCommand
+from acousticbench.core.reporter import say, warn
 
 SUMMARY = "audioicl_summary.csv"
 
@@ -30,8 +31,7 @@ def task_lines() -> list[str]:
 
 
 def write_summary(results_dir: Path, prompt_style: str, scoring: str, plot: Path | None) -> Path:
-    import sys
-
+    
     from acousticbench.benchmarks.audioicl import summary
 
     torn: list = []
@@ -39,12 +39,12 @@ def write_summary(results_dir: Path, prompt_style: str, scoring: str, plot: Path
     path = Path(results_dir) / SUMMARY
     summary.write_csv(rows, path)
     for line in torn:
-        print(f"note: {line.describe()}; left out of the summary until run.py --resume asks it again.", file=sys.stderr)
-    print(f"AudioICL summary ({prompt_style} prompts, {scoring} scoring), with every earlier AudioICL run in "
+        warn(f"note: {line.describe()}; left out of the summary until run.py --resume asks it again.")
+    say(f"AudioICL summary ({prompt_style} prompts, {scoring} scoring), with every earlier AudioICL run in "
           f"{results_dir}: {len(rows)} rows of {', '.join(summary.RUN_COLUMNS)} -> {path}")
     if plot:
         summary.plot([r for r in rows if (r["prompt_style"], r["scoring"]) == (prompt_style, scoring)], plot)
-        print(f"Plot of accuracy against shots -> {plot}")
+        say(f"Plot of accuracy against shots -> {plot}")
     return path
 
 
