@@ -12,35 +12,40 @@ from typing import Any
 
 from acousticbench.benchmarks import Option
 from acousticbench.core.errors import UserError, run_command
+from acousticbench.run import context as run_context
 from acousticbench.run.catalog import get_model
 from acousticbench.tools.rescore import (
-    RunFile, add_benchmark_options, ask_again, change_line, options_given, refuse_foreign_options, save, to_ask_again,
+    RunFile, add_benchmark_options, ask_again, change_line, options_given, questions_to_ask, refuse_foreign_options,
+    save,
 )
 
 
 async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None, archive: Path | None,
                  overrides: dict[str, Any], endpoint: str | None, include: frozenset[str]) -> None:
     records = run.records
-    cut = bool(run.torn)  # asked in the first round with the rest
-    for _ in range(rounds):
-        if not to_ask_again(run, records, include) and not cut:
-            break
-        cut = False
+    asked = questions_to_ask(run, records, archive, include)  # errors, and a line a crash cut (asked with the rest)
+    if asked.items:
         spec = run.spec(**overrides)
-        # the run's own model id and decoding, and what its benchmark needs (logprobs): never another run's settings
-        backend = get_model(model).create(**{**spec.backend_overrides(), "endpoint": endpoint})
+        # the run's own model id and decoding, and what its benchmark needs (logprobs): never another run's settings;
+        # made, checked and opened as a run's backend is (run/context.py), so a rerun asks as the run did
+        backend = run_context.model_backend(model, {**spec.backend_overrides(), "endpoint": endpoint},
+                                            spec.settings.archive)
+        run_context.check_prompts(backend, (prompt for _, prompt in asked.prepared.items))
         grader = run.bench.grader([spec])  # a benchmark's judge, made with its own options
         try:
-            await backend.open()
-            records = await ask_again(run, records, backend, grader, archive, concurrency or backend.default_concurrency,
-                                      include)
+            async with run_context.opened(backend, concurrency) as context:
+                for _ in range(rounds):
+                    if not asked.items:
+                        break
+                    records = await ask_again(run, records, asked, context, grader)
+                    # after every round: an interrupted rerun keeps the rounds it finished; other settings named
+                    told = _told(run, overrides)
+                    save(run, records, ASKED_AGAIN + (f", {_told_text(told)}" if told else ""),
+                         said={"settings": told} if told else None)
+                    asked = questions_to_ask(run, records, archive, include)
         finally:
-            await backend.close()
             if grader is not None:
                 await grader.aclose()
-        # after every round: an interrupted rerun keeps the rounds it finished; settings other than the run's named
-        save(run, records, ASKED_AGAIN + (f", {_told_text(told)}" if (told := _told(run, overrides)) else ""),
-             said={"settings": told} if told else None)
     print(change_line(str(run.path), run, records))
 
 

@@ -17,13 +17,12 @@ from typing import Any
 from acousticbench.core import provenance
 from acousticbench.core.manifest import serving_manifest
 from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
-from acousticbench.engine.concurrency import Setting
 from acousticbench.engine.slots import Slots
 from acousticbench.engine.executor import RetryPolicy, RunAborted, run_items
 from acousticbench.core.errors import (UserError, deferred_interrupts, noted_signals, stop_if_signalled, stop_signals,
                                        writable_folder)
 from acousticbench.core.settings import RunSpec
-from acousticbench.run.catalog import get_model
+from acousticbench.run import context as run_context
 from acousticbench.run.plan import listening, spent
 from acousticbench.engine.progress import Progress
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
@@ -170,16 +169,11 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
                          opened: Callable[[], None] = lambda: None) -> list[RunResult]:
     """Open the model's backend once (before any run folder exists: a missing key or a dead server leaves nothing
     behind), run all its cells through one queue, close it once."""
-    slots = None
-    try:
-        await backend.open()
+    async with run_context.opened(backend, cells[0].spec.settings.concurrency) as context:
         same_served_model(cells, backend)  # --resume: the server still serves the model the run was answered by
-        slots = Slots(backend.endpoint_names(), Setting.of(cells[0].spec.settings.concurrency, backend))
-        # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
-        session = Session(backend, slots, RetryPolicy(**backend.retry_settings), graders, bar, opened)
-        await before_runs(cells, backend, session.policy, slots)  # the canary: does the audio reach the model
+        session = Session(backend, context.slots, context.policy, graders, bar, opened)
+        await before_runs(cells, backend, session.policy, context.slots)  # the canary: does the audio reach the model
         warming = warm_up(cells)
-        watching = asyncio.ensure_future(backend.watch_endpoints(slots))  # replicas that come and go (a registry)
 
         async def reported(index: int, cell: Cell) -> RunResult:
             for _ in range(index):  # each later run sets up once the ones before it have their requests on the wire
@@ -192,11 +186,6 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
             return list(await asyncio.gather(*(reported(i, cell) for i, cell in enumerate(cells))))
         finally:
             warming.cancel()
-            watching.cancel()
-    finally:
-        if slots is not None:
-            slots.close()
-        await backend.close()  # also when open() failed: it may have opened clients
 
 
 def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: None,
@@ -208,11 +197,12 @@ def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: No
     graders = make_graders(cells)
     groups = groups_of(cells)
     serving = Serving(groups, cells[0].spec.settings.serve, cells[0].spec.settings.archive)  # --serve slurm
-    backends = {key: get_model(key[0], group[0].spec.settings.archive).create(
-        **{**dict(key[1]), **serving.overrides(key)}) for key, group in groups.items()}  # keys and extras checked first
+    backends = {key: run_context.model_backend(key[0], {**dict(key[1]), **serving.overrides(key)},
+                                               group[0].spec.settings.archive)
+                for key, group in groups.items()}  # keys and extras checked first
     for key, group in groups.items():
         for cell in group:  # a prompt over a model's limits stops the run here
-            backends[key].check_prompts([prompt for _, prompt in cell.prepared.items])
+            run_context.check_prompts(backends[key], (prompt for _, prompt in cell.prepared.items))
     for folder in dict.fromkeys(c.spec.settings.results_dir for c in cells):
         writable_folder(folder, "results folder", "--results-dir")  # before anything is paid for
     try:
