@@ -10,18 +10,17 @@ from acousticbench.core.reporter import current, say, warn
 
 
 def list_models(archive: Path | None = None) -> int:
-    from acousticbench.run.catalog import models_table
+    from acousticbench.api.tools import models_table
 
     print(models_table(archive))
     return 0
 
 
 def list_tasks() -> int:
-    from acousticbench.benchmarks import faces
+    from acousticbench.api.tools import task_lines
 
-    for face in faces().values():
-        for line in face.task_lines():
-            print(line)
+    for line in task_lines():
+        print(line)
     return 0
 
 
@@ -257,9 +256,9 @@ def _compare(result, path: Path, threshold: float | None) -> int:
 
 
 def report(results_dirs: list[Path], out: Path, embed_audio: bool, references: Path | None) -> int:
-    from acousticbench.tools.report import build_report
+    from acousticbench.api.tools import report as build_report
 
-    built = build_report(results_dirs, out, embed_audio, references)
+    built = build_report(*results_dirs, out=out, embed_audio=embed_audio, references=references)
     missing = f"; {built.missing_clips} clips not found" if built.missing_clips else ""
     print(f"Wrote {built.path} ({built.runs} runs, {built.records} answers, {built.bytes / 1e6:.1f} MB, "
           f"{built.seconds:.1f} s{missing}). Open it in a browser: file://{built.path.resolve()}")
@@ -267,9 +266,9 @@ def report(results_dirs: list[Path], out: Path, embed_audio: bool, references: P
 
 
 def promote_references(run_dirs: list[Path], root: Path | None) -> int:
-    from acousticbench.tools.reference import promote
+    from acousticbench.api.tools import promote_references as promote
 
-    for path in promote(run_dirs, root or Path("reference_trajectories")):
+    for path in promote(*run_dirs, references=root):
         print(f"Wrote {path}")
     return 0
 
