@@ -4,6 +4,8 @@ delays the start by seconds; what it finds missing is one line, exit 1, and a ma
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -83,6 +85,13 @@ def _marks(cell: Any, found: dict[str, Any], declared_mono: bool) -> tuple[str |
         return UNHEARD_CLIP, True
     mono = found.get("channels") == 1 and cell.bench.listener_note(cell.spec, 1)
     return (None, bool(mono) and not declared_mono)  # a model the registry calls mono was marked so already
+
+
+@asynccontextmanager
+async def canary_checked(cells: list, context: Any) -> AsyncIterator[None]:
+    """The canary around a model session's runs (run/context.py's open context): its probes asked before them."""
+    await before_runs(cells, context.backend, context.policy, context.slots)
+    yield
 
 
 async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from acousticbench.core.reporter import warn
@@ -18,7 +20,7 @@ class Serving:
     """The jobs of --serve slurm: which models it serves and in which folder (known before anything is submitted, so
     the backends are made first), submitted once every check has passed, cancelled however the command ends."""
 
-    def __init__(self, groups: dict, serve: str | None, archive: Path):
+    def __init__(self, groups: Iterable[tuple], serve: str | None, archive: Path):
         self.archive, self.jobs = archive, []
         self.names: dict = {}  # model group key -> the serve name of what it submits
         self.registry: Path | None = None
@@ -26,7 +28,7 @@ class Serving:
             from acousticbench.serve import slurm
 
             self.registry = slurm.default_registry() / f"sweep-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
-            for key in groups:
+            for key in dict.fromkeys(groups):  # each model session's key (run/prepared.py's session_key)
                 serve_name = dict(key[1]).get("serve_name") or _serve_name(key[0], archive)
                 if serve_name is not None:  # an open-weight model; the others have nothing to serve
                     self.names[key] = serve_name
@@ -34,6 +36,15 @@ class Serving:
     def overrides(self, key) -> dict:
         """What the model's backend is made with: the registry its replicas register in, if it is served here."""
         return {"endpoints_from": str(self.registry)} if key in self.names else {}
+
+    @contextmanager
+    def submitted(self) -> Iterator[None]:
+        """Its jobs submitted for the block (a command's sweep), cancelled however the block ends."""
+        try:
+            self.submit()
+            yield
+        finally:
+            self.cancel()
 
     def submit(self) -> None:
         from acousticbench.serve import slurm
