@@ -19,14 +19,16 @@ if TYPE_CHECKING:
     from acousticbench.core.settings import BenchmarkOptions, RunSettings
 
 __all__ = ["ConsoleReporter", "Reporter", "Run", "RunSettings", "SilentReporter", "__version__", "compare", "evaluate",
-           "leaderboard", "load_runs", "promote_references", "register_benchmark", "register_model", "report"]
+           "leaderboard", "load_runs", "promote_references", "register_benchmark", "register_model", "rejudge", "report",
+           "rerun"]
 # imported when first asked for (PEP 562): `import acousticbench` stays light
 _LAZY = {"RunSettings": "acousticbench.core.settings", "register_benchmark": "acousticbench.benchmarks",
          "register_model": "acousticbench.run.catalog", "Reporter": "acousticbench.core.reporter",
          "ConsoleReporter": "acousticbench.core.reporter", "SilentReporter": "acousticbench.core.reporter",
          "Run": "acousticbench.api", "load_runs": "acousticbench.api", "leaderboard": "acousticbench.api.tools",
          "compare": "acousticbench.api.tools", "report": "acousticbench.api.tools",
-         "promote_references": "acousticbench.api.tools"}
+         "promote_references": "acousticbench.api.tools", "rerun": "acousticbench.api.rerun",
+         "rejudge": "acousticbench.api.relabel"}
 
 
 def evaluate(settings: RunSettings | None = None, *, options: Sequence[BenchmarkOptions] = (),

@@ -64,3 +64,26 @@ def test_a_tool_given_no_runs_raises_the_line_the_command_prints(tmp_path):
         acousticbench.leaderboard(tmp_path / "empty")
     printed = python("-m", "acousticbench", "leaderboard", str(tmp_path / "empty"))
     assert (printed.returncode, printed.stderr) == (2, "error: no finished runs found.\n")
+
+
+def test_rerun_hands_back_each_run_with_the_line_the_command_prints(two_models, tmp_path):
+    import json
+    import shutil
+
+    _, made = two_models
+    run = next(r for r in made if r.model == "Always-A")
+    copy = tmp_path / "copy"
+    shutil.copytree(run.run_dir, copy)
+    lines = (run.run_dir / "responses.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    failed = {**first, "status": "error", "error": "HTTP 500 from the server", "chosen": None, "correct": None}
+    for folder in (run.run_dir, copy):  # its first question failed: rerun asks it again
+        (folder / "responses.jsonl").write_text("\n".join([json.dumps(failed), *lines[1:]]) + "\n")
+    [again] = acousticbench.rerun(run.run_dir, model="Always-A", judge="rules")
+    printed = python("-m", "acousticbench", "rerun", "--model", "Always-A", "--judge", "rules", str(copy))
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout == again.line.replace(str(run.run_dir / "responses.jsonl"), str(copy / "responses.jsonl")) + "\n"
+    assert (again.before["error"], again.after["error"]) == (1, 0)
+    assert again.run.records[0].status == "answered" and again.run == acousticbench.load_runs(run.run_dir)[0]
+    with pytest.raises(TypeError, match="unknown option.*colour.*judge_model"):
+        acousticbench.rejudge(run.run_dir, colour="red")
