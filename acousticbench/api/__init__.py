@@ -3,7 +3,6 @@ objects and calls these functions, so a notebook and `acousticbench run` get the
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 from acousticbench.core.errors import UserError

@@ -7,7 +7,6 @@ across them; a request holds a slot only while it is on the wire, never while it
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
