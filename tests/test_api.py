@@ -144,3 +144,23 @@ def test_a_reporter_gets_the_lines_the_command_line_prints(tiny_pack, tmp_path):
         return sorted(re.sub(r"-\d{8}-\d{6}", "-T", text.replace(str(folder), "X")).splitlines())
 
     assert told.lines and seen("\n".join(told.lines), tmp_path / "api") == seen(cli.stdout, tmp_path / "cli")
+
+
+def test_each_run_holds_its_own_settings_and_the_sweep_its_own(tiny_pack, tmp_path):
+    """A run's spec (config.json's `spec`) holds what that run is run with; what the command sweeps (its models,
+    seeds, controls, the canary) stays with the sweep: RunSettings is the two, flat, and splits into them."""
+    from acousticbench.core.settings import PerRunSettings, RunSettings, SweepSettings
+
+    assert set(SweepSettings.model_fields).isdisjoint(PerRunSettings.model_fields)
+    assert set(SweepSettings.model_fields) | set(PerRunSettings.model_fields) == set(RunSettings.model_fields)
+    settings = RunSettings(model="Random,Always-A", task="rad", seeds=[7, 8], max_samples=3, canary=False,
+                           archive=tiny_pack, results_dir=tmp_path / "results")
+    assert settings.sweep.model_fields_set == {"model", "task", "seeds", "canary"} and not settings.sweep.canary
+    result = acousticbench.evaluate(settings)
+    assert result.status == 0 and len(result) == 4
+    for run in result:
+        assert run.spec.settings == settings.per_run and run.n == 3
+        spec = json.loads((run.run_dir / "config.json").read_text())["spec"]
+        # the run's own model and task name it; nothing else of the sweep's is there
+        assert set(SweepSettings.model_fields) & set(spec) == {"model", "task"} and spec["model"] == run.model
+        assert set(PerRunSettings.model_fields) <= set(spec)

@@ -75,7 +75,8 @@ def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> li
     chosen = {bench: options.get(bench) or face.Options() for bench, face in every.items() if claimed[bench]}
     for given in chosen.values():
         given.check(settings)  # AcousticBench: its judge endpoint; AudioICL: --plot's matplotlib
-    specs = [RunSpec(bench, model, task, seed, settings, given, variant, control)
+    per_run = settings.per_run  # each run holds its own settings; the sweep's stay with the sweep
+    specs = [RunSpec(bench, model, task, seed, per_run, given, variant, control)
              for model in settings.models for bench, given in chosen.items()
              for task in claimed[bench] for variant in given.variants() for seed in settings.seed_list
              for control in (None, *settings.control)]  # each control beside its real run, on the same questions
@@ -118,6 +119,6 @@ def _evaluate(settings: RunSettings | None, options: Sequence[BenchmarkOptions],
     reference = (commands.ReferenceCheck(settings.references, settings.reference_tolerance)
                  if settings.compare_reference else None)
     results: list = []
-    status = commands.run(specs, dry_run=settings.dry_run, reference=reference, results_out=results,
+    status = commands.run(specs, settings.sweep, reference=reference, results_out=results,
                           options={bench: spec.options for spec in specs for bench in [spec.benchmark]})
     return Evaluation([run_of(r) for r in results], status)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from acousticbench.core.errors import UserError, writable_folder
 from acousticbench.core.reporter import current, say, warn
+from acousticbench.core.settings import SweepSettings
 
 
 def list_models(archive: Path | None = None) -> int:
@@ -111,13 +112,13 @@ class ReferenceCheck:
         return 100.0 if get_model(model).family in ("local", "open-weight") else None
 
 
-def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, results_out: list | None = None,
-    options: dict | None = None) -> int:
+def run(specs: list, sweep: SweepSettings, reference: ReferenceCheck | None = None, results_out: list | None = None,
+        options: dict | None = None) -> int:
     """Every run of the command as one sweep: a line per finished run (to the current reporter, above its progress
     bars), a closing table when there are several; the sweep file (sweepfile.py) records them all. A dry run writes
     nothing. `results_out` receives every RunResult; `options`: each benchmark's options, for what it writes after
     the sweep."""
-    if dry_run:
+    if sweep.dry_run:
         return _dry_run(specs)
     from acousticbench.run.sweep import run_sweep
     from acousticbench.engine.progress import Progress
@@ -166,7 +167,7 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, res
         elif reference and _compare(result, ref_files[result.spec], reference.threshold(result.spec.model)):
             why["matched the reference below the tolerance"] += 1
 
-    results = run_sweep(specs, on_result, progress=bars)
+    results = run_sweep(specs, on_result, progress=bars, sweep=sweep)
     if results_out is not None:
         results_out.extend(results)
     if len(results) > 1:

@@ -4,8 +4,8 @@ delays the start by seconds; what it finds missing is one line, exit 1, and a ma
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -32,10 +32,10 @@ def _entry(model: str) -> Any:
         return None
 
 
-def applies(cells: list) -> str | None:
-    """None where the canary asks this model; else why not, in words."""
+def applies(cells: list, on: bool = True) -> str | None:
+    """None where the canary asks this model; else why not, in words (`on`: --canary, the default)."""
     spec = cells[0].spec
-    if not spec.settings.canary:
+    if not on:
         return "off (--no-canary)"
     entry = _entry(spec.model)
     if entry is None:  # a backend given in code, not in the registry: its backend name decides (ASKS)
@@ -87,27 +87,31 @@ def _marks(cell: Any, found: dict[str, Any], declared_mono: bool) -> tuple[str |
     return (None, bool(mono) and not declared_mono)  # a model the registry calls mono was marked so already
 
 
-@asynccontextmanager
-async def canary_checked(cells: list, context: Any) -> AsyncIterator[None]:
-    """The canary around a model session's runs (run/context.py's open context): its probes asked before them."""
-    await before_runs(cells, context.backend, context.policy, context.slots)
-    yield
+def canary_checked(sweep: Any) -> Callable[[list, Any], AbstractAsyncContextManager[None]]:
+    """The canary of a command (its SweepSettings: --canary, --no-canary) as a context around each model session's
+    runs (run/context.py's open context): its probes asked before them."""
+    @asynccontextmanager
+    async def checked(cells: list, context: Any) -> AsyncIterator[None]:
+        await before_runs(cells, context.backend, context.policy, context.slots, sweep)
+        yield
+
+    return checked
 
 
-async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any) -> None:
+async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any, sweep: Any) -> None:
     """Ask the probes once per model session where they apply; give each cell the verdict (config.json), its mark
     (metrics.json's listener note) and, where the audio does not reach the model, the line that makes the command
     exit 1 (printed once)."""
     if not cells:
         return
     spec = cells[0].spec
-    why_not = applies(cells) or (None if backend.backend_name in ASKS else
+    why_not = applies(cells, sweep.canary) or (None if backend.backend_name in ASKS else
                                  f"{spec.model} does not hand the model its audio as sent ({backend.backend_name})")
     if why_not is not None:
         entry = _entry(spec.model)
         local = entry is not None and entry.family == "local"
-        asked = "canary" in spec.settings.model_fields_set  # given on the command line: say it was not asked
-        if spec.settings.canary and (asked or not local):  # a served model it cannot check: say so by default too
+        asked = "canary" in sweep.model_fields_set  # given on the command line: say it was not asked
+        if sweep.canary and (asked or not local):  # a served model it cannot check: say so by default too
             warn(f"note: {spec.model}: the canary does not apply: {why_not}.")
         for cell in cells:
             cell.canary = {"verdict": "skipped", "why": why_not}

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from acousticbench.core.reporter import warn
+from acousticbench.core.settings import SweepSettings
 from acousticbench.core.environment import env_number, env_words
 
 
@@ -20,11 +21,11 @@ class Serving:
     """The jobs of --serve slurm: which models it serves and in which folder (known before anything is submitted, so
     the backends are made first), submitted once every check has passed, cancelled however the command ends."""
 
-    def __init__(self, groups: Iterable[tuple], serve: str | None, archive: Path):
+    def __init__(self, groups: Iterable[tuple], sweep: SweepSettings, archive: Path):
         self.archive, self.jobs = archive, []
         self.names: dict = {}  # model group key -> the serve name of what it submits
         self.registry: Path | None = None
-        if serve == "slurm":
+        if sweep.serve == "slurm":
             from acousticbench.serve import slurm
 
             self.registry = slurm.default_registry() / f"sweep-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"

@@ -21,7 +21,7 @@ from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
 from acousticbench.engine.slots import Slots
 from acousticbench.engine.executor import RetryPolicy, RunAborted, run_items
 from acousticbench.core.errors import UserError, deferred_interrupts, noted_signals, stop_if_signalled, stop_signals
-from acousticbench.core.settings import RunSpec
+from acousticbench.core.settings import RunSpec, SweepSettings
 from acousticbench.run import context as run_context
 from acousticbench.run.plan import listening, spent
 from acousticbench.engine.progress import Progress
@@ -191,12 +191,14 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
 
 
 def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: None,
-              progress: bool | Progress | None = None) -> list[RunResult]:
-    """A command's sweep: its serving (--serve slurm's jobs, submitted once every check has passed, cancelled however
-    it ends) around the prepared sweep, and the canary around each model session; the cells run by run_cells."""
-    serving = Serving([session_key(spec) for spec in specs], specs[0].settings.serve, specs[0].settings.archive)
-    with prepared_sweep(specs, serving) as sweep, serving.submitted():
-        return run_cells(sweep, on_result, progress, around=(canary_checked,))
+              progress: bool | Progress | None = None, sweep: SweepSettings | None = None) -> list[RunResult]:
+    """A command's sweep, under its SweepSettings (the defaults where not given): its serving (--serve slurm's jobs,
+    submitted once every check has passed, cancelled however it ends) around the prepared sweep, and the canary
+    around each model session; the cells run by run_cells."""
+    sweep = sweep or SweepSettings()
+    serving = Serving([session_key(spec) for spec in specs], sweep, specs[0].settings.archive)
+    with prepared_sweep(specs, serving) as prepared, serving.submitted():
+        return run_cells(prepared, on_result, progress, around=(canary_checked(sweep),))
 
 
 def run_cells(sweep: PreparedSweep, on_result: Callable[[RunResult], None] = lambda r: None,
