@@ -15,16 +15,24 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from acousticbench.api import Evaluation
+    from acousticbench.core.reporter import Reporter
     from acousticbench.core.settings import BenchmarkOptions, RunSettings
 
-__all__ = ["RunSettings", "__version__", "evaluate", "register_benchmark", "register_model"]
+__all__ = ["ConsoleReporter", "Reporter", "Run", "RunSettings", "SilentReporter", "__version__", "compare", "evaluate",
+           "leaderboard", "load_runs", "promote_references", "register_benchmark", "register_model", "rejudge", "report",
+           "rerun"]
 # imported when first asked for (PEP 562): `import acousticbench` stays light
 _LAZY = {"RunSettings": "acousticbench.core.settings", "register_benchmark": "acousticbench.benchmarks",
-         "register_model": "acousticbench.run.catalog"}
+         "register_model": "acousticbench.run.catalog", "Reporter": "acousticbench.core.reporter",
+         "ConsoleReporter": "acousticbench.core.reporter", "SilentReporter": "acousticbench.core.reporter",
+         "Run": "acousticbench.api", "load_runs": "acousticbench.api", "leaderboard": "acousticbench.api.tools",
+         "compare": "acousticbench.api.tools", "report": "acousticbench.api.tools",
+         "promote_references": "acousticbench.api.tools", "rerun": "acousticbench.api.rerun",
+         "rejudge": "acousticbench.api.relabel"}
 
 
 def evaluate(settings: RunSettings | None = None, *, options: Sequence[BenchmarkOptions] = (),
-             progress: bool | None = None, **fields: Any) -> Evaluation:
+             reporter: Reporter | None = None, progress: bool | None = None, **fields: Any) -> Evaluation:
     """Run models on tasks and seeds as `acousticbench run` does, and return every run's records and metrics.
 
     `settings` is a RunSettings (models, tasks, seeds and every harness setting); `options` holds benchmark options
@@ -35,10 +43,13 @@ def evaluate(settings: RunSettings | None = None, *, options: Sequence[Benchmark
 
     Returns an Evaluation: `.runs`, one Run per model x task (x variant) x seed with `model`, `cell`, `seed`,
     `run_dir`, `accuracy`, `n`, `metrics` (metrics.json as a pydantic object), `records` (responses.jsonl, sorted by
-    id), `error` and `spec`; `.status` is the command line's exit status (0 fine, 1 something needs attention)."""
+    id), `error` and `spec`; `.status` is the command line's exit status (0 fine, 1 something needs attention).
+
+    It prints nothing: its lines and progress go to `reporter` (ConsoleReporter() prints what `acousticbench run`
+    prints); `progress=True` without a reporter is ConsoleReporter(progress=True)."""
     from acousticbench import api  # the engine is imported on the first call, never by `import acousticbench`
 
-    return api.evaluate(settings, options=options, progress=progress, **fields)
+    return api.evaluate(settings, options=options, reporter=reporter, progress=progress, **fields)
 
 
 def __getattr__(name: str) -> Any:

@@ -4,6 +4,7 @@ command line's refusals raised as exceptions instead of exiting."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -101,3 +102,65 @@ def test_a_notebook_with_settings_objects_gets_the_records_of_the_same_command(t
         (api_dir,) = (tmp_path / "api").glob(prefix + "*")
         assert json.loads((api_dir / "config.json").read_text())["spec"] == json.loads(
             (cli_dir / "config.json").read_text())["spec"] | {"results_dir": "api"}
+
+
+def test_evaluate_prints_nothing_and_load_runs_reads_back_the_same_runs(tiny_pack, tmp_path, capfd):
+    """A notebook's cell shows what it returns, not the command line's lines, bars or notes (captured at the file
+    descriptors, so tqdm, logging and a child process count too); the folders read back are the same runs."""
+    result = acousticbench.evaluate(model=["Random", "Always-A"], task="rad", seeds=[7, 8], archive=tiny_pack,
+                                    results_dir=tmp_path / "results", resume=True)  # resume: its note is silent too
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")
+    assert result.status == 0 and len(result) == 4 and all(run.accuracy is not None for run in result)
+    loaded = acousticbench.load_runs(tmp_path / "results")
+    assert sorted(loaded, key=lambda r: (r.model, r.seed)) == sorted(result.runs, key=lambda r: (r.model, r.seed))
+    assert acousticbench.load_runs(result[0].run_dir) == [result[0]]
+    assert capfd.readouterr() == ("", "")
+
+
+def test_a_reporter_gets_the_lines_the_command_line_prints(tiny_pack, tmp_path):
+    cli = run_cli("--model", "Always-A", "--task", "rad", "--seeds", "7,8", "--archive", str(tiny_pack),
+                  "--results-dir", str(tmp_path / "cli"), cwd=tmp_path)
+    assert cli.returncode == 0, cli.stderr
+
+    class Lines:
+        def __init__(self):
+            self.lines, self.warnings = [], []
+
+        def line(self, text):
+            self.lines.append(text)
+
+        def warning(self, text):
+            self.warnings.append(text)
+
+        def progress(self):
+            return False
+
+    told = Lines()
+    result = acousticbench.evaluate(model="Always-A", task="rad", seeds=[7, 8], archive=tiny_pack,
+                                    results_dir=tmp_path / "api", reporter=told)
+    assert result.status == 0
+    def seen(text: str, folder) -> list[str]:  # runs finish in any order, each folder named by its start second
+        return sorted(re.sub(r"-\d{8}-\d{6}", "-T", text.replace(str(folder), "X")).splitlines())
+
+    assert told.lines and seen("\n".join(told.lines), tmp_path / "api") == seen(cli.stdout, tmp_path / "cli")
+
+
+def test_each_run_holds_its_own_settings_and_the_sweep_its_own(tiny_pack, tmp_path):
+    """A run's spec (config.json's `spec`) holds what that run is run with; what the command sweeps (its models,
+    seeds, controls, the canary) stays with the sweep: RunSettings is the two, flat, and splits into them."""
+    from acousticbench.core.settings import PerRunSettings, RunSettings, SweepSettings
+
+    assert set(SweepSettings.model_fields).isdisjoint(PerRunSettings.model_fields)
+    assert set(SweepSettings.model_fields) | set(PerRunSettings.model_fields) == set(RunSettings.model_fields)
+    settings = RunSettings(model="Random,Always-A", task="rad", seeds=[7, 8], max_samples=3, canary=False,
+                           archive=tiny_pack, results_dir=tmp_path / "results")
+    assert settings.sweep.model_fields_set == {"model", "task", "seeds", "canary"} and not settings.sweep.canary
+    result = acousticbench.evaluate(settings)
+    assert result.status == 0 and len(result) == 4
+    for run in result:
+        assert run.spec.settings == settings.per_run and run.n == 3
+        spec = json.loads((run.run_dir / "config.json").read_text())["spec"]
+        # the run's own model and task name it; nothing else of the sweep's is there
+        assert set(SweepSettings.model_fields) & set(spec) == {"model", "task"} and spec["model"] == run.model
+        assert set(PerRunSettings.model_fields) <= set(spec)

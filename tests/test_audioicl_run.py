@@ -100,7 +100,8 @@ def test_verify_checksums_covers_the_audioicl_pack(archive, tmp_path):
 def test_engine_retries_and_backend_notes_reach_the_record(archive, tmp_path, monkeypatch):
     from acousticbench.benchmarks.audioicl.spec import icl_spec
     from acousticbench.engine.executor import progress_bar
-    from acousticbench.run.sweep import _model_session, prepare_cells
+    from acousticbench.run.cells import prepare_cells
+    from acousticbench.run.sweep import _model_session
     from acousticbench.core.errors import BackendError
     from acousticbench.core.records import Reply
     from acousticbench.models.base import BackendBase

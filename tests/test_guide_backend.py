@@ -32,7 +32,7 @@ print("status", result.status, [(run.model, run.n, run.accuracy) for run in resu
 def test_the_toy_backend_registered_by_a_script_runs_every_question(tiny_pack, tmp_path):
     out = python("-c", SCRIPT.format(examples=str(EXAMPLES), archive=str(tiny_pack)), cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    assert "Toy on rad (seed 42)" in out.stdout and "status 0 [('Toy', 8," in out.stdout
+    assert out.stdout.startswith("status 0 [('Toy', 8,")  # what the script printed: evaluate() itself prints nothing
     (run_dir,) = run_dirs(tmp_path / "results")
     assert run_dir.name.startswith("Toy-rad-toy-seed42-")
     records = [json.loads(line) for line in (run_dir / "responses.jsonl").read_text().splitlines()]

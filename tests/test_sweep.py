@@ -89,7 +89,8 @@ def test_random_answers_the_task_labels_near_chance_over_the_pack(tmp_path):
     within 3 standard deviations of chance (the sum over episodes of 1 / the size of its label space)."""
     from acousticbench.benchmarks.audioicl import TASKS
     from acousticbench.benchmarks.audioicl.spec import icl_spec
-    from acousticbench.run.sweep import prepare_cells, run_sweep
+    from acousticbench.run.cells import prepare_cells
+    from acousticbench.run.sweep import run_sweep
 
     specs = [icl_spec(model="Random", task=t, shots=1, archive=reduced_pack(), results_dir=tmp_path) for t in TASKS]
     spaces = {item.id: prompt.answer_space for cell in prepare_cells(specs) for item, prompt in cell.prepared.items}

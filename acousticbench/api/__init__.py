@@ -3,46 +3,14 @@ objects and calls these functions, so a notebook and `acousticbench run` get the
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from acousticbench.core.errors import UserError
+from acousticbench.core.reporter import ConsoleReporter, Reporter, SilentReporter, reporting
+from acousticbench.api.runs import Evaluation, Run, load_runs, run_of
 from acousticbench.core.settings import BenchmarkOptions, RunSettings, RunSpec, flag_of, validated
 
-
-@dataclass(frozen=True)
-class Run:
-    """One finished (or failed) run of the sweep: what the command line prints a line for."""
-
-    model: str
-    benchmark: str  # "AcousticBench", "AudioICL"
-    cell: str  # the task, and for a benchmark with variants the variant: "rad", "AudioCount/k3"
-    seed: int
-    run_dir: Path | None  # its folder: responses.jsonl, config.json, metrics.json
-    accuracy: float | None  # the benchmark's headline (None when the run failed or nothing was scored)
-    n: int  # what `accuracy` is over (questions, episodes)
-    metrics: Any = field(repr=False)  # metrics.json as its pydantic model; None when the run failed
-    records: list = field(repr=False)  # responses.jsonl as pydantic records, sorted by id
-    error: str | None = None  # why the run stopped, when it did
-    spec: RunSpec | None = field(default=None, repr=False)  # the run's settings, options, model, task and seed
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """Every run of one evaluate() call, in the order they ran, and the command line's exit status for them."""
-
-    runs: list[Run]
-    status: int  # 0: every run finished within its error budget; 1: something needs attention
-
-    def __iter__(self):
-        return iter(self.runs)
-
-    def __len__(self) -> int:
-        return len(self.runs)
-
-    def __getitem__(self, i: int) -> Run:
-        return self.runs[i]
+__all__ = ["Evaluation", "Run", "evaluate", "load_runs", "run_specs", "settings_from"]
 
 
 def options_types() -> dict[str, type[BenchmarkOptions]]:
@@ -107,7 +75,8 @@ def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> li
     chosen = {bench: options.get(bench) or face.options() for bench, face in every.items() if claimed[bench]}
     for given in chosen.values():
         given.check(settings)  # AcousticBench: its judge endpoint; AudioICL: --plot's matplotlib
-    specs = [RunSpec(bench, model, task, seed, settings, given, variant, control)
+    per_run = settings.per_run  # each run holds its own settings; the sweep's stay with the sweep
+    specs = [RunSpec(bench, model, task, seed, per_run, given, variant, control)
              for model in settings.models for bench, given in chosen.items()
              for task in claimed[bench] for variant in given.variants() for seed in settings.seed_list
              for control in (None, *settings.control)]  # each control beside its real run, on the same questions
@@ -120,8 +89,16 @@ def run_specs(settings: RunSettings, options: dict[str, BenchmarkOptions]) -> li
 
 
 def evaluate(settings: RunSettings | None = None, *, options: Sequence[BenchmarkOptions] = (),
-             progress: bool | None = None, **fields: Any) -> Evaluation:
-    """Run models on tasks and seeds, and return every run's records and metrics (see acousticbench.evaluate)."""
+             reporter: Reporter | None = None, progress: bool | None = None, **fields: Any) -> Evaluation:
+    """Run models on tasks and seeds, and return every run's records and metrics (see acousticbench.evaluate); print
+    nothing but through `reporter`."""
+    if reporter is None:
+        reporter = ConsoleReporter(progress=True) if progress else SilentReporter()
+    with reporting(reporter):
+        return _evaluate(settings, options, fields)
+
+
+def _evaluate(settings: RunSettings | None, options: Sequence[BenchmarkOptions], fields: dict[str, Any]) -> Evaluation:
     from acousticbench.api import commands
     from acousticbench.core import checks
 
@@ -142,12 +119,6 @@ def evaluate(settings: RunSettings | None = None, *, options: Sequence[Benchmark
     reference = (commands.ReferenceCheck(settings.references, settings.reference_tolerance)
                  if settings.compare_reference else None)
     results: list = []
-    status = commands.run(specs, dry_run=settings.dry_run, reference=reference, results_out=results,
-                          options={bench: spec.options for spec in specs for bench in [spec.benchmark]},
-                          progress=progress)
-    runs = []
-    for r in results:
-        accuracy, n = r.benchmark.headline(r.metrics) if r.metrics is not None else (None, 0)
-        runs.append(Run(r.spec.model, r.spec.benchmark, r.spec.cell, r.spec.seed, r.run_dir, accuracy, n, r.metrics,
-                        list(r.records), r.error, r.spec))
-    return Evaluation(runs, status)
+    status = commands.run(specs, settings.sweep, reference=reference, results_out=results,
+                          options={bench: spec.options for spec in specs for bench in [spec.benchmark]})
+    return Evaluation([run_of(r) for r in results], status)

@@ -1,28 +1,28 @@
 """What each command does and prints: typed operations over paths and settings, called by the command line."""
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import UserError, writable_folder
+from acousticbench.core.reporter import current, say, warn
+from acousticbench.core.settings import SweepSettings
 
 
 def list_models(archive: Path | None = None) -> int:
-    from acousticbench.run.catalog import models_table
+    from acousticbench.api.tools import models_table
 
     print(models_table(archive))
     return 0
 
 
 def list_tasks() -> int:
-    from acousticbench.benchmarks import faces
+    from acousticbench.api.tools import task_lines
 
-    for face in faces().values():
-        for line in face.task_lines():
-            print(line)
+    for line in task_lines():
+        print(line)
     return 0
 
 
@@ -115,13 +115,13 @@ class ReferenceCheck:
         return 100.0 if get_model(model).family in ("local", "open-weight") else None
 
 
-def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, results_out: list | None = None,
-        options: dict | None = None, progress: bool | None = None) -> int:
-    """Every run of the command as one sweep: a line per finished run (written above the progress bars), a closing
-    table when there are several; the sweep file (sweepfile.py) records them all. A dry run writes nothing.
-    `results_out` receives every RunResult; `options`: each benchmark's options, for what it writes after the sweep;
-    `progress`: bars (None: when stderr is a terminal)."""
-    if dry_run:
+def run(specs: list, sweep: SweepSettings, reference: ReferenceCheck | None = None, results_out: list | None = None,
+        options: dict | None = None) -> int:
+    """Every run of the command as one sweep: a line per finished run (to the current reporter, above its progress
+    bars), a closing table when there are several; the sweep file (sweepfile.py) records them all. A dry run writes
+    nothing. `results_out` receives every RunResult; `options`: each benchmark's options, for what it writes after
+    the sweep."""
+    if sweep.dry_run:
         return _dry_run(specs)
     from acousticbench.run.sweep import run_sweep
     from acousticbench.engine.progress import Progress
@@ -136,56 +136,55 @@ def run(specs: list, dry_run: bool, reference: ReferenceCheck | None = None, res
     ref_files = {spec: reference_file(reference.folder(), spec.model, spec.cell, spec.seed) for spec in specs
                  if not apart[spec]} if reference else {}
     why: Counter = Counter()  # what made the exit status 1, said beside the closing table
-    bars = Progress(progress)
+    bars = Progress(current().progress())
 
     def on_result(result) -> None:
         if result.error:
-            bars.write(f"error: {result.spec.label()} stopped: {result.error.rstrip('.')}. Fix the cause, then rerun "
-                       "with --resume.", sys.stderr)
+            warn(f"error: {result.spec.label()} stopped: {result.error.rstrip('.')}. Fix the cause, then rerun "
+                 "with --resume.")
             why["stopped"] += 1
             return
-        bars.write(_run_line(result))
+        say(_run_line(result))
         if result.unheard:  # said in one line when the canary found it, before the runs
             why["had audio that did not reach the model whole (the canary's probes)"] += 1
         if result.over_budget:
-            bars.write(f"error: {result.spec.label()} finished with {result.over_budget}; its failures are error records "
-                       f"in {result.run_dir / 'responses.jsonl'}: fix the cause, then rerun with --resume.", sys.stderr)
+            warn(f"error: {result.spec.label()} finished with {result.over_budget}; its failures are error records "
+                 f"in {result.run_dir / 'responses.jsonl'}: fix the cause, then rerun with --resume.")
             why["finished over the error budget (--max-error-rate)"] += 1
         if result.changed_clips:  # the pack changed under the run: its answers are not all of the pack it names
             changed = result.changed_clips
-            bars.write(f"error: {result.spec.label()}: {len(changed)} question(s) not asked, their clips changed after "
-                       f"the pack was checked (first: {changed[0].id}: {changed[0].error.split(':')[0]}); restore the "
-                       "pack, then rerun with --resume.", sys.stderr)
+            warn(f"error: {result.spec.label()}: {len(changed)} question(s) not asked, their clips changed after "
+                 f"the pack was checked (first: {changed[0].id}: {changed[0].error.split(':')[0]}); restore the "
+                 "pack, then rerun with --resume.")
             why["met clips that changed after the pack was checked"] += 1
         if result.answered_elsewhere:  # another server than the one given answered: its answers need a look
-            bars.write(f"warning: {result.spec.label()} was answered by {', '.join(result.answered_elsewhere)}, "
-                       "where a redirect sent its requests, not by the endpoint given (config.json's backend says "
-                       "which): check that it serves the model you mean before using these answers.", sys.stderr)
+            warn(f"warning: {result.spec.label()} was answered by {', '.join(result.answered_elsewhere)}, "
+                 "where a redirect sent its requests, not by the endpoint given (config.json's backend says "
+                 "which): check that it serves the model you mean before using these answers.")
             why["were answered by another server after a redirect"] += 1
         if result.grader_note and result.metrics.statuses.get("unparsed"):
-            bars.write(f"note: {result.grader_note}.", sys.stderr)
+            warn(f"note: {result.grader_note}.")
         if reference and apart[result.spec]:
-            bars.write(f"note: {result.spec.label()} is not compared with the reference: it is {apart[result.spec]}, "
-                       "and a reference is a plain real run of its model.")
-        elif reference and _compare(result, ref_files[result.spec], reference.threshold(result.spec.model),
-                                    bars.write):
+            say(f"note: {result.spec.label()} is not compared with the reference: it is {apart[result.spec]}, "
+                "and a reference is a plain real run of its model.")
+        elif reference and _compare(result, ref_files[result.spec], reference.threshold(result.spec.model)):
             why["matched the reference below the tolerance"] += 1
 
-    results = run_sweep(specs, on_result, progress=bars)
+    results = run_sweep(specs, on_result, progress=bars, sweep=sweep)
     if results_out is not None:
         results_out.extend(results)
     if len(results) > 1:
-        print(closing_table(results))
+        say(closing_table(results))
     for line in sustained_lines(results):
-        print(line)
+        say(line)
     from acousticbench.benchmarks import faces
 
     every = faces()
     for bench, given in (options or {}).items():  # what a benchmark writes over the whole sweep (AudioICL: its CSV)
         every[bench].after_sweep(results, given)
     if why:  # '0 failed' above may still end in 1: say why, where the table ends
-        print("Exit status 1: " + "; ".join(f"{count} run{'s' if count > 1 else ''} {what}" for what, count in
-                                            why.items()) + " (the error lines above name each).")
+        say("Exit status 1: " + "; ".join(f"{count} run{'s' if count > 1 else ''} {what}" for what, count in
+                                          why.items()) + " (the error lines above name each).")
     return 1 if why else 0
 
 
@@ -232,12 +231,12 @@ def split_warnings(specs: list) -> None:
     for model, split in dict.fromkeys((s.model, s.to_json().get("split", "all")) for s in specs):
         wanted = get_model(model).reference_split
         if wanted and split != wanted:
-            print(f"warning: the references of {model} were made with --split {wanted}; this run uses --split {split}, "
-                  f"so its other questions have no reference to match: rerun with --split {wanted} to compare like "
-                  "with like.", file=sys.stderr, flush=True)
+            warn(f"warning: the references of {model} were made with --split {wanted}; this run uses --split {split}, "
+                 f"so its other questions have no reference to match: rerun with --split {wanted} to compare like "
+                 "with like.")
 
 
-def _compare(result, path: Path, threshold: float | None, say=lambda line, file=None: print(line, file=file)) -> int:
+def _compare(result, path: Path, threshold: float | None) -> int:
     from acousticbench.tools.reference import compare_to_reference, serving_differences, write_comparison
 
     comparison = compare_to_reference(result.records, path, result.spec.to_json().get("split", "all"),
@@ -254,16 +253,16 @@ def _compare(result, path: Path, threshold: float | None, say=lambda line, file=
     if len(comparison.mismatches) > 10:
         say(f"  ... and {len(comparison.mismatches) - 10} more in {result.run_dir / 'comparison.json'}")
     if threshold is not None and 100 * comparison.match_rate < threshold:
-        say(f"error: the match rate is below the tolerance of {threshold:g}%; every mismatch is in "
-            f"{result.run_dir / 'comparison.json'}.", sys.stderr)
+        warn(f"error: the match rate is below the tolerance of {threshold:g}%; every mismatch is in "
+             f"{result.run_dir / 'comparison.json'}.")
         return 1
     return 0
 
 
 def report(results_dirs: list[Path], out: Path, embed_audio: bool, references: Path | None) -> int:
-    from acousticbench.tools.report import build_report
+    from acousticbench.api.tools import report as build_report
 
-    built = build_report(results_dirs, out, embed_audio, references)
+    built = build_report(*results_dirs, out=out, embed_audio=embed_audio, references=references)
     missing = f"; {built.missing_clips} clips not found" if built.missing_clips else ""
     print(f"Wrote {built.path} ({built.runs} runs, {built.records} answers, {built.bytes / 1e6:.1f} MB, "
           f"{built.seconds:.1f} s{missing}). Open it in a browser: file://{built.path.resolve()}")
@@ -271,9 +270,9 @@ def report(results_dirs: list[Path], out: Path, embed_audio: bool, references: P
 
 
 def promote_references(run_dirs: list[Path], root: Path | None) -> int:
-    from acousticbench.tools.reference import promote
+    from acousticbench.api.tools import promote_references as promote
 
-    for path in promote(run_dirs, root or Path("reference_trajectories")):
+    for path in promote(*run_dirs, references=root):
         print(f"Wrote {path}")
     return 0
 
@@ -288,16 +287,16 @@ def _dry_run(specs: list) -> int:
         bench = get_benchmark(spec.benchmark)
         prepared = bench.prepare(spec, caches.setdefault(bench.name, {}))
         items, face = prepared.items, faces()[bench.name]
-        print(f"# {spec.label()}: {len(items)} {bench.item_noun}, nothing sent")
+        say(f"# {spec.label()}: {len(items)} {bench.item_noun}, nothing sent")
         if prepared.source is not None:  # an adaptive run makes its questions as it goes: not in the plan below
-            print(f"# made while it runs: up to {prepared.source.planned()} {bench.item_noun}, not counted below")
+            say(f"# made while it runs: up to {prepared.source.planned()} {bench.item_noun}, not counted below")
         for item, prompt in items:
-            print(f"{item.id}: {' | '.join(prompt.text.splitlines())}{face.describe_item(item)}")
+            say(f"{item.id}: {' | '.join(prompt.text.splitlines())}{face.describe_item(item)}")
         plans.append(plan_run(spec, items))
         # an item carries what its record's scored() reads (AcousticBench's diagnostics are never compared)
         planned.append((spec, {item.id for item, _ in items if bench.scored(item)}, bench.item_noun))
     if not specs:
         raise UserError("no runs to render.")
-    print(format_plan(plans))  # what matters before spending: requests, audio, tokens, price, time
-    print("\n".join(power_lines(planned)))  # and what the runs can tell apart
+    say(format_plan(plans))  # what matters before spending: requests, audio, tokens, price, time
+    say("\n".join(power_lines(planned)))  # and what the runs can tell apart
     return 0

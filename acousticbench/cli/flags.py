@@ -107,9 +107,10 @@ def settings_of(args: argparse.Namespace):
 
 def evaluate_command(args: argparse.Namespace) -> int:
     from acousticbench.api import evaluate
+    from acousticbench.core.reporter import ConsoleReporter
 
     settings, options = settings_of(args)
-    return evaluate(settings, options=list(options.values())).status
+    return evaluate(settings, options=list(options.values()), reporter=ConsoleReporter()).status
 
 
 def guarded(command, building: bool) -> int:

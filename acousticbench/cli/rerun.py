@@ -1,94 +1,18 @@
-"""Ask the model again for the items that failed (status error), up to K rounds each; with --include refused,unparsed
-also those null answers (at a model's default temperature that resamples until a letter appears, so only when
-asked). Every record asked again says so in its notes, config.json's history records the rerun, metrics.json is
-recomputed, and the first original is kept as responses.jsonl.orig. Works on run folders of either benchmark."""
+"""`acousticbench rerun`: ask the model again for the items that failed; its flags parsed into api.rerun.rerun(), a
+line printed for each run from what it returns."""
 from __future__ import annotations
 
 import argparse
-import asyncio
-import sys
 from pathlib import Path
-from typing import Any
 
-from acousticbench.benchmarks import Option
-from acousticbench.core.errors import UserError, run_command
-from acousticbench.run.catalog import get_model
-from acousticbench.tools.rescore import (
-    RunFile, add_benchmark_options, ask_again, change_line, options_given, refuse_foreign_options, save, to_ask_again,
-)
-
-
-async def _rerun(run: RunFile, model: str, rounds: int, concurrency: int | None, archive: Path | None,
-                 overrides: dict[str, Any], endpoint: str | None, include: frozenset[str]) -> None:
-    records = run.records
-    cut = bool(run.torn)  # asked in the first round with the rest
-    for _ in range(rounds):
-        if not to_ask_again(run, records, include) and not cut:
-            break
-        cut = False
-        spec = run.spec(**overrides)
-        # the run's own model id and decoding, and what its benchmark needs (logprobs): never another run's settings
-        backend = get_model(model).create(**{**spec.backend_overrides(), "endpoint": endpoint})
-        grader = run.bench.grader([spec])  # a benchmark's judge, made with its own options
-        try:
-            await backend.open()
-            records = await ask_again(run, records, backend, grader, archive, concurrency or backend.default_concurrency,
-                                      include)
-        finally:
-            await backend.close()
-            if grader is not None:
-                await grader.aclose()
-        # after every round: an interrupted rerun keeps the rounds it finished; settings other than the run's named
-        save(run, records, ASKED_AGAIN + (f", {_told_text(told)}" if (told := _told(run, overrides)) else ""),
-             said={"settings": told} if told else None)
-    print(change_line(str(run.path), run, records))
-
-
-ASKED_AGAIN = "rerun_nones.py: asked again"
-
-
-def _told(run: RunFile, overrides: dict[str, Any]) -> dict[str, Any]:
-    """The benchmark options given that differ from the run's own (its judge, say): what the history names."""
-    own = run.spec()
-    return {key: value for key, value in overrides.items()
-            if value is not None and getattr(own.options, key, getattr(own, key, None)) != value}
-
-
-def _told_text(told: dict[str, Any]) -> str:
-    return ", ".join(f"{key.replace('_', ' ')} {value}" for key, value in told.items())
-
-
-def _archive(run: RunFile, override: Path | None) -> Path | None:
-    archive = override or Path(run.config["spec"]["archive"])
-    if not archive.is_dir():
-        raise UserError(f"no benchmark pack at {archive} (the run's archive): pass --archive DIR.")
-    return override
-
-
-def _same_pack(run: RunFile, archive: Path | None) -> None:
-    """The items asked again come from the pack the run was made on: a rebuilt one would mix two versions."""
-    from acousticbench.run.runfolder import described, differences, is_pack
-
-    spec = run.spec(archive=archive)
-    changed = {k: v for k, v in differences(run.bench, run.config, run.bench.prepare(spec, {}).config, spec).items()
-               if is_pack(k)}
-    if changed:
-        raise UserError(f"{run.path} was made on another pack than {spec.settings.archive} ({described(changed)}): "
-                        "pass the pack it was made with as --archive; nothing was asked or changed.")
-
-
-def _takes_endpoint(model: str, endpoint: str | None) -> None:
-    """--endpoint for a model that talks to no server would be ignored: one line, before any file is touched."""
-    import inspect
-
-    backend = get_model(model).backend_class()
-    if endpoint and "endpoint" not in inspect.signature(backend.__init__).parameters:
-        raise UserError(f"--endpoint has no effect on {model}, which talks to no server: drop --endpoint; nothing "
-                        "was asked or changed.")
+from acousticbench.api.rerun import __doc__ as WHAT
+from acousticbench.api.rerun import rerun
+from acousticbench.core.errors import run_command
+from acousticbench.tools.rescore import add_benchmark_options
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="acousticbench rerun", description=__doc__)
+    parser = argparse.ArgumentParser(prog="acousticbench rerun", description=WHAT.split("\n`acousticbench")[0])
     parser.add_argument("files", type=Path, nargs="+", help="responses.jsonl files or run folders")
     parser.add_argument("--model", required=True, help="the model that produced the files")
     parser.add_argument("--concurrency", type=int)
@@ -100,38 +24,12 @@ def main(argv: list[str] | None = None) -> int:
                         "(default: errors only)")
     declared = add_benchmark_options(parser, lambda bench: bench.rerun_options)
     args = parser.parse_args(argv)
-    return run_command(lambda: _rerun_all(args, declared), interrupted="every finished round is saved; run the same command "
-                       "again to continue.")
+    options = {o.dest: getattr(args, o.dest) for o in declared if hasattr(args, o.dest)}
 
+    def command() -> int:
+        for run in rerun(*args.files, model=args.model, rounds=args.max_retries, concurrency=args.concurrency,
+                         archive=args.archive, endpoint=args.endpoint, include=args.include, **options):
+            print(run.line)
+        return 0
 
-def _rerun_all(args: argparse.Namespace, declared: list[Option]) -> int:
-    if args.max_retries < 1 or (args.concurrency is not None and args.concurrency < 1):
-        raise UserError("--max-retries and --concurrency must be 1 or more.")
-    from acousticbench.core import checks
-
-    checks.check_environment()  # a key or URL no backend could use: one line before any file is touched
-    from acousticbench.models.prices import price_table
-
-    price_table()  # an impossible ACOUSTICBENCH_PRICES too: metrics.json is rewritten with the price
-    for url in (args.endpoint or "").split(","):
-        if url.strip():
-            checks.check_url(url.strip(), "--endpoint")
-    overrides = options_given(args, declared)
-    include = frozenset(s.strip() for s in args.include.split(",") if s.strip())
-    if include - {"refused", "unparsed"}:
-        raise UserError(f"--include takes refused and/or unparsed, got {args.include!r}.")
-    _takes_endpoint(args.model, args.endpoint)
-    runs = [RunFile.load(path) for path in args.files]
-    refuse_foreign_options(args, runs, lambda bench: bench.rerun_options)
-    for run in runs:  # every file is checked, and its backup written, before any model call
-        if run.config["spec"]["model"] != args.model:
-            raise UserError(f"{run.path} holds answers of {run.config['spec']['model']}, not {args.model}.")
-        _same_pack(run, _archive(run, args.archive))
-        run.backup()
-    for line in (line for run in runs for line in run.torn):
-        print(f"note: {line.describe()}: it is asked again (the backup keeps the file as it was).", file=sys.stderr)
-    for run in runs:
-        asyncio.run(_rerun(run, args.model, args.max_retries, args.concurrency, _archive(run, args.archive),
-                           overrides, args.endpoint, include))
-    return 0
-
+    return run_command(command, interrupted="every finished round is saved; run the same command again to continue.")

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from acousticbench.core.errors import UserError
+from acousticbench.core.reporter import warn
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,4 @@ def read_jsonl(path: Path, what: str, fix: str, model: type[BaseModel] | None = 
 
 def note_damaged_cache(path: Path, what: str, consequence: str) -> None:
     """A cache costs only time when damaged, so a run goes on; but it is said once, never skipped in silence."""
-    import sys
-
-    print(f"note: {path}: {what}; {consequence} (remove the file to silence this).", file=sys.stderr)
+    warn(f"note: {path}: {what}; {consequence} (remove the file to silence this).")

@@ -1,5 +1,6 @@
-"""The harness's settings, declared once: RunSettings (what every run of a command shares), the base of a benchmark's
-own options, and RunSpec, one run of a sweep. The command line's flags, the Python API and config.json are all made
+"""The harness's settings, declared once: SweepSettings (what a command sweeps, read by the sweep alone),
+PerRunSettings (what each of its runs is run with), RunSettings (both, flat: what the flags and evaluate() take), the
+base of a benchmark's own options, and RunSpec, one run of a sweep. The command line's flags, the Python API and config.json are all made
 from these fields: a new harness setting is one field here."""
 from __future__ import annotations
 
@@ -88,9 +89,10 @@ def no_bool(value: Any, flag: str) -> Any:
     return value
 
 
-class RunSettings(BaseModel):
-    """What a command runs and how: the models, tasks and seeds of the sweep and every harness setting its runs share.
-    A benchmark's own settings are its options object (BenchmarkOptions), not fields here."""
+class SweepSettings(BaseModel):
+    """What a command sweeps and what it does around the runs: its models, tasks, seeds and audio controls, a dry run,
+    serving its models (--serve), the canary and the reference check. Read by the sweep once, never part of a run's
+    spec."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
@@ -100,27 +102,11 @@ class RunSettings(BaseModel):
                                     per_run=False)
     seeds: tuple[int, ...] = setting((), "comma list of seeds, e.g. 42,43,44 (default 42; --seed N adds one)",
                                      per_run=False)
-    max_samples: int | None = setting(None, "only the first N questions in id order")
-    concurrency: int | Literal["auto"] | None = setting(
-        None, "requests in flight: auto (the default for remote backends) finds each endpoint's capacity and backs "
-        "off on 429/503; N is a fixed cap", metavar="auto|N")
-    max_error_rate: float = setting(
-        0.10, "the share of questions that may fail (default 0.10): a run stops early only once at least 10 have "
-        "finished and the lower end of the 99.9% Wilson interval of its error rate is above it; a run that finishes "
-        "above it exits 1")
-    resume: bool = setting(False, "continue the latest matching run")
     dry_run: bool = setting(False, "render the prompts, call nothing", per_run=False)
-    endpoint: str | None = setting(None, "server URL(s) for an open-weight model, comma-separated; overrides "
-                                   "ACOUSTICBENCH_<NAME>_ENDPOINT")
-    endpoints_from: Path | None = setting(
-        None, "a folder of served replicas, one file each (docker_serve.sh NAME --slurm writes them): each model's "
-        "replicas are used as they come up and left as they end; overrides ACOUSTICBENCH_ENDPOINTS_FROM",
-        metavar="DIR", per_run=False)
     serve: Literal["slurm"] | None = setting(
         None, "serve each open-weight model of the command itself: slurm submits its servers as sbatch jobs "
         "(ACOUSTICBENCH_SLURM_REPLICAS each, ACOUSTICBENCH_SBATCH_OPTIONS), evaluates against them as they come up "
         "and cancels them when the command ends", per_run=False)
-    api_model: str | None = setting(None, "the provider's model id, overriding the registry's")
     compare_reference: bool = setting(False, "after each run, compare it question by question with the reference run "
                                       "of the same seed", per_run=False)
     reference_tolerance: float | None = setting(None, "exit 1 when the match rate is below P percent (default 100 for "
@@ -134,10 +120,6 @@ class RunSettings(BaseModel):
     canary: bool = setting(True, "before a served or API model's runs, eight short tone probes (a few seconds) whose "
                            "answers show that its audio, both clips and both channels reach it; on by default, "
                            "--no-canary turns it off (config.json's canary)", per_run=False)
-    archive: Path = setting(Path("archive"), "benchmark pack folder (default ./archive)")
-    results_dir: Path = setting(Path("results"), "where run folders go (default ./results)")
-    generation: GenerationConfig = Field(default_factory=GenerationConfig, exclude=True,
-                                         description="decoding settings sent to backends that accept them")
 
     @field_validator("model", "task", mode="before")
     @classmethod
@@ -148,6 +130,7 @@ class RunSettings(BaseModel):
                     else "model (see `acousticbench models`)")
             raise ValueError(f"--{info.field_name} {value!r} names no {what}.")
         return names
+
 
     @field_validator("control", mode="before")
     @classmethod
@@ -160,20 +143,76 @@ class RunSettings(BaseModel):
                 raise ValueError(f"--control: {kind!r} is not a control; give any of {', '.join(CONTROLS)}")
         return tuple(dict.fromkeys(kinds)) if isinstance(kinds, tuple) else kinds
 
+
     @field_validator("seeds", mode="before")
     @classmethod
     def _seeds(cls, value: Any) -> Any:
         return whole_numbers(value, "--seeds", "42,43,44")
 
-    @field_validator("max_error_rate", "reference_tolerance", mode="before")
+
+    @field_validator("reference_tolerance", mode="before")
     @classmethod
     def _not_bool(cls, value: Any, info: ValidationInfo) -> Any:
         return no_bool(value, flag_of(cls, info.field_name))
+
+
+    @field_validator("reference_tolerance")
+    @classmethod
+    def _tolerance(cls, value: float | None) -> float | None:
+        if value is not None and not 0 <= value <= 100:
+            raise ValueError(f"--reference-tolerance is a percentage from 0 to 100, got {value}.")
+        return value
+
+
+    @property
+    def models(self) -> list[str]:
+        return list(dict.fromkeys(self.model))
+
+
+    @property
+    def seed_list(self) -> list[int]:
+        return list(dict.fromkeys(self.seeds)) or [DEFAULT_SEED]
+
+
+class PerRunSettings(BaseModel):
+    """What each run of a command is run with: its first N questions, requests in flight, error budget, resume, server
+    (an endpoint, or a folder of replicas), model id, pack, results folder and decoding. Each RunSpec holds it
+    (config.json's `spec`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    max_samples: int | None = setting(None, "only the first N questions in id order")
+    concurrency: int | Literal["auto"] | None = setting(
+        None, "requests in flight: auto (the default for remote backends) finds each endpoint's capacity and backs "
+        "off on 429/503; N is a fixed cap", metavar="auto|N")
+    max_error_rate: float = setting(
+        0.10, "the share of questions that may fail (default 0.10): a run stops early only once at least 10 have "
+        "finished and the lower end of the 99.9% Wilson interval of its error rate is above it; a run that finishes "
+        "above it exits 1")
+    resume: bool = setting(False, "continue the latest matching run")
+    endpoint: str | None = setting(None, "server URL(s) for an open-weight model, comma-separated; overrides "
+                                   "ACOUSTICBENCH_<NAME>_ENDPOINT")
+    endpoints_from: Path | None = setting(
+        None, "a folder of served replicas, one file each (docker_serve.sh NAME --slurm writes them): each model's "
+        "replicas are used as they come up and left as they end; overrides ACOUSTICBENCH_ENDPOINTS_FROM",
+        metavar="DIR")
+    api_model: str | None = setting(None, "the provider's model id, overriding the registry's")
+    archive: Path = setting(Path("archive"), "benchmark pack folder (default ./archive)")
+    results_dir: Path = setting(Path("results"), "where run folders go (default ./results)")
+    generation: GenerationConfig = Field(default_factory=GenerationConfig, exclude=True,
+                                         description="decoding settings sent to backends that accept them")
+
+    @field_validator("max_error_rate", mode="before")
+    @classmethod
+    def _not_bool(cls, value: Any, info: ValidationInfo) -> Any:
+        return no_bool(value, flag_of(cls, info.field_name))
+
 
     @field_validator("max_samples", mode="before")
     @classmethod
     def _max_samples(cls, value: Any) -> Any:
         return None if value is None else whole_number(value, "--max-samples")
+
 
     @field_validator("concurrency", mode="before")
     @classmethod
@@ -185,6 +224,7 @@ class RunSettings(BaseModel):
         except ValueError as err:
             raise ValueError(f"{err}: give auto or a number of requests in flight, e.g. 16") from None
 
+
     @field_validator("max_error_rate")
     @classmethod
     def _error_rate(cls, value: float) -> float:
@@ -192,20 +232,24 @@ class RunSettings(BaseModel):
             raise ValueError(f"--max-error-rate must be between 0 and 1, got {value}.")
         return value
 
-    @field_validator("reference_tolerance")
-    @classmethod
-    def _tolerance(cls, value: float | None) -> float | None:
-        if value is not None and not 0 <= value <= 100:
-            raise ValueError(f"--reference-tolerance is a percentage from 0 to 100, got {value}.")
-        return value
+
+
+class RunSettings(PerRunSettings, SweepSettings):
+    """Everything `acousticbench run` takes, flat, as its flags give it and evaluate() takes it: the sweep's settings
+    and those of each of its runs (`.sweep`, `.per_run`). A benchmark's own settings are its options object
+    (BenchmarkOptions), not fields here."""
 
     @property
-    def models(self) -> list[str]:
-        return list(dict.fromkeys(self.model))
+    def sweep(self) -> SweepSettings:
+        return SweepSettings(**self._part(SweepSettings))
 
     @property
-    def seed_list(self) -> list[int]:
-        return list(dict.fromkeys(self.seeds)) or [DEFAULT_SEED]
+    def per_run(self) -> PerRunSettings:
+        return PerRunSettings(**self._part(PerRunSettings))
+
+    def _part(self, part: type[BaseModel]) -> dict[str, Any]:
+        """The fields of `part` that were given (so a part still knows what was set, e.g. --canary)."""
+        return {name: getattr(self, name) for name in part.model_fields if name in self.model_fields_set}
 
 
 class BenchmarkOptions(BaseModel):
@@ -254,7 +298,7 @@ class RunSpec:
     model: str
     task: str
     seed: int
-    settings: RunSettings
+    settings: PerRunSettings  # the sweep's settings (SweepSettings) are the sweep's alone
     options: BenchmarkOptions
     variant: int | None = None
     control: str | None = None  # what this run hears instead of the real clips (core/audio_controls.py); None: real
@@ -311,7 +355,7 @@ class RunSpec:
 
     def to_json(self) -> dict[str, Any]:
         """config.json's `spec`: every per-run setting and option by name, flat (spec_from_config reads it back)."""
-        settings = self.settings.model_dump(mode="json", include=set(per_run_fields(RunSettings)))
+        settings = self.settings.model_dump(mode="json")  # generation is excluded: written whole below
         settings["generation"] = {"temperature": self.settings.generation.temperature,
                                   "max_tokens": self.settings.generation.max_tokens}
         return {"benchmark": self.benchmark, "model": self.model, "task": self.task, "seed": self.seed,
@@ -330,12 +374,11 @@ def make_spec(benchmark: str, options_type: type[BenchmarkOptions], *, model: st
     if isinstance(generation, dict):
         generation = GenerationConfig(**generation)
     own = {k: v for k, v in fields.items() if k in options_type.model_fields}
-    harness = {k: v for k, v in fields.items() if k in RunSettings.model_fields}
+    harness = {k: v for k, v in fields.items() if k in PerRunSettings.model_fields}
     unknown = sorted(set(fields) - set(own) - set(harness))
     if unknown:
         raise TypeError(f"{benchmark} runs have no setting {', '.join(unknown)}")
-    settings = validated(RunSettings, {"model": (model,), "task": (task,), "seeds": (seed,), **harness,
-                                       **({"generation": generation} if generation is not None else {})})
+    settings = validated(PerRunSettings, {**harness, **({"generation": generation} if generation is not None else {})})
     return RunSpec(benchmark, model, task, seed, settings, validated(options_type, own), variant, control)
 
 

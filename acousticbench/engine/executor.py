@@ -7,7 +7,6 @@ across them; a request holds a slot only while it is on the wire, never while it
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -91,8 +90,10 @@ async def recorded(to_record: ToRecord, item: Any, prompt: Prompt, outcome: Outc
 
 
 def progress_bar(total: int, progress: bool | None):
-    """One plain bar (re-scoring); without a terminal a NoBar, and tqdm is never imported."""
-    if not (sys.stderr.isatty() if progress is None else progress):
+    """One plain bar (re-scoring); without bars (the reporter's: None asks it) a NoBar, and tqdm is never imported."""
+    from acousticbench.core.reporter import current
+
+    if not (current().progress() if progress is None else progress):
         from acousticbench.engine.progress import NoBar
 
         return NoBar()

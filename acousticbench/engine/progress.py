@@ -1,13 +1,14 @@
 """A sweep's progress on a terminal: one labelled bar per model, and the lines printed while the bars are up.
 
 Each model's bar names the model and, as its answers arrive, the run they belong to (task, k, seed) and the errors
-so far. Lines printed during the sweep (each run's summary) go through `Progress.write`, which clears the bars,
-prints the line whole and redraws them, so a line never starts inside a bar. Without a terminal on stderr there are
-no bars and tqdm is never imported."""
+so far. Lines printed during the sweep (each run's summary) go through the reporter (core/reporter.py), which clears
+the bars, prints the line whole and redraws them, so a line never starts inside a bar. Without bars (no terminal on
+stderr, or a Python call given no reporter) tqdm is never imported."""
 from __future__ import annotations
 
-import sys
-from typing import Any, TextIO
+from typing import Any
+
+from acousticbench.core.reporter import current
 
 
 class NoBar:
@@ -51,7 +52,7 @@ class Progress:
     """The bars of one command (none without a terminal) and the way to print while they are drawn."""
 
     def __init__(self, enabled: bool | None = None):
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.enabled = current().progress() if enabled is None else enabled
         self._bars: dict[Any, ModelBar | NoBar] = {}
 
     def start(self, totals: dict[Any, tuple[str, int]]) -> None:
@@ -62,16 +63,6 @@ class Progress:
     def bar(self, key: Any) -> ModelBar | NoBar:
         return self._bars.get(key) or NoBar()
 
-    def write(self, line: str, file: TextIO | None = None) -> None:
-        """Print one line above the bars (stdout unless `file`), whole and flushed."""
-        out = sys.stdout if file is None else file
-        if any(isinstance(b, ModelBar) for b in self._bars.values()):
-            from tqdm import tqdm
-
-            tqdm.write(line, file=out)
-        else:
-            print(line, file=out)
-        out.flush()
 
     def close(self) -> None:
         for bar in self._bars.values():

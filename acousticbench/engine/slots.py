@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import sys
 
+from acousticbench.core.reporter import warn
 from acousticbench.engine.concurrency import Lane, Setting, Ticket
 from acousticbench.engine.open_files import release_connections, room_for_connections
 
@@ -165,5 +165,5 @@ def _say_bounded(setting: Setting, most: int) -> None:
 
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     asked = f"--concurrency {setting.start}" if not setting.auto else f"--concurrency auto's start of {setting.start}"
-    print(f"note: {asked} is more than this process's open-files limit of {soft} leaves room for: at most {most} "
-          "requests in flight (raise it with `ulimit -n`).", file=sys.stderr)
+    warn(f"note: {asked} is more than this process's open-files limit of {soft} leaves room for: at most {most} "
+          "requests in flight (raise it with `ulimit -n`).")

@@ -4,10 +4,10 @@ questions on the wire handed back to the queue for the others."""
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from pathlib import Path
 
+from acousticbench.core.reporter import warn
 from acousticbench.core.environment import env_number
 from acousticbench.core.errors import UserError
 from acousticbench.models.chat_wire import public_url
@@ -117,8 +117,8 @@ class Following:
         if index not in self.ended:
             self.ended.add(index)
             replica = self.by_index.get(index)
-            print(f"{self.model}: replica {replica.key if replica else index} at {replica.url if replica else '?'} "
-                  f"{why}; its questions go to the others", file=sys.stderr, flush=True)
+            warn(f"{self.model}: replica {replica.key if replica else index} at {replica.url if replica else '?'} "
+                  f"{why}; its questions go to the others")
 
     def describe(self) -> list[dict]:
         """config.json's record of which replicas answered: job, node, URL, server version, and whether it ended."""
@@ -193,8 +193,7 @@ class FollowsRegistry:
             self._slots.add(public_url(self.roots[i]))
             return await self._end(i, f"did not check out ({err})")
         self._slots.add(public_url(self.roots[i]))
-        print(f"{self.name}: replica {replica.key} at {public_url(self.roots[i])} joined", file=sys.stderr,
-              flush=True)
+        warn(f"{self.name}: replica {replica.key} at {public_url(self.roots[i])} joined")
 
     async def _lost(self, i: int) -> bool:
         """After a broken connection to endpoint i: True (and it is retired) when its replica has ended."""

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import sys
 import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
 from acousticbench.models.chat_wire import public_url
+from acousticbench.core.reporter import warn
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -30,8 +30,8 @@ def moved_root(asked: str, final: str, path: str) -> str:
 
 def say_moved(name: str, asked: str, now: str) -> None:
     """One line when a server sends its requests to another origin: what config.json and the records name."""
-    print(f"note: {public_url(asked)} redirects {name}'s requests to {public_url(now)}; the answers come from there, "
-          "and config.json and every record say so.", file=sys.stderr, flush=True)
+    warn(f"note: {public_url(asked)} redirects {name}'s requests to {public_url(now)}; the answers come from there, "
+         "and config.json and every record say so.")
 
 
 def redirect_note(asked: str, now: str) -> str:
@@ -62,8 +62,8 @@ class Origins:
             self.answered_from.add(here)
             where = "its records and config.json's answered_from say so" if self.records else \
                 "config.json's answered_from says so"
-            print(f"note: {public_url(self.asked)} redirected {self.name}'s requests to {here}; answers came from "
-                  f"there, and {where}.", file=sys.stderr, flush=True)
+            warn(f"note: {public_url(self.asked)} redirected {self.name}'s requests to {here}; answers came from "
+                 f"there, and {where}.")
         return redirect_note(self.asked, here)
 
     def note(self) -> str | None:

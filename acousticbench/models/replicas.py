@@ -11,6 +11,7 @@ import time
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
+from acousticbench.core.reporter import warn
 
 VARIABLE = "ACOUSTICBENCH_ENDPOINTS_FROM"
 JOB_PREFIX = "acousticbench-"  # the SLURM job name of a model's replicas: acousticbench-<serve name>
@@ -50,8 +51,8 @@ def read(registry: Path, serve_name: str) -> list[Replica]:
         if why:
             if path not in _SAID:
                 _SAID.add(path)
-                print(f"note: {path} names no URL a client can use ({why}): that replica is left out; fix or remove "
-                      "the file.", file=sys.stderr, flush=True)
+                warn(f"note: {path} names no URL a client can use ({why}): that replica is left out; fix or remove "
+                     "the file.")
             continue
         found.append((mtime, Replica(path.stem, url.strip().rstrip("/"), data.get("job"), data.get("node"))))
     return [replica for _, replica in sorted(found, key=lambda pair: (pair[0], pair[1].key))]

@@ -4,10 +4,12 @@ delays the start by seconds; what it finds missing is one line, exit 1, and a ma
 from __future__ import annotations
 
 import asyncio
-import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
+from acousticbench.core.reporter import warn
 from acousticbench.core.records import Prompt
 from acousticbench.engine.retry import RetryPolicy
 from acousticbench.run.canary import QUESTIONS, finding, label, mono_line, probes, verdict
@@ -31,10 +33,10 @@ def _entry(model: str) -> Any:
         return None
 
 
-def applies(cells: list) -> str | None:
-    """None where the canary asks this model; else why not, in words."""
+def applies(cells: list, on: bool = True) -> str | None:
+    """None where the canary asks this model; else why not, in words (`on`: --canary, the default)."""
     spec = cells[0].spec
-    if not spec.settings.canary:
+    if not on:
         return "off (--no-canary)"
     entry = _entry(spec.model)
     if entry is None:  # a backend given in code, not in the registry: its backend name decides (ASKS)
@@ -86,6 +88,20 @@ def _marks(cell: Any, found: dict[str, Any], declared_mono: bool) -> tuple[str |
     return (None, bool(mono) and not declared_mono)  # a model the registry calls mono was marked so already
 
 
+def canary_checked(sweep: Any, cells: list) -> Callable[[list, Any], AbstractAsyncContextManager[None]]:
+    """The canary of a command (its SweepSettings: --canary, --no-canary) as a context around each model session's
+    runs (run/context.py's open context): its probes asked before them, once per model and server of the command's
+    `cells` however many sessions share that server."""
+    shared = AskedOnce(cells)
+
+    @asynccontextmanager
+    async def checked(session_cells: list, context: Any) -> AsyncIterator[None]:
+        await before_runs(session_cells, context.backend, context.policy, context.slots, sweep, shared)
+        yield
+
+    return checked
+
+
 class AskedOnce:
     """The canary's verdict per model and server of a command, shared by the backend sessions that ask it (a sweep
     over both benchmarks opens one per benchmark's settings): its probes asked once, its line said once, naming every
@@ -105,7 +121,7 @@ def server_of(spec: Any) -> tuple:
     return spec.model, s.endpoint, None if s.endpoints_from is None else str(s.endpoints_from), s.api_model
 
 
-async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any,
+async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any, sweep: Any,
                       shared: AskedOnce | None = None) -> None:
     """Ask the probes once per model and server of the command where they apply (the first session to get here asks,
     the others wait for its verdict); give each cell the verdict (config.json), its mark (metrics.json's listener
@@ -115,10 +131,11 @@ async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any
     shared = shared or AskedOnce(cells)
     spec = cells[0].spec
     key = server_of(spec)
-    why_not = applies(cells) or (None if backend.backend_name in ASKS else
-                                 f"{spec.model} does not hand the model its audio as sent ({backend.backend_name})")
+    why_not = applies(cells, sweep.canary) or (None if backend.backend_name in ASKS else
+                                               f"{spec.model} does not hand the model its audio as sent "
+                                               f"({backend.backend_name})")
     if why_not is not None:
-        _skipped(cells, why_not, key not in shared.said)
+        _skipped(cells, why_not, key not in shared.said, sweep)
         shared.said.add(key)
         return
     if key not in shared.verdicts:
@@ -133,14 +150,14 @@ async def before_runs(cells: list, backend: Any, policy: RetryPolicy, slots: Any
     _judged(cells, await shared.verdicts[key])
 
 
-def _skipped(cells: list, why_not: str, say: bool) -> None:
+def _skipped(cells: list, why_not: str, say: bool, sweep: Any) -> None:
     """config.json's skipped canary on each cell; the line saying why where the model is served (or --canary asked)."""
     spec = cells[0].spec
     entry = _entry(spec.model)
     local = entry is not None and entry.family == "local"
-    asked = "canary" in spec.settings.model_fields_set  # given on the command line: say it was not asked
-    if say and spec.settings.canary and (asked or not local):  # a served model it cannot check: said by default too
-        print(f"note: {spec.model}: the canary does not apply: {why_not}.", file=sys.stderr, flush=True)
+    asked = "canary" in sweep.model_fields_set  # given on the command line: say it was not asked
+    if say and sweep.canary and (asked or not local):  # a served model it cannot check: said by default too
+        warn(f"note: {spec.model}: the canary does not apply: {why_not}.")
     for cell in cells:
         cell.canary = {"verdict": "skipped", "why": why_not}
 
@@ -169,14 +186,14 @@ def _tell(model: str, found: dict[str, Any], attention: list[str]) -> None:
     """One line on stderr: the error that exits 1, or a warning of what was found or could not be asked."""
     line, missing = finding(found), found.get("no_answer")
     if attention:
-        print(f"error: {model}: canary: {line or mono_line(found)}; runs marked invalid: {', '.join(attention)}. "
+        warn(f"error: {model}: canary: {line or mono_line(found)}; runs marked invalid: {', '.join(attention)}. "
               "Check how the server takes audio (docs/running.md#does-the-audio-arrive), or rerun with --no-canary "
-              "if you know it hears what is sent.", file=sys.stderr, flush=True)
+              "if you know it hears what is sent.")
     elif line is not None:  # e.g. a dropped second clip in a command of one-clip tasks
-        print(f"warning: {model}: canary: {line}", file=sys.stderr, flush=True)
+        warn(f"warning: {model}: canary: {line}")
     elif missing and missing["count"] < missing["of"]:  # none answered: the run's own errors say why
-        print(f"warning: {model}: canary: {missing['count']} of {missing['of']} probes got no answer "
-              f"({missing['error']}): whether its audio arrives is not known", file=sys.stderr, flush=True)
+        warn(f"warning: {model}: canary: {missing['count']} of {missing['of']} probes got no answer "
+              f"({missing['error']}): whether its audio arrives is not known")
 
 
 def heard(cell: Any, metrics: Any) -> dict[str, Any]:

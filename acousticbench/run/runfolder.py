@@ -1,11 +1,11 @@
 """A run's folder: where --resume continues (refusing other settings, one process at a time), and config.json."""
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from acousticbench.core.reporter import warn
 from acousticbench.core import provenance
 from acousticbench.core.instants import now
 from acousticbench.core.manifest import serving_manifest
@@ -43,7 +43,7 @@ def resume_target(cell: Cell, backend_name: str) -> None:
         return
     previous = latest_run_dir(spec.settings.results_dir, spec.run_prefix(backend_name), belongs_to(spec))
     if previous is None:
-        print(f"note: --resume: no earlier run of {spec.label()} under {spec.settings.results_dir}; starting it.", file=sys.stderr)
+        warn(f"note: --resume: no earlier run of {spec.label()} under {spec.settings.results_dir}; starting it.")
         return
     unknown_settings(previous)
     config = read_config(previous, missing_ok=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextlib import AsyncExitStack
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,19 +18,18 @@ from typing import Any
 from acousticbench.core import provenance
 from acousticbench.core.manifest import serving_manifest
 from acousticbench.benchmarks import Benchmark, Grader, get_benchmark
-from acousticbench.engine.concurrency import Setting
 from acousticbench.engine.slots import Slots
 from acousticbench.engine.executor import RetryPolicy, RunAborted, run_items
-from acousticbench.core.errors import (UserError, deferred_interrupts, noted_signals, stop_if_signalled, stop_signals,
-                                       writable_folder)
-from acousticbench.core.settings import RunSpec
-from acousticbench.run.catalog import get_model
+from acousticbench.core.errors import UserError, deferred_interrupts, noted_signals, stop_if_signalled, stop_signals
+from acousticbench.core.settings import RunSpec, SweepSettings
+from acousticbench.run import context as run_context
 from acousticbench.run.plan import listening, spent
 from acousticbench.engine.progress import Progress
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, ResponsesWriter, rewrite_sorted, write_json
-from acousticbench.run.canary_run import AskedOnce, before_runs, heard
-from acousticbench.run.cells import fingerprinted, groups_of, make_graders, prepare_cells, warm_up
-from acousticbench.run.runfolder import Cell, now, open_run_dir, read_again, resume_target, same_served_model
+from acousticbench.run.canary_run import canary_checked, heard
+from acousticbench.run.cells import fingerprinted, warm_up
+from acousticbench.run.prepared import PreparedSweep, prepared_sweep, session_key
+from acousticbench.run.runfolder import Cell, now, open_run_dir, read_again, same_served_model
 from acousticbench.run.received import counts, rate_of
 from acousticbench.run.runlog import RunLog
 from acousticbench.run.serving import Serving
@@ -167,19 +167,15 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
 
 
 async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
-                         opened: Callable[[], None] = lambda: None, canary: AskedOnce | None = None) -> list[RunResult]:
+                         opened: Callable[[], None] = lambda: None, around: tuple = ()) -> list[RunResult]:
     """Open the model's backend once (before any run folder exists: a missing key or a dead server leaves nothing
-    behind), run all its cells through one queue, close it once."""
-    slots = None
-    try:
-        await backend.open()
+    behind), run all its cells through one queue inside the `around` contexts (the canary), close it once."""
+    async with run_context.opened(backend, cells[0].spec.settings.concurrency) as context, AsyncExitStack() as stack:
         same_served_model(cells, backend)  # --resume: the server still serves the model the run was answered by
-        slots = Slots(backend.endpoint_names(), Setting.of(cells[0].spec.settings.concurrency, backend))
-        # a person may take a break: the Human backend waits for them (its retry settings), a server is timed out
-        session = Session(backend, slots, RetryPolicy(**backend.retry_settings), graders, bar, opened)
-        await before_runs(cells, backend, session.policy, slots, canary)  # does the audio reach the model
+        session = Session(backend, context.slots, context.policy, graders, bar, opened)
+        for checked in around:
+            await stack.enter_async_context(checked(cells, context))
         warming = warm_up(cells)
-        watching = asyncio.ensure_future(backend.watch_endpoints(slots))  # replicas that come and go (a registry)
 
         async def reported(index: int, cell: Cell) -> RunResult:
             for _ in range(index):  # each later run sets up once the ones before it have their requests on the wire
@@ -192,67 +188,52 @@ async def _model_session(cells: list[Cell], backend, graders, bar, on_result,
             return list(await asyncio.gather(*(reported(i, cell) for i, cell in enumerate(cells))))
         finally:
             warming.cancel()
-            watching.cancel()
-    finally:
-        if slots is not None:
-            slots.close()
-        await backend.close()  # also when open() failed: it may have opened clients
 
 
 def run_sweep(specs: list, on_result: Callable[[RunResult], None] = lambda r: None,
-              progress: bool | Progress | None = None) -> list[RunResult]:
-    """Run every spec; a model whose backend cannot open fails its cells (alone, it is the command's error). The
-    sweep file names every cell as it finishes; `progress`: bars on a terminal (None: when stderr is one), or the
-    command's Progress, through which it prints while they are drawn."""
-    cells = prepare_cells(specs)
-    graders = make_graders(cells)
-    groups = groups_of(cells)
-    serving = Serving(groups, cells[0].spec.settings.serve, cells[0].spec.settings.archive)  # --serve slurm
-    backends = {key: get_model(key[0], group[0].spec.settings.archive).create(
-        **{**dict(key[1]), **serving.overrides(key)}) for key, group in groups.items()}  # keys and extras checked first
-    for key, group in groups.items():
-        for cell in group:  # a prompt over a model's limits stops the run here
-            backends[key].check_prompts([prompt for _, prompt in cell.prepared.items])
-    for folder in dict.fromkeys(c.spec.settings.results_dir for c in cells):
-        writable_folder(folder, "results folder", "--results-dir")  # before anything is paid for
+              progress: bool | Progress | None = None, sweep: SweepSettings | None = None) -> list[RunResult]:
+    """A command's sweep, under its SweepSettings (the defaults where not given): its serving (--serve slurm's jobs,
+    submitted once every check has passed, cancelled however it ends) around the prepared sweep, and the canary
+    around each model session; the cells run by run_cells."""
+    sweep = sweep or SweepSettings()
+    serving = Serving([session_key(spec) for spec in specs], sweep, specs[0].settings.archive)
+    with prepared_sweep(specs, serving) as prepared, serving.submitted():
+        return run_cells(prepared, on_result, progress, around=(canary_checked(sweep, prepared.cells),))
+
+
+def run_cells(sweep: PreparedSweep, on_result: Callable[[RunResult], None] = lambda r: None,
+              progress: bool | Progress | None = None, around: tuple = ()) -> list[RunResult]:
+    """Run every cell; a model whose backend cannot open fails its cells (alone, it is the command's error). The
+    sweep file names every cell as it finishes; `progress`: bars (None: as the reporter says), or the command's
+    Progress; `around`: contexts each model session runs inside once its backend is open (the canary)."""
+    results: list[RunResult] = []
+    file = SweepFile(sweep.cells[0].spec.settings.results_dir, [c.spec for c in sweep.cells])
+    bars = progress if isinstance(progress, Progress) else Progress(progress)
+
+    def finished(result: RunResult) -> None:
+        file.finished(result)
+        on_result(result)
+
     try:
-        for key, group in groups.items():
-            for cell in group:
-                resume_target(cell, backends[key].backend_name)
-        serving.submit()
-        results: list[RunResult] = []
-        sweep = SweepFile(cells[0].spec.settings.results_dir, [c.spec for c in cells])
-        bars = progress if isinstance(progress, Progress) else Progress(progress)
-
-        def finished(result: RunResult) -> None:
-            sweep.finished(result)
-            on_result(result)
-
-        try:
-            # the coroutine returns nothing: asyncio.run formats its main task (result included) once it is done
-            asyncio.run(_sweep(groups, backends, graders, bars, finished, results, sweep.open))
-        except BaseException:
-            with noted_signals(*stop_signals()):  # a second Ctrl-C or SIGTERM must not leave the sweep file "running"
-                sweep.close(results, interrupted=True)
-            raise
-        sweep.close(results, interrupted=False)
-        return results
-    finally:
-        serving.cancel()
-        for cell in cells:
-            if cell.lock is not None:
-                cell.lock.release()
+        # the coroutine returns nothing: asyncio.run formats its main task (result included) once it is done
+        asyncio.run(_sweep(sweep, bars, finished, results, file.open, around))
+    except BaseException:
+        with noted_signals(*stop_signals()):  # a second Ctrl-C or SIGTERM must not leave the sweep file "running"
+            file.close(results, interrupted=True)
+        raise
+    file.close(results, interrupted=False)
+    return results
 
 
-async def _sweep(groups, backends, graders, bars: Progress, on_result, results: list[RunResult], opened) -> None:
+async def _sweep(sweep: PreparedSweep, bars: Progress, on_result, results: list[RunResult], opened, around) -> None:
     """Every model's session at once, each with its bar; results in command order."""
+    groups, backends, graders = sweep.groups, sweep.backends, sweep.graders
     bars.start({key: (key[0], sum(len(c.prepared.items) + (c.prepared.source.planned() if c.prepared.source else 0)
                                   for c in group)) for key, group in groups.items()})  # adaptive runs: at most
-    canary = AskedOnce([cell for group in groups.values() for cell in group])  # once per model and server
 
     async def session(key, group: list[Cell]) -> list[RunResult]:
         try:
-            return await _model_session(group, backends[key], graders, bars.bar(key), on_result, opened, canary)
+            return await _model_session(group, backends[key], graders, bars.bar(key), on_result, opened, around)
         except UserError as err:  # this model's server or key: the other models go on
             if len(groups) == 1:
                 raise

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.benchmarks import BENCHMARKS, Benchmark, Option, benchmark_of_config, get_benchmark, spec_from_config
-from acousticbench.engine.executor import RetryPolicy, Slots, progress_bar, run_items
+from acousticbench.engine.executor import progress_bar, run_items
 from acousticbench.core.errors import UserError
 from acousticbench.run.cells import fingerprinted, with_control
 from acousticbench.run.received import counts, rate_of
@@ -167,27 +167,43 @@ def to_ask_again(run: RunFile, records: list, include: frozenset[str]) -> list:
             or ("unparsed" in include and unreadable(r))]
 
 
-async def ask_again(run: RunFile, records: list, backend, grader, archive: Path | None, concurrency: int,
-                    include: frozenset[str] = frozenset()) -> list:
-    """One more request for each record to_ask_again picks, through the run's benchmark; attempts add up, the
-    record notes what it was, everything else is the new answer's."""
+@dataclass(frozen=True)
+class Questions:
+    """What a rerun asks again of one run: its spec, its pack's prepared items, those to ask and the records they
+    replace."""
+
+    spec: Any
+    prepared: Any
+    items: list
+    replacing: dict  # question id -> the record asked again (none for a line a crash cut)
+
+
+def questions_to_ask(run: RunFile, records: list, archive: Path | None,
+                     include: frozenset[str] = frozenset()) -> Questions:
+    """The records to_ask_again picks and the lines a crash cut, as the run's benchmark asks them (a control run's
+    with its control's audio, never the real clips)."""
     spec = run.spec(archive=archive)
     todo = {r.id: r for r in to_ask_again(run, records, include)}
     have = {r.id for r in records}
     cut = {line.item_id for line in run.torn} - have  # a line a crash cut: its question is asked again, not dropped
     prepared = run.bench.prepare(spec, {})
-    if spec.control is not None:  # a control run is asked again with its control's audio, never the real clips
+    if spec.control is not None:
         prepared = with_control(prepared, spec.control, run.bench)
-    items = [item for item in prepared.items if item[0].id in todo or item[0].id in cut]
-    bar, slots = progress_bar(len(items), None), Slots.fixed(concurrency)
+    return Questions(spec, prepared, [item for item in prepared.items if item[0].id in todo or item[0].id in cut], todo)
+
+
+async def ask_again(run: RunFile, records: list, asked: Questions, context: Any, grader) -> list:
+    """One more request for each of `asked`'s items through the model's run context (run/context.py: the retry
+    policy and endpoints a run has); attempts add up, the record notes what it was, everything else is the new
+    answer's."""
+    spec, todo = asked.spec, asked.replacing
+    bar = progress_bar(len(asked.items), None)
     try:
-        fresh = await run_items(items, backend, slots=slots, policy=RetryPolicy(),
-                                to_record=fingerprinted(run.bench.record_maker(spec, prepared, grader),
-                                                        backend.merge_over, rate_of(spec)),
-                                on_record=lambda r: None,
-                                bar=bar)
+        fresh = await run_items(asked.items, context.backend, slots=context.slots, policy=context.policy,
+                                to_record=fingerprinted(run.bench.record_maker(spec, asked.prepared, grader),
+                                                        context.backend.merge_over, rate_of(spec)),
+                                on_record=lambda r: None, bar=bar)
     finally:
-        slots.close()
         bar.close()
     by_id = {r.id: r for r in records}
     for record in fresh:

@@ -10,13 +10,13 @@ from acousticbench.benchmarks.face import Face
 from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import UserError
 from acousticbench.core.settings import OwnCommand
+from acousticbench.core.reporter import say, warn
 
 SUMMARY = "audioicl_summary.csv"
 
 
 def write_summary(results_dir: Path, prompt_style: str, scoring: str, plot: Path | None) -> Path:
-    import sys
-
+    
     from acousticbench.benchmarks.audioicl import summary
 
     torn: list = []
@@ -24,12 +24,12 @@ def write_summary(results_dir: Path, prompt_style: str, scoring: str, plot: Path
     path = Path(results_dir) / SUMMARY
     summary.write_csv(rows, path)
     for line in torn:
-        print(f"note: {line.describe()}; left out of the summary until run.py --resume asks it again.", file=sys.stderr)
-    print(f"AudioICL summary ({prompt_style} prompts, {scoring} scoring), with every earlier AudioICL run in "
+        warn(f"note: {line.describe()}; left out of the summary until run.py --resume asks it again.")
+    say(f"AudioICL summary ({prompt_style} prompts, {scoring} scoring), with every earlier AudioICL run in "
           f"{results_dir}: {len(rows)} rows of {', '.join(summary.RUN_COLUMNS)} -> {path}")
     if plot:
         summary.plot([r for r in rows if (r["prompt_style"], r["scoring"]) == (prompt_style, scoring)], plot)
-        print(f"Plot of accuracy against shots -> {plot}")
+        say(f"Plot of accuracy against shots -> {plot}")
     return path
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import sys
 from typing import Any
 
+from acousticbench.core.reporter import warn
 from acousticbench.models.base import BackendBase
 from acousticbench.models.human.listening import Listening
 from acousticbench.models.human.page import PageServer
@@ -50,8 +50,8 @@ class Human(BackendBase):
         """Serve the page, print its address and wait for the listener's id and the calibration trial."""
         self.listening = Listening(asyncio.get_running_loop(), self.seed, self.gap_s)
         self.server = PageServer(self.listening, self.port)
-        print(f"Human: open {self.server.url} in a browser on this machine to listen and answer; the run waits for "
-              "you (Ctrl-C stops it, --resume continues).", file=sys.stderr, flush=True)
+        warn(f"Human: open {self.server.url} in a browser on this machine to listen and answer; the run waits for "
+              "you (Ctrl-C stops it, --resume continues).")
         await self.listening.ready
 
     async def answer(self, prompt: Prompt) -> Reply:

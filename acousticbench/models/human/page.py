@@ -8,6 +8,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from acousticbench.core.reporter import warn
 from acousticbench.core.errors import UserError
 from acousticbench.models.human.listening import Listening, Refused
 
@@ -131,7 +132,7 @@ class QuietServer(ThreadingHTTPServer):
 
         error = sys.exc_info()[1]
         if not isinstance(error, ConnectionError):
-            print(f"note: the listening page failed one request ({type(error).__name__}: {error})", file=sys.stderr)
+            warn(f"note: the listening page failed one request ({type(error).__name__}: {error})")
 
 
 class PageServer:

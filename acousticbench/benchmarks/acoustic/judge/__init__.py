@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
 from acousticbench.benchmarks.acoustic.judge.llm import JUDGE_PROMPT_SHA256, JUDGE_PROMPT_VERSION, JudgeFailed, LLMJudge
@@ -13,6 +12,7 @@ from acousticbench.benchmarks.acoustic.records import Judgement
 from acousticbench.core.records import Reply, was_cut
 from acousticbench.core.environment import JUDGE_ENDPOINT
 from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL, JudgeMode
+from acousticbench.core.reporter import warn
 
 __all__ = ["JUDGE_PROMPT_SHA256", "JUDGE_PROMPT_VERSION", "RULES_VERSION", "Judge", "JudgeFailed", "LLMJudge",
            "extract_choice", "judge_reply"]
@@ -73,7 +73,7 @@ class Judge:
         if self.llm is not None:
             notice = retirement_notice(self.llm.model, self.llm.base_url)
             if notice:
-                print(notice, file=sys.stderr)
+                warn(notice)
 
     async def probe(self) -> None:
         """Before a run: the judge model's retirement (its own message, before any request), then one question to
