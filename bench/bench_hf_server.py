@@ -33,7 +33,8 @@ def build_pack(root: Path, n: int, clip_s: float) -> Path:
 
 
 def start_server() -> tuple[subprocess.Popen, str]:
-    from acousticbench.models.local_server import free_port, health
+    from acousticbench.models.health import health_status as health
+    from acousticbench.models.local_server import free_port
 
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "acousticbench.serve.hf_server", "--model", "tiny_qwen2_audio",
