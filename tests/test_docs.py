@@ -189,7 +189,7 @@ def settings_types() -> set[str]:
     harness = {f"{settings.__name__}.{name}" for name, kind in vars(settings).items()
                if isinstance(kind, type) and issubclass(kind, BaseModel) and kind.__module__ == settings.__name__
                and any("per_run" in (f.json_schema_extra or {}) for f in kind.model_fields.values())}
-    return harness | {f"{face.Options.__module__}.{face.Options.__qualname__}" for face in faces().values()}
+    return harness | {f"{face.options.__module__}.{face.options.__qualname__}" for face in faces().values()}
 
 
 def test_every_settings_type_has_its_fields_listed_on_the_running_page():

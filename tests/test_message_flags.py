@@ -33,12 +33,14 @@ PRINTED_BY = {
     "acousticbench.cli.compare": ("acousticbench compare",),
     "acousticbench.cli.rerun": ("acousticbench rerun",),
     "acousticbench.cli.relabel": ("acousticbench rejudge",),
+    "acousticbench.api.rerun": ("acousticbench rerun",),
+    "acousticbench.api.relabel": ("acousticbench rejudge",),
     "acousticbench.serve": ("acousticbench serve",),
     "acousticbench.serve.hf_server": ("python -m acousticbench.serve.hf_server",),
     "acousticbench.serve.adapters": ("python -m acousticbench.serve.hf_server",),
     "acousticbench.serve.local:main": ("python -m acousticbench.serve.local",),
     "acousticbench.tools.report": ("acousticbench report", "run.py"),
-    "acousticbench.benchmarks.acoustic.face:build_pack": ("acousticbench pack build", "run.py"),
+    "acousticbench.benchmarks.acoustic.face:AcousticFace": ("acousticbench pack build", "run.py"),  # its pack's lines
     "acousticbench.benchmarks.acoustic.judge.__main__": ("acousticbench judge extract", "acousticbench judge agree"),
     "acousticbench.benchmarks.acoustic.judge.agreement": ("acousticbench judge agree",),
     "acousticbench.benchmarks.acoustic.judge.llm": (*RUN_PATH, "acousticbench judge extract"),  # a run's and its own

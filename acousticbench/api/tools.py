@@ -46,7 +46,7 @@ class Leaderboard:
 
         shown, _ = real_and_controls(self.entries)
         return [dict(zip(CSV_HEADER, row)) for name, group in by_benchmark(shown)
-                for row in get_benchmark(name).leaderboard_csv(group, model_index)]
+                for row in get_benchmark(name).views.leaderboard_csv(group, model_index)]
 
     def markdown(self) -> str:
         from acousticbench.tools.leaderboard import markdown

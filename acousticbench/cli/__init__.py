@@ -59,7 +59,7 @@ def run_py_words() -> dict[str, str]:
 
     words = {console: f"python run.py --{flag.replace('_', '-')}" for flag, console in CONSOLE_WORDS.items()}
     words.update({f"acousticbench {name}": f"python run.py {own.flag}" for face in faces().values()
-                  for name, own in face.COMMANDS.items() if own.flag})
+                  for name, own in face.commands.items() if own.flag})
     return {**words, "acousticbench run": "python run.py"}
 
 

@@ -55,6 +55,10 @@ class TaskAudit:
         """The non-attribute cue that scores highest alone."""
         return max((f for f in self.findings if f.measure is None), key=lambda f: f.accuracy)
 
+    def passes(self) -> bool:
+        """No cue beside the attribute scores above BOUND, alone or jointly."""
+        return self.best.accuracy <= BOUND and self.joint <= BOUND
+
 
 def question_row(clips: list[np.ndarray], sr: int) -> np.ndarray:
     """COLUMNS of clip 1 minus clip 2, or of the left channel minus the right for one stereo clip."""

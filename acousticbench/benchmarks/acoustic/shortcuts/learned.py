@@ -51,6 +51,10 @@ class LearnedAudit:
     def best_lone(self) -> Lone:
         return self.lone[0] if self.lone else Lone("-", 0.5, None)
 
+    def passes(self, bound: float) -> bool:
+        """Neither the forest nor any lone feature scores above `bound`."""
+        return self.accuracy <= bound and self.best_lone.accuracy <= bound
+
 
 def base(column: str) -> str:
     """The generic feature a "d:" or "m:" column is of."""
