@@ -172,10 +172,10 @@ def test_answers_waiting_for_the_judge_are_kept_labelled_by_the_rules(tiny_pack,
         proc = subprocess.Popen([sys.executable, str(REPO / "run.py"), "--model", "Always-A", "--task", "rad",
                                  "--archive", str(tiny_pack), "--judge", "llm", "--judge-endpoint", judge.url],
                                 cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 30
-        while not list((tmp_path / "results").glob("*/config.json")) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(0.5)  # every answer is with the judge, which takes 3 s over each
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (len(judge.requests) >= 2 and
+                                                   list((tmp_path / "results").glob("*/config.json"))):
+            time.sleep(0.02)  # past the judge's probe: the answers are with the judge, which takes 3 s over each
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 143 and "--resume" in err, err
