@@ -8,6 +8,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -103,13 +104,15 @@ def test_a_signal_again_while_the_first_unwinds_still_marks_the_run_interrupted(
 @pytest.mark.slow  # waits out a 10 s limit; the inner loop keeps SIGTERM itself
 def test_timeout_sends_term_mid_run_and_resume_finishes_the_sweep(tmp_path):
     archive, results = write_tiny_pack(tmp_path / "archive"), tmp_path / "results"
-    with openai_server.serve(delay_s=2.0) as server:  # 11 questions one at a time: 22 s, far past the limit
+    release = threading.Event()  # 3 answers, then the server holds the 4th past the limit, however slow the start
+    with openai_server.serve(delay_s=0.05, hold_after=3, release=release) as server:
         argv = ["timeout", "-s", "TERM", "10", sys.executable, str(REPO / "run.py"), "--model", "Voxtral-Mini-3B",
                 "--task", "rad", "--archive", str(archive), "--results-dir", str(results), "--concurrency", "1",
                 "--judge", "rules", "--no-canary"]  # the canary's 8 s of probes would fill the 10 s limit
         out = subprocess.run(argv, cwd=tmp_path, env=harness_env(**{VARIABLE: server.url}), capture_output=True,
                              text=True, timeout=60)
         assert run_dirs(results), out.stderr  # it had started before the limit
+        release.set()
         check_interrupted_then_resume(archive, results, server.url, out.stdout, out.stderr, out.returncode, 124,
                                       tmp_path)  # timeout's own code when it had to stop the command
 
