@@ -51,7 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     from acousticbench.core.console import safe_output
+    from acousticbench.core.memory_limit import fewer_blas_threads
 
+    fewer_blas_threads()  # before a plugin or a benchmark imports numpy
     safe_output()  # an ASCII-only console prints ± as +/-, never a traceback
     load_plugins()
     args = build_parser().parse_args(argv)
