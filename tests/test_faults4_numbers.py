@@ -144,3 +144,20 @@ def test_a_token_count_no_request_can_have_is_never_priced_nor_an_error(count, m
     spent = metrics["spent"] if "spent" in metrics else metrics
     assert "prompt_tokens" not in spent["tokens"], spent
     assert spent["price_usd"] is None or spent["price_usd"] < 0.01, spent
+
+
+def test_token_counts_that_contradict_themselves_are_never_priced(tmp_path):
+    """5,000 audio tokens in a prompt of 40 in all: the text share came to minus 4,960 tokens, and the run was priced
+    at what the two made together. A price of counts that cannot all be true is none, and says why."""
+    archive = write_tiny_pack(tmp_path / "archive")
+    usage = {"prompt_tokens": 40, "completion_tokens": 1, "total_tokens": 41,
+             "prompt_tokens_details": {"audio_tokens": 5000}}
+    with openai_server.serve(reply_shape=lambda c: {**c, "usage": usage}) as server:
+        out = run_cli(*GPT, "--archive", str(archive), cwd=tmp_path,
+                      env=harness_env(**OPENAI, OPENAI_BASE_URL=server.url + "/v1"))
+    assert out.returncode == 0, out.stderr
+    (run_dir,) = run_dirs(tmp_path / "results")
+    assert [r["status"] for r in records(run_dir)] == ["answered"] * 3
+    metrics = strict_json(run_dir / "metrics.json")
+    spent = metrics["spent"] if "spent" in metrics else metrics
+    assert spent["price_usd"] is None and "contradict" in spent["price_basis"], spent
