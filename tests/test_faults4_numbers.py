@@ -124,7 +124,8 @@ def test_a_negative_token_count_from_the_server_is_never_priced(usage, tmp_path)
 
 
 @pytest.mark.parametrize("model", ["GPT-Audio-Mini", "Voxtral-Mini-3B"])
-@pytest.mark.parametrize("count", [b"99999999999999999999999999", '"\\u00b2"'.encode()], ids=["1e26", "superscript two"])
+@pytest.mark.parametrize("count", [b"99999999999999999999999999", '"\\u00b2"'.encode()],
+                         ids=["1e26", "superscript two"])
 def test_a_token_count_no_request_can_have_is_never_priced_nor_an_error(count, model, tmp_path):
     """A count past any context window was priced (USD 1.8e20 for three answers); a digit int() cannot read ('²')
     was not refused as text. Neither is a count, and the answers stand."""

@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 import sys
 
-WORK_MB = 256  # what a run maps beyond numpy and its threads' stacks (measured on 2 cores: Oracle on 60 questions failed
-# at times under 410 MB, never at 420; this asks for 473 MB there)
+# what a run maps beyond numpy and its threads' stacks (measured on 2 cores: Oracle on 60 questions failed at times
+# under 410 MB, never at 420; this asks for 473 MB there)
+WORK_MB = 256
 NUMPY_MB = 110  # numpy and its OpenBLAS with one thread, mapped at import (measured: 97 MB)
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS",)  # each BLAS thread maps its own stack and buffer when numpy is imported
 
@@ -52,7 +53,7 @@ def room_lacking() -> str | None:
 
 
 def _work_mb() -> int:
-    """Room to work in: WORK_MB, and a stack for each thread of the event loop's default pool, which grows with cores."""
+    """Room to work in: WORK_MB, and a stack for each thread of the event loop's default pool (it grows with cores)."""
     stack_mb = 8
     try:
         import resource

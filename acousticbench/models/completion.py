@@ -88,7 +88,7 @@ def token_count(value: Any) -> int | None:
         return None
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         value = int(value)
-    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():  # not '²', which int() refuses
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():  # '²' is a digit to isdigit
         value = int(value.strip())
     return value if isinstance(value, int) and 0 <= value <= MOST_TOKENS else None
 
