@@ -34,19 +34,29 @@ def answered_ids(results: Path) -> list[str]:
 def start(archive: Path, results: Path, url: str, *extra: str, cwd: Path, **streams) -> subprocess.Popen:
     argv = [sys.executable, str(REPO / "run.py"), "--model", "Voxtral-Mini-3B", "--task", "rad", "--archive",
             str(archive), "--results-dir", str(results), "--concurrency", "2", "--judge", "rules", *extra]
-    return subprocess.Popen(argv, cwd=cwd, env=harness_env(**{VARIABLE: url}), text=True,
+    env = harness_env(**{VARIABLE: url}, PYTHONFAULTHANDLER="1")  # where a stuck run waits, should one be
+    return subprocess.Popen(argv, cwd=cwd, env=env, text=True,
                             **({"stdout": subprocess.PIPE, "stderr": subprocess.PIPE} | streams))
 
 
-def wait_for_records(results: Path, n: int, limit_s: float = 60) -> None:
+def wait_for_records(results: Path, n: int, proc: subprocess.Popen, limit_s: float = 60) -> None:
+    """Until the run has written `n` records; a run that ended first, or is stuck, fails the test with its stderr
+    (where it is stuck, from faulthandler), not a bare count."""
     deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and proc.poll() is None:
         dirs = run_dirs(results) if results.is_dir() else []
         if dirs and (dirs[0] / "responses.jsonl").is_file() and len(
                 (dirs[0] / "responses.jsonl").read_bytes().splitlines()) >= n:
             return
         time.sleep(0.02)
-    pytest.fail(f"the run wrote fewer than {n} records in {limit_s} s")
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGABRT)  # faulthandler prints where each thread is
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate(timeout=30)
+    pytest.fail(f"the run wrote fewer than {n} records in {limit_s} s (exit {proc.returncode}):\n{err[-6000:]}")
 
 
 def check_interrupted_then_resume(archive: Path, results: Path, url: str, out: str, err: str, code: int,
@@ -73,7 +83,7 @@ def test_sigterm_and_sighup_keep_the_records_and_mark_the_run_interrupted(sig, t
     archive, results = write_tiny_pack(tmp_path / "archive"), tmp_path / "results"
     with openai_server.serve(delay_s=0.4) as server:
         proc = start(archive, results, server.url, cwd=tmp_path)
-        wait_for_records(results, 2)
+        wait_for_records(results, 2, proc)
         sent = time.monotonic()
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=30)
@@ -90,7 +100,7 @@ def test_a_signal_again_while_the_first_unwinds_still_marks_the_run_interrupted(
     archive, results = write_tiny_pack(tmp_path / "archive"), tmp_path / "results"
     with openai_server.serve(delay_s=0.4) as server:
         proc = start(archive, results, server.url, cwd=tmp_path)
-        wait_for_records(results, 2)
+        wait_for_records(results, 2, proc)
         deadline = time.monotonic() + 5
         while proc.poll() is None and time.monotonic() < deadline:  # again and again until it has exited
             proc.send_signal(sig)
@@ -113,7 +123,7 @@ def test_timeout_sends_term_mid_run_and_resume_finishes_the_sweep(tmp_path):
                 "--judge", "rules"]
         proc = subprocess.Popen(argv, cwd=tmp_path, env=harness_env(**{VARIABLE: server.url}), text=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        wait_for_records(results, 3)
+        wait_for_records(results, 3, proc)
         proc.send_signal(signal.SIGALRM)
         out, err = proc.communicate(timeout=60)
         release.set()
@@ -146,7 +156,7 @@ def test_ctrl_c_twice_still_marks_the_sweep_interrupted(tmp_path):
     archive, results = write_tiny_pack(tmp_path / "archive"), tmp_path / "results"
     with openai_server.serve(delay_s=0.4) as server:
         proc = start(archive, results, server.url, cwd=tmp_path)
-        wait_for_records(results, 2)
+        wait_for_records(results, 2, proc)
         proc.send_signal(signal.SIGINT)
         time.sleep(0.05)
         proc.send_signal(signal.SIGINT)
