@@ -1,17 +1,22 @@
 """Resource limits of the machine a run is given: a low open-files limit bounds how many requests are in flight (never
-"Too many open files" on every request), and a full disk is one line and an exit code, with every answer written
-before it kept and a resume that continues from them."""
+"Too many open files" on every request); a memory limit (`ulimit -v`) too low to start is one line, and one reached
+mid-run too; a full disk is one line and an exit code, with every answer written before it kept and a resume that
+continues from them."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import shlex
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from conftest import write_tiny_pack
-from harness_cli import REPO, harness_env, run_cli, run_dirs
+from harness_cli import REPO, assert_one_line, harness_env, run_cli, run_dirs, start_cli
 from servers import openai_server
 from servers.fixtures import records
 from test_faults import VARIABLE
@@ -20,9 +25,12 @@ from test_faults import VARIABLE
 FILES = 40  # under what --concurrency auto starts at (32) and its files
 
 
-def limited_run(tmp_path, files: int, *flags: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    """run.py with its open-files limit (soft and hard) at `files`, as `ulimit -n` sets it in a shell."""
-    command = f"ulimit -n {files} && exec {shlex.quote(sys.executable)} {REPO / 'run.py'} " + shlex.join(flags)
+def limited_run(tmp_path, files: int, *flags: str, env: dict | None = None, limit: str = "-n",
+                entry: tuple[str, ...] = ("run.py",)) -> subprocess.CompletedProcess:
+    """run.py (or `entry`: "-m", "acousticbench", "run") with a limit (soft and hard) as `ulimit` sets it in a shell:
+    by default its open-files limit at `files`."""
+    program = [str(REPO / entry[0]) if entry[0].endswith(".py") else entry[0], *entry[1:]]
+    command = f"ulimit {limit} {files} && exec {shlex.quote(sys.executable)} " + shlex.join([*program, *flags])
     return subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -42,6 +50,70 @@ def test_a_low_open_files_limit_bounds_the_requests_in_flight(concurrency, tmp_p
     assert len(asked) == 123  # each question asked once: none failed for want of a file
     if concurrency[-1:] == ["500"]:
         assert "open-files limit" in out.stderr and "ulimit -n" in out.stderr, out.stderr
+
+
+ORACLE = ("--model", "Oracle", "--task", "rad", "--judge", "rules")
+TOO_LOW_KB = 300_000  # what numpy with OpenBLAS, the harness and a run's threads need is more; here it aborted from C
+
+
+@pytest.mark.parametrize("entry", [("run.py",), ("-m", "acousticbench", "run")], ids=["run.py", "acousticbench run"])
+def test_a_memory_limit_too_low_to_start_is_one_line_naming_it_and_writes_nothing(entry, tmp_path):
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 20)
+    out = limited_run(tmp_path, TOO_LOW_KB, *ORACLE, "--archive", str(archive), limit="-v", entry=entry,
+                      env=harness_env())
+    assert_one_line(out, 2, f"memory limit (ulimit -v) of {TOO_LOW_KB >> 10} MB", "ulimit -v unlimited")
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("model", ["Oracle", "Voxtral-Mini-3B"])
+def test_a_run_under_the_memory_limit_the_harness_asks_for_finishes(model, tmp_path):
+    """The line's advice holds: at the limit it names (numpy's BLAS on one thread, its buffer taken at the start), a
+    run of a local and of a served model finishes with every answer."""
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 60)
+    flags = ("--model", model, "--task", "rad", "--judge", "rules", "--archive", str(archive))
+    with openai_server.serve(delay_s=0.02) as server:
+        env = harness_env(**{VARIABLE: server.url})
+        asked = limited_run(tmp_path, TOO_LOW_KB, *flags, limit="-v", env=env)
+        (need_kb,) = map(int, re.findall(r"ulimit -v (\d+)", asked.stderr))
+        out = limited_run(tmp_path, need_kb, *flags, limit="-v", env=env)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stdout[-1000:] + out.stderr[-3000:]
+    (run_dir,) = run_dirs(tmp_path / "results")
+    assert len(records(run_dir)) == 63 and {r["status"] for r in records(run_dir)} == {"answered"}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="lowers a running process's limit (prlimit, /proc)")
+def test_a_memory_limit_reached_mid_run_is_one_line_and_resume_finishes(tmp_path):
+    """The limit lowered under a running run to what it maps already (as a cgroup or an admin's prlimit may): its next
+    thread cannot start. One line naming the limit, exit 2, every record written whole, and --resume finishes with
+    each question once; before, a traceback (or the run's questions each an error record)."""
+    import resource
+
+    archive = write_tiny_pack(tmp_path / "archive", "rad", 60)
+    flags = (*ORACLE, "--archive", str(archive), "--concurrency", "2")
+    proc = start_cli(*flags, cwd=tmp_path, env=harness_env(PYTHONFAULTHANDLER="1"))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None and not (
+            (found := list((tmp_path / "results").glob("*/responses.jsonl")))
+            and len(found[0].read_bytes().splitlines()) >= 5):
+        time.sleep(0.01)
+    status = (Path("/proc") / str(proc.pid) / "status").read_text()
+    mapped = int(re.search(r"VmSize:\s+(\d+) kB", status).group(1)) << 10
+    resource.prlimit(proc.pid, resource.RLIMIT_AS, (mapped + (1 << 20), resource.RLIM_INFINITY))
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(6)  # faulthandler prints where each thread waits
+        pytest.fail("the run hung at its memory limit:\n" + proc.communicate(timeout=30)[1][-4000:])
+    assert_one_line(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), 2,
+                    "out of memory", "memory limit (ulimit -v)", "--resume")
+    (run_dir,) = run_dirs(tmp_path / "results")
+    kept = {r["id"]: r for r in map(json.loads, (run_dir / "responses.jsonl").read_text().splitlines())}
+    assert len(kept) >= 5 and {r["status"] for r in kept.values()} == {"answered"}
+    again = run_cli(*flags, "--resume", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-2000:]
+    rows = records(run_dir)
+    assert sorted(r["id"] for r in rows) == sorted({r["id"] for r in rows}) and len(rows) == 63
+    assert all({r["id"]: r for r in rows}[i] == r for i, r in kept.items())
 
 
 @pytest.fixture

@@ -134,3 +134,26 @@ def test_promoting_two_models_whose_names_read_alike_keeps_both_references(tmp_p
         assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
     summaries = [json.loads(p.read_text()) for p in (tmp_path / "refs").rglob("summary.json")]
     assert sorted(s["model"] for s in summaries) == ["my model", "my_model"], summaries
+
+
+WINDOWS_DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))}
+
+
+@pytest.mark.parametrize("name", ["..", ".", ".hidden", "name.", "CON", "nul.txt"])
+def test_a_name_a_file_system_reads_otherwise_runs_and_promotes_into_a_folder_of_its_own(name, tmp_path):
+    """'..' promoted its run into the references' parent, '.' into the references' own root; a hidden name hid its
+    runs; a final dot (which Windows drops) or a device name (CON) made a reference folder a clone on Windows cannot
+    hold. Each is a folder of its own inside the references, under a name read as what it is everywhere."""
+    env = with_models(tmp_path, name)
+    out = run(tmp_path, env, name)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    (run_dir,) = run_dirs(tmp_path / "results")
+    assert not run_dir.name.startswith(".")
+    out = run_cli("--promote-reference", str(run_dir), "--references", "refs/inner", cwd=tmp_path, env=env)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    (summary,) = (tmp_path / "refs").rglob("summary.json")
+    folder = summary.relative_to(tmp_path / "refs" / "inner").parts[0]  # refs/inner/<model>/rad/summary.json
+    assert summary.parent.parent.parent == tmp_path / "refs" / "inner" and summary.parent.name == "rad"
+    assert not folder.startswith(".") and not folder.endswith(".")
+    assert folder.split(".")[0].upper() not in WINDOWS_DEVICES
+    assert json.loads(summary.read_text())["model"] == name

@@ -121,3 +121,44 @@ def test_a_negative_token_count_from_the_server_is_never_priced(usage, tmp_path)
     assert spent["price_usd"] is None or spent["price_usd"] >= 0, spent
     assert [r["status"] for r in records(run_dir)] == ["answered"] * 3  # the answers themselves stand
     assert_every_file_is_json(run_dir)
+
+
+@pytest.mark.parametrize("model", ["GPT-Audio-Mini", "Voxtral-Mini-3B"])
+@pytest.mark.parametrize("count", [b"99999999999999999999999999", '"\\u00b2"'.encode()],
+                         ids=["1e26", "superscript two"])
+def test_a_token_count_no_request_can_have_is_never_priced_nor_an_error(count, model, tmp_path):
+    """A count past any context window was priced (USD 1.8e20 for three answers); a digit int() cannot read ('²')
+    was not refused as text. Neither is a count, and the answers stand."""
+    archive = write_tiny_pack(tmp_path / "archive")
+
+    def shape(completion: dict) -> bytes:
+        body = json.dumps({k: v for k, v in completion.items() if k != "usage"}).encode()
+        return body[:-1] + b', "usage": {"prompt_tokens": ' + count + b', "completion_tokens": 1, "total_tokens": 1}}'
+
+    with openai_server.serve(reply_shape=shape) as server:
+        out = run_cli("--model", model, *GPT[2:], "--archive", str(archive), cwd=tmp_path,
+                      env=harness_env(**OPENAI, OPENAI_BASE_URL=server.url + "/v1", **{VARIABLE: server.url}))
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    (run_dir,) = run_dirs(tmp_path / "results")
+    assert [r["status"] for r in records(run_dir)] == ["answered"] * 3
+    metrics = strict_json(run_dir / "metrics.json")
+    spent = metrics["spent"] if "spent" in metrics else metrics
+    assert "prompt_tokens" not in spent["tokens"], spent
+    assert spent["price_usd"] is None or spent["price_usd"] < 0.01, spent
+
+
+def test_token_counts_that_contradict_themselves_are_never_priced(tmp_path):
+    """5,000 audio tokens in a prompt of 40 in all: the text share came to minus 4,960 tokens, and the run was priced
+    at what the two made together. A price of counts that cannot all be true is none, and says why."""
+    archive = write_tiny_pack(tmp_path / "archive")
+    usage = {"prompt_tokens": 40, "completion_tokens": 1, "total_tokens": 41,
+             "prompt_tokens_details": {"audio_tokens": 5000}}
+    with openai_server.serve(reply_shape=lambda c: {**c, "usage": usage}) as server:
+        out = run_cli(*GPT, "--archive", str(archive), cwd=tmp_path,
+                      env=harness_env(**OPENAI, OPENAI_BASE_URL=server.url + "/v1"))
+    assert out.returncode == 0, out.stderr
+    (run_dir,) = run_dirs(tmp_path / "results")
+    assert [r["status"] for r in records(run_dir)] == ["answered"] * 3
+    metrics = strict_json(run_dir / "metrics.json")
+    spent = metrics["spent"] if "spent" in metrics else metrics
+    assert spent["price_usd"] is None and "contradict" in spent["price_basis"], spent

@@ -69,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from acousticbench.core.command_words import spell_commands_as, spelt
     from acousticbench.core.output_encoding import safe_output
+    from acousticbench.core.memory_limit import fewer_blas_threads
 
+    fewer_blas_threads()  # before a plugin or a benchmark imports numpy
     safe_output()  # an ASCII-only console prints ± as +/-, never a traceback
     load_plugins()
     before = spell_commands_as(run_py_words())  # every line below names other commands in run.py's words

@@ -119,9 +119,12 @@ def guarded(command, building: bool) -> int:
         from acousticbench.core.checks import load_env_file
 
         load_env_file()  # real environment variables win; a line that cannot be read is named
+        if lacking := room_lacking():  # under `ulimit -v`: room to work in, or one line
+            raise UserError(lacking)
         return command()
 
-    from acousticbench.core.errors import end_on_signals
+    from acousticbench.core.errors import UserError, end_on_signals
+    from acousticbench.core.memory_limit import room_lacking
 
     end_on_signals()  # a run keeps its records and marks itself interrupted; a build removes what it staged
     return run_command(with_env, interrupted=BUILD_INTERRUPTED if building else RUN_INTERRUPTED)

@@ -66,7 +66,9 @@ def console(argv: list[str] | None = None) -> int:
 
     from acousticbench.benchmarks import faces
     from acousticbench.core.output_encoding import safe_output
+    from acousticbench.core.memory_limit import fewer_blas_threads
 
+    fewer_blas_threads()  # before a plugin or a benchmark imports numpy
     safe_output()
     load_plugins()
     argv = sys.argv[1:] if argv is None else list(argv)

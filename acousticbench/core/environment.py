@@ -86,18 +86,25 @@ def cache_dir():
 NAME_LIMIT = 80  # a model's part of a folder name: with task, backend, seed and stamp well under 255 bytes
 
 
+# what no folder of a model may be named: '.', '..', a hidden name, one Windows strips of its final dot, a device name
+_SPECIAL = re.compile(r"\..*|.*\.|(CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(\..*)?", re.IGNORECASE | re.DOTALL)
+
+
 def safe_name(name: str) -> str:
     """A display name as one folder name, one name to one folder: a name of letters, digits and ._+- (in Unicode's
     composed form, NFC, however it was typed) is itself; any other (a space, a slash, an accent, over NAME_LIMIT
-    characters) keeps its safe part with '_' for the rest, cut short, and the first 8 hex digits of the sha256 of the
-    whole name, so two names that read alike on disk never share a folder."""
+    characters, a name such as '..', '.hidden', 'name.' or 'CON' that a file system reads as something else) keeps its
+    safe part with '_' for the rest, cut short, and the first 8 hex digits of the sha256 of the whole name, so two names
+    that read alike on disk never share a folder."""
     import hashlib
     import unicodedata
 
     name = unicodedata.normalize("NFC", name)
     safe = re.sub(r"[^A-Za-z0-9._+-]", "_", name)
-    if safe == name and len(name) <= NAME_LIMIT:
+    if safe == name and len(name) <= NAME_LIMIT and not _SPECIAL.fullmatch(name):
         return name
+    safe = re.sub(r"^\.|\.$", "_", safe)  # never '.', '..' or hidden, never a final dot
+    safe = re.sub(r"^(CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(?=\.|$)", r"\1_", safe, flags=re.IGNORECASE)  # nor a device
     return f"{safe[:NAME_LIMIT - 9]}~{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 

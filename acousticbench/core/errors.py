@@ -158,6 +158,13 @@ def run_command(command, *, interrupted: str) -> int:
     except OSError as err:  # a full disk, a read-only folder: one line naming the file, never a chained traceback
         print(f"error: {os_error_line(err)}", file=sys.stderr)
         return 2
+    except Exception as err:
+        from acousticbench.core.memory_limit import out_of_memory, out_of_memory_line
+
+        if not out_of_memory(err):
+            raise
+        print(f"error: {out_of_memory_line(err)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt as err:
         _ignore_further_signals()
         print(f"\ninterrupted: {interrupted}", file=sys.stderr)
@@ -201,6 +208,10 @@ def os_error_line(err: OSError) -> str:
                 "limit, then run the same command with --resume (what was written is kept and valid).")
     if err.errno in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EEXIST):
         return f"cannot write{where} ({what}): choose a folder you can write to."
+    if err.errno == errno.ENOMEM:  # a map or a process that did not fit the memory limit
+        from acousticbench.core.memory_limit import out_of_memory_line
+
+        return out_of_memory_line(err)
     return f"{what}{where}."
 
 

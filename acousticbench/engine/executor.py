@@ -13,6 +13,7 @@ from typing import Any
 
 from acousticbench.engine.slots import Slots
 from acousticbench.core.errors import AcousticBenchError, UserError
+from acousticbench.core.memory_limit import out_of_memory
 from acousticbench.core.stats import wilson_interval
 from acousticbench.models.base import Backend
 from acousticbench.core.records import Prompt, Reply
@@ -85,6 +86,8 @@ async def recorded(to_record: ToRecord, item: Any, prompt: Prompt, outcome: Outc
     except (UserError, KeptOnInterrupt):
         raise  # a setting to fix stops the command, as it would before the first question; an interrupt ends it
     except Exception as err:  # noqa: BLE001
+        if out_of_memory(err):  # the process's, not the answer's: it ends the run, with what was written kept
+            raise
         failed = f"unexpected {type(err).__name__} while recording the reply: {str(err)[:300]}"
         return await to_record(item, prompt, Outcome(None, failed, outcome.attempts, outcome.latency_s))
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from acousticbench.core.errors import AcousticBenchError, BackendError
+from acousticbench.core.memory_limit import out_of_memory
 from acousticbench.core.environment import env_number
 
 T = TypeVar("T")
@@ -64,6 +65,8 @@ async def _once(call: Callable[[], Awaitable[T]], timeout_s: float) -> T | Backe
         return BackendError("the server sent a malformed response (nested deeper than Python's JSON reader can "
                             "follow, which no answer is)", retryable=True)
     except Exception as err:  # a backend bug must not kill a long run; it is stored on the record instead
+        if out_of_memory(err):  # the process's, not the question's: every later question would fail alike
+            raise
         return BackendError(f"unexpected {type(err).__name__} in the backend: {err}", retryable=False)
 
 

@@ -78,18 +78,19 @@ def server_json(raw: bytes | str) -> Any:
         raise ValueError("nested deeper than Python's JSON reader can follow, which no answer is") from None
 
 
+MOST_TOKENS = 100_000_000  # per request: ten times the largest context window of any model; more is no count
+
+
 def token_count(value: Any) -> int | None:
-    """A token count as a server may write it (12, 12.0, "12"); None for anything that is not a whole number of 0 or
-    more (a negative count would price a run below nothing)."""
+    """A token count as a server may write it (12, 12.0, "12"); None for anything that is not a whole number from 0
+    to MOST_TOKENS (a negative count would price a run below nothing, an absurd one at more than the world's GDP)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return value if value >= 0 else None
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
-        return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():  # '²' is a digit to isdigit
+        value = int(value.strip())
+    return value if isinstance(value, int) and 0 <= value <= MOST_TOKENS else None
 
 
 def flat_usage(usage: Any) -> dict[str, int]:

@@ -114,6 +114,11 @@ def usd(price: Price, input_text: int, input_audio: int, output: int) -> float:
             + output * price.output) / 1e6
 
 
+def contradicts_itself(usage: dict[str, int]) -> bool:
+    """Whether one reply's counts cannot all be true: more audio tokens than its prompt's total."""
+    return split_usage(usage)[0] < 0  # the text share is the prompt's total less its audio
+
+
 def split_usage(usage: dict[str, int]) -> tuple[int, int, int]:
     """(input text, input audio, output) tokens of a usage total, as OpenAI or Gemini name them."""
     prompt = usage.get("prompt_tokens", usage.get("prompt_token_count", 0))

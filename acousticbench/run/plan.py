@@ -12,7 +12,8 @@ from pathlib import Path
 
 from acousticbench.core.errors import UserError
 from acousticbench.models.limits import Limits, seconds_sent
-from acousticbench.models.prices import Price, audio_tokens, price_table, split_usage, text_tokens, usd
+from acousticbench.models.prices import (Price, audio_tokens, contradicts_itself, price_table, split_usage,
+                                         text_tokens, usd)
 from acousticbench.run.catalog import get_model
 from acousticbench.core.environment import safe_name, same_name
 
@@ -201,6 +202,10 @@ def spent(spec, records: list) -> dict:
     if not billed or billed[0][1] not in table:
         why = f"no price for {billed[0][1]} in models/prices.py" if billed else "not an API model"
         return {"tokens": dict(sorted(tokens.items())), "price_usd": None, "price_basis": why}
+    if contradicting := sum(contradicts_itself(record.usage) for record in records):
+        return {"tokens": dict(sorted(tokens.items())), "price_usd": None,
+                "price_basis": f"not priced: the server's counts of {contradicting} replies contradict themselves "
+                               "(more audio tokens than the prompt's total)"}
     model = billed[0][1]
     price = table[model]
     basis = f"{model} at USD {price.input_text}/{price.input_audio}/{price.output} per 1M (text in/audio in/out), " \
