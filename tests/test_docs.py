@@ -23,7 +23,7 @@ from servers.judge_server import JudgeServer, verdict
 from tiktoken_offline import o200k_cache
 
 FIRST_SCORED, DIAGNOSTIC = 20, {401, 402, 426, 427, 451, 452}  # catch trials, identical pairs, swap twins
-CHECKOUT = ("run.py", "scripts", "bench", "docs", "example.env")  # what a page's folder links from the repository
+CHECKOUT = ("run.py", "scripts", "bench", "docs", "tests", "example.env")  # what a page's folder links from the repository
 
 
 def page_id(page: Path) -> str:

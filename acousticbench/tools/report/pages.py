@@ -58,7 +58,7 @@ def _key(runs: list[Run], out: Path, embed_audio: bool) -> str:
         ref = run.reference_file
         parts.append([str(run.entry.run_dir), change_key(run.entry.run_dir), ref,
                       os.stat(ref).st_mtime_ns if ref and os.path.exists(ref) else None])
-    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(parts, allow_nan=False).encode()).hexdigest()
 
 
 def _written_key(path: Path) -> str | None:
