@@ -92,7 +92,8 @@ def public_answers(root: Path) -> Iterator[Answer]:
                     continue
                 try:
                     r = json.loads(line)
-                    answer = Answer(match["model"], int(match["k"]), str(r["task"]), r.get("response"), str(r.get("gt")))
+                    answer = Answer(match["model"], int(match["k"]), str(r["task"]), r.get("response"),
+                                    str(r.get("gt")))
                 except (json.JSONDecodeError, KeyError, TypeError):
                     raise UserError(f"{path}:{lineno}: not a result line with task, response and gt; "
                                     "fix or remove it.") from None
