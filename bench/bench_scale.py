@@ -2,12 +2,15 @@
 """Benchmark the tools over a lab's results folder: N run folders of the local models (Oracle, Random, Always-A over the
 eight AcousticBench tasks and as many seeds as N needs), then `acousticbench leaderboard` and `acousticbench report`
 timed in fresh processes, first (nothing cached) and warm (again on the same folder), each with its peak memory.
+With --audioicl: N AudioICL run folders (Oracle and Random over its nine tasks at k = 1, 3, 5, on a reduced pack built
+here when --archive has none) and `acousticbench eval-str`, strict and lenient, instead.
 
 The runs of seed 42 are real runs of the harness (made once, with --archive); the other seeds are copies of them with
 their seed rewritten in config.json, metrics.json and every record: valid run folders that every tool reads, made in
 seconds where 480 real runs take half an hour on 2 cores.
 
     .venv/bin/python bench/bench_scale.py --runs 480 --archive ARCHIVE [--keep DIR] [--code DIR] [--every-tool]
+    .venv/bin/python bench/bench_scale.py --audioicl --runs 2000 [--keep DIR] [--code DIR]
 
 --code runs the tools of another checkout (PYTHONPATH) on the same folder, for a before/after figure."""
 from __future__ import annotations
@@ -26,6 +29,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 MODELS = "Oracle,Random,Always-A"
 FIRST_SEED = 42
+ICL_MODELS, ICL_SHOTS = "Oracle,Random", "1,3,5"  # 54 real runs
+ICL_EPISODES = 20  # per task of the reduced pack built when --archive has no AudioICL pack: 20 answers per run
 # the results index of a folder, deleted before the first command (a checkout without one deletes nothing)
 FORGET = """import sys
 try:
@@ -37,12 +42,15 @@ for suffix in ("", "-wal", "-shm"):
 """
 
 
-def real_runs(base: Path, archive: Path) -> list[Path]:
-    """The seed-42 runs of the three local models on every task (made here once, kept in `base`)."""
+def real_runs(base: Path, archive: Path, audioicl: bool = False) -> list[Path]:
+    """The seed-42 runs of the three local models on every task (made here once, kept in `base`); with `audioicl`,
+    of ICL_MODELS on every AudioICL task at ICL_SHOTS."""
     runs = sorted(p for p in base.glob("*-seed42-*") if (p / "metrics.json").is_file()) if base.is_dir() else []
     if not runs:
-        subprocess.run([sys.executable, "-m", "acousticbench", "run", "--model", MODELS, "--task", "all", "--seed",
-                        str(FIRST_SEED), "--archive", str(archive), "--results-dir", str(base)],
+        what = ["--model", ICL_MODELS, "--task", "audioicl", "--shots", ICL_SHOTS] if audioicl else \
+            ["--model", MODELS, "--task", "all"]
+        subprocess.run([sys.executable, "-m", "acousticbench", "run", *what, "--seed", str(FIRST_SEED),
+                        "--archive", str(archive), "--results-dir", str(base)],
                        check=True, stdout=subprocess.DEVNULL, env=_env(REPO))
         runs = sorted(p for p in base.glob("*-seed42-*") if (p / "metrics.json").is_file())
     return runs
@@ -65,6 +73,24 @@ def copy_with_seed(run: Path, results: Path, seed: int) -> None:
         for line in src:
             assert seed_field in line, f"{run}: a record without {seed_field!r}"
             out.write(line.replace(seed_field, f'"seed":{seed},'.encode(), 1))
+
+
+def icl_archive(archive: Path, work: Path) -> Path:
+    """`archive` when it holds the AudioICL pack, else a reduced pack of ICL_EPISODES per task built in `work` once."""
+    if (archive / "audioicl").is_dir():
+        return archive
+    if not (work / "icl-archive" / "audioicl").is_dir():
+        build = "import sys; from acousticbench.benchmarks.audioicl.build import build_audioicl; " \
+                f"build_audioicl(sys.argv[1], episodes_per_task={ICL_EPISODES})"
+        subprocess.run([sys.executable, "-c", build, str(work / "icl-archive")], check=True, env=_env(REPO))
+    return work / "icl-archive"
+
+
+def eval_str(results: Path, code: Path, work: Path) -> Iterator[tuple[str, float, float, int]]:
+    """AudioICL's summary CSV over `results` with the tools of `code`: strict, again, and lenient scoring."""
+    for name, scoring in (("eval-str", "strict"), ("eval-str again", "strict"), ("eval-str lenient", "lenient")):
+        yield (name, *timed(["eval-str", "--in", str(results), "--out", str(work / "summary.csv"), "--scoring",
+                             scoring], code, work))
 
 
 def make_results(results: Path, base_runs: list[Path], n: int) -> None:
@@ -144,6 +170,8 @@ def main() -> None:
     parser.add_argument("--archive", type=Path, default=Path(os.environ.get("ACOUSTICBENCH_TEST_ARCHIVE", "archive")),
                         help="the built open pack the seed-42 runs are made on")
     parser.add_argument("--keep", type=Path, help="make the runs here and keep them (reused when present)")
+    parser.add_argument("--audioicl", action="store_true",
+                        help="AudioICL runs and eval-str instead (a reduced pack is built when --archive has none)")
     parser.add_argument("--every-tool", action="store_true",
                         help="then time the CSV, --paired, compare, the references and eval-str too")
     parser.add_argument("--code", type=Path, action="append", default=[],
@@ -151,18 +179,20 @@ def main() -> None:
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     work.mkdir(parents=True, exist_ok=True)
-    results = work / f"results-{args.runs}"
+    results = work / f"results-{'audioicl-' * args.audioicl}{args.runs}"
     if not results.is_dir():
         started = time.perf_counter()
-        make_results(results, real_runs(work / "seed42", args.archive), args.runs)
+        base = real_runs(work / "seed42-audioicl", icl_archive(args.archive, work), True) if args.audioicl else \
+            real_runs(work / "seed42", args.archive)
+        make_results(results, base, args.runs)
         print(f"made {args.runs} run folders in {time.perf_counter() - started:.0f} s: {results}")
     answers = sum(1 for run in results.glob("*/responses.jsonl") for _ in run.open("rb"))
     print(f"{args.runs} runs, {answers} answers")
     for code in [REPO, *args.code]:
         print(f"\ntools of {code}:")
-        for name, seconds, mb, rc in measure(results, code, work):
+        for name, seconds, mb, rc in eval_str(results, code, work) if args.audioicl else measure(results, code, work):
             print(f"  {name:18s} {seconds:7.1f} s  peak {mb:7.0f} MB" + (f"  exit {rc}" if rc else ""), flush=True)
-        for name, seconds, mb, rc in every_tool(results, code, work) if args.every_tool else ():
+        for name, seconds, mb, rc in every_tool(results, code, work) if args.every_tool and not args.audioicl else ():
             print(f"  {name:18s} {seconds:7.1f} s  peak {mb:7.0f} MB" + (f"  exit {rc}" if rc else ""), flush=True)
         shown = first_view(work / "report.html")
         if shown:

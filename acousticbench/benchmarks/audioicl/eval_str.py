@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 from pathlib import Path
 
 from acousticbench.core.errors import UserError, run_command, writable_folder
@@ -30,8 +31,8 @@ def _write(args: argparse.Namespace) -> int:
     for out in (args.out, args.plot):
         if out is not None:
             writable_folder(out.parent, "the folder of", "--out/--plot")  # before reading every result
-    answers = summary.run_folder_answers(args.inp, args.prompt_style) + summary.public_answers(args.inp)
-    rows = summary.summarise(answers, args.scoring, args.only_model)
+    answers = itertools.chain(summary.run_folder_answers(args.inp, args.prompt_style), summary.public_answers(args.inp))
+    rows = summary.summarise(answers, args.scoring, args.only_model)  # aggregated as each run's file is read
     if not rows:
         raise UserError(f"no AudioICL results under {args.inp}{' for ' + args.only_model if args.only_model else ''}: "
                         "give a results folder or one with {model}_results_k{k}.jsonl files.")

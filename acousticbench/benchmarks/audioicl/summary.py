@@ -5,6 +5,7 @@ import csv
 import json
 import re
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,10 +44,11 @@ class Answer:
             (f" [{self.variant}]" if self.variant else "")
 
 
-def run_folder_answers(root: Path, prompt_style: str | None = None, torn: list | None = None) -> list[Answer]:
+def run_folder_answers(root: Path, prompt_style: str | None = None, torn: list | None = None) -> Iterator[Answer]:
     """Answers from AudioICL run folders under `root`: the latest folder per (model, task, k, seed, backend, prompt
     style, scoring, control, variant), each with the prompt style and scoring it was run with, and its control and
-    variant (core/run_identity.py); a line a crash cut goes to `torn`."""
+    variant (core/run_identity.py); a line a crash cut goes to `torn`. One run's file is read at a time, as the
+    answers are consumed: a lab's thousands of runs never sit in memory together."""
     from acousticbench.benchmarks import run_identity_of
     from acousticbench.core.readers import read_json, read_jsonl
 
@@ -63,41 +65,48 @@ def run_folder_answers(root: Path, prompt_style: str | None = None, torn: list |
             + "/" + "/".join(run_identity_of(whole).tags())  # a demo order is not in the folder's name
         if prefix not in latest or config.parent.name > latest[prefix].name:
             latest[prefix] = config.parent
-    answers = []
     for folder in latest.values():
         config = read_json(folder / "config.json", "the run config", fix)
         spec, run = config["spec"], run_identity_of(config)
         variant = "; ".join(f"{k}: {v}" for k, v in run.variants if k not in ("prompt", "scoring")) or None
         for r in read_jsonl(folder / "responses.jsonl", "the run file", fix, torn=torn):
             try:
-                answers.append(Answer(r["model"], int(r["shots"]), r["task"], r.get("response"), str(r["gt"]),
-                                      spec.get("prompt_style"), spec.get("scoring"), bool(r.get("correct")),
-                                      run.control, variant))
+                answer = Answer(r["model"], int(r["shots"]), r["task"], r.get("response"), str(r["gt"]),
+                                spec.get("prompt_style"), spec.get("scoring"), bool(r.get("correct")), run.control,
+                                variant)
             except (KeyError, TypeError, ValueError):
                 raise UserError(f"{folder / 'responses.jsonl'}: record {r.get('id')!r} is not an AudioICL record; "
                                 f"{fix}.") from None
-    return answers
+            yield answer
 
 
-def public_answers(root: Path) -> list[Answer]:
-    """Answers from files named {model}_results_k{k}.jsonl with lines {id, task, response, gt}."""
-    answers = []
+def public_answers(root: Path) -> Iterator[Answer]:
+    """Answers from files named {model}_results_k{k}.jsonl with lines {id, task, response, gt}, a line at a time."""
     for path in sorted(Path(root).rglob("*.jsonl")):
         match = PUBLIC_FILE.match(path.name)
         if match is None:
             continue
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-                answers.append(Answer(match["model"], int(match["k"]), str(r["task"]), r.get("response"), str(r.get("gt"))))
-            except (json.JSONDecodeError, KeyError, TypeError):
-                raise UserError(f"{path}:{lineno}: not a result line with task, response and gt; fix or remove it.") from None
-    return answers
+        with path.open(encoding="utf-8", newline="") as lines:  # newline="": the lines str.splitlines() would split
+            for lineno, line in enumerate(_split_lines(lines), 1):
+                if not line.strip():
+                    continue
+                try:
+                    r = json.loads(line)
+                    answer = Answer(match["model"], int(match["k"]), str(r["task"]), r.get("response"),
+                                    str(r.get("gt")))
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    raise UserError(f"{path}:{lineno}: not a result line with task, response and gt; "
+                                    "fix or remove it.") from None
+                yield answer
 
 
-def summarise(answers: list[Answer], scoring: Scoring = "strict", only_model: str | None = None,
+def _split_lines(lines: Iterable[str]) -> Iterator[str]:
+    """The lines of a file read a line at a time, as str.splitlines() splits the whole text (and numbers them)."""
+    for line in lines:
+        yield from line.splitlines()
+
+
+def summarise(answers: Iterable[Answer], scoring: Scoring = "strict", only_model: str | None = None,
               by_run: bool = False) -> list[dict]:
     """Rows sorted by (model, shots, task): COLUMNS, each episode scored by the public scorer from its response and
     gold label; by_run (run folders): RUN_COLUMNS, the accuracy the harness's (each record's own verdict, as in
