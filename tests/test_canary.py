@@ -200,3 +200,27 @@ def test_a_model_whose_clips_are_merged_is_told_in_one_line_that_the_canary_does
     assert line.startswith("note: MiniCPM-o-4.5: the canary does not apply: MiniCPM-o-4.5 takes one audio input")
     [folder] = run_dirs(tmp_path / "results")
     assert canary_of(folder)["verdict"] == "skipped" and not probed
+
+
+def _write_probes(folder: str, barrier) -> str | None:
+    from acousticbench.run.canary import probes
+
+    barrier.wait()  # every process at the empty cache at once, as runs started together on one machine are
+    try:
+        probes(Path(folder))
+    except OSError as err:
+        return str(err)
+    return None
+
+
+def test_runs_that_write_the_probe_clips_at_once_each_get_whole_clips(tmp_path):
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    for attempt in range(4):  # a race: several fresh caches, each written by six processes at the same moment
+        folder = tmp_path / f"cache-{attempt}"
+        barrier = context.Manager().Barrier(6)
+        with context.Pool(6) as pool:
+            errors = pool.starmap(_write_probes, [(str(folder), barrier)] * 6)
+        assert errors == [None] * 6, errors
+        assert not list(folder.glob("*.tmp"))  # nothing half-written is left beside the clips

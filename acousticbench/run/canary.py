@@ -4,7 +4,9 @@ is higher, each pair sharing one clip byte for byte, so no answer drawn from one
 channels do (a tone in the left or the right channel)."""
 from __future__ import annotations
 
+import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -66,9 +68,10 @@ def probes(folder: Path | None = None) -> list[tuple[str, str, list[str], str]]:
     paths = {}
     for name, samples in _clips().items():
         path = paths[name] = folder / f"{name}.wav"
-        if not path.is_file():
-            write_wav(path.with_suffix(".tmp"), samples, SR)
-            path.with_suffix(".tmp").replace(path)
+        if not path.is_file():  # another run may write it at the same moment: each writes its own, then renames
+            tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
+            write_wav(tmp, samples, SR)
+            tmp.replace(path)
     return [(pid, kind, [str(paths[c]) for c in clips], answer) for pid, kind, clips, answer in PROBES]
 
 

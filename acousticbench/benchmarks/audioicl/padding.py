@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,7 @@ def padded(paths: list[str], pad_dir: Path) -> list[str]:
             data, rate = sf.read(path, dtype="int16", always_2d=True)
             full = np.zeros((longest, data.shape[1]), dtype=np.int16)
             full[: len(data)] = data
-            tmp = target.with_name(target.name + ".tmp")
+            tmp = target.with_name(f"{target.name}.{os.getpid()}-{threading.get_ident()}.tmp")  # a run's own
             write_pcm16(tmp, full if full.shape[1] > 1 else full[:, 0], rate)
             os.replace(tmp, target)  # atomic: a concurrent run never reads half a file
         out.append(os.path.abspath(target))
