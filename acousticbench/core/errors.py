@@ -147,7 +147,9 @@ def run_command(command, *, interrupted: str) -> int:
 
     interrupted = spelt(interrupted)
     try:
-        return command()
+        status = command()
+        stop_if_signalled()  # a signal whose exception was swallowed on the way is still the command's end
+        return status
     except BrokenPipeError:  # stdout's reader is gone (SIGPIPE): nothing more can go there, stderr still may
         _silence_stdout()
         print(f"interrupted: the output's reader went away; {interrupted}", file=sys.stderr)

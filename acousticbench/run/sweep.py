@@ -144,6 +144,7 @@ async def _ask(cell: Cell, session: Session, run_dir: Path, kept: list, log: Run
 async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, kept: int, started: float) -> RunResult:
     """metrics.json and the final config.json of a cell whose questions all have a record."""
     spec, bench = cell.spec, cell.bench
+    stop_if_signalled()  # a signal whose exception a library swallowed while the answers came: never marked finished
     # in a worker thread: the psychometric fit (and numpy's first import) must not stall the queue of other runs
     metrics = await asyncio.to_thread(bench.metrics, spec, records)
     metrics = metrics.model_copy(update={**spent(spec, records), **listening(spec), **heard(cell, metrics),
@@ -155,6 +156,7 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
     now_read = read_again(cell, session.backend, session.graders.get(bench.name))  # a redirect may have moved them
     config = {**cell.config, **now_read, "harness": harness, "finished_at": now(),
               "duration_s": round(time.monotonic() - started, 3), "concurrency": concurrency}
+    stop_if_signalled()
     write_json(run_dir / CONFIG, {**config, "manifest": serving_manifest(config)})
     errors = sum(1 for r in records if r.status == "error")
     over = (f"{errors} of {len(records)} failed ({errors / len(records):.1%}), over --max-error-rate "
