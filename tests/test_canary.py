@@ -219,8 +219,7 @@ def test_runs_that_write_the_probe_clips_at_once_each_get_whole_clips(tmp_path):
     context = multiprocessing.get_context("fork")
     for attempt in range(4):  # a race: several fresh caches, each written by six processes at the same moment
         folder = tmp_path / f"cache-{attempt}"
-        barrier = context.Manager().Barrier(6)
-        with context.Pool(6) as pool:
-            errors = pool.starmap(_write_probes, [(str(folder), barrier)] * 6)
+        with context.Manager() as manager, context.Pool(6) as pool:
+            errors = pool.starmap(_write_probes, [(str(folder), manager.Barrier(6))] * 6)
         assert errors == [None] * 6, errors
         assert not list(folder.glob("*.tmp"))  # nothing half-written is left beside the clips
