@@ -202,24 +202,25 @@ def test_a_model_whose_clips_are_merged_is_told_in_one_line_that_the_canary_does
     assert canary_of(folder)["verdict"] == "skipped" and not probed
 
 
-def _write_probes(folder: str, barrier) -> str | None:
-    from acousticbench.run.canary import probes
-
-    barrier.wait()  # every process at the empty cache at once, as runs started together on one machine are
-    try:
-        probes(Path(folder))
-    except OSError as err:
-        return str(err)
-    return None
+# each writer says it is ready, waits for the other five, then writes the probe clips into the empty cache at once
+WRITER = """import sys, time
+from pathlib import Path
+from acousticbench.run.canary import probes
+folder, gate, me = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+(gate / me).touch()
+deadline = time.monotonic() + 60
+while len(list(gate.iterdir())) < 6 and time.monotonic() < deadline:
+    time.sleep(0.001)
+probes(folder)
+"""
 
 
 def test_runs_that_write_the_probe_clips_at_once_each_get_whole_clips(tmp_path):
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork")
     for attempt in range(4):  # a race: several fresh caches, each written by six processes at the same moment
-        folder = tmp_path / f"cache-{attempt}"
-        with context.Manager() as manager, context.Pool(6) as pool:
-            errors = pool.starmap(_write_probes, [(str(folder), manager.Barrier(6))] * 6)
-        assert errors == [None] * 6, errors
+        folder, gate = tmp_path / f"cache-{attempt}", tmp_path / f"ready-{attempt}"
+        gate.mkdir()
+        writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(folder), str(gate), str(n)], env=harness_env(),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in range(6)]
+        ended = [writer.communicate(timeout=120) for writer in writers]
+        assert [w.returncode for w in writers] == [0] * 6, [err[-2000:] for _, err in ended]
         assert not list(folder.glob("*.tmp"))  # nothing half-written is left beside the clips
