@@ -13,6 +13,15 @@ from acousticbench.core.settings import BenchmarkOptions, OwnCommand
 
 
 @dataclass(frozen=True)
+class PackCheck:
+    """What checking a benchmark's pack found: the lines to show (each file that failed, the fix) and whether every
+    file matched its checksum."""
+
+    lines: tuple[str, ...]
+    ok: bool
+
+
+@dataclass(frozen=True)
 class Face:
     tasks: tuple[str, ...]  # its --task names, in the order runs and tables list them
     title: str = ""  # what --list-tasks says it is, before its task names
@@ -36,11 +45,12 @@ class Face:
         """--list-tasks: its title and its tasks."""
         return [f"{self.title}: {', '.join(self.tasks)}" if self.title else ", ".join(self.tasks)]
 
-    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> None:
-        print(f"{self.title or ', '.join(self.tasks)}: no pack of its own to build.")
+    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> str:
+        """Build its pack under `root`; the line saying what was built."""
+        return f"{self.title or ', '.join(self.tasks)}: no pack of its own to build."
 
-    def verify_pack(self, root: Path, tasks: list[str] | None, required: bool) -> int | None:
-        """The exit status of checking its pack; None: nothing to check, and nothing was asked of it by name."""
+    def verify_pack(self, root: Path, tasks: list[str] | None, required: bool) -> PackCheck | None:
+        """What checking its pack found; None: nothing to check, and nothing was asked of it by name."""
         if required:
             raise UserError(f"{', '.join(tasks or self.tasks)}: no checksums to verify (its pack pins none): "
                             "leave them out of --task.")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from acousticbench.benchmarks.acoustic.spec import NAME, AcousticOptions
 from acousticbench.benchmarks.acoustic.tasks import TASKS
-from acousticbench.benchmarks.face import Face
+from acousticbench.benchmarks.face import Face, PackCheck
 from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import writable_folder
 from acousticbench.core.settings import OwnCommand
@@ -25,7 +25,7 @@ class AcousticFace(Face):
                              "at chance by construction, marked so and left out of averages")
         return lines
 
-    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> None:
+    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> str:
         from acousticbench.benchmarks.acoustic.pack.build import build_open_pack
         from acousticbench.benchmarks.acoustic.pack import load_manifest
 
@@ -34,9 +34,9 @@ class AcousticFace(Face):
             writable_folder(Path(zip_path).absolute().parent, "the folder of --zip", "--zip")
         digest = build_open_pack(root)
         n = load_manifest(root)["counts"]["questions"]
-        print(f"Built the open AcousticBench pack: {n} questions in {root} (manifest sha256 {digest[:16]}).")
+        return f"Built the open AcousticBench pack: {n} questions in {root} (manifest sha256 {digest[:16]})."
 
-    def verify_pack(self, root: Path, tasks: list[str] | None, required: bool) -> int | None:
+    def verify_pack(self, root: Path, tasks: list[str] | None, required: bool) -> PackCheck | None:
         """--verify-checksums of the given tasks (None: every task in the pack); None when the pack has no AcousticBench
         part and none was required."""
         from acousticbench.benchmarks.acoustic.pack import load_manifest
@@ -52,15 +52,10 @@ class AcousticFace(Face):
         except ArchiveError as err:
             if not (Path(root) / MANIFEST).is_file():
                 raise  # no pack at all: a usage error (2), not a failed check
-            print(spelt(str(err)))  # the manifest is there but is not one: what verification exists to find (1)
-            return 1
+            return PackCheck((spelt(str(err)),), ok=False)  # a manifest that is not one: what verification finds
         report = verify_checksums(root, in_pack if tasks is None else tasks)
-        for line in report.lines():
-            print(spelt(line))  # its fix names commands as the command line that asked spells them
-        note = pinned_pack_note(root)
-        if note:
-            print(note)
-        return 1 if report.failures else 0
+        note = pinned_pack_note(root)  # its fix names commands as the command line that asked spells them
+        return PackCheck((*(spelt(line) for line in report.lines()), *([note] if note else [])), not report.failures)
 
     def export_dataset(self, root: Path, out: Path, tasks: list[str] | None, required: bool):
         """--export-dataset: the pack's tasks (None: all it has) as Hugging Face configs under `out`; None when the
