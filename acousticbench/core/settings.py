@@ -384,11 +384,13 @@ def make_spec(benchmark: str, options_type: type[BenchmarkOptions], *, model: st
 
 @dataclass(frozen=True)
 class OwnCommand:
-    """A command a benchmark adds: `acousticbench NAME ARGS...` runs main(ARGS) and returns its exit status; `flag`,
-    where given, is run.py's spelling of it, whose value (metavar: one; None: a switch) is passed first, followed by
-    --archive and --task."""
+    """A command a benchmark adds: `acousticbench NAME ARGS...` runs main(ARGS), which prints what its typed
+    `functions` return (what a script calls; each prints nothing), and returns its exit status; `flag`, where given,
+    is run.py's spelling of it, whose value (metavar: one; None: a switch) is passed first, followed by --archive
+    and --task."""
 
     help: str
     main: Callable[[list[str]], int]
     flag: str | None = None
     metavar: str | None = None
+    functions: tuple[Callable[..., Any], ...] = ()

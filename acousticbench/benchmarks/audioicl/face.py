@@ -102,8 +102,13 @@ def build_command(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="acousticbench build-audioicl", description=COMMANDS["build-audioicl"].help)
     p.add_argument("--archive", type=Path, default=Path("archive"))
     p.add_argument("--task", default="all", help=argparse.SUPPRESS)
-    print(FACE.build_pack(p.parse_args(argv).archive))
+    print(build_open_pack(p.parse_args(argv).archive))
     return 0
+
+
+def build_open_pack(archive: Path | str = "archive") -> str:
+    """`build-audioicl`: the open AudioICL pack into <archive>/audioicl; the line saying what was built."""
+    return FACE.build_pack(Path(archive))
 
 
 def eval_str(argv: list[str]) -> int:
@@ -113,9 +118,17 @@ def eval_str(argv: list[str]) -> int:
     return main(argv)
 
 
+def string_match_scores(inp: Path | str, out: Path | str, **how):
+    """`eval-str`: the CSV of string-match scores written, and its rows (eval_str.StringMatchScores)."""
+    from acousticbench.benchmarks.audioicl.eval_str import string_match_scores as scores
+
+    return scores(inp, out, **how)
+
+
 COMMANDS = {"build-audioicl": OwnCommand("build the open AudioICL pack into <archive>/audioicl", build_command,
-                                         flag="--build-audioicl"),
+                                         flag="--build-audioicl", functions=(build_open_pack,)),
             "eval-str": OwnCommand("AudioICL string-match scores: a CSV of model, shots, task, accuracy, n from run "
-                                   "folders and public result files (scripts/eval_str.py)", eval_str)}
+                                   "folders and public result files (scripts/eval_str.py)", eval_str,
+                                   functions=(string_match_scores,))}
 FACE = ICLFace(TASKS, options=ICLOptions, every=ALL, commands=COMMANDS,  # every: --task audioicl, all nine
                flags_hint="add one to --task (e.g. --task AudioCount, or audioicl for all nine)")
