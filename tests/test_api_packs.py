@@ -71,6 +71,7 @@ def test_build_returns_each_packs_line_the_command_prints(tmp_path, capfd):
     built = acousticbench.build_packs(tmp_path / "api", benchmarks=["AudioICL"])
     assert capfd.readouterr() == ("", "")
     assert len(built.lines) == 1 and built.lines[0].startswith("Built the open AudioICL pack: ")
-    printed = python("-m", "acousticbench", "pack", "build", "--benchmark", "AudioICL", "--archive", str(tmp_path / "cli"))
+    printed = python("-m", "acousticbench", "pack", "build", "--benchmark", "AudioICL", "--archive",
+                     str(tmp_path / "cli"))
     assert printed.returncode == 0, printed.stderr
     assert printed.stdout == built.lines[0].replace(str(tmp_path / "api"), str(tmp_path / "cli")) + "\n"

@@ -46,7 +46,8 @@ class Extraction:
 
 @dataclass(frozen=True)
 class DatasetExport:
-    """What `pack export` wrote: each pack's part of the Hugging Face dataset folder (packs.hf_dataset), and how long."""
+    """What `pack export` wrote: each pack's part of the Hugging Face dataset folder (packs.hf_dataset), and how
+    long it took."""
 
     out: Path
     parts: tuple

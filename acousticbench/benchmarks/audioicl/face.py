@@ -51,8 +51,8 @@ class ICLFace(Face):
                                 "`acousticbench build-audioicl`.") from None
             raise
         counts = load_manifest(pack_root(archive))["counts"]
-        return (f"Built the open AudioICL pack: {counts['episodes']} episodes (k = 1..5), {counts['audio_files']} clips "
-                f"in {pack_root(archive)} (manifest sha256 {digest[:16]}).")
+        return (f"Built the open AudioICL pack: {counts['episodes']} episodes (k = 1..5), {counts['audio_files']} "
+                f"clips in {pack_root(archive)} (manifest sha256 {digest[:16]}).")
 
     def verify_pack(self, archive: Path, tasks: list[str] | None, required: bool) -> PackCheck | None:
         """--verify-checksums of the AudioICL pack (the whole pack, whatever AudioICL tasks are named); None when there is
