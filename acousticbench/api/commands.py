@@ -44,7 +44,7 @@ def run(specs: list, sweep: SweepSettings, reference: ReferenceCheck | None = No
     from acousticbench.run.sweepfile import closing_table
 
     if reference:
-        split_warnings(specs)
+        reference_option_warnings(specs)
     # a missing reference is known before any question is asked; a control or a variant has none to match (a
     # reference is a plain real run of its model): it is said, never compared
     apart = {spec: _not_a_reference_run(spec) for spec in specs} if reference else {}
@@ -138,23 +138,31 @@ def sustained_lines(results: list) -> list[str]:
     return [sustained_line(model, summary) for model, summary in latest.items()]
 
 
-def split_warnings(specs: list) -> None:
-    """--compare-reference on a model whose references were made on one split (the LoRA finetunes: eval, the
-    half they were not trained on), run on another: say so before anything is asked."""
+def reference_option_warnings(specs: list) -> None:
+    """--compare-reference on a model whose references were made with one value of a benchmark option (the LoRA
+    finetunes: the half of the pack they were not trained on), run with another: say so before anything is asked."""
+    from acousticbench.benchmarks import get_benchmark
+    from acousticbench.core.settings import flag_of
     from acousticbench.run.catalog import get_model
 
-    for model, split in dict.fromkeys((s.model, s.to_json().get("split", "all")) for s in specs):
-        wanted = get_model(model).reference_split
-        if wanted and split != wanted:
-            warn(f"warning: the references of {model} were made with --split {wanted}; this run uses --split {split}, "
-                 f"so its other questions have no reference to match: rerun with --split {wanted} to compare like "
-                 "with like.")
+    said = set()
+    for spec in specs:
+        asked = spec.to_json()
+        for option, wanted in get_model(spec.model).reference_options:
+            if option not in type(spec.options).model_fields or (spec.model, option, asked[option]) in said:
+                continue  # an option of another benchmark's runs, or said already
+            said.add((spec.model, option, asked[option]))
+            if str(asked[option]) != wanted:
+                flag = flag_of(type(spec.options), option)
+                warn(f"warning: the references of {spec.model} were made with {flag} {wanted}; this run uses {flag} "
+                     f"{asked[option]}, so its other {get_benchmark(spec.benchmark).item_noun} have no reference to "
+                     f"match: rerun with {flag} {wanted} to compare like with like.")
 
 
 def _compare(result, path: Path, threshold: float | None) -> int:
     from acousticbench.tools.reference import compare_to_reference, serving_differences, write_comparison
 
-    comparison = compare_to_reference(result.records, path, result.spec.to_json().get("split", "all"),
+    comparison = compare_to_reference(result.records, path, result.spec.to_json(),
                                       result.benchmark.label_field)
     serving = serving_differences(result.run_dir, path)
     write_comparison(result.run_dir, comparison, serving)

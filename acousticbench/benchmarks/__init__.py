@@ -150,6 +150,9 @@ class ToolPart(Protocol[Rec, Met]):
 
     rerun_options: tuple[Option, ...]  # rerun's flags: overrides of its spec when its items are asked again
 
+    subset_options: tuple[str, ...]  # its options that choose which of the pack's items a run asks (a reference check
+    # compared on other items than the reference's says so)
+
     def n_records(self, config: dict[str, Any]) -> int: ...
 
 
