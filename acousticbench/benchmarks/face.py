@@ -3,13 +3,27 @@ gives its task names; every other part has a default (its flags none, no pack of
 a benchmark that knows better subclasses Face and overrides that method."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from acousticbench.core.errors import UserError
-from acousticbench.core.settings import BenchmarkOptions, OwnCommand
+from acousticbench.core.settings import BenchmarkOptions
+
+
+@dataclass(frozen=True)
+class OwnCommand:
+    """A command a benchmark adds: `acousticbench NAME ARGS...` runs main(ARGS), which prints what its typed
+    `functions` return (what a script calls; each prints nothing), and returns its exit status; `flag`, where given,
+    is run.py's spelling of it, whose value (metavar: one; None: a switch) is passed first, followed by --archive
+    and --task."""
+
+    help: str
+    main: Callable[[list[str]], int]
+    flag: str | None = None
+    metavar: str | None = None
+    functions: tuple[Callable[..., Any], ...] = ()
 
 
 @dataclass(frozen=True)

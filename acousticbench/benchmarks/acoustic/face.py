@@ -10,7 +10,7 @@ from acousticbench.benchmarks.acoustic.tasks import TASKS
 from acousticbench.benchmarks.face import Face, PackCheck
 from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import writable_folder
-from acousticbench.core.settings import OwnCommand
+from acousticbench.benchmarks.face import OwnCommand
 
 
 class AcousticFace(Face):

@@ -9,7 +9,7 @@ from acousticbench.benchmarks.audioicl.spec import NAME, ICLOptions
 from acousticbench.benchmarks.face import Face, PackCheck
 from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import UserError
-from acousticbench.core.settings import OwnCommand
+from acousticbench.benchmarks.face import OwnCommand
 from acousticbench.core.reporter import say, warn
 
 SUMMARY = "audioicl_summary.csv"
