@@ -4,7 +4,7 @@ goes to the current reporter."""
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -36,7 +36,7 @@ class Served:
     """A model being served: `url` (None for SLURM replicas, found through their registry), the `export_line` a run
     finds it through, whether this call `started` it, and stop(). As a context manager it stops what it started."""
 
-    spec: ServerSpec
+    spec: ServerSpec = field(repr=False)
     how: How
     url: str | None
     export_line: str
