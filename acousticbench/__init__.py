@@ -18,9 +18,10 @@ if TYPE_CHECKING:
     from acousticbench.core.reporter import Reporter
     from acousticbench.core.settings import BenchmarkOptions, RunSettings
 
-__all__ = ["ConsoleReporter", "Reporter", "Run", "RunSettings", "SilentReporter", "__version__", "compare", "evaluate",
-           "leaderboard", "load_runs", "promote_references", "register_benchmark", "register_model", "rejudge", "report",
-           "rerun"]
+__all__ = ["ConsoleReporter", "Reporter", "Run", "RunSettings", "SilentReporter", "__version__", "build_packs",
+           "compare", "evaluate", "export_packs", "extract_pack", "import_packs", "leaderboard", "load_runs",
+           "models_table", "promote_references", "register_benchmark", "register_model", "rejudge", "report", "rerun",
+           "serve_check", "serve_model", "serve_plan", "served_models", "task_lines", "verify_packs"]
 # imported when first asked for (PEP 562): `import acousticbench` stays light
 _LAZY = {"RunSettings": "acousticbench.core.settings", "register_benchmark": "acousticbench.benchmarks",
          "register_model": "acousticbench.run.catalog", "Reporter": "acousticbench.core.reporter",
@@ -28,7 +29,12 @@ _LAZY = {"RunSettings": "acousticbench.core.settings", "register_benchmark": "ac
          "Run": "acousticbench.api", "load_runs": "acousticbench.api", "leaderboard": "acousticbench.api.tools",
          "compare": "acousticbench.api.tools", "report": "acousticbench.api.tools",
          "promote_references": "acousticbench.api.tools", "rerun": "acousticbench.api.rerun",
-         "rejudge": "acousticbench.api.relabel"}
+         "rejudge": "acousticbench.api.relabel", "models_table": "acousticbench.api.tools",
+         "task_lines": "acousticbench.api.tools", "build_packs": "acousticbench.api.packs",
+         "verify_packs": "acousticbench.api.packs", "extract_pack": "acousticbench.api.packs",
+         "export_packs": "acousticbench.api.packs", "import_packs": "acousticbench.api.packs",
+         "serve_model": "acousticbench.api.serving", "serve_plan": "acousticbench.api.serving",
+         "serve_check": "acousticbench.api.serving", "served_models": "acousticbench.api.serving"}
 
 
 def evaluate(settings: RunSettings | None = None, *, options: Sequence[BenchmarkOptions] = (),

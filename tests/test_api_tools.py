@@ -87,3 +87,32 @@ def test_rerun_hands_back_each_run_with_the_line_the_command_prints(two_models, 
     assert again.run.records[0].status == "answered" and again.run == acousticbench.load_runs(run.run_dir)[0]
     with pytest.raises(TypeError, match="unknown option.*colour.*judge_model"):
         acousticbench.rejudge(run.run_dir, colour="red")
+
+
+# each command of `acousticbench` -> the function of `import acousticbench` it prints from
+FUNCTION_OF = {"run": "evaluate", "models": "models_table", "tasks": "task_lines", "pack build": "build_packs",
+               "pack verify": "verify_packs", "pack extract": "extract_pack", "pack export": "export_packs",
+               "pack import": "import_packs", "report": "report", "reference promote": "promote_references",
+               "leaderboard": "leaderboard", "compare": "compare", "rerun": "rerun", "rejudge": "rejudge",
+               "serve": "serve_model"}
+
+
+def test_every_command_has_a_function_a_script_calls():
+    """A command added without its function fails here: the console's subcommands (down to their actions) are the
+    table's, each names a function of the package, and a benchmark's own commands declare theirs."""
+    import argparse
+
+    from acousticbench.benchmarks import faces
+    from acousticbench.cli.subcommands import console_parser
+
+    def commands(parser, prefix=""):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    inner = list(commands(sub, f"{prefix}{name} "))
+                    yield from inner or [f"{prefix}{name}"]
+
+    own = {name: c for face in faces().values() for name, c in face.commands.items()}
+    assert set(commands(console_parser())) == set(FUNCTION_OF) | set(own)
+    assert all(callable(getattr(acousticbench, name)) for name in FUNCTION_OF.values())
+    assert all(c.functions and all(map(callable, c.functions)) for c in own.values())

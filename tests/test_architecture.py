@@ -128,13 +128,13 @@ def test_the_finder_knows_what_a_benchmark_owns(tmp_path):
     names, codes, owned = what_benchmarks_own()
     assert {"AcousticBench", "AudioICL", "acoustic", "audioicl"} <= names
     assert {"rad", "dir", "AudioCount", "MorseCode"} <= codes and not {"all", "audioicl"} & codes
-    assert {"chosen", "answer", "judge", "prediction", "gt", "shots", "scoring"} <= owned
+    assert {"chosen", "answer", "judge", "prediction", "gt", "shots", "scoring", "split"} <= owned
     # the seam's words: a record's base, a Prompt's, an Entry's and an answer's facts, a model's capability
-    assert not {"id", "status", "task", "audio", "prompt", "correct", "split", "kind", "logprobs"} & owned
+    assert not {"id", "status", "task", "audio", "prompt", "correct", "kind", "logprobs"} & owned
     bad, fine = tmp_path / "bad.py", tmp_path / "fine.py"
     bad.write_text("x = r.chosen if r.split == 'rad' else run.spec(judge='llm')\nparser.add_argument('--scoring')\n")
     fine.write_text("reply = backend.answer(prompt)\nhelp = 'the AudioICL pack'\n")  # a method; prose
-    assert len(what_it_names(bad, names | codes, owned)) == 4 and what_it_names(fine, names | codes, owned) == []
+    assert len(what_it_names(bad, names | codes, owned)) == 5 and what_it_names(fine, names | codes, owned) == []
 
 
 @enforces("seam-names")

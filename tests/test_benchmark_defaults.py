@@ -81,8 +81,8 @@ def test_a_face_of_task_names_alone_claims_lists_and_refuses_in_one_line(tmp_pat
         face.verify_pack(tmp_path, ["longer"], required=True)
     with pytest.raises(UserError, match="no dataset export"):
         face.export_dataset(tmp_path, tmp_path / "out", ["longer"], required=True)
-    face.build_pack(tmp_path, None)
-    assert capsys.readouterr().out == "Pairs: no pack of its own to build.\n"
+    assert face.build_pack(tmp_path, None) == "Pairs: no pack of its own to build."
+    assert capsys.readouterr() == ("", "")  # the command line prints the line it returns
 
 
 def test_the_guides_toy_benchmark_and_toy_backend_are_as_short_as_the_guide_says():

@@ -86,6 +86,6 @@ def test_compare_reference_off_the_eval_split_warns_that_the_references_were_mad
 
 def test_the_registry_knows_a_finetune_by_name_without_reading_the_archive():
     entry = get_model(MODEL)
-    assert entry.family == "open-weight" and entry.reference_split == "eval"
+    assert entry.family == "open-weight" and entry.reference_options == (("split", "eval"),)
     assert entry.settings["serve_name"] == "kimi_lora_rad_ft" and entry.settings["temperature"] == 0.0
     assert entry.settings["limits"] == get_model("Kimi-Audio-7B-Instruct").settings["limits"]

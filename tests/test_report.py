@@ -163,6 +163,8 @@ def test_filters_change_what_is_shown_and_a_question_plays_its_clips(report, wor
     page.wait_for_function("() => [...document.querySelectorAll('#detail audio')].every(a => a.readyState >= 1)")
     assert page.locator("#detail audio").count() == 2
     assert "rules extractor" in page.inner_text("#detail")
+    # the question's level and its benchmark's own facets (AcousticBench: kind, split), named as the benchmark names them
+    assert re.search(r"Level / kind / split\s+\d+ / scored / (train|eval)", page.inner_text("#detail"))
     page.screenshot(path=str(tmp_path / "report.png"), full_page=True)  # looked at by a person before release
     assert report.errors == []
     assert all(url.startswith("file://") for url in report.requests), report.requests

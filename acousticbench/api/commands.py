@@ -1,98 +1,13 @@
-"""What each command does and prints: typed operations over paths and settings, called by the command line."""
+"""The run command: every run of evaluate() as one sweep, its lines to the current reporter (a dry run: its plan)."""
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from acousticbench.core.command_words import spelt
-from acousticbench.core.errors import UserError, writable_folder
+from acousticbench.core.errors import UserError
 from acousticbench.core.reporter import current, say, warn
 from acousticbench.core.settings import SweepSettings
-
-
-def list_models(archive: Path | None = None) -> int:
-    from acousticbench.api.tools import models_table
-
-    print(models_table(archive))
-    return 0
-
-
-def list_tasks() -> int:
-    from acousticbench.api.tools import task_lines
-
-    for line in task_lines():
-        print(line)
-    return 0
-
-
-def build_archive(root: Path, zip_path: Path | None, benchmarks: list[str] | None = None) -> int:
-    """Every benchmark's open pack (or those named) into --archive, each in its own place there, then the zip."""
-    from acousticbench.benchmarks import faces
-    from acousticbench.core.errors import unknown_name
-
-    every = faces()
-    for name in benchmarks or []:
-        if name not in every:
-            raise unknown_name("benchmark", name, list(every))
-    chosen = [face for name, face in every.items() if not benchmarks or name in benchmarks]
-    for i, face in enumerate(chosen):
-        face.build_pack(root, zip_path, after_another=i > 0)
-    if zip_path:
-        from acousticbench.packs.extract import write_zip
-
-        write_zip(root, Path(zip_path))
-        print(f"Wrote {zip_path}.")
-    return 0
-
-
-def extract(zip_path: Path, root: Path) -> int:
-    from acousticbench.packs.extract import safe_extract
-
-    writable_folder(Path(root).absolute().parent, "the folder of --archive", "--archive")
-    n = safe_extract(zip_path, root)
-    print(spelt(f"Extracted {n} files from {zip_path} into {root}. Check them with `acousticbench pack verify "
-                f"--archive {root}`."))
-    return 0
-
-
-def export_dataset(archive: Path, out: Path, task_spec: str) -> int:
-    """The packs of `archive` (or `task_spec`'s) as a Hugging Face dataset folder."""
-    from acousticbench.tools import pack_datasets
-
-    _needs_pyarrow()
-    return pack_datasets.export_dataset(archive, out, task_spec)
-
-
-def import_dataset(export: Path, archive: Path) -> int:
-    """Rebuild a pack into `archive` from a folder export_dataset wrote, every byte checked against its manifest."""
-    from acousticbench.tools import pack_datasets
-
-    _needs_pyarrow()
-    return pack_datasets.import_dataset(export, archive)
-
-
-def _needs_pyarrow() -> None:
-    import importlib.util
-
-    if importlib.util.find_spec("pyarrow") is None:
-        raise UserError("`acousticbench pack export` and `acousticbench pack import` need pyarrow: pip install -e "
-                        "'.[hf]'.")
-
-
-def verify(root: Path, task_spec: str) -> int:
-    """--verify-checksums: 'all' checks every benchmark's pack where it exists (the first benchmark's is required when
-    none does); task names check the packs of the benchmarks they belong to."""
-    from acousticbench.benchmarks import claim_tasks, faces
-
-    every = faces()
-    if task_spec.strip() == "all":
-        statuses = [face.verify_pack(root, None, required=False) for face in every.values()]
-        if all(s is None for s in statuses):
-            statuses = [next(iter(every.values())).verify_pack(root, None, required=True)]
-        return max(s for s in statuses if s is not None)
-    claimed = claim_tasks(task_spec)  # an unknown name: the same one line as a run's
-    return max(every[name].verify_pack(root, tasks, required=True) for name, tasks in claimed.items() if tasks)
 
 
 @dataclass(frozen=True)
@@ -129,7 +44,7 @@ def run(specs: list, sweep: SweepSettings, reference: ReferenceCheck | None = No
     from acousticbench.run.sweepfile import closing_table
 
     if reference:
-        split_warnings(specs)
+        reference_option_warnings(specs)
     # a missing reference is known before any question is asked; a control or a variant has none to match (a
     # reference is a plain real run of its model): it is said, never compared
     apart = {spec: _not_a_reference_run(spec) for spec in specs} if reference else {}
@@ -223,23 +138,31 @@ def sustained_lines(results: list) -> list[str]:
     return [sustained_line(model, summary) for model, summary in latest.items()]
 
 
-def split_warnings(specs: list) -> None:
-    """--compare-reference on a model whose references were made on one split (the LoRA finetunes: eval, the
-    half they were not trained on), run on another: say so before anything is asked."""
+def reference_option_warnings(specs: list) -> None:
+    """--compare-reference on a model whose references were made with one value of a benchmark option (the LoRA
+    finetunes: the half of the pack they were not trained on), run with another: say so before anything is asked."""
+    from acousticbench.benchmarks import get_benchmark
+    from acousticbench.core.settings import flag_of
     from acousticbench.run.catalog import get_model
 
-    for model, split in dict.fromkeys((s.model, s.to_json().get("split", "all")) for s in specs):
-        wanted = get_model(model).reference_split
-        if wanted and split != wanted:
-            warn(f"warning: the references of {model} were made with --split {wanted}; this run uses --split {split}, "
-                 f"so its other questions have no reference to match: rerun with --split {wanted} to compare like "
-                 "with like.")
+    said = set()
+    for spec in specs:
+        asked = spec.to_json()
+        for option, wanted in get_model(spec.model).reference_options:
+            if option not in type(spec.options).model_fields or (spec.model, option, asked[option]) in said:
+                continue  # an option of another benchmark's runs, or said already
+            said.add((spec.model, option, asked[option]))
+            if str(asked[option]) != wanted:
+                flag = flag_of(type(spec.options), option)
+                warn(f"warning: the references of {spec.model} were made with {flag} {wanted}; this run uses {flag} "
+                     f"{asked[option]}, so its other {get_benchmark(spec.benchmark).item_noun} have no reference to "
+                     f"match: rerun with {flag} {wanted} to compare like with like.")
 
 
 def _compare(result, path: Path, threshold: float | None) -> int:
     from acousticbench.tools.reference import compare_to_reference, serving_differences, write_comparison
 
-    comparison = compare_to_reference(result.records, path, result.spec.to_json().get("split", "all"),
+    comparison = compare_to_reference(result.records, path, result.spec.to_json(),
                                       result.benchmark.label_field)
     serving = serving_differences(result.run_dir, path)
     write_comparison(result.run_dir, comparison, serving)
@@ -256,24 +179,6 @@ def _compare(result, path: Path, threshold: float | None) -> int:
         warn(f"error: the match rate is below the tolerance of {threshold:g}%; every mismatch is in "
              f"{result.run_dir / 'comparison.json'}.")
         return 1
-    return 0
-
-
-def report(results_dirs: list[Path], out: Path, embed_audio: bool, references: Path | None) -> int:
-    from acousticbench.api.tools import report as build_report
-
-    built = build_report(*results_dirs, out=out, embed_audio=embed_audio, references=references)
-    missing = f"; {built.missing_clips} clips not found" if built.missing_clips else ""
-    print(f"Wrote {built.path} ({built.runs} runs, {built.records} answers, {built.bytes / 1e6:.1f} MB, "
-          f"{built.seconds:.1f} s{missing}). Open it in a browser: file://{built.path.resolve()}")
-    return 0
-
-
-def promote_references(run_dirs: list[Path], root: Path | None) -> int:
-    from acousticbench.api.tools import promote_references as promote
-
-    for path in promote(*run_dirs, references=root):
-        print(f"Wrote {path}")
     return 0
 
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from acousticbench.benchmarks.base import BenchmarkBase
-    from acousticbench.benchmarks.face import Face
+    from acousticbench.benchmarks.face import Face, OwnCommand, PackCheck
     from acousticbench.benchmarks.views import Views
     from acousticbench.benchmarks.entry import CSV_HEADER, AnswerFacts, ClipFacts, Entry, ModelOrder, Section  # re-exported
     from acousticbench.benchmarks.option import Option
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 _LAZY = {"BenchmarkBase": "acousticbench.benchmarks.base", "CSV_HEADER": "acousticbench.benchmarks.entry",
          "AnswerFacts": "acousticbench.benchmarks.entry", "ClipFacts": "acousticbench.benchmarks.entry",
          "Entry": "acousticbench.benchmarks.entry", "Face": "acousticbench.benchmarks.face",
+         "PackCheck": "acousticbench.benchmarks.face", "OwnCommand": "acousticbench.benchmarks.face",
          "Views": "acousticbench.benchmarks.views",
          "ModelOrder": "acousticbench.benchmarks.entry", "Section": "acousticbench.benchmarks.entry",
          "Option": "acousticbench.benchmarks.option"}
@@ -48,7 +49,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["BENCHMARKS", "CSV_HEADER", "DEFAULT", "AnswerFacts", "ClipFacts", "Benchmark", "BenchmarkBase", "Entry",
-           "Face", "Views", "ModelOrder", "Option", "Prepared", "Section", "benchmark_of_config", "benchmark_of_line",
+           "Face", "Views", "ModelOrder", "Option", "OwnCommand", "PackCheck", "Prepared", "Section", "benchmark_of_config", "benchmark_of_line",
            "claim_tasks", "faces", "get_benchmark", "register_benchmark", "run_identity_of", "spec_from_config"]
 
 # name (as config.json, every record and every Prompt write it) -> its package; in the order runs and tables list them
@@ -148,6 +149,9 @@ class ToolPart(Protocol[Rec, Met]):
     relabel_options: tuple[Option, ...]  # rejudge's flags for its relabeller: `options` holds their values
 
     rerun_options: tuple[Option, ...]  # rerun's flags: overrides of its spec when its items are asked again
+
+    subset_options: tuple[str, ...]  # its options that choose which of the pack's items a run asks (a reference check
+    # compared on other items than the reference's says so)
 
     def n_records(self, config: dict[str, Any]) -> int: ...
 

@@ -131,6 +131,7 @@ class BenchmarkBase:
     # no options of its own on rejudge.py and rerun_nones.py
     relabel_options: tuple[Option, ...] = ()
     rerun_options: tuple[Option, ...] = ()
+    subset_options: tuple[str, ...] = ()  # options choosing which of the pack's items a run asks; none
 
     def relabeller(self, options: dict[str, Any]):
         from acousticbench.core.errors import UserError

@@ -90,8 +90,9 @@ class AnswerFacts:
     truth: str | None  # the correct label; None where no option is correct
     correct: bool | None
     level: int | None = None  # the item's difficulty level, where the benchmark has levels
-    kind: str = "scored"
-    split: str | None = None
+    # the item's own facets, (name, value) pairs in the benchmark's words (AcousticBench: kind, split), shown beside
+    # its level; a benchmark without any gives none
+    facets: tuple[tuple[str, str | None], ...] = ()
     method: str = "scorer"  # how the label was read: a scorer, or the judge's method (rules, llm, none)
     by: str | None = None  # the judge model, or the scorer's mode
 

@@ -3,13 +3,36 @@ gives its task names; every other part has a default (its flags none, no pack of
 a benchmark that knows better subclasses Face and overrides that method."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from acousticbench.core.errors import UserError
-from acousticbench.core.settings import BenchmarkOptions, OwnCommand
+from acousticbench.core.settings import BenchmarkOptions
+
+
+@dataclass(frozen=True)
+class OwnCommand:
+    """A command a benchmark adds: `acousticbench NAME ARGS...` runs main(ARGS), which prints what its typed
+    `functions` return (what a script calls; each prints nothing), and returns its exit status; `flag`, where given,
+    is run.py's spelling of it, whose value (metavar: one; None: a switch) is passed first, followed by --archive
+    and --task."""
+
+    help: str
+    main: Callable[[list[str]], int]
+    flag: str | None = None
+    metavar: str | None = None
+    functions: tuple[Callable[..., Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class PackCheck:
+    """What checking a benchmark's pack found: the lines to show (each file that failed, the fix) and whether every
+    file matched its checksum."""
+
+    lines: tuple[str, ...]
+    ok: bool
 
 
 @dataclass(frozen=True)
@@ -36,11 +59,12 @@ class Face:
         """--list-tasks: its title and its tasks."""
         return [f"{self.title}: {', '.join(self.tasks)}" if self.title else ", ".join(self.tasks)]
 
-    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> None:
-        print(f"{self.title or ', '.join(self.tasks)}: no pack of its own to build.")
+    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> str:
+        """Build its pack under `root`; the line saying what was built."""
+        return f"{self.title or ', '.join(self.tasks)}: no pack of its own to build."
 
-    def verify_pack(self, root: Path, tasks: list[str] | None, required: bool) -> int | None:
-        """The exit status of checking its pack; None: nothing to check, and nothing was asked of it by name."""
+    def verify_pack(self, root: Path, tasks: list[str] | None, required: bool) -> PackCheck | None:
+        """What checking its pack found; None: nothing to check, and nothing was asked of it by name."""
         if required:
             raise UserError(f"{', '.join(tasks or self.tasks)}: no checksums to verify (its pack pins none): "
                             "leave them out of --task.")

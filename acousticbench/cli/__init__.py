@@ -1,6 +1,6 @@
 """The command line: `acousticbench COMMAND ...` and `python run.py --flags`. Flags are made from the declared settings
 (core/settings.py: RunSettings, and each benchmark's options), parsed into those objects, and handed to the typed
-operations of acousticbench.api (api/commands.py); nothing below this module reads flags."""
+operations of acousticbench.api (api/, printed by cli/tool_commands.py); nothing below this module reads flags."""
 from __future__ import annotations
 
 import argparse
@@ -103,7 +103,7 @@ def _flag_command(args: argparse.Namespace):
     """The command its flags ask for other than a run, ready to call; None for a run. A command flag beside --model
     is refused: the two cannot both happen."""
     from acousticbench.benchmarks import faces
-    from acousticbench.api import commands
+    from acousticbench.cli import tool_commands as commands
 
     own = [(face, name, value) for face in faces().values() for name, command in face.commands.items()
            if command.flag and (value := getattr(args, "own_" + name.replace("-", "_"))) is not None]
@@ -121,19 +121,19 @@ def _flag_command(args: argparse.Namespace):
     if args.list_tasks:
         return commands.list_tasks
     if args.build_archive:
-        return lambda: commands.build_archive(archive, args.zip)
+        return lambda: commands.build_packs(archive, args.zip)
     if own:
         face, name, value = own[0]
         argv = ([str(value)] if face.commands[name].metavar else []) + ["--archive", str(archive), "--task", _task(args)]
         return lambda: face.commands[name].main(argv)
     if args.extract:
-        return lambda: commands.extract(args.extract, archive)
+        return lambda: commands.extract_pack(args.extract, archive)
     if args.export_dataset:
-        return lambda: commands.export_dataset(archive, args.export_dataset, _task(args))
+        return lambda: commands.export_packs(archive, args.export_dataset, _task(args))
     if args.import_dataset:
-        return lambda: commands.import_dataset(args.import_dataset, archive)
+        return lambda: commands.import_packs(args.import_dataset, archive)
     if args.verify_checksums:
-        return lambda: commands.verify(archive, _task(args))
+        return lambda: commands.verify_packs(archive, _task(args))
     if args.report is not None:
         results = Path(getattr(args, "results_dir", "results"))
         return lambda: commands.report(args.report or [results], args.out or Path("report.html"), args.embed_audio,

@@ -88,7 +88,7 @@ def console(argv: list[str] | None = None) -> int:
 
 
 def _console_command(args: argparse.Namespace) -> int:
-    from acousticbench.api import commands
+    from acousticbench.cli import tool_commands as commands
 
     if args.command == "models":
         return commands.list_models(args.archive)
@@ -101,11 +101,11 @@ def _console_command(args: argparse.Namespace) -> int:
     action = args.pack_command
     if action == "build":
         names = [n.strip() for n in (args.benchmark or "").split(",") if n.strip()]
-        return commands.build_archive(args.archive, args.zip, names or None)
+        return commands.build_packs(args.archive, args.zip, names or None)
     if action == "verify":
-        return commands.verify(args.archive, args.task)
+        return commands.verify_packs(args.archive, args.task)
     if action == "extract":
-        return commands.extract(args.path, args.archive)
+        return commands.extract_pack(args.path, args.archive)
     if action == "export":
-        return commands.export_dataset(args.archive, args.path, args.task)
-    return commands.import_dataset(args.path, args.archive)
+        return commands.export_packs(args.archive, args.path, args.task)
+    return commands.import_packs(args.path, args.archive)

@@ -15,7 +15,8 @@ SERVE_PREFIX = "kimi_lora_"  # docker_serve.sh kimi_lora_<name>; ACOUSTICBENCH_K
 NAME_SEPARATOR = "+"  # run.py --model Kimi-Audio-7B-Instruct+<name>
 ADAPTER_FILE = "adapter_config.json"  # what PEFT's save_pretrained writes beside the adapter weights
 MERGE_DISK_GB = 60  # the merged model's first start: the merged weights saved beside links to the base snapshot
-REFERENCE_SPLIT = "eval"  # the paper's LoRA trajectories were made with --split eval (the train half trained them)
+# the options the paper's LoRA trajectories were made with: --split eval (the train half trained them)
+REFERENCE_OPTIONS = (("split", "eval"),)
 _VALID = re.compile(r"[A-Za-z0-9_]+")
 
 

@@ -22,7 +22,8 @@ class ModelEntry:
     description: str
     settings: dict[str, Any] = field(default_factory=dict)  # passed to the backend's constructor
     extra: str = ""  # the pip extra whose packages the backend imports
-    reference_split: str | None = None  # the split its reference trajectories were made on; None: any
+    # the benchmark options its reference trajectories were made with, (option, value) pairs; none: any
+    reference_options: tuple[tuple[str, str], ...] = ()
     channels: int | None = None  # audio channels the model hears: 1 (mono), 2, or None (unknown, or it does not listen)
     logprobs: bool = False  # its server returns token logprobs, so --judge logprobs can label its answers
     without_audio: bool = True  # it can be asked a prompt with no audio part (--control no-audio)
@@ -112,7 +113,7 @@ def _gemini(name: str, api_model: str, description: str) -> ModelEntry:
                       extra="api", channels=1, audio_tokens=GEMINI)
 
 
-def _served(model: OpenWeight, reference_split: str | None = None) -> ModelEntry:
+def _served(model: OpenWeight, reference_options: tuple[tuple[str, str], ...] = ()) -> ModelEntry:
     """An open-weight model behind `./scripts/docker_serve.sh SERVE_NAME`; greedy decoding as its server means it,
     the vendor's turn order and system prompt, the run seed passed."""
     settings = {"serve_name": model.serve_name, "temperature": 0.0, "limits": model.limits, "system": model.system,
@@ -128,7 +129,7 @@ def _served(model: OpenWeight, reference_split: str | None = None) -> ModelEntry
     needs = f"{endpoint_variable(model.serve_name)}, printed by ./scripts/docker_serve.sh {model.serve_name} ({model.gpu})"
     settings["concurrency"] = model.concurrency
     return ModelEntry(model.name, _SERVED, "open-weight", needs, model.description,
-                      {k: v for k, v in settings.items() if v is not None}, extra="api", reference_split=reference_split,
+                      {k: v for k, v in settings.items() if v is not None}, extra="api", reference_options=reference_options,
                       logprobs=model.logprobs, channels=model.channels, audio_tokens=model.audio_tokens)
 
 
@@ -173,7 +174,7 @@ MODELS: dict[str, ModelEntry] = {
 
 def lora_entry(adapter: str) -> ModelEntry:
     """Kimi-Audio-7B-Instruct+<adapter>: served like any open-weight model, by docker_serve.sh kimi_lora_<adapter>."""
-    return _served(lora.lora_model(adapter), reference_split=lora.REFERENCE_SPLIT)
+    return _served(lora.lora_model(adapter), reference_options=lora.REFERENCE_OPTIONS)
 
 
 def lora_entries(archive: Path) -> list[ModelEntry]:

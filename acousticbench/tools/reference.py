@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,9 +110,25 @@ def _accuracy(lines: list[dict[str, Any]], bench: Benchmark) -> float | None:
     return sum(scored) / len(scored) if scored else None
 
 
-def compare_to_reference(records: list, path: Path, run_split: str = "all", label: str | None = None) -> Comparison:
+def other_items(bench: Benchmark, run_spec: Mapping[str, Any], summary: Mapping[str, Any]) -> str | None:
+    """How the run chose other items than the reference ('split eval, the reference all'), where it chose some (an
+    option off its default); None where it chose the same, or all."""
+    from acousticbench.benchmarks import faces
+
+    fields = faces()[bench.name].options.model_fields
+    for option in bench.subset_options:
+        default = fields[option].default
+        run, ref = run_spec.get(option, default), summary.get(option, default)
+        if run != default and ref != run:
+            return f"{option} {run}, the reference {ref}"
+    return None
+
+
+def compare_to_reference(records: list, path: Path, run_spec: Mapping[str, Any] | None = None,
+                         label: str | None = None) -> Comparison:
     """Match item by item on `label` (default: the benchmark's label field, Benchmark.label_field), over the items
-    the run covered; the records name their benchmark."""
+    the run covered; the records name their benchmark. `run_spec` (config.json's spec): where the run chose other
+    items than the reference (Benchmark.subset_options), the comparison says so."""
     from acousticbench.benchmarks import get_benchmark
 
     reference = read_reference(path)
@@ -124,8 +141,8 @@ def compare_to_reference(records: list, path: Path, run_split: str = "all", labe
     if len(shared) < len(records):
         note = (f"{len(records) - len(shared)} {bench.item_noun} of the run are not in the reference; compared the "
                 f"{len(shared)} shared")
-    elif run_split != "all" and (ref_split := load_summary(path.parent).get("split", "all")) != run_split:
-        note = f"the run covers split {run_split}, the reference {ref_split}: compared the shared {bench.item_noun}"
+    elif other := other_items(bench, run_spec or {}, load_summary(path.parent)):
+        note = f"the run covers {other}: compared the shared {bench.item_noun}"
     mismatches = [{"id": r.id, "reference": reference[r.id].get(label), "run": getattr(r, label)}
                   for r in shared if getattr(r, label) != reference[r.id].get(label)]
     return Comparison(path, len(shared), len(shared) - len(mismatches), mismatches,

@@ -11,7 +11,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Scan:
-    """What one reading of responses.jsonl found. `rows`: (line, id, seed, status, label, outcome, kind, split) of
+    """What one reading of responses.jsonl found. `rows`: (line, id, seed, status, label, outcome) of
     each line that is a JSON object, in file order (outcome 1/0 where the benchmark scores it, else None)."""
 
     lines: int  # complete lines (ended by b"\n")
@@ -62,7 +62,7 @@ def _object(line: bytes) -> dict | None:
 def _row(number: int, data: dict, bench: Any) -> tuple:
     outcome, label = bench.outcome(data), data.get(bench.label_field)
     return (number, data.get("id"), data.get("seed"), data.get("status"), None if label is None else str(label),
-            None if outcome is None else int(bool(outcome)), data.get("kind"), data.get("split"))
+            None if outcome is None else int(bool(outcome)))
 
 
 def _invalid(path: Path, bench: Any) -> str | None:

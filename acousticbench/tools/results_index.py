@@ -1,9 +1,9 @@
 """The results index: a SQLite cache of what the tools read of each run folder of one results folder (in the harness's
 cache, $ACOUSTICBENCH_CACHE_DIR/results-index/, named by the folder's real path: a reading tool writes nothing into a
 results folder, and SQLite's write-ahead log needs a local disk): a row per run (its config.json and metrics.json as
-read, how many records its responses.jsonl holds) and a row per answer (id, seed, status, label, outcome, kind,
-split), filled once per run and read again only when one of its files changes. The folders stay the truth: deleting
-the file loses nothing, the next tool builds it again."""
+read, how many records its responses.jsonl holds) and a row per answer (id, seed, status, label, outcome), filled once
+per run and read again only when one of its files changes. The folders stay the truth: deleting the file loses
+nothing, the next tool builds it again."""
 from __future__ import annotations
 
 import json
@@ -17,7 +17,7 @@ from pathlib import Path
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, being_written
 
 FOLDER = "results-index"  # under the harness's cache (core/environment.py: cache_dir)
-SCHEMA = 3  # raised when the tables or what a row means change: an index of another schema is built again
+SCHEMA = 4  # raised when the tables or what a row means change: an index of another schema is built again
 BUSY_MS = 30_000  # another command writing the index: wait for it, never fail
 
 _TABLES = """
@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS runs (
     config BLOB NOT NULL, metrics BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS answers (
     folder TEXT NOT NULL, line INTEGER NOT NULL, id TEXT, seed INTEGER, status TEXT, label TEXT, outcome INTEGER,
-    kind TEXT, split TEXT, PRIMARY KEY (folder, line)) WITHOUT ROWID;
+    PRIMARY KEY (folder, line)) WITHOUT ROWID;
 """
 
 
@@ -171,7 +171,7 @@ class ResultsIndex:
         self.db.execute("BEGIN IMMEDIATE")
         try:
             self.db.execute("DELETE FROM answers WHERE folder = ?", (run_dir.name,))
-            self.db.executemany("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            self.db.executemany("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)",
                                 [(run_dir.name, *row) for row in found.rows])
             self.db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                             (run_dir.name, key, bench.name, run.model, run.task, run.cell, run.seed, run.kind,

@@ -128,6 +128,7 @@ class AcousticBenchmark(BenchmarkBase):
 
         return to_record
 
+    subset_options = ("split",)  # --split: which half of the pack a run asks
     relabel_options = (
         Option("--judge-model", f"the LLM judge's model (default {DEFAULT_JUDGE_MODEL})", default=DEFAULT_JUDGE_MODEL),
         Option("--judge-endpoint", "OpenAI-compatible URL (default $ACOUSTICBENCH_JUDGE_ENDPOINT, else OpenAI)",

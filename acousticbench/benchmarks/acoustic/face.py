@@ -2,14 +2,15 @@
 pack, and its own commands. Imports nothing heavy, so --help stays fast."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from acousticbench.benchmarks.acoustic.spec import NAME, AcousticOptions
 from acousticbench.benchmarks.acoustic.tasks import TASKS
-from acousticbench.benchmarks.face import Face
+from acousticbench.benchmarks.face import Face, PackCheck
 from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import writable_folder
-from acousticbench.core.settings import OwnCommand
+from acousticbench.benchmarks.face import OwnCommand
 
 
 class AcousticFace(Face):
@@ -25,7 +26,7 @@ class AcousticFace(Face):
                              "at chance by construction, marked so and left out of averages")
         return lines
 
-    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> None:
+    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> str:
         from acousticbench.benchmarks.acoustic.pack.build import build_open_pack
         from acousticbench.benchmarks.acoustic.pack import load_manifest
 
@@ -34,9 +35,9 @@ class AcousticFace(Face):
             writable_folder(Path(zip_path).absolute().parent, "the folder of --zip", "--zip")
         digest = build_open_pack(root)
         n = load_manifest(root)["counts"]["questions"]
-        print(f"Built the open AcousticBench pack: {n} questions in {root} (manifest sha256 {digest[:16]}).")
+        return f"Built the open AcousticBench pack: {n} questions in {root} (manifest sha256 {digest[:16]})."
 
-    def verify_pack(self, root: Path, tasks: list[str] | None, required: bool) -> int | None:
+    def verify_pack(self, root: Path, tasks: list[str] | None, required: bool) -> PackCheck | None:
         """--verify-checksums of the given tasks (None: every task in the pack); None when the pack has no AcousticBench
         part and none was required."""
         from acousticbench.benchmarks.acoustic.pack import load_manifest
@@ -52,15 +53,10 @@ class AcousticFace(Face):
         except ArchiveError as err:
             if not (Path(root) / MANIFEST).is_file():
                 raise  # no pack at all: a usage error (2), not a failed check
-            print(spelt(str(err)))  # the manifest is there but is not one: what verification exists to find (1)
-            return 1
+            return PackCheck((spelt(str(err)),), ok=False)  # a manifest that is not one: what verification finds
         report = verify_checksums(root, in_pack if tasks is None else tasks)
-        for line in report.lines():
-            print(spelt(line))  # its fix names commands as the command line that asked spells them
-        note = pinned_pack_note(root)
-        if note:
-            print(note)
-        return 1 if report.failures else 0
+        note = pinned_pack_note(root)  # its fix names commands as the command line that asked spells them
+        return PackCheck((*(spelt(line) for line in report.lines()), *([note] if note else [])), not report.failures)
 
     def export_dataset(self, root: Path, out: Path, tasks: list[str] | None, required: bool):
         """--export-dataset: the pack's tasks (None: all it has) as Hugging Face configs under `out`; None when the
@@ -85,22 +81,37 @@ class AcousticFace(Face):
         return f"{part.pack} {part.version}, {n} questions, manifest sha256 {part.manifest_sha256[:16]}"
 
 
-def export_lmms(argv: list[str]) -> int:
-    """acousticbench export-lmms-tasks DIR: lmms-eval task YAMLs for --task's AcousticBench tasks on --archive."""
-    import argparse
+@dataclass(frozen=True)
+class LmmsTasks:
+    """What export-lmms-tasks wrote: lmms-eval task YAMLs (and their utils.py) under `out`."""
 
+    written: list[Path]
+    out: Path
+
+    def line(self) -> str:
+        return (f"Wrote {len(self.written)} files into {self.out}: lmms-eval --include_path {self.out} --tasks "
+                "acousticbench (or acousticbench_<task>) --model ...")
+
+
+def lmms_tasks(out: Path | str, archive: Path | str = "archive", task: str = "all") -> LmmsTasks:
+    """lmms-eval task YAMLs for `task`'s AcousticBench tasks on `archive`, written into `out` (new or empty)."""
     from acousticbench.benchmarks import claim_tasks as claim_every
     from acousticbench.benchmarks.acoustic.integrations.lmms import export_lmms_tasks
+
+    codes = claim_every(task)[NAME]  # an unknown name is one line suggesting the closest
+    return LmmsTasks(export_lmms_tasks(Path(archive), Path(out), codes), Path(out))
+
+
+def export_lmms(argv: list[str]) -> int:
+    """acousticbench export-lmms-tasks DIR: prints what lmms_tasks wrote."""
+    import argparse
 
     p = argparse.ArgumentParser(prog="acousticbench export-lmms-tasks", description=COMMANDS["export-lmms-tasks"].help)
     p.add_argument("out", type=Path, metavar="DIR")
     p.add_argument("--archive", type=Path, default=Path("archive"))
     p.add_argument("--task", default="all")
     args = p.parse_args(argv)
-    codes = claim_every(args.task)[NAME]  # an unknown name is one line suggesting the closest
-    written = export_lmms_tasks(args.archive, args.out, codes)
-    print(f"Wrote {len(written)} files into {args.out}: lmms-eval --include_path {args.out} --tasks acousticbench (or "
-          "acousticbench_<task>) --model ...")
+    print(lmms_tasks(args.out, args.archive, args.task).line())
     return 0
 
 
@@ -111,12 +122,26 @@ def judge(argv: list[str]) -> int:
     return main(argv)
 
 
+def judged(file: Path | str, **how) -> list[dict]:
+    """`judge extract`: every line of a JSONL file of answers with the judged option added."""
+    from acousticbench.benchmarks.acoustic.judge.__main__ import judged as judge_file
+
+    return judge_file(file, **how)
+
+
+def labelings_agreement(first: Path | str, second: Path | str):
+    """`judge agree`: how far two labelings of the same answers agree (judge.agreement.Agreement)."""
+    from acousticbench.benchmarks.acoustic.judge.__main__ import labelings_agreement as agree
+
+    return agree(first, second)
+
+
 COMMANDS = {
     "export-lmms-tasks": OwnCommand("write lmms-eval task YAMLs (and their utils.py) for --task's AcousticBench tasks "
                                     "on --archive into DIR (new or empty): lmms-eval --include_path DIR", export_lmms,
-                                    flag="--export-lmms-tasks", metavar="DIR"),
+                                    flag="--export-lmms-tasks", metavar="DIR", functions=(lmms_tasks,)),
     "judge": OwnCommand("label answers in JSONL files with the A/B judge (extract), or compare two labelings (agree)",
-                        judge),
+                        judge, functions=(judged, labelings_agreement)),
 }
 FACE = AcousticFace(tuple(TASKS), options=AcousticOptions, every="all", commands=COMMANDS,  # every: --task all
                     flags_hint="add one of its tasks to --task (e.g. --task rad); AudioICL episodes have no splits")

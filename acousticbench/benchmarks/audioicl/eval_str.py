@@ -3,9 +3,50 @@ from __future__ import annotations
 
 import argparse
 import itertools
+from dataclasses import dataclass
 from pathlib import Path
 
 from acousticbench.core.errors import UserError, run_command, writable_folder
+
+
+@dataclass(frozen=True)
+class StringMatchScores:
+    """What eval-str wrote: the CSV's rows (model, shots, task, accuracy, n), under which scoring, and where."""
+
+    rows: list[dict]
+    scoring: str
+    out: Path
+    plot: Path | None
+
+    def line(self) -> str:
+        return (f"Wrote {len(self.rows)} rows ({self.scoring} scoring) to {self.out}"
+                + (f" and a plot to {self.plot}" if self.plot else ""))
+
+
+def string_match_scores(inp: Path | str, out: Path | str, *, only_model: str | None = None,
+                        prompt_style: str | None = None, scoring: str = "strict",
+                        plot: Path | str | None = None) -> StringMatchScores:
+    """The CSV of AudioICL run folders and public {model}_results_k{k}.jsonl files under `inp`, written to `out` (and
+    the plot of accuracy against shots to `plot`); prints nothing."""
+    from acousticbench.benchmarks.audioicl import summary
+
+    inp, out, plot = Path(inp), Path(out), None if plot is None else Path(plot)
+    if scoring not in ("strict", "lenient"):
+        raise UserError(f"--scoring {scoring}: give strict or lenient.")
+    if not inp.is_dir():
+        raise UserError(f"--in {inp} is not a folder.")
+    for path in (out, plot):
+        if path is not None:
+            writable_folder(path.parent, "the folder of", "--out/--plot")  # before reading every result
+    answers = itertools.chain(summary.run_folder_answers(inp, prompt_style), summary.public_answers(inp))
+    rows = summary.summarise(answers, scoring, only_model)  # aggregated as each run's file is read
+    if not rows:
+        raise UserError(f"no AudioICL results under {inp}{' for ' + only_model if only_model else ''}: "
+                        "give a results folder or one with {model}_results_k{k}.jsonl files.")
+    summary.write_csv(rows, out)
+    if plot:
+        summary.plot(rows, plot)
+    return StringMatchScores(rows, scoring, out, plot)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,24 +61,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="strict: the public rules (default); lenient: number words count too")
     p.add_argument("--plot", type=Path, metavar="FILE.png", help="also plot accuracy against shots per task")
     args = p.parse_args(argv)
-    return run_command(lambda: _write(args), interrupted="nothing was written.")
 
+    def write() -> int:
+        print(string_match_scores(args.inp, args.out, only_model=args.only_model, prompt_style=args.prompt_style,
+                                  scoring=args.scoring, plot=args.plot).line())
+        return 0
 
-def _write(args: argparse.Namespace) -> int:
-    from acousticbench.benchmarks.audioicl import summary
-
-    if not args.inp.is_dir():
-        raise UserError(f"--in {args.inp} is not a folder.")
-    for out in (args.out, args.plot):
-        if out is not None:
-            writable_folder(out.parent, "the folder of", "--out/--plot")  # before reading every result
-    answers = itertools.chain(summary.run_folder_answers(args.inp, args.prompt_style), summary.public_answers(args.inp))
-    rows = summary.summarise(answers, args.scoring, args.only_model)  # aggregated as each run's file is read
-    if not rows:
-        raise UserError(f"no AudioICL results under {args.inp}{' for ' + args.only_model if args.only_model else ''}: "
-                        "give a results folder or one with {model}_results_k{k}.jsonl files.")
-    summary.write_csv(rows, args.out)
-    if args.plot:
-        summary.plot(rows, args.plot)
-    print(f"Wrote {len(rows)} rows ({args.scoring} scoring) to {args.out}" + (f" and a plot to {args.plot}" if args.plot else ""))
-    return 0
+    return run_command(write, interrupted="nothing was written.")

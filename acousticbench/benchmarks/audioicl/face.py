@@ -6,10 +6,10 @@ from pathlib import Path
 
 from acousticbench.benchmarks.audioicl import ALL, TASKS
 from acousticbench.benchmarks.audioicl.spec import NAME, ICLOptions
-from acousticbench.benchmarks.face import Face
+from acousticbench.benchmarks.face import Face, PackCheck
 from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import UserError
-from acousticbench.core.settings import OwnCommand
+from acousticbench.benchmarks.face import OwnCommand
 from acousticbench.core.reporter import say, warn
 
 SUMMARY = "audioicl_summary.csv"
@@ -39,7 +39,7 @@ class ICLFace(Face):
     def task_lines(self) -> list[str]:
         return ["AudioICL (k-shot rule learning; --task NAME or audioicl; --shots 1,3,5):", "  " + ", ".join(TASKS)]
 
-    def build_pack(self, archive: Path, zip_path: Path | None = None, after_another: bool = False) -> None:
+    def build_pack(self, archive: Path, zip_path: Path | None = None, after_another: bool = False) -> str:
         from acousticbench.benchmarks.audioicl.build import build_audioicl
         from acousticbench.benchmarks.audioicl.pack import load_manifest, pack_root
 
@@ -51,10 +51,10 @@ class ICLFace(Face):
                                 "`acousticbench build-audioicl`.") from None
             raise
         counts = load_manifest(pack_root(archive))["counts"]
-        print(f"Built the open AudioICL pack: {counts['episodes']} episodes (k = 1..5), {counts['audio_files']} clips in "
-              f"{pack_root(archive)} (manifest sha256 {digest[:16]}).")
+        return (f"Built the open AudioICL pack: {counts['episodes']} episodes (k = 1..5), {counts['audio_files']} "
+                f"clips in {pack_root(archive)} (manifest sha256 {digest[:16]}).")
 
-    def verify_pack(self, archive: Path, tasks: list[str] | None, required: bool) -> int | None:
+    def verify_pack(self, archive: Path, tasks: list[str] | None, required: bool) -> PackCheck | None:
         """--verify-checksums of the AudioICL pack (the whole pack, whatever AudioICL tasks are named); None when there is
         none and none was required."""
         from acousticbench.benchmarks.audioicl.pack import MANIFEST, pack_root, pinned_note, verify_audioicl
@@ -63,12 +63,8 @@ class ICLFace(Face):
             return None
 
         report = verify_audioicl(pack_root(archive))
-        for line in report.lines():
-            print(spelt(line))  # its fix names commands as the command line that asked spells them
-        note = pinned_note(pack_root(archive))
-        if note:
-            print(note)
-        return 0 if report.ok else 1
+        note = pinned_note(pack_root(archive))  # its fix names commands as the command line that asked spells them
+        return PackCheck((*(spelt(line) for line in report.lines()), *([note] if note else [])), report.ok)
 
     def export_dataset(self, archive: Path, out: Path, tasks: list[str] | None, required: bool):
         """--export-dataset: the AudioICL pack as a `clips` config and one config per task (tasks None: all it has);
@@ -106,8 +102,13 @@ def build_command(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="acousticbench build-audioicl", description=COMMANDS["build-audioicl"].help)
     p.add_argument("--archive", type=Path, default=Path("archive"))
     p.add_argument("--task", default="all", help=argparse.SUPPRESS)
-    FACE.build_pack(p.parse_args(argv).archive)
+    print(build_open_pack(p.parse_args(argv).archive))
     return 0
+
+
+def build_open_pack(archive: Path | str = "archive") -> str:
+    """`build-audioicl`: the open AudioICL pack into <archive>/audioicl; the line saying what was built."""
+    return FACE.build_pack(Path(archive))
 
 
 def eval_str(argv: list[str]) -> int:
@@ -117,9 +118,17 @@ def eval_str(argv: list[str]) -> int:
     return main(argv)
 
 
+def string_match_scores(inp: Path | str, out: Path | str, **how):
+    """`eval-str`: the CSV of string-match scores written, and its rows (eval_str.StringMatchScores)."""
+    from acousticbench.benchmarks.audioicl.eval_str import string_match_scores as scores
+
+    return scores(inp, out, **how)
+
+
 COMMANDS = {"build-audioicl": OwnCommand("build the open AudioICL pack into <archive>/audioicl", build_command,
-                                         flag="--build-audioicl"),
+                                         flag="--build-audioicl", functions=(build_open_pack,)),
             "eval-str": OwnCommand("AudioICL string-match scores: a CSV of model, shots, task, accuracy, n from run "
-                                   "folders and public result files (scripts/eval_str.py)", eval_str)}
+                                   "folders and public result files (scripts/eval_str.py)", eval_str,
+                                   functions=(string_match_scores,))}
 FACE = ICLFace(TASKS, options=ICLOptions, every=ALL, commands=COMMANDS,  # every: --task audioicl, all nine
                flags_hint="add one to --task (e.g. --task AudioCount, or audioicl for all nine)")

@@ -121,7 +121,7 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
         for r in run.records:
             facts = bench.views.answer_facts(r)
             clip_ids = tuple(clip_table.add(clips.source(run.audio_root, a)) for a in facts.audio)
-            item = (r.id, texts.add(facts.prompt), clip_ids, texts.add(facts.truth), facts.level, facts.kind, facts.split)
+            item = (r.id, texts.add(facts.prompt), clip_ids, texts.add(facts.truth), facts.level, facts.facets)
             if item not in seen:  # the clips' facts are the item's: asked of its first answer only
                 seen[item] = _clip_columns(bench.views.clip_facts(r), texts)
             q = questions.add(item + seen[item])

@@ -5,10 +5,10 @@ from acousticbench.benchmarks import Face
 
 
 class ToyFace(Face):
-    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> None:
+    def build_pack(self, root: Path, zip_path: Path | None, after_another: bool = False) -> str:
         from toy_benchmark.benchmark import build
 
-        print(f"Built the toy pack: {build(Path(root))} items.")
+        return f"Built the toy pack: {build(Path(root))} items."
 
 
 FACE = ToyFace(("longer",), title="Toy (which of two tones lasts longer)")

@@ -57,10 +57,25 @@ async def judge_rows(rows: list[dict[str, Any]], judge: Any) -> list[dict[str, A
     finally:
         await judge.aclose()
 
-
-def main(argv: list[str] | None = None) -> int:
+def judged(file: Path | str, *, rules_only: bool = False, judge_model: str = DEFAULT_JUDGE_MODEL,
+           endpoint: str | None = None, concurrency: int = 8) -> list[dict[str, Any]]:
+    """Every line of a JSONL file of answers with the judged option added (`judge extract` writes them as JSONL)."""
     from acousticbench.benchmarks.acoustic.judge import Judge
 
+    rows = read_lines(Path(file))
+    judge = Judge("rules") if rules_only else Judge.create("auto", judge_model, endpoint, concurrency=concurrency)
+    judge.check_retirement()  # a retired judge stops here with its fix, not with a failure on every line
+    return asyncio.run(judge_rows(rows, judge))
+
+
+def labelings_agreement(first: Path | str, second: Path | str):
+    """How far two labelings of the same answers agree, paired by record id (`judge agree` prints its report)."""
+    from acousticbench.benchmarks.acoustic.judge.agreement import agreement, read_labels
+
+    return agreement(read_labels(Path(first)), read_labels(Path(second)))
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="acousticbench judge", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     extract = commands.add_parser("extract", help="judge every line of FILE.jsonl; the result goes to stdout")
@@ -78,16 +93,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "agree":
-            from acousticbench.benchmarks.acoustic.judge.agreement import agreement, read_labels, report
+            from acousticbench.benchmarks.acoustic.judge.agreement import report
 
-            result = agreement(read_labels(args.first), read_labels(args.second))
-            print(report(result, args.first.name, args.second.name, args.show))
+            print(report(labelings_agreement(args.first, args.second), args.first.name, args.second.name, args.show))
             return 0
-        rows = read_lines(args.file)
-        judge = (Judge("rules") if args.rules_only else
-                 Judge.create("auto", args.judge_model, args.endpoint, concurrency=args.concurrency))
-        judge.check_retirement()  # a retired judge stops here with its fix, not with a failure on every line
-        for row in asyncio.run(judge_rows(rows, judge)):
+        for row in judged(args.file, rules_only=args.rules_only, judge_model=args.judge_model, endpoint=args.endpoint,
+                          concurrency=args.concurrency):
             sys.stdout.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
     except AcousticBenchError as err:
         print(f"error: {err}", file=sys.stderr)

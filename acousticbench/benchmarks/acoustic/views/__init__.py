@@ -35,7 +35,7 @@ class AcousticViews(Views):
 
     def answer_facts(self, record: Record) -> AnswerFacts:
         return AnswerFacts(prompt=record.prompt, audio=record.audio, truth=record.answer, correct=record.correct,
-                           level=record.meta.get("level"), kind=record.kind, split=record.split,
+                           level=record.meta.get("level"), facets=(("kind", record.kind), ("split", record.split)),
                            method=record.judge.method, by=record.judge.model)
 
     def clip_facts(self, record: Record) -> ClipFacts:

@@ -13,7 +13,8 @@
     return node;
   };
   const runOf = (i) => RUNS[R.run[i]];
-  // [id, prompt, clips, expected, level, kind, split, clip captions, physical parameters, gap between two clips]
+  // [id, prompt, clips, expected, level, the item's facets ([name, value] pairs), clip captions, physical parameters,
+  // gap between two clips]
   const question = (i) => Q[R.q[i]];
   if (!$("answers")) {  // a large folder's report: its answers lie on pages of their own (D.pages), none here
     window.reportBrowser = { show: () => {}, data: D, el };
@@ -130,7 +131,7 @@
   }
 
   function clipCaption(q, n) {
-    return q[7] && q[7][n] !== undefined ? text(q[7][n]) : `clip ${n + 1}`;
+    return q[6] && q[6][n] !== undefined ? text(q[6][n]) : `clip ${n + 1}`;
   }
 
   // Clip 1, then the harness's gap of silence, then clip 2: as a model that gets the two merged hears them.
@@ -142,7 +143,7 @@
   }
 
   function paramsTable(q) {
-    const params = q[8] || [], n = q[2].length;
+    const params = q[7] || [], n = q[2].length;
     if (!params.length) return null;
     const table = el("table", { class: "params" });
     const head = el("tr");
@@ -178,8 +179,8 @@
       clips.appendChild(fig);
     });
     box.appendChild(clips);
-    if (players.length === 2 && q[9] !== null && q[9] !== undefined) {
-      const gap = q[9];
+    if (players.length === 2 && q[8] !== null && q[8] !== undefined) {
+      const gap = q[8];
       const button = el("button", { id: "play-ab", "data-gap": String(gap),
         title: "The gap is the silence the harness puts between the two clips when a model takes them as one" },
         `▶ ${clipCaption(q, 0)}, ${gap} s of silence, then ${clipCaption(q, 1)}`);
@@ -197,7 +198,7 @@
     const [word] = cellCorrect(i);
     const rows = [["Status", text(R.status[i])], ["Chosen / read", text(R.label[i]) || "—"],
       ["Correct answer", text(q[3]) || "none (no option is correct)"], ["Scored", word], ["How the label was obtained", why(i)],
-      ["Level / kind / split", [q[4] ?? "-", q[5], q[6] ?? "-"].join(" / ")], ["Notes", text(R.notes[i]) || "—"],
+      [["Level", ...q[5].map(([name]) => name)].join(" / "), [q[4] ?? "-", ...q[5].map(([, v]) => v ?? "-")].join(" / ")], ["Notes", text(R.notes[i]) || "—"],
       ["Error", text(R.error[i]) || "—"], ["Latency", R.latency[i] === null ? "—" : R.latency[i] + " s"],
       ["Reference", R.ref[i] === -1 ? "no reference run of this model, task and seed on this pack" :
         (text(R.ref[i]) || "(none)") + (referenceDisagrees(i) ? "  ← disagrees with this run" : "  (agrees)") +
