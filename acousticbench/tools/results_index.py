@@ -187,6 +187,18 @@ class ResultsIndex:
         return [(i, bool(o)) for i, o in self.db.execute(
             "SELECT id, outcome FROM answers WHERE folder = ? AND outcome IS NOT NULL ORDER BY line", (folder,))]
 
+    def answers(self, folder: str, key: str) -> list[tuple] | None:
+        """(line, id, seed, label, outcome) of every line of a run that is a JSON object, in file order, as stored
+        under the change key `key`; None where the run's rows are not stored under it (changed since, or never)."""
+        self.db.execute("BEGIN")  # one snapshot: the key and the rows of one store, never a half-replaced run
+        try:
+            if self.db.execute("SELECT 1 FROM runs WHERE folder = ? AND changed = ?", (folder, key)).fetchone() is None:
+                return None
+            return self.db.execute("SELECT line, id, seed, label, outcome FROM answers WHERE folder = ? ORDER BY line",
+                                   (folder,)).fetchall()
+        finally:
+            self.db.execute("COMMIT")
+
     def forget_missing(self, present: set[str]) -> None:
         """Drop the rows of run folders no longer in the results folder (deleted or moved)."""
         gone = [name for (name,) in self.db.execute("SELECT folder FROM runs") if name not in present]
