@@ -99,6 +99,7 @@ def _open(path: Path) -> sqlite3.Connection | None:
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
         db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")  # a cache: a power cut may lose its last values, never the folders
         db.execute(_TABLE)
         return db
     except sqlite3.Error:  # damaged (the results index builds it again) or read-only: no cache
