@@ -122,7 +122,8 @@ def test_a_torn_run_and_damaged_lines_are_said_alike_through_the_index_and_from_
     validate are refused in one line naming it: the same from a fresh index, a warm one and the folders."""
     oracle_dir, oracle_rad, random_rad = (runs_of(damaged_copy, *cell) for cell in
                                           (("Oracle", "dir"), ("Oracle", "rad"), ("Random", "rad")))
-    cases = {"torn": ([oracle_dir[1]], [oracle_dir[0]]), "torn cell": (oracle_dir, runs_of(damaged_copy, "Random", "dir")),
+    cases = {"torn": ([oracle_dir[1]], [oracle_dir[0]]),
+             "torn cell": (oracle_dir, runs_of(damaged_copy, "Random", "dir")),
              "damaged": ([oracle_rad[0]], [random_rad[0]]), "invalid": ([oracle_rad[1]], [random_rad[1]])}
 
     def said() -> dict[str, tuple[str, ...]]:
@@ -142,7 +143,7 @@ def test_a_torn_run_and_damaged_lines_are_said_alike_through_the_index_and_from_
     assert direct["invalid"][0] == "error" and "responses.jsonl:5: not a valid" in direct["invalid"][1]
 
 
-def test_the_command_prints_the_comparison_and_the_torn_note_read_through_the_index(damaged_copy, tmp_path):  # noqa: F811
+def test_the_command_prints_the_comparison_and_the_torn_note(damaged_copy, tmp_path):  # noqa: F811
     oracle_dir = runs_of(damaged_copy, "Oracle", "dir")
     argv = [sys.executable, "-m", "acousticbench", "compare", *map(str, oracle_dir), "--vs",
             *map(str, runs_of(damaged_copy, "Random", "dir"))]

@@ -28,22 +28,23 @@ def no_cache(tmp_path: Path) -> dict[str, str]:
 
 def summaries(folder: Path, out: Path, **env: str) -> tuple:
     """What eval-str writes (strict and lenient: its CSV, or its exit code and stderr) and the sweep's summary CSV
-    with its notes, each in a fresh process."""
+    with its notes, each in a fresh process; the CSVs as their bytes say them (line ends included)."""
     written = []
     for scoring in ("strict", "lenient"):
         csv = out / f"eval-str-{scoring}.csv"
-        done = subprocess.run([sys.executable, "-m", "acousticbench", "eval-str", "--in", str(folder), "--out", str(csv),
-                               "--scoring", scoring], cwd=out, env=harness_env(**env), capture_output=True, text=True,
-                              timeout=300)
-        written.append(csv.read_text(encoding="utf-8") if done.returncode == 0 else (done.returncode, done.stderr))
+        argv = ["eval-str", "--in", str(folder), "--out", str(csv), "--scoring", scoring]
+        done = subprocess.run([sys.executable, "-m", "acousticbench", *argv], cwd=out, env=harness_env(**env),
+                              capture_output=True, text=True, timeout=300)
+        written.append(csv.read_bytes().decode() if done.returncode == 0 else (done.returncode, done.stderr))
     sweep = "import sys; from pathlib import Path; from acousticbench.benchmarks.audioicl.face import write_summary\n" \
             "from acousticbench.core.errors import run_command\n" \
-            "sys.exit(run_command(lambda: write_summary(Path(sys.argv[1]), 'specific', 'strict', None) and 0, interrupted='-'))"
+            "summary = lambda: write_summary(Path(sys.argv[1]), 'specific', 'strict', None) and 0\n" \
+            "sys.exit(run_command(summary, interrupted='-'))"  # a refusal: its line and exit 2, as after a sweep
     done = subprocess.run([sys.executable, "-c", sweep, str(folder)], cwd=out, env=harness_env(**env),
                           capture_output=True, text=True, timeout=300)
     assert "Traceback" not in done.stderr, done.stderr
     made = folder / "audioicl_summary.csv"
-    written.append((made.read_text(encoding="utf-8") if made.is_file() else None, done.returncode, done.stderr))
+    written.append((made.read_bytes().decode() if made.is_file() else None, done.returncode, done.stderr))
     made.unlink(missing_ok=True)  # the next call writes its own
     return tuple(written)
 
