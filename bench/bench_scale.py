@@ -11,11 +11,15 @@ seconds where 480 real runs take half an hour on 2 cores.
 
     .venv/bin/python bench/bench_scale.py --runs 480 --archive ARCHIVE [--keep DIR] [--code DIR] [--every-tool]
     .venv/bin/python bench/bench_scale.py --audioicl --runs 2000 [--keep DIR] [--code DIR]
+    .venv/bin/python bench/bench_scale.py --keep DIR --every-tool --only compare --repeat 3
+
+--only times only the tools whose name holds that text; --repeat prints each one's median of that many runs.
 
 --code runs the tools of another checkout (PYTHONPATH) on the same folder, for a before/after figure."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
@@ -86,11 +90,10 @@ def icl_archive(archive: Path, work: Path) -> Path:
     return work / "icl-archive"
 
 
-def eval_str(results: Path, code: Path, work: Path) -> Iterator[tuple[str, float, float, int]]:
-    """AudioICL's summary CSV over `results` with the tools of `code`: strict, again, and lenient scoring."""
+def eval_str(results: Path, work: Path) -> Iterator[tuple[str, list[str]]]:
+    """AudioICL's summary CSV over `results`: strict, again, and lenient scoring."""
     for name, scoring in (("eval-str", "strict"), ("eval-str again", "strict"), ("eval-str lenient", "lenient")):
-        yield (name, *timed(["eval-str", "--in", str(results), "--out", str(work / "summary.csv"), "--scoring",
-                             scoring], code, work))
+        yield name, ["eval-str", "--in", str(results), "--out", str(work / "summary.csv"), "--scoring", scoring]
 
 
 def make_results(results: Path, base_runs: list[Path], n: int) -> None:
@@ -118,29 +121,39 @@ def timed(argv: list[str], code: Path, cwd: Path) -> tuple[float, float, int]:
     return time.perf_counter() - started, usage.ru_maxrss / 1024, proc.returncode
 
 
-def measure(results: Path, code: Path, work: Path) -> Iterator[tuple[str, float, float, int]]:
+def measure(results: Path, code: Path, work: Path) -> Iterator[tuple[str, list[str]]]:
     """Each tool first (no index) and warm (again), over `results` with the tools of `code`, as each ends."""
     subprocess.run([sys.executable, "-c", FORGET, str(results)], env=_env(code), check=False)
     shutil.rmtree(work / "report-answers", ignore_errors=True)  # a large folder's answer pages, kept when unchanged
     for name, argv in (("leaderboard", ["leaderboard", str(results)]),
                        ("report", ["report", str(results), "--out", str(work / "report.html")])):
         for when in ("first", "warm"):
-            yield (f"{name} {when}", *timed(argv, code, work))
+            yield f"{name} {when}", argv
 
 
-def every_tool(results: Path, code: Path, work: Path) -> Iterator[tuple[str, float, float, int]]:
-    """The other tools over the folder, warm (after measure()): the CSV, the paired view, compare of two runs, the
-    references (every seed of Oracle on rad promoted, then the leaderboard beside them) and AudioICL's summary CSV."""
-    oracle = sorted(results.glob("Oracle-rad-*"))
+def every_tool(results: Path, work: Path) -> Iterator[tuple[str, list[str]]]:
+    """The other tools over the folder, warm (after measure()): the CSV, the paired view, compare of two runs and of
+    two models' cells (every seed of Oracle on rad against Random's), the references (every seed of Oracle on rad
+    promoted, then the leaderboard beside them) and AudioICL's summary CSV."""
+    oracle, random = sorted(results.glob("Oracle-rad-*")), sorted(results.glob("Random-rad-*"))
     refs = work / "references"
     shutil.rmtree(refs, ignore_errors=True)
     for name, argv in (("leaderboard --csv", ["leaderboard", str(results), "--csv"]),
                        ("leaderboard --paired", ["leaderboard", str(results), "--paired"]),
                        ("compare", ["compare", str(oracle[0]), str(oracle[1])]),
+                       (f"compare --vs {len(oracle)} seeds", ["compare", *map(str, oracle), "--vs", *map(str, random)]),
                        ("reference promote", ["reference", "promote", "--references", str(refs), *map(str, oracle)]),
                        ("leaderboard --references", ["leaderboard", str(results), "--references", str(refs)]),
                        ("eval-str", ["eval-str", "--in", str(results), "--out", str(work / "summary.csv")])):
-        yield (name, *timed(argv, code, work))
+        yield name, argv
+
+
+def median_of(repeat: int, argv: list[str], code: Path, cwd: Path) -> tuple[float, float, int]:
+    """timed() `repeat` times in a row: the median seconds, the largest peak, the first failing exit code."""
+    import statistics
+
+    tries = [timed(argv, code, cwd) for _ in range(repeat)]
+    return statistics.median(t[0] for t in tries), max(t[1] for t in tries), next((t[2] for t in tries if t[2]), 0)
 
 
 def first_view(page: Path) -> tuple[float, float] | None:
@@ -174,6 +187,9 @@ def main() -> None:
                         help="AudioICL runs and eval-str instead (a reduced pack is built when --archive has none)")
     parser.add_argument("--every-tool", action="store_true",
                         help="then time the CSV, --paired, compare, the references and eval-str too")
+    parser.add_argument("--only", default="", help="time only the tools whose name holds this text ('compare')")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="run each timed tool this many times in a row and print the median (a 'first' once)")
     parser.add_argument("--code", type=Path, action="append", default=[],
                         help="also time the tools of this checkout on the same folder (repeatable)")
     args = parser.parse_args()
@@ -190,10 +206,11 @@ def main() -> None:
     print(f"{args.runs} runs, {answers} answers")
     for code in [REPO, *args.code]:
         print(f"\ntools of {code}:")
-        for name, seconds, mb, rc in eval_str(results, code, work) if args.audioicl else measure(results, code, work):
-            print(f"  {name:18s} {seconds:7.1f} s  peak {mb:7.0f} MB" + (f"  exit {rc}" if rc else ""), flush=True)
-        for name, seconds, mb, rc in every_tool(results, code, work) if args.every_tool and not args.audioicl else ():
-            print(f"  {name:18s} {seconds:7.1f} s  peak {mb:7.0f} MB" + (f"  exit {rc}" if rc else ""), flush=True)
+        tools = eval_str(results, work) if args.audioicl else measure(results, code, work)
+        more = every_tool(results, work) if args.every_tool and not args.audioicl else ()
+        for name, argv in (tool for tool in itertools.chain(tools, more) if args.only in tool[0]):
+            seconds, mb, rc = median_of(1 if name.endswith("first") else args.repeat, argv, code, work)
+            print(f"  {name:22s} {seconds:7.1f} s  peak {mb:7.0f} MB" + (f"  exit {rc}" if rc else ""), flush=True)
         shown = first_view(work / "report.html")
         if shown:
             print(f"  report in chromium: first view drawn {shown[0]:.2f} s after navigation (the page's own clock "

@@ -158,9 +158,11 @@ def compare(runs_a: Sequence[Path | str], runs_b: Sequence[Path | str]) -> Compa
     """Side A's runs (one per seed of its cell) against side B's; refused in one line where they are not runs of the
     same benchmark and task, or a side repeats a seed."""
     from acousticbench.tools.paired import check_side, check_sides, compare_sides, load_run
+    from acousticbench.tools.run_answers import RunAnswers
 
     torn: list = []
-    a, b = [load_run(Path(p), torn) for p in runs_a], [load_run(Path(p), torn) for p in runs_b]
+    with RunAnswers() as reader:  # through the results index of each run's results folder, where it can serve them
+        a, b = [load_run(Path(p), torn, reader) for p in runs_a], [load_run(Path(p), torn, reader) for p in runs_b]
     if a[0].bench.name != b[0].bench.name:
         raise UserError(f"{runs_a[0]} is a {a[0].bench.name} run and {runs_b[0]} a {b[0].bench.name} run: "
                         "compare runs of the same benchmark and task.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,8 @@ from acousticbench.benchmarks import Benchmark, benchmark_of_config, benchmark_o
 from acousticbench.core.errors import UserError
 from acousticbench.core.power import power_line
 from acousticbench.core.significance import Answers, PairedDifference, Pairing, paired_difference, pair_questions
-from acousticbench.run.results import CONFIG, METRICS, RESPONSES, read_config, read_records
+from acousticbench.run.results import CONFIG, METRICS, RESPONSES, read_config
+from acousticbench.tools.run_answers import Answer, RunAnswers
 
 SAME_ACROSS_SIDES = ("task", "variant", "pack")  # else the same ids may name other questions
 
@@ -22,15 +24,16 @@ class Run:
     """One run folder (or a responses.jsonl on its own), read, with what identifies it."""
 
     path: Path
-    records: list
+    answers: list[Answer]  # one per id (the last line of each), in the order read_records gives its records
     bench: Benchmark
     seed: int | None
     facts: dict[str, str]  # model, task, variant, split, pack, first N and the benchmark's identity, where known
 
 
-def load_run(path: Path, torn: list | None = None) -> Run:
+def load_run(path: Path, torn: list | None = None, reader: RunAnswers | None = None) -> Run:
     """A run folder or its responses.jsonl, with its benchmark (from config.json beside it, else its records); a last
-    line a crash cut is collected in `torn` (readers.TornLine) for the caller to name."""
+    line a crash cut is collected in `torn` (readers.TornLine) for the caller to name. Its answers are read through
+    `reader` (the results index where it can serve them)."""
     file = path / RESPONSES if path.is_dir() else path
     if not file.is_file():
         raise UserError(f"{path} is not a run folder or a responses.jsonl file.")
@@ -46,12 +49,13 @@ def load_run(path: Path, torn: list | None = None) -> Run:
         except (ValueError, AttributeError) as err:
             raise UserError(f"{file} is not a run's responses.jsonl ({type(err).__name__}): pass a run folder or its "
                             "responses.jsonl.") from None
-    records = read_records(file, bench.record_type, torn)
-    seeds = {r.seed for r in records}
-    facts = {"model": records[0].model, "task": records[0].task} if records else {}
+    with RunAnswers() if reader is None else nullcontext(reader) as read:
+        answers, named = read.read(file, bench, torn)
+    seeds = {a.seed for a in answers}
+    facts = {"model": named[0], "task": named[1]} if named else {}
     if config:
         facts.update(_config_facts(file.parent, config, bench))
-    return Run(path, records, bench, seeds.pop() if len(seeds) == 1 else None, facts)
+    return Run(path, answers, bench, seeds.pop() if len(seeds) == 1 else None, facts)
 
 
 def _config_facts(folder: Path, config: dict[str, Any], bench: Benchmark) -> dict[str, str]:
@@ -97,10 +101,9 @@ def answers_of(runs: list[Run]) -> Answers:
     """question id -> seed -> right, over the records each run's benchmark scores."""
     out: dict[str, dict[int, bool]] = {}
     for run in runs:
-        for record in run.records:
-            correct = run.bench.outcome(record.model_dump())
-            if correct is not None:
-                out.setdefault(record.id, {})[record.seed] = bool(correct)
+        for answer in run.answers:
+            if answer.right is not None:
+                out.setdefault(answer.id, {})[answer.seed] = answer.right
     return out
 
 
@@ -155,8 +158,8 @@ def compare_sides(a: list[Run], b: list[Run]) -> PairedComparison:
     pairing = pair_questions(answers_of(a), answers_of(b))
     if not pairs and not pairing.counts:
         raise UserError("the two sides share no item ids: are they runs of the same task?")
-    answer = lambda r: getattr(r, label)  # noqa: E731
-    shared = {r.id for run in a for r in run.records} & {r.id for run in b for r in run.records}
+    answer = lambda r: r.label  # noqa: E731
+    shared = {r.id for run in a for r in run.answers} & {r.id for run in b for r in run.answers}
     return PairedComparison(
         items_shared=len(shared), answers=len(pairs), agree=sum(1 for x, y in pairs if answer(x) == answer(y)),
         flips=Counter((answer(x), answer(y)) for x, y in pairs if answer(x) != answer(y)),
@@ -165,13 +168,13 @@ def compare_sides(a: list[Run], b: list[Run]) -> PairedComparison:
 
 def _answer_pairs(a: list[Run], b: list[Run]) -> list[tuple[Any, Any]]:
     """Answers paired one to one: by (id, seed) where the sides share seeds, by id where each side is one run."""
-    theirs = {(r.id, r.seed): r for run in b for r in run.records}
-    shared = {k[1] for k in theirs} & {r.seed for run in a for r in run.records}
+    theirs = {(r.id, r.seed): r for run in b for r in run.answers}
+    shared = {k[1] for k in theirs} & {r.seed for run in a for r in run.answers}
     if shared:
-        return [(r, theirs[(r.id, r.seed)]) for run in a for r in run.records if (r.id, r.seed) in theirs]
+        return [(r, theirs[(r.id, r.seed)]) for run in a for r in run.answers if (r.id, r.seed) in theirs]
     if len(a) == len(b) == 1:
-        by_id = {r.id: r for r in b[0].records}
-        return [(r, by_id[r.id]) for r in a[0].records if r.id in by_id]
+        by_id = {r.id: r for r in b[0].answers}
+        return [(r, by_id[r.id]) for r in a[0].answers if r.id in by_id]
     return []
 
 

@@ -7,16 +7,15 @@ nothing, the next tool builds it again."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from acousticbench.core.derived_values import files_key, index_path  # noqa: F401 (index_path: the tools')
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, being_written
 
-FOLDER = "results-index"  # under the harness's cache (core/environment.py: cache_dir)
 SCHEMA = 4  # raised when the tables or what a row means change: an index of another schema is built again
 BUSY_MS = 30_000  # another command writing the index: wait for it, never fail
 
@@ -48,26 +47,9 @@ class RunFiles:
     scores: Callable[[], list[tuple[str, bool]]] | None = None
 
 
-def index_path(results: Path) -> Path:
-    """Where the index of a results folder lies: the cache's results-index/<sha256 of its real path, 24 digits>."""
-    import hashlib
-
-    from acousticbench.core.environment import cache_dir
-
-    where = os.path.realpath(results)
-    return cache_dir() / FOLDER / f"{hashlib.sha256(where.encode()).hexdigest()[:24]}.sqlite"
-
-
 def change_key(run_dir: Path) -> str:
-    """Each file's inode, size and modification time: any write, append or atomic replace changes it."""
-    parts = []
-    for name in (CONFIG, METRICS, RESPONSES):
-        try:
-            st = os.stat(run_dir / name)
-            parts.append(f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
-        except OSError:
-            parts.append("-")
-    return "|".join(parts)
+    """Each of the run's three files' inode, size and modification time: any write, append or replace changes it."""
+    return files_key(run_dir, (CONFIG, METRICS, RESPONSES))
 
 
 def read_files(run_dir: Path) -> RunFiles:
@@ -186,6 +168,18 @@ class ResultsIndex:
         """(id, right) of every scored line of a run, in file order (duplicates included, as the file has them)."""
         return [(i, bool(o)) for i, o in self.db.execute(
             "SELECT id, outcome FROM answers WHERE folder = ? AND outcome IS NOT NULL ORDER BY line", (folder,))]
+
+    def answers(self, folder: str, key: str) -> list[tuple] | None:
+        """(line, id, seed, label, outcome) of every line of a run that is a JSON object, in file order, as stored
+        under the change key `key`; None where the run's rows are not stored under it (changed since, or never)."""
+        self.db.execute("BEGIN")  # one snapshot: the key and the rows of one store, never a half-replaced run
+        try:
+            if self.db.execute("SELECT 1 FROM runs WHERE folder = ? AND changed = ?", (folder, key)).fetchone() is None:
+                return None
+            return self.db.execute("SELECT line, id, seed, label, outcome FROM answers WHERE folder = ? ORDER BY line",
+                                   (folder,)).fetchall()
+        finally:
+            self.db.execute("COMMIT")
 
     def forget_missing(self, present: set[str]) -> None:
         """Drop the rows of run folders no longer in the results folder (deleted or moved)."""

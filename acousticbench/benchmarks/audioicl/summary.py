@@ -19,6 +19,8 @@ COLUMNS = ("model", "shots", "task", "accuracy", "n")  # eval_str.py: the public
 # run (its audio replaced) and a variant (a demo order) are rows of their own, named in their columns, never pooled
 RUN_COLUMNS = ("model", "shots", "task", "accuracy", "accuracy_public", "n", "prompt_style", "scoring", "control",
                "variant")
+COUNTS = "audioicl summary counts"  # its name among a run's derived values (core/derived_values.py)
+RUN_FILES = ("config.json", "metrics.json", "responses.jsonl")  # what the counts are of: any change counts again
 PUBLIC_FILE = re.compile(r"^(?P<model>.+?)_results(?:_meta)?_k(?P<k>\d+)\.jsonl$")  # the public inference output
 
 
@@ -44,13 +46,33 @@ class Answer:
             (f" [{self.variant}]" if self.variant else "")
 
 
-def run_folder_answers(root: Path, prompt_style: str | None = None, torn: list | None = None) -> Iterator[Answer]:
-    """Answers from AudioICL run folders under `root`: the latest folder per (model, task, k, seed, backend, prompt
-    style, scoring, control, variant), each with the prompt style and scoring it was run with, and its control and
-    variant (core/run_identity.py); a line a crash cut goes to `torn`. One run's file is read at a time, as the
-    answers are consumed: a lab's thousands of runs never sit in memory together."""
+@dataclass(frozen=True)
+class Tally:
+    """One run's answers of one model, shots and task, counted: what summarise adds up of them."""
+
+    model: str
+    shots: int
+    task: str
+    prompt_style: str | None
+    scoring: str | None
+    control: str | None
+    variant: str | None
+    n: int  # answers
+    correct: int  # the harness's right ones (each record's `correct`)
+    public: tuple[tuple[str, int], ...]  # the public scorer's right ones under each scoring, read from the responses
+
+    name = Answer.name
+
+
+def run_folder_answers(root: Path, prompt_style: str | None = None, torn: list | None = None) -> Iterator[Tally]:
+    """The answers of AudioICL run folders under `root`, counted per run: the latest folder per (model, task, k, seed,
+    backend, prompt style, scoring, control, variant), each with the prompt style and scoring it was run with, and its
+    control and variant (core/run_identity.py); a line a crash cut goes to `torn`. A run's counts come from the
+    results index where its files are as when they were counted (core/derived_values.py), else from its file, one run
+    at a time: a lab's thousands of runs never sit in memory together."""
     from acousticbench.benchmarks import run_identity_of
-    from acousticbench.core.readers import read_json, read_jsonl
+    from acousticbench.core.derived_values import DerivedValues
+    from acousticbench.core.readers import read_json
 
     latest: dict[str, Path] = {}
     fix = "restore it, or move that run folder out of the results folder"
@@ -65,19 +87,44 @@ def run_folder_answers(root: Path, prompt_style: str | None = None, torn: list |
             + "/" + "/".join(run_identity_of(whole).tags())  # a demo order is not in the folder's name
         if prefix not in latest or config.parent.name > latest[prefix].name:
             latest[prefix] = config.parent
-    for folder in latest.values():
-        config = read_json(folder / "config.json", "the run config", fix)
-        spec, run = config["spec"], run_identity_of(config)
-        variant = "; ".join(f"{k}: {v}" for k, v in run.variants if k not in ("prompt", "scoring")) or None
-        for r in read_jsonl(folder / "responses.jsonl", "the run file", fix, torn=torn):
-            try:
-                answer = Answer(r["model"], int(r["shots"]), r["task"], r.get("response"), str(r["gt"]),
-                                spec.get("prompt_style"), spec.get("scoring"), bool(r.get("correct")), run.control,
-                                variant)
-            except (KeyError, TypeError, ValueError):
-                raise UserError(f"{folder / 'responses.jsonl'}: record {r.get('id')!r} is not an AudioICL record; "
-                                f"{fix}.") from None
-            yield answer
+    kept: dict[Path, DerivedValues] = {}  # the results index's derived values, one per results folder
+    try:
+        for folder in latest.values():
+            config = read_json(folder / "config.json", "the run config", fix)
+            spec, run = config["spec"], run_identity_of(config)
+            variant = "; ".join(f"{k}: {v}" for k, v in run.variants if k not in ("prompt", "scoring")) or None
+            values = kept.get(folder.parent) or kept.setdefault(folder.parent, DerivedValues(folder.parent))
+            here: list | None = None if torn is None else []  # a torn line: said, and its run's counts never kept
+            counts = values.value(folder, COUNTS, RUN_FILES, lambda: run_counts(folder, fix, here), lambda _: not here)
+            if here:
+                torn.extend(here)
+            for model, shots, task, n, correct, strict, lenient in counts:
+                yield Tally(model, shots, task, spec.get("prompt_style"), spec.get("scoring"), run.control, variant,
+                            n, correct, (("strict", strict), ("lenient", lenient)))
+    finally:
+        for values in kept.values():
+            values.close()
+
+
+def run_counts(folder: Path, fix: str, torn: list | None) -> list[list]:
+    """A run's answers counted by (model, shots, task) as its records name them: [model, shots, task, answers, the
+    harness's right ones, the public scorer's strict and lenient right ones], read from its responses.jsonl; a line a
+    crash cut goes to `torn`, or is refused as damaged where there is none (read_jsonl)."""
+    from acousticbench.core.readers import read_jsonl
+
+    counts: dict[tuple, list[int]] = {}
+    for r in read_jsonl(folder / "responses.jsonl", "the run file", fix, torn=torn):
+        try:
+            key, response, gt = (r["model"], int(r["shots"]), r["task"]), r.get("response"), str(r["gt"])
+        except (KeyError, TypeError, ValueError):
+            raise UserError(f"{folder / 'responses.jsonl'}: record {r.get('id')!r} is not an AudioICL record; "
+                            f"{fix}.") from None
+        count = counts.setdefault(key, [0, 0, 0, 0])
+        count[0] += 1
+        count[1] += bool(r.get("correct"))
+        count[2] += score(key[2], response, gt, "strict")[1]
+        count[3] += score(key[2], response, gt, "lenient")[1]
+    return [[*key, *count] for key, count in counts.items()]
 
 
 def public_answers(root: Path) -> Iterator[Answer]:
@@ -106,7 +153,7 @@ def _split_lines(lines: Iterable[str]) -> Iterator[str]:
         yield from line.splitlines()
 
 
-def summarise(answers: Iterable[Answer], scoring: Scoring = "strict", only_model: str | None = None,
+def summarise(answers: Iterable[Answer | Tally], scoring: Scoring = "strict", only_model: str | None = None,
               by_run: bool = False) -> list[dict]:
     """Rows sorted by (model, shots, task): COLUMNS, each episode scored by the public scorer from its response and
     gold label; by_run (run folders): RUN_COLUMNS, the accuracy the harness's (each record's own verdict, as in
@@ -120,10 +167,14 @@ def summarise(answers: Iterable[Answer], scoring: Scoring = "strict", only_model
         style = a.prompt_style if by_run else None
         run = (a.control or "", a.variant or "") if by_run else ("", "")
         cell = counts[(a.model if by_run else a.name, a.shots, a.task, style, mode if by_run else None, *run)]
-        public = score(a.task, a.response, a.gt, mode)[1]
-        cell[0] += bool(a.correct) if by_run else public
+        if isinstance(a, Tally):  # a run's answers, counted once (under both scorings)
+            public, right, n = dict(a.public).get(mode, dict(a.public)["strict"]), a.correct, a.n  # as score() reads
+        else:
+            public = score(a.task, a.response, a.gt, mode)[1]
+            right, n = bool(a.correct), 1
+        cell[0] += right if by_run else public
         cell[1] += public
-        cell[2] += 1
+        cell[2] += n
     rows = []
     for (m, k, t, style, mode, control, variant), (c, public, n) in sorted(
             counts.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
