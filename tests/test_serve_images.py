@@ -104,6 +104,8 @@ def test_the_cpu_images_hold_the_torch_transformers_and_vllm_the_tests_run_with(
     assert set(cpu) == {"server", "vllm-cpu"}  # the two tiny models' images, built on the local CPU base
     assert {v.build_args["TORCH_VERSION"] for v in cpu.values()} == {metadata.version("torch").split("+")[0]}
     assert cpu["server"].build_args["TRANSFORMERS_VERSION"] == metadata.version("transformers")
+    pinned = re.search(r'"transformers==([^"]+)"', (REPO / "pyproject.toml").read_text()).group(1)
+    assert pinned == cpu["server"].build_args["TRANSFORMERS_VERSION"]  # a fresh install gets the image's, not PyPI's newest
     setup = (REPO / "scripts" / "setup_vllm.sh").read_text()
     assert f"release={cpu['vllm-cpu'].build_args['VLLM_VERSION']} " in setup  # the release the vllm tests run
 
