@@ -9,6 +9,8 @@ import re
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -160,9 +162,15 @@ def test_every_figure_read_from_the_index_is_the_one_read_from_the_files(results
     assert all(e.scores is not None for e in warm)  # they were read from the index
 
 
-def _lock_every_run(results: Path) -> list:
+@contextmanager
+def every_run_locked(results: Path) -> Iterator[None]:
     """Every run locked as a running command holds it: each is then read from its folder, the index left aside."""
-    return [RunLock(d) for d in run_dirs(results) if (d / "config.json").is_file()]
+    locks = [RunLock(d) for d in run_dirs(results) if (d / "config.json").is_file()]
+    try:
+        yield
+    finally:
+        for lock in locks:
+            lock.release()
 
 
 def test_the_report_from_the_index_is_the_report_from_the_folders(results, tmp_path, capsys):
@@ -173,13 +181,9 @@ def test_the_report_from_the_index_is_the_report_from_the_folders(results, tmp_p
     forget(results)
     indexed = _report(results, tmp_path / "indexed.html")
     build_report([results], tmp_path / "indexed-paged.html", inline_answers=10)
-    locks = _lock_every_run(results)
-    try:
+    with every_run_locked(results):
         direct = _report(results, tmp_path / "direct.html")
         build_report([results], tmp_path / "direct-paged.html", inline_answers=10)
-    finally:
-        for lock in locks:
-            lock.release()
     assert indexed == direct.replace("direct.html", "indexed.html")
     paged = [re.sub(r"written \d{4}-\d\d-\d\d \d\d:\d\d", "", (tmp_path / f"{name}-paged.html").read_text("utf-8"))
              for name in ("indexed", "direct")]
@@ -219,12 +223,8 @@ def test_damaged_runs_are_named_and_left_out_alike_fresh_warm_and_from_the_folde
         return [(re.sub(r", [0-9.]+ s\)", ")", out.stdout), out.stderr) for out in outs]  # the time it took aside
 
     fresh, warm = both(), both()
-    locks = _lock_every_run(damaged_copy)
-    try:
+    with every_run_locked(damaged_copy):
         direct = both()
-    finally:
-        for lock in locks:
-            lock.release()
     assert fresh == warm == direct
     (board, board_err), (_, report_err) = fresh
     assert re.search(r"Oracle-rad-local-seed42-\S+/responses\.jsonl:3 is not a record \(damaged\)", board_err)

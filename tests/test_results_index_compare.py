@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness_cli import harness_env, run_dirs
-from test_results_index import _lock_every_run, damaged_copy, forget, results  # noqa: F401 (the fixtures)
+from test_results_index import damaged_copy, every_run_locked, forget, results  # noqa: F401 (the fixtures)
 
 from acousticbench.api.tools import compare
 from acousticbench.benchmarks import run_identity_of
@@ -57,12 +57,8 @@ def every_comparison(folder: Path) -> dict[str, tuple[str, ...]]:
 
 def from_the_folders(folder: Path) -> dict[str, tuple[str, ...]]:
     """Every run locked as a running command holds it: compare then reads each from its folder, never the index."""
-    locks = _lock_every_run(folder)
-    try:
+    with every_run_locked(folder):
         return every_comparison(folder)
-    finally:
-        for lock in locks:
-            lock.release()
 
 
 def indexed_folders(folder: Path) -> set[str]:
@@ -131,12 +127,8 @@ def test_a_torn_run_and_damaged_lines_are_said_alike_through_the_index_and_from_
 
     forget(damaged_copy)
     fresh, warm = said(), said()
-    locks = _lock_every_run(damaged_copy)
-    try:
+    with every_run_locked(damaged_copy):
         direct = said()
-    finally:
-        for lock in locks:
-            lock.release()
     assert fresh == warm == direct
     assert "was cut short by a crash" in direct["torn"][1] and direct["torn cell"][1] == direct["torn"][1]
     assert direct["damaged"][0] == "error" and "responses.jsonl:3: not a valid" in direct["damaged"][1]
