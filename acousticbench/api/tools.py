@@ -184,7 +184,7 @@ def report(*results_dirs: Path | str, out: Path | str = "report.html", embed_aud
 
 def promote_references(*run_dirs: Path | str, references: Path | str | None = None) -> list[Path]:
     """Finished runs made references (copied under `references`, default ./reference_trajectories): the files written."""
-    from acousticbench.tools.reference import promote
+    from acousticbench.tools.promote import promote
 
     return promote([Path(d) for d in run_dirs], Path(references or "reference_trajectories"))
 
