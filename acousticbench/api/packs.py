@@ -3,9 +3,12 @@ lines `acousticbench pack ...` prints, the numbers behind them) and print nothin
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from acousticbench.benchmarks.face import PackCheck
 from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import UserError, writable_folder
 
@@ -16,19 +19,6 @@ class PackBuild:
 
     lines: tuple[str, ...]
     zip: Path | None
-
-
-@dataclass(frozen=True)
-class PackVerification:
-    """What `pack verify` found: each checked pack's lines (failures and their fix) and whether every file matched."""
-
-    lines: tuple[str, ...]
-    ok: bool
-
-    @property
-    def status(self) -> int:
-        """The command's exit status: 0 every file matched, 1 some did not."""
-        return 0 if self.ok else 1
 
 
 @dataclass(frozen=True)
@@ -99,21 +89,12 @@ def build_packs(archive: Path | str = "archive", zip: Path | str | None = None,
     return PackBuild(tuple(lines), zip_path)
 
 
-def verify_packs(archive: Path | str = "archive", task: str = "all") -> PackVerification:
+def verify_packs(archive: Path | str = "archive", task: str = "all") -> PackCheck:
     """Every file of the packs checked against its checksum: 'all' checks every benchmark's pack where it exists (the
     first benchmark's is required when none does); task names check the packs of the benchmarks they belong to."""
-    from acousticbench.benchmarks import claim_tasks, faces
-
-    every, root = faces(), Path(archive)
-    if task.strip() == "all":
-        checks = [face.verify_pack(root, None, required=False) for face in every.values()]
-        if all(c is None for c in checks):
-            checks = [next(iter(every.values())).verify_pack(root, None, required=True)]
-    else:
-        claimed = claim_tasks(task)  # an unknown name: the same one line as a run's
-        checks = [every[name].verify_pack(root, tasks, required=True) for name, tasks in claimed.items() if tasks]
-    done = [c for c in checks if c is not None]
-    return PackVerification(tuple(line for c in done for line in c.lines), all(c.ok for c in done))
+    root = Path(archive)
+    done = _each_pack(task, lambda face, tasks, required: face.verify_pack(root, tasks, required))
+    return PackCheck(tuple(line for c in done for line in c.lines), all(c.ok for c in done))
 
 
 def extract_pack(zip: Path | str, archive: Path | str = "archive") -> Extraction:
@@ -128,24 +109,15 @@ def export_packs(archive: Path | str, out: Path | str, task: str = "all") -> Dat
     """Each benchmark's pack (where it has an export) as one Hugging Face dataset folder, written in full or not at
     all; 'all' exports every pack found in `archive`, task names the packs they belong to."""
     from acousticbench.core.version import __version__
-    from acousticbench.benchmarks import claim_tasks, faces
     from acousticbench.packs.hf_dataset import refuse_non_empty, write_index_and_card
     from acousticbench.packs.staging import staged_folder
 
     _needs_pyarrow()
     root, out = Path(archive), Path(out)
     refuse_non_empty(out, "acousticbench pack export", "dataset")
-    every = faces()
     started = time.monotonic()
     with staged_folder(out, "exporting") as staging:
-        if task.strip() == "all":
-            parts = [face.export_dataset(root, staging, None, required=False) for face in every.values()]
-            if all(p is None for p in parts):
-                parts = [next(iter(every.values())).export_dataset(root, staging, None, required=True)]
-        else:
-            claimed = {name: tasks for name, tasks in claim_tasks(task).items() if tasks}
-            parts = [every[name].export_dataset(root, staging, tasks, required=True) for name, tasks in claimed.items()]
-        parts = [p for p in parts if p is not None]
+        parts = _each_pack(task, lambda face, tasks, required: face.export_dataset(root, staging, tasks, required))
         write_index_and_card(staging, parts, __version__)
     return DatasetExport(out, tuple(parts), time.monotonic() - started)
 
@@ -167,6 +139,22 @@ def import_packs(export: Path | str, archive: Path | str = "archive") -> Dataset
     with staged_folder(root, "importing") as staging:
         done = [every[part.benchmark].import_dataset(export, part, staging) for part in parts]
     return DatasetImport(export, root, tuple(done))
+
+
+def _each_pack(task: str, act: Callable[[Any, list[str] | None, bool], Any]) -> list:
+    """act(face, its tasks, required) on each pack `task` names, what each returned (None: no such pack, not
+    required): 'all' acts on every benchmark's pack where it exists, and requires the first benchmark's where none
+    does; task names act on the packs of the benchmarks they belong to (an unknown name: a run's one line)."""
+    from acousticbench.benchmarks import claim_tasks, faces
+
+    every = faces()
+    if task.strip() == "all":
+        done = [act(face, None, False) for face in every.values()]
+        if all(d is None for d in done):
+            done = [act(next(iter(every.values())), None, True)]
+    else:
+        done = [act(every[name], tasks, True) for name, tasks in claim_tasks(task).items() if tasks]
+    return [d for d in done if d is not None]
 
 
 def _needs_pyarrow() -> None:

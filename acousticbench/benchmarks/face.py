@@ -28,11 +28,16 @@ class OwnCommand:
 
 @dataclass(frozen=True)
 class PackCheck:
-    """What checking a benchmark's pack found: the lines to show (each file that failed, the fix) and whether every
-    file matched its checksum."""
+    """What checking a pack (or every pack, `pack verify`) found: the lines to show (each file that failed, the fix)
+    and whether every file matched its checksum."""
 
     lines: tuple[str, ...]
     ok: bool
+
+    @property
+    def status(self) -> int:
+        """The command's exit status: 0 every file matched, 1 some did not."""
+        return 0 if self.ok else 1
 
 
 @dataclass(frozen=True)

@@ -89,19 +89,32 @@ class DerivedValues:
             pass
 
 
+def connect(where: str) -> sqlite3.Connection:
+    """A connection to an index's file (or ":memory:") as every reader of it opens one: waits for another command
+    writing it, write-ahead log, and no sync per commit (a cache: a power cut may lose its last rows, never the
+    folders)."""
+    db = sqlite3.connect(where, timeout=BUSY_MS / 1000, isolation_level=None)
+    try:
+        db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        if where != ":memory:":
+            db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+    except sqlite3.Error:
+        db.close()
+        raise
+    return db
+
+
 def _open(path: Path) -> sqlite3.Connection | None:
     """The index's file, its table of derived values made where missing; None where it cannot be opened or written."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(str(path), timeout=BUSY_MS / 1000, isolation_level=None)
-    except (sqlite3.Error, OSError):  # not writable: no cache
+        db = connect(str(path))
+    except (sqlite3.Error, OSError):  # not writable, damaged (the results index builds it again): no cache
         return None
     try:
-        db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")  # a cache: a power cut may lose its last values, never the folders
         db.execute(_TABLE)
         return db
-    except sqlite3.Error:  # damaged (the results index builds it again) or read-only: no cache
+    except sqlite3.Error:  # read-only: no cache
         db.close()
         return None

@@ -158,11 +158,10 @@ def compare_sides(a: list[Run], b: list[Run]) -> PairedComparison:
     pairing = pair_questions(answers_of(a), answers_of(b))
     if not pairs and not pairing.counts:
         raise UserError("the two sides share no item ids: are they runs of the same task?")
-    answer = lambda r: r.label  # noqa: E731
     shared = {r.id for run in a for r in run.answers} & {r.id for run in b for r in run.answers}
     return PairedComparison(
-        items_shared=len(shared), answers=len(pairs), agree=sum(1 for x, y in pairs if answer(x) == answer(y)),
-        flips=Counter((answer(x), answer(y)) for x, y in pairs if answer(x) != answer(y)),
+        items_shared=len(shared), answers=len(pairs), agree=sum(1 for x, y in pairs if x.label == y.label),
+        flips=Counter((x.label, y.label) for x, y in pairs if x.label != y.label),
         pairing=pairing, result=paired_difference(pairing.counts), label=label, items=bench.item_noun)
 
 

@@ -13,11 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from acousticbench.core.derived_values import files_key, index_path  # noqa: F401 (index_path: the tools')
+from acousticbench.core.derived_values import connect, files_key, index_path  # noqa: F401 (index_path: the tools')
 from acousticbench.run.results import CONFIG, METRICS, RESPONSES, being_written
 
 SCHEMA = 4  # raised when the tables or what a row means change: an index of another schema is built again
-BUSY_MS = 30_000  # another command writing the index: wait for it, never fail
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -98,11 +97,7 @@ class ResultsIndex:
     def _connect(where: str) -> sqlite3.Connection:
         from acousticbench.core.version import __version__
 
-        db = sqlite3.connect(where, timeout=BUSY_MS / 1000, isolation_level=None)
-        db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
-        if where != ":memory:":
-            db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")  # a cache: a power cut may lose its last rows, never the folders
+        db = connect(where)
         version = f"{SCHEMA} {__version__}"  # another harness may read answers otherwise: build again
         db.execute("BEGIN IMMEDIATE")
         try:

@@ -73,7 +73,7 @@ def _answers(rows: list[tuple], file: Path, bench: Any) -> tuple[list[Answer], t
     for line, item, seed, label, outcome in rows:
         if not isinstance(item, str) or not isinstance(seed, int):  # stored otherwise than validated: read the file
             return None
-        latest[item] = (line, Answer(item, seed, label, None if outcome is None else bool(outcome)))
+        latest[item] = (line, Answer(item, seed, label, _right(outcome)))
     if not latest:
         return [], None
     first = _record_at(file, bench, next(iter(latest.values()))[0])

@@ -7,10 +7,9 @@ from pathlib import Path
 
 from acousticbench.benchmarks.acoustic.spec import NAME, AcousticOptions
 from acousticbench.benchmarks.acoustic.tasks import TASKS
-from acousticbench.benchmarks.face import Face, PackCheck
+from acousticbench.benchmarks.face import Face, OwnCommand, PackCheck
 from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import writable_folder
-from acousticbench.benchmarks.face import OwnCommand
 
 
 class AcousticFace(Face):

@@ -6,10 +6,9 @@ from pathlib import Path
 
 from acousticbench.benchmarks.audioicl import ALL, TASKS
 from acousticbench.benchmarks.audioicl.spec import NAME, ICLOptions
-from acousticbench.benchmarks.face import Face, PackCheck
+from acousticbench.benchmarks.face import Face, OwnCommand, PackCheck
 from acousticbench.core.command_words import spelt
 from acousticbench.core.errors import UserError
-from acousticbench.benchmarks.face import OwnCommand
 from acousticbench.core.reporter import say, warn
 
 SUMMARY = "audioicl_summary.csv"
