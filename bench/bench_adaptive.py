@@ -13,6 +13,7 @@ reached. The trials are made by the same code as a run's (adaptive/stimuli.py), 
 
     python bench/bench_adaptive.py --archive archive --runs 12 --workers 2 --out adaptive.json
     python bench/bench_adaptive.py --table adaptive.json --at 120,160,180,240
+    python bench/bench_adaptive.py --archive archive --bounds 0.1,0.2,0.35,0.5
 """
 from __future__ import annotations
 
@@ -42,14 +43,21 @@ from acousticbench.core.audio import SAMPLE_RATE, read_audio  # noqa: E402
 PACK_REQUESTS = 475  # a full run of one task of the pack
 
 
-def listener_for(code: str, index: int) -> Listener:
-    """Listener `index` of a task: threshold log-uniform between the pack's 2nd and 4th steps, varied slope, lapses
-    on half of them, a response bias on every one."""
+POPULATIONS = {"span": (0, 4), "middle": (1, 3)}  # the pack's steps (easiest first) between which thresholds lie
+
+
+SCALES = (0.2, 0.5)  # logistic scales on the log difference: d' growing as the difference to the power 0.58 / scale
+
+
+def listener_for(code: str, index: int, population: str = "span", scales: tuple[float, float] = SCALES) -> Listener:
+    """Listener `index` of a task: threshold log-uniform between two of the pack's steps (`span`: its easiest and its
+    hardest, `middle`: its 2nd and 4th), logistic scale uniform within `scales`, lapses on half of them, a response
+    bias on every one."""
     rng = np.random.default_rng([7, index])
-    steps = ATTRIBUTES[code].STEPS
-    low, high = magnitude_of(code, steps[3]), magnitude_of(code, steps[1])
+    steps, (easy, hard) = ATTRIBUTES[code].STEPS, POPULATIONS[population]
+    low, high = magnitude_of(code, steps[hard]), magnitude_of(code, steps[easy])
     threshold = difference(code, float(np.exp(rng.uniform(np.log(low), np.log(high)))))
-    return Listener(threshold, spread=float(rng.uniform(0.2, 0.5)), lapse=float(rng.choice([0.0, 0.04])),
+    return Listener(threshold, spread=float(rng.uniform(*scales)), lapse=float(rng.choice([0.0, 0.04])),
                     bias=float(rng.uniform(0.35, 0.65)))
 
 
@@ -86,25 +94,52 @@ def fixed_run(archive: str, code: str, listener: Listener, seed: int):
 
 
 def information(code: str, listener: Listener, magnitude: float | np.ndarray) -> np.ndarray:
-    """Fisher information of one trial at `magnitude` about the listener's log threshold (its slope known)."""
+    """Fisher information of one trial at each `magnitude` about the listener's (log threshold, log scale): an
+    array of 2 x 2 matrices (its lapse rate known)."""
     h, truth = 1e-4, magnitude_of(code, listener.threshold)
+    magnitude = np.atleast_1d(magnitude)
 
-    def p_correct(log_shift: float) -> np.ndarray:
-        shifted = replace(listener, threshold=difference(code, truth * np.exp(log_shift)))
-        hear = np.vectorize(lambda m: shifted.p_hear(code, difference(code, m)))(magnitude)
+    def p_correct(log_shift: float, log_scale_shift: float) -> np.ndarray:
+        shifted = replace(listener, threshold=difference(code, truth * np.exp(log_shift)),
+                          spread=listener.spread * np.exp(log_scale_shift))
+        hear = np.array([shifted.p_hear(code, difference(code, m)) for m in magnitude])
         return 0.5 + 0.5 * (1 - listener.lapse) * hear
 
-    p, slope = p_correct(0.0), (p_correct(h) - p_correct(-h)) / (2 * h)
-    return slope ** 2 / (p * (1 - p))
+    p = p_correct(0.0, 0.0)
+    slopes = np.stack([(p_correct(h, 0.0) - p_correct(-h, 0.0)) / (2 * h),
+                       (p_correct(0.0, h) - p_correct(0.0, -h)) / (2 * h)], axis=-1)
+    variance = p * (1 - p)
+    weight = np.where(variance > 0, 1 / np.where(variance > 0, variance, 1.0), 0.0)  # a certain answer says nothing
+    return weight[:, None, None] * slopes[:, :, None] * slopes[:, None, :]
 
 
 def fewest_requests(code: str, listener: Listener, answers: dict[float, tuple[int, int]]) -> float:
     """The Cramer-Rao bound on the requests any procedure needs for the pack's precision: the pack's information
-    about the threshold in trials placed where one says most, with a catch trial in every CATCH_EVERY as a run has."""
-    pack = sum(n * float(information(code, listener, m)) for m, (n, _) in answers.items())
+    about the threshold, its slope unknown (the pack's fit and an adaptive run both estimate it), counted in trials
+    placed where one says most about the threshold with the slope known, with a catch trial in every CATCH_EVERY as
+    a run has."""
+    pack = sum(n * information(code, listener, m)[0] for m, (n, _) in answers.items())
+    threshold_only = pack[0, 0] - pack[0, 1] ** 2 / pack[1, 1]
     truth = magnitude_of(code, listener.threshold)
-    best = float(information(code, listener, truth * np.exp(np.linspace(-2, 2, 401))).max())
-    return pack / best * CATCH_EVERY / (CATCH_EVERY - 1)
+    best = float(information(code, listener, truth * np.exp(np.linspace(-2, 2, 401)))[:, 0, 0].max())
+    return threshold_only / best * CATCH_EVERY / (CATCH_EVERY - 1)
+
+
+def bounds_by_spread(archive: str, codes: list[str], spreads: list[float], runs: int, population: str) -> list[str]:
+    """Per task, the median over the listeners of the Cramer-Rao bound as a share of the pack's requests, had every
+    listener the logistic scale (on the log difference) of each of `spreads` and no lapses: how steep a listener's
+    curve must be before the pack's precision could be had in a quarter of its requests."""
+    lines = ["| task | " + " | ".join(f"scale {s:g}" for s in spreads) + " |", "|" + "---|" * (len(spreads) + 1)]
+    for code in codes:
+        answers: dict[float, tuple[int, int]] = {}
+        for level, _, _, meta in pack_differences(archive, code):
+            if level is not None:
+                n, _ = answers.get(magnitude_of(code, meta["step"]), (0, 0))
+                answers[magnitude_of(code, meta["step"])] = (n + 1, 0)
+        cells = [np.median([fewest_requests(code, replace(listener_for(code, i, population), spread=spread, lapse=0.0),
+                                            answers) for i in range(runs)]) / PACK_REQUESTS for spread in spreads]
+        lines.append(f"| {code} | " + " | ".join(f"{share:.2f}" for share in cells) + " |")
+    return lines
 
 
 def _round_ends(path, tracks: int):
@@ -113,8 +148,8 @@ def _round_ends(path, tracks: int):
 
 
 def one_listener(job) -> dict:
-    archive, code, index, tracks, trials = job
-    listener = listener_for(code, index)
+    archive, code, index, tracks, trials, population, scales = job
+    listener = listener_for(code, index, population, scales)
     truth = magnitude_of(code, listener.threshold)
     final, path, requests = simulated_run(code, 1000 + index, listener, tracks, trials)
     widths = [(n, found.width) for n, found in path]
@@ -209,12 +244,23 @@ def main() -> int:
     p.add_argument("--runs", type=int, default=30, help="listeners per task")
     p.add_argument("--tracks", type=int, default=4)
     p.add_argument("--trials", type=int, default=60, help="per track, catch trials included (the harness's default)")
+    p.add_argument("--listeners", choices=sorted(POPULATIONS), default="span",
+                   help="where the listeners' thresholds lie: anywhere from the pack's hardest step to its easiest "
+                   "(span), or between its 2nd and 4th steps (middle), where the pack is most informative")
+    p.add_argument("--scales", default=",".join(map(str, SCALES)), metavar="LOW,HIGH",
+                   help="the range of the listeners' logistic scales on the log difference (small: steep)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--out", type=Path, help="every run's figures, a JSON line each as it finishes")
     p.add_argument("--table", type=Path, metavar="OUT", help="only print the table of an --out file (so far)")
     p.add_argument("--at", default="", help="with --table: also the error had the runs stopped after these requests "
                    "(e.g. 120,160)")
+    p.add_argument("--bounds", default="", metavar="SCALES", help="only print the median Cramer-Rao bound per task "
+                   "(share of the pack's requests) for listeners of these logistic scales (e.g. 0.1,0.2,0.35,0.5)")
     args = p.parse_args()
+    if args.bounds:
+        print("\n".join(bounds_by_spread(args.archive, args.task.split(","), [float(s) for s in args.bounds.split(",")],
+                                         args.runs, args.listeners)))
+        return 0
     if args.table:
         lines = [json.loads(line) for line in args.table.read_text().splitlines()]
         print("\n".join(summary([r for r in lines if "listener" in r], [r for r in lines if "oracle" in r])))
@@ -225,7 +271,8 @@ def main() -> int:
     codes = args.task.split(",")
     started = time.perf_counter()
     # listeners first across tasks: a table of every task from the first finished runs on
-    jobs = [(one_listener, (args.archive, code, i, args.tracks, args.trials))
+    jobs = [(one_listener, (args.archive, code, i, args.tracks, args.trials, args.listeners,
+                                  tuple(float(v) for v in args.scales.split(","))))
             for i in range(args.runs) for code in codes]
     jobs = [(extremes, (code, args.tracks, args.trials)) for code in codes] + jobs
     out = args.out.open("w") if args.out else None
