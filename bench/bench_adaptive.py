@@ -4,14 +4,14 @@ the clips themselves (adaptive/listener.py), and compare it with the fixed pack 
 
 Per task: the adaptive threshold's error (median signed and absolute, relative to the truth) and its 95% interval's
 coverage over --runs listeners; the fixed pack's threshold on the same listeners, read both by the pack's own fit
-(psychometric.py, a bootstrap interval) and by the adaptive run's own posterior (same prior, same 95% interval); how
-many requests the adaptive run needed before its interval was as narrow as each (the pack asks 475); the fewest
+(psychometric.py, its posterior interval) and by the adaptive run's own posterior (same prior, same 95% interval);
+how many requests the adaptive run needed before its interval was as narrow as each (the pack asks 475); the fewest
 requests any procedure could need for the pack's precision (the Cramer-Rao bound: the pack's Fisher information
-about the threshold over that of one ideally placed trial, knowing the listener's slope); the Oracle's
+about the threshold, its slope unknown, over that of one ideally placed trial); the Oracle's
 adaptive threshold against the pack's hardest step; and whether a listener that never hears is reported as not
 reached. The trials are made by the same code as a run's (adaptive/stimuli.py), quantised to PCM16 as on disk.
 
-    python bench/bench_adaptive.py --archive archive --runs 12 --workers 2 --out adaptive.json
+    python bench/bench_adaptive.py --archive archive --runs 30 --workers 2 --out adaptive.json
     python bench/bench_adaptive.py --table adaptive.json --at 120,160,180,240
     python bench/bench_adaptive.py --archive archive --bounds 0.1,0.2,0.35,0.5
 """

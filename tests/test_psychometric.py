@@ -121,3 +121,25 @@ def test_a_runs_metrics_load_no_scipy():
             "assert m.psychometric.threshold_ci95; print(sorted(x for x in sys.modules if x.startswith('scipy')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO / "tests")
     assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_the_interval_covers_listeners_whose_curve_is_logistic_in_the_log_difference():
+    """Listeners of the direction task's uneven steps (60 to 2 degrees, 90 questions a step), each with a curve
+    logistic in the log of the difference, thresholds anywhere from the hardest step to the easiest: the 95% interval
+    in degrees holds the true threshold in at least nine runs of ten (76 of these 78). The percentile bootstrap it
+    replaced held it in 63 of them."""
+    from acousticbench.benchmarks.acoustic.metrics.psychometric import in_units
+
+    steps = dict(zip(range(1, 6), (60.0, 20.0, 8.0, 4.0, 2.0)))
+    rng = np.random.default_rng(2026)
+    covered = runs = 0
+    for _ in range(80):
+        truth, scale, lapse = np.exp(rng.uniform(np.log(2), np.log(60))), rng.uniform(0.2, 0.5), rng.choice([0, .04])
+        z = np.log((0.25 / (0.5 - lapse / 2)) / (1 - 0.25 / (0.5 - lapse / 2)))  # where the curve crosses 75%
+        counts = {level: (90, int(rng.binomial(90, 0.5 + (0.5 - lapse / 2) / (1 + np.exp(
+            -((np.log(step) - np.log(truth)) / scale + z)))))) for level, step in steps.items()}
+        fit = in_units(fit_psychometric(counts), steps, "degrees azimuth")
+        if fit.threshold_physical_ci95:
+            runs += 1
+            covered += fit.threshold_physical_ci95[0] <= truth <= fit.threshold_physical_ci95[1]
+    assert runs >= 70 and covered / runs >= 0.9, (covered, runs)

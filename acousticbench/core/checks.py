@@ -13,7 +13,7 @@ from acousticbench.core.errors import UserError
 
 # The seed goes to every backend: vLLM takes int64 (protocol.py: Field(ge=_LONG_INFO.min, le=_LONG_INFO.max), torch
 # long), the OpenAI API an integer, torch.manual_seed up to 2**64 - 1, but Gemini's GenerationConfig.seed is an int32
-# and numpy's default_rng (the psychometric bootstrap) refuses negatives: what every one accepts is 0 .. 2**31 - 1.
+# and numpy's default_rng refuses negatives: what every one accepts is 0 .. 2**31 - 1.
 SEED_MIN, SEED_MAX = 0, 2**31 - 1
 _URL_VARIABLES = re.compile(r"^(ACOUSTICBENCH_\w+_ENDPOINT|ACOUSTICBENCH_\w+_BASE_URL|OPENAI_BASE_URL|"
                             r"GOOGLE_GEMINI_BASE_URL)$")

@@ -144,8 +144,9 @@ class Diagnostics(Frozen):
 
 class PsychometricFit(Frozen):
     """Accuracy against difficulty level fitted by a two-alternative logistic, P(level) = guess + (1 - guess - lapse)
-    / (1 + exp((level - midpoint) / spread)), guess 0.5, by maximum likelihood (a bounded Newton fit); intervals from a
-    parametric bootstrap. Level 1 is the easiest, so the curve falls with level and a higher threshold is better."""
+    / (1 + exp((level - midpoint) / spread)), guess 0.5, by maximum likelihood (a bounded Newton fit); the threshold's
+    interval from its posterior over a grid of the three parameters (flat priors). Level 1 is the easiest, so the curve
+    falls with level and a higher threshold is better."""
 
     levels: list[int] = Field(description="The difficulty levels with scored questions, easiest first.")
     n: list[int] = Field(description="Scored questions at each level.")
@@ -163,12 +164,21 @@ class PsychometricFit(Frozen):
                                                              "tested level; null when it crosses it.")
     threshold_note: str | None = Field(description="Why there is no threshold: above or below the criterion at every "
                                        "tested level.")
-    threshold_ci95: list[float] | None = Field(description="[low, high]: the 2.5 and 97.5 percentiles of the threshold "
-                                              "over the bootstrap fits, clamped to the tested levels; null when the "
-                                              "curve stays below the criterion (nothing to bootstrap).")
+    threshold_ci95: list[float] | None = Field(description="[low, high]: the 2.5 and 97.5 percentiles of the "
+                                              "threshold's posterior (`interval_method`), clamped to the tested levels; "
+                                              "null when the curve stays below the criterion.")
     threshold_ci95_beyond: list[bool] = Field(default_factory=lambda: [False, False], description="Whether each end "
                                               "of the interval lies beyond the tested levels (it is then the edge).")
-    bootstrap: int = Field(description="Parametric bootstrap resamples (seeded, so the numbers are reproducible).")
+    bootstrap: int = Field(default=0, description="Parametric bootstrap resamples behind `threshold_ci95` in files "
+                           "written before the posterior interval; 0 since.")
+    interval_method: Literal["posterior", "bootstrap"] | None = Field(default="bootstrap", description="How "
+                                                                      "`threshold_ci95` was found: `posterior`, the "
+                                                                      "central 95% of the threshold's posterior, slope "
+                                                                      "and lapse rate integrated out under flat priors "
+                                                                      "(covers the truth in 89-100% of simulated runs); "
+                                                                      "`bootstrap`, a parametric bootstrap (files "
+                                                                      "written before: 69-97%, by task); null "
+                                                                      "without an interval.")
     unit: str | None = Field(default=None, description="The physical unit of the levels' differences (the questions' "
                              "meta `unit`: semitones, dB, percent, degrees azimuth, count ratio).")
     steps: list[float | None] | None = Field(default=None, description="The difference between the clips at each "
@@ -197,7 +207,7 @@ class PsychometricFit(Frozen):
         return None if value is None else ("=", value)
 
     def interval_text(self, physical: bool) -> str:
-        """The bootstrap interval, censored where it is: '[0.21, 0.35]', '[< 0.2, 0.31]' (an end past the tested
+        """The 95% interval, censored where it is: '[0.21, 0.35]', '[< 0.2, 0.31]' (an end past the tested
         range, then its edge), in levels or in `unit`; '' without one or where both ends lie past the tested range."""
         beyond = self.threshold_ci95_beyond
         if not self.threshold_ci95 or all(beyond):

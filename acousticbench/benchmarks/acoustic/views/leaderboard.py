@@ -176,7 +176,7 @@ def _threshold_cell(fits: list) -> str:
         notes.append(f"{len(fits) - len(values)} without a threshold")
     text = f"{censored_text(median)} {unit}" if median else "undetermined"
     if len(given) == 1 and (interval := given[0][0].interval_text(physical=True)):
-        text += f" {interval}"  # one seed: its own bootstrap interval (metrics.json), censored or not
+        text += f" {interval}"  # one seed: its own 95% interval (metrics.json), censored or not
     return text + (f" ({'; '.join(notes)})" if notes else "")
 
 

@@ -39,7 +39,7 @@ def sections(entries: list[Entry], order: ModelOrder, records: Mapping[Path, Seq
                            "run's 80, since Wilson's covers less than 95% there near 100% correct; Wilson's above), "
                            "the fitted two-alternative psychometric function (guess rate 0.5, a lapse rate; maximum "
                            "likelihood), and the difference where it falls to 75% correct, in the task's unit (red dot; "
-                           "bar: parametric-bootstrap 95% interval over questions). Counts averaged over seeds; "
+                           "bar: its 95% posterior interval over questions). Counts averaged over seeds; "
                            "human listeners' rows are marked.", thresholds(tasks, cells, humans(rows))
                            + psychometric_grid(cells, humans(rows))))
     diagnostics_rows = summaries.diagnostics_rows(tasks, rows)
@@ -102,7 +102,7 @@ def lora(tasks: list[str], rows: list[dict]) -> str:
 
 def thresholds(tasks: list[str], cells: list[Psychometric], human: set[str] = frozenset()) -> str:
     """Model x task: the difference (in the task's unit) at which accuracy falls to 75%, with its level and the
-    range of the seeds' own thresholds (interval: parametric bootstrap, 95%, over questions)."""
+    range of the seeds' own thresholds (interval: 95% of the threshold's posterior, over questions)."""
     by_row: dict[str, dict[str, str]] = {}
     for cell in cells:
         spread = _seed_range([t for t in cell.seed_thresholds if t is not None])
