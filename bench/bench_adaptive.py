@@ -21,6 +21,7 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from dataclasses import replace
 from functools import lru_cache
 from multiprocessing import Pool
@@ -44,8 +45,6 @@ PACK_REQUESTS = 475  # a full run of one task of the pack
 
 
 POPULATIONS = {"span": (0, 4), "middle": (1, 3)}  # the pack's steps (easiest first) between which thresholds lie
-
-
 SCALES = (0.2, 0.5)  # logistic scales on the log difference: d' growing as the difference to the power 0.58 / scale
 
 
@@ -131,11 +130,9 @@ def bounds_by_spread(archive: str, codes: list[str], spreads: list[float], runs:
     curve must be before the pack's precision could be had in a quarter of its requests."""
     lines = ["| task | " + " | ".join(f"scale {s:g}" for s in spreads) + " |", "|" + "---|" * (len(spreads) + 1)]
     for code in codes:
-        answers: dict[float, tuple[int, int]] = {}
-        for level, _, _, meta in pack_differences(archive, code):
-            if level is not None:
-                n, _ = answers.get(magnitude_of(code, meta["step"]), (0, 0))
-                answers[magnitude_of(code, meta["step"])] = (n + 1, 0)
+        asked = Counter(magnitude_of(code, meta["step"]) for level, _, _, meta in pack_differences(archive, code)
+                        if level is not None)
+        answers = {magnitude: (n, 0) for magnitude, n in asked.items()}  # the bound reads only how many were asked
         cells = [np.median([fewest_requests(code, replace(listener_for(code, i, population), spread=spread, lapse=0.0),
                                             answers) for i in range(runs)]) / PACK_REQUESTS for spread in spreads]
         lines.append(f"| {code} | " + " | ".join(f"{share:.2f}" for share in cells) + " |")

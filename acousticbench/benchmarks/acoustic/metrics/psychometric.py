@@ -21,6 +21,7 @@ CRITERION = 0.75
 MIN_LEVELS = 3  # three parameters
 BOUND = 5.0  # the midpoint may lie this many levels beyond the tested ones (the fit's bound, the prior's reach)
 SPREAD_RANGE = (0.05, 20.0)  # levels per logistic unit: the fit's bounds and the prior's
+MAXITER = 1000  # Newton steps of a fit at most
 POSTERIOR_POINTS = (400, 24, 11)  # the grid's thresholds (uniform), spreads (log-uniform) and lapse rates (uniform)
 
 
@@ -68,11 +69,11 @@ def _steps(theta: np.ndarray, x: np.ndarray, k: np.ndarray, n: np.ndarray):
     return grad, np.where(definite[:, None, None], observed, fisher)
 
 
-def _fit_many(x: np.ndarray, k: np.ndarray, n: np.ndarray, start: np.ndarray, maxiter: int = 1000) -> np.ndarray:
+def _fit_many(x: np.ndarray, k: np.ndarray, n: np.ndarray, start: np.ndarray) -> np.ndarray:
     """B independent maximum-likelihood fits (k: B x levels), each stopped when a step gains less than 1e-10 of its
     likelihood (as L-BFGS-B's ftol) or its projected gradient vanishes. Levenberg damping grows after a step that
     loses likelihood and shrinks after one that gains; a parameter on a bound that its gradient pushes outward stays
-    there. `maxiter` bounds the walk of fits whose midpoint drifts along a flat ridge beyond the tested levels (data
+    there. MAXITER bounds the walk of fits whose midpoint drifts along a flat ridge beyond the tested levels (data
     above the criterion everywhere): their threshold is 'beyond' wherever they stop."""
     lower = np.array([x.min() - BOUND, np.log(SPREAD_RANGE[0]), 0.0])
     upper = np.array([x.max() + BOUND, np.log(SPREAD_RANGE[1]), LAPSE_MAX])
@@ -81,7 +82,7 @@ def _fit_many(x: np.ndarray, k: np.ndarray, n: np.ndarray, start: np.ndarray, ma
     nll = _terms(theta, x, k, n)[0].sum(1)
     damping = np.full(len(theta), 1e-4)
     live = np.arange(len(theta))
-    for _ in range(maxiter):
+    for _ in range(MAXITER):
         if not len(live):
             break
         th, kk, nn = theta[live], k[live], n[live]
