@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-from tests.harness_cli import python, run_cli
+from tests.conftest import write_tiny_pack
+from tests.harness_cli import python, run_cli, run_dirs
 
 TRIALS, TRACKS = "12", "2"
 
@@ -112,6 +114,63 @@ def test_adaptive_settings_without_adaptive_are_refused_in_one_line(tmp_path):
     out = run_cli("--model", "Oracle", "--task", "pit", "--adaptive", "psi", "--control", "silence", cwd=tmp_path)
     assert out.returncode == 2 and "--control cannot be run with --adaptive" in out.stderr + out.stdout
     assert not (tmp_path / "results").exists()
+
+
+def test_adaptive_runs_pair_with_no_other_run_and_their_references_fill_no_accuracy_cell(tmp_path):
+    """An adaptive run's trial ids are the same in every run, its trials are not: each was placed by that run's own
+    answers. Model against model, compare and the references pair only what two runs both asked."""
+    for model in ("Oracle", "Random"):
+        out = run_cli("--model", model, "--task", "pit", "--seed", "42", "--adaptive", "psi", "--adaptive-trials",
+                      TRIALS, "--adaptive-tracks", TRACKS, cwd=tmp_path)
+        assert out.returncode == 0, out.stdout + out.stderr
+    pack = write_tiny_pack(tmp_path / "archive", "pit", n_scored=20)
+    out = run_cli("--model", "Oracle,Random", "--task", "pit", "--seed", "42", "--archive", str(pack), cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    results = tmp_path / "results"
+    oracle, random = (d for d in run_dirs(results) if "-adaptive-" in d.name)
+
+    paired = python("-m", "acousticbench", "leaderboard", str(results), "--paired", cwd=tmp_path)
+    assert paired.returncode == 0, paired.stderr
+    rows = [line for line in paired.stdout.splitlines() if line.startswith("| Oracle")]
+    assert len(rows) == 1 and "20 questions" in rows[0], paired.stdout  # the pack's runs alone
+    assert "2 adaptive psi runs, which made their items from their own answers" in paired.stdout
+
+    compared = python("-m", "acousticbench", "compare", str(oracle), str(random), cwd=tmp_path)
+    assert compared.returncode == 2 and "is an adaptive psi run" in compared.stderr, compared.stdout + compared.stderr
+    assert compared.stdout == ""
+
+    report = python("-m", "acousticbench", "report", str(results), "--out", str(tmp_path / "r.html"), cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "r.html").read_text()
+    data = json.loads(re.search(r'id="report-data">(.*?)</script>', page, re.S).group(1))["paired"]
+    assert len(data["models"]) == 2 and data["tests"] == 1, data["models"]  # the pack's runs alone
+    assert not any("adaptive" in name for name in data["models"])
+
+    refs = tmp_path / "refs"
+    promoted = python("-m", "acousticbench", "reference", "promote", str(random), "--references", str(refs),
+                      cwd=tmp_path)
+    assert promoted.returncode == 0, promoted.stderr
+    [kept] = (refs / "Random" / "pit" / "adaptive-psi").glob("run_*.jsonl")
+    lines = [json.loads(line) for line in kept.read_text().splitlines()]
+    assert all(line["meta"]["adaptive"]["track"] in (0, 1) for line in lines if line["kind"] == "scored")
+    board = python("-m", "acousticbench", "leaderboard", "--references", str(refs), "--csv", cwd=tmp_path)
+    assert board.returncode == 0 and "pit" not in board.stdout, board.stdout + board.stderr  # no accuracy cell
+
+    # another model checked against that reference: its trials went elsewhere once its answers differed
+    other = refs / "Oracle" / "pit" / "adaptive-psi"
+    other.mkdir(parents=True)
+    for f in kept.parent.iterdir():
+        (other / f.name).write_text(f.read_text().replace('"model": "Random"', '"model": "Oracle"'))
+    checked = run_cli("--model", "Oracle", "--task", "pit", "--seed", "42", "--adaptive", "psi", "--adaptive-trials",
+                      TRIALS, "--adaptive-tracks", TRACKS, "--compare-reference", "--references", str(refs),
+                      "--results-dir", str(tmp_path / "again"), cwd=tmp_path)
+    [again] = run_dirs(tmp_path / "again")
+    comparison = json.loads((again / "comparison.json").read_text())
+    by_id = {line["id"]: line for line in lines}
+    same = [r for r in records(again) if r["meta"]["adaptive"] == by_id[r["id"]]["meta"]["adaptive"]]
+    assert 0 < len(same) < len(lines) and comparison["n"] == len(same), (len(same), comparison)
+    assert comparison["matches"] == sum(r["chosen"] == by_id[r["id"]]["chosen"] for r in same)
+    assert f"name other questions in the reference" in comparison["note"], checked.stdout
 
 
 @pytest.mark.parametrize("task", ["lou", "dir"])

@@ -16,7 +16,7 @@ class ModelGrid:
     """Model against model (`leaderboard --paired`): every two rows on every task both ran, paired by question."""
 
     tests: list  # model_grid's tests, one per pair of rows and task, with their q-values
-    left_out: str | None  # the line naming the runs left out of the grid (controls), or None
+    left_out: str | None  # the lines naming the runs left out of the grid (controls, adaptive runs), or None
     served_otherwise: Any = field(default=None, repr=False)
 
     def markdown(self) -> str:

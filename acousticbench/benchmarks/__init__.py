@@ -144,6 +144,12 @@ class ToolPart(Protocol[Rec, Met]):
 
     def reference_keys(self) -> tuple[str, ...]: ...
 
+    def reference_line(self, record: dict[str, Any]) -> dict[str, Any]: ...  # a record as a reference keeps it
+
+    def same_item(self, record: Rec, line: Mapping[str, Any]) -> bool: ...  # a reference's line asked the same thing
+
+    def own_items(self, config: dict[str, Any]) -> str | None: ...  # why a run's items pair with no other run's
+
     def relabeller(self, options: dict[str, Any]) -> Any: ...  # rejudge: Relabeller (relabel.py of each package)
 
     relabel_options: tuple[Option, ...]  # rejudge's flags for its relabeller: `options` holds their values

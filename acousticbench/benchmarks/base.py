@@ -124,6 +124,19 @@ class BenchmarkBase:
         """What a reference run keeps of each record."""
         return ("id", "benchmark", "task", "model", "seed", "response", self.label_field, "correct", "status")
 
+    def reference_line(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A record (as JSON) as a reference run keeps it: its reference_keys."""
+        return {k: v for k, v in record.items() if k in self.reference_keys()}
+
+    def same_item(self, record: Any, line: Mapping[str, Any]) -> bool:
+        """Whether a run's record and a reference's line of the same id asked the same thing; an id names one item."""
+        return True
+
+    def own_items(self, config: dict[str, Any]) -> str | None:
+        """The kind of run ('adaptive psi') whose items are its own, made as it went from its own answers, so that no
+        other run's answers to the same ids are answers to them; None: its items are the pack's."""
+        return None
+
     def listener_note(self, spec: Any, channels: int | None) -> dict[str, Any]:
         """metrics.json fields saying what a model that hears `channels` channels could not hear of the run; none."""
         return {}

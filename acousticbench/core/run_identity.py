@@ -55,8 +55,12 @@ def run_identity(config: dict[str, Any], variants: tuple[tuple[str, str], ...] =
                        first=spec.get("max_samples") or None, variants=tuple(variants))
 
 
-def left_out_line(runs: list[RunIdentity], where: str, instead: str) -> str:
-    """One line naming the control runs a table leaves out ('' when none): which model, task and control, and seeds."""
+CONTROLS = "control", "whose audio was replaced, so their figures are not the model's"
+
+
+def left_out_line(runs: list[RunIdentity], where: str, instead: str, what: tuple[str, str] = CONTROLS) -> str:
+    """One line naming the runs a table leaves out ('' when none): which model, task and control, and seeds; `what`:
+    what kind of runs they are and why they are left out."""
     cells: dict[str, set[int]] = {}
     for run in runs:
         cell = f"{run.label()} on {run.cell or run.task}"
@@ -64,5 +68,5 @@ def left_out_line(runs: list[RunIdentity], where: str, instead: str) -> str:
     if not cells:
         return ""
     named = "; ".join(f"{cell} ({len(seeds)} seed{'s' * (len(seeds) > 1)})" for cell, seeds in sorted(cells.items()))
-    return (f"Left out of {where}: {len(runs)} control run{'s' * (len(runs) > 1)}, whose audio was replaced, so their "
-            f"figures are not the model's: {named}. {instead}")
+    kind, why = what
+    return f"Left out of {where}: {len(runs)} {kind} run{'s' * (len(runs) > 1)}, {why}: {named}. {instead}"

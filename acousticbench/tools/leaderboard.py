@@ -62,7 +62,7 @@ def run_entry(run_dir: Path, index: ResultsIndex | None = None) -> Entry | None:
 
     return dataclasses.replace(bench.views.entry(run_dir, config, metrics), identity=bench.identity(config),
                                finished_at=config.get("finished_at"), run=run_identity_of(config), scores=files.scores,
-                               invalid=files.invalid, lines=lines,
+                               invalid=files.invalid, lines=lines, own_items=bench.own_items(config),
                                metrics=MetricsWhenAsked(raw_metrics, bench.metrics_type))
 
 

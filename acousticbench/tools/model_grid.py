@@ -44,16 +44,29 @@ def row_names(entries: Iterable[Entry]) -> dict[tuple, str]:
     return names
 
 
+def pairs_by_item(e: Entry) -> bool:
+    """Whether a run's answers pair item by item with another row's: a control is measured against its own real run
+    ('Does the model listen?'), and a run whose items are its own (an adaptive run's trials, placed by its answers)
+    shares no item with another run, whatever the ids say."""
+    return not e.control and e.own_items is None
+
+
 def model_rows(entries: Iterable[Entry]) -> tuple[list[Entry], str]:
-    """The runs model is compared against model on, and a line naming the control runs left out ('' when none): a
-    control is measured against its own real run ('Does the model listen?'), never joins the grid, nor its q-values."""
+    """The runs model is compared against model on, and the lines naming the runs left out ('' when none): controls
+    and runs whose items are their own never join the grid, nor its q-values."""
     from acousticbench.core.run_identity import left_out_line
 
     entries = list(entries)
     left = [e.run for e in entries if e.control and e.run]
-    return [e for e in entries if not e.control], left_out_line(left, "the model-against-model grid and its q-values",
-                                                               "The leaderboard measures them against their real "
-                                                               "runs under 'Does the model listen?'.")
+    own = [e for e in entries if e.own_items is not None]
+    kinds = ", ".join(sorted({e.own_items for e in own if e.own_items}))
+    where = "the model-against-model grid and its q-values"
+    lines = [left_out_line(left, where, "The leaderboard measures them against their real runs under 'Does the "
+                           "model listen?'."),
+             left_out_line([e.run for e in own if e.run], where, "The leaderboard lists what they measured in a "
+                           "table of their own.", (kinds, "which made their items from their own answers, so no "
+                                                   "other run answered the same ones"))]
+    return [e for e in entries if pairs_by_item(e)], " ".join(line for line in lines if line)
 
 
 def cell_of(e: Entry) -> str:

@@ -28,6 +28,7 @@ class Run:
     bench: Benchmark
     seed: int | None
     facts: dict[str, str]  # model, task, variant, split, pack, first N and the benchmark's identity, where known
+    own_items: str | None = None  # why its items are its own (Benchmark.own_items): no other run asked them
 
 
 def load_run(path: Path, torn: list | None = None, reader: RunAnswers | None = None) -> Run:
@@ -55,7 +56,8 @@ def load_run(path: Path, torn: list | None = None, reader: RunAnswers | None = N
     facts = {"model": named[0], "task": named[1]} if named else {}
     if config:
         facts.update(_config_facts(file.parent, config, bench))
-    return Run(path, answers, bench, seeds.pop() if len(seeds) == 1 else None, facts)
+    return Run(path, answers, bench, seeds.pop() if len(seeds) == 1 else None, facts,
+               bench.own_items(config) if config else None)
 
 
 def _config_facts(folder: Path, config: dict[str, Any], bench: Benchmark) -> dict[str, str]:
@@ -90,6 +92,12 @@ def _seed_text(seeds: Counter) -> str:
 
 
 def check_sides(a: list[Run], b: list[Run]) -> None:
+    for run in a + b:
+        if run.own_items:
+            raise UserError(f"{run.path} is an {run.own_items} run: it made its items from its own answers, so no "
+                            "other run asked them, whatever their ids, and its answers pair with none; compare such "
+                            "runs by what they measured (the leaderboard's and the report's table of them), or check "
+                            "a rerun against a reference with --compare-reference.")
     for what in SAME_ACROSS_SIDES:
         mine, theirs = a[0].facts.get(what), b[0].facts.get(what)
         if mine and theirs and mine != theirs:

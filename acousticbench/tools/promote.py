@@ -42,8 +42,7 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
             _check_same_setting(summary, identity, folder)
             runs = {r["seed"]: r for r in summary["runs"]}
             name = runs[spec.seed]["file"] if spec.seed in runs else f"run_{len(runs) + 1}.jsonl"
-            keep = bench.reference_keys()
-            slim = [{k: v for k, v in r.items() if k in keep} for r in sorted(records, key=lambda r: r["id"])]
+            slim = [bench.reference_line(r) for r in sorted(records, key=lambda r: r["id"])]
             (folder / name).write_text("".join(json.dumps(r, allow_nan=False) + "\n" for r in slim), encoding="utf-8")
             runs[spec.seed] = {"seed": spec.seed, "file": name, "n": len(records), "accuracy": accuracy(records, bench)}
             _write_summary(folder, spec, config, identity, list(runs.values()))

@@ -131,11 +131,16 @@ def compare_to_reference(records: list, path: Path, run_spec: Mapping[str, Any] 
         return Comparison(path, 0, 0, [], None, None, None)
     bench = get_benchmark(records[0].benchmark)
     label = label or bench.label_field
-    shared = [r for r in records if r.id in reference]
+    known = [r for r in records if r.id in reference]
+    shared = [r for r in known if bench.same_item(r, reference[r.id])]  # an id may name another trial there
     note = None
     if len(shared) < len(records):
-        note = (f"{len(records) - len(shared)} {bench.item_noun} of the run are not in the reference; compared the "
-                f"{len(shared)} shared")
+        notes = [f"{len(records) - len(known)} {bench.item_noun} of the run are not in the reference"] \
+            if len(known) < len(records) else []
+        if len(shared) < len(known):
+            notes.append(f"{len(known) - len(shared)} of its ids name other {bench.item_noun} in the reference (the "
+                         "run made them from its own answers, which went otherwise)")
+        note = f"{'; '.join(notes)}; compared the {len(shared)} shared"
     elif other := other_items(bench, run_spec or {}, load_summary(path.parent)):
         note = f"the run covers {other}: compared the shared {bench.item_noun}"
     mismatches = [{"id": r.id, "reference": reference[r.id].get(label), "run": getattr(r, label)}

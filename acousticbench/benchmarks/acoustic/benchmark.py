@@ -222,6 +222,22 @@ class AcousticBenchmark(BenchmarkBase):
         return ("id", "benchmark", "task", "split", "kind", "model", "seed", "response", "chosen", "answer", "correct",
                 "status", "judge")
 
+    def reference_line(self, record: dict[str, Any]) -> dict[str, Any]:
+        """An adaptive trial keeps where it was placed (meta.adaptive): the same id is another trial in a run whose
+        answers differ."""
+        line = super().reference_line(record)
+        placed = (record.get("meta") or {}).get("adaptive")
+        return {**line, "meta": {"adaptive": placed}} if placed is not None else line
+
+    def same_item(self, record: Record, line: Mapping[str, Any]) -> bool:
+        """An adaptive trial is the reference's only where it was placed alike (its clips follow from its seed, track,
+        trial and difference); a pack's question is its id."""
+        return record.meta.get("adaptive") == (line.get("meta") or {}).get("adaptive")
+
+    def own_items(self, config: dict[str, Any]) -> str | None:
+        method = (config.get("adaptive") or {}).get("method")
+        return f"adaptive {method}" if method else None
+
 
 BENCHMARK = AcousticBenchmark()
 

@@ -12,7 +12,7 @@ from urllib.parse import quote
 from acousticbench.benchmarks import get_benchmark
 from acousticbench.core.records import RecordBase
 from acousticbench.tools.report.gather import Run
-from acousticbench.tools.model_grid import row_key, row_manifests, row_names
+from acousticbench.tools.model_grid import pairs_by_item, row_key, row_manifests, row_names
 from acousticbench.tools.report.paired import Scored, paired_data
 
 NONE = -1  # a column's "nothing here"
@@ -125,7 +125,7 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
             if item not in seen:  # the clips' facts are the item's: asked of its first answer only
                 seen[item] = _clip_columns(bench.views.clip_facts(r), texts)
             q = questions.add(item + seen[item])
-            paired = facts.correct is not None and bench.scored(r) and not e.control  # never in a model's q
+            paired = facts.correct is not None and bench.scored(r) and pairs_by_item(e)  # never in a model's q
             if paired:
                 scored.append(Scored(names[row_key(e)], task, (e.manifest, r.id), e.seed, facts.correct))
             ref = NONE if run.reference is None or r.id not in run.reference else texts.add(run.reference[r.id] or "")

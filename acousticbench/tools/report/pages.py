@@ -15,7 +15,7 @@ from typing import Any
 
 from acousticbench.benchmarks import Section
 from acousticbench.core.tables import html_table
-from acousticbench.tools.model_grid import cell_of, row_key, row_manifests, row_names
+from acousticbench.tools.model_grid import cell_of, pairs_by_item, row_key, row_manifests, row_names
 from acousticbench.tools.report.gather import Run
 from acousticbench.tools.report.paired import Scored, paired_data
 from acousticbench.tools.results_index import change_key
@@ -111,9 +111,9 @@ def summary_data(runs: list[Run], links: dict[str, str]) -> dict[str, Any]:
 
 
 def _scored(runs: list[Run], names: dict) -> Iterator[Scored]:
-    """Every scored answer of the real runs (a control never joins a model's q), one run's at a time: never every
-    answer of the folder at once."""
-    for e in (run.entry for run in runs if not run.entry.control):
+    """Every scored answer of the runs that pair by item (model_grid.pairs_by_item: never a control, nor an adaptive
+    run), one run's at a time: never every answer of the folder at once."""
+    for e in (run.entry for run in runs if pairs_by_item(run.entry)):
         row, cell = names[row_key(e)], cell_of(e)
         for item, right in _scores(e):
             yield Scored(row, cell, (e.manifest, item), e.seed, right)

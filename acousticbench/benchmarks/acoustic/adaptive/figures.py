@@ -14,10 +14,6 @@ PANEL_W, PANEL_H = 240, 150
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2")
 
 
-def is_adaptive(entry: Entry) -> bool:
-    return bool((entry.config or {}).get("adaptive"))
-
-
 def _found(entry: Entry) -> dict[str, Any] | None:
     found = getattr(entry.metrics, "adaptive", None)
     return found if isinstance(found, dict) or found is None else found.model_dump()
@@ -118,10 +114,11 @@ def markdown_table(adaptive: list[Entry]) -> str:
         found = _found(entry)
         if found is None:
             continue
-        value = (f"{found['threshold']:.3g} [{found['ci95'][0]:.3g}, {found['ci95'][1]:.3g}]" if found["reached"]
-                 else "not reached")
-        rows.append([entry.model, entry.task, str(entry.seed), found["method"], f"{value} {found['unit']}",
-                     str(found["trials"])])
+        value = (f"{found['threshold']:.3g} [{found['ci95'][0]:.3g}, {found['ci95'][1]:.3g}] {found['unit']}"
+                 if found["reached"] else "not reached")
+        rows.append([entry.model, entry.task, str(entry.seed), found["method"], value, str(found["trials"])])
+    if not rows:  # references of adaptive runs only: they keep answers, not thresholds
+        return ""
     return ("\nAdaptive runs (--adaptive): the 75%-correct threshold, posterior median [95% interval], in the task's "
             "unit, over the run's trials:\n\n" + md_table(["Model", "Task", "Seed", "Method", "Threshold", "Trials"],
                                                          rows) + "\n")

@@ -43,7 +43,8 @@ def reference_entry(summary: dict[str, Any], run: dict[str, Any], records: list[
     return Entry(benchmark=NAME, model=summary["model"], task=summary["task"], facets=(("split", summary["split"]),),
                  manifest=summary["archive_manifest_sha256"], seed=run["seed"], max_samples=summary.get("max_samples"),
                  n=n, accuracy=run["accuracy"], parse_failure_rate=status["unparsed"] / n if n else None,
-                 error_rate=status["error"] / n if n else None, truncation_rate=status["truncated"] / n if n else None)
+                 error_rate=status["error"] / n if n else None, truncation_rate=status["truncated"] / n if n else None,
+                 own_items=summary.get("kind") or None)
 
 
 def table_rows(entries: list[Entry], order: ModelOrder) -> tuple[list[str], list[dict]]:
@@ -122,10 +123,10 @@ def seeds_text(row: dict) -> str:
 
 
 def markdown(entries: list[Entry], order: ModelOrder) -> str:
-    from acousticbench.benchmarks.acoustic.adaptive.figures import is_adaptive, markdown_table
+    from acousticbench.benchmarks.acoustic.adaptive.figures import markdown_table
 
-    adaptive = [e for e in entries if is_adaptive(e)]  # thresholds, not accuracies: a table of their own
-    entries = [e for e in entries if not is_adaptive(e)]
+    adaptive = [e for e in entries if e.own_items]  # thresholds, not accuracies: a table of their own
+    entries = [e for e in entries if not e.own_items]
     if not entries:
         return markdown_table(adaptive)
     tasks, rows = table_rows(entries, order)
@@ -181,7 +182,7 @@ def _threshold_cell(fits: list) -> str:
 
 
 def csv_rows(entries: list[Entry], order: ModelOrder) -> list[list[str | int]]:
-    """Accuracy cells; adaptive runs (thresholds, not accuracies) are left out."""
-    tasks, rows = table_rows([e for e in entries if not (e.config or {}).get("adaptive")], order)
+    """Accuracy cells; adaptive runs and their references (thresholds, not accuracies) are left out."""
+    tasks, rows = table_rows([e for e in entries if not e.own_items], order)
     return [[NAME, row["model"], row["split"], task, "", f"{cell[0][0]:.6f}", f"{cell[0][1]:.6f}", cell[1], cell[2],
              row["marked"].get(task) or ""] for row in rows for task, cell in row["cells"].items() if cell]

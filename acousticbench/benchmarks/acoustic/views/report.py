@@ -19,10 +19,10 @@ from acousticbench.core.tables import html_table, pct
 def sections(entries: list[Entry], order: ModelOrder, records: Mapping[Path, Sequence] | None = None) -> list[Section]:
     """The leaderboard always; the LoRA lift, curves and diagnostics where the runs have them (read from the entries'
     metrics: the records are not needed); adaptive runs in a section of their own, beside the pack's thresholds."""
-    from acousticbench.benchmarks.acoustic.adaptive.figures import is_adaptive, section
+    from acousticbench.benchmarks.acoustic.adaptive.figures import section
 
-    adaptive = [e for e in entries if is_adaptive(e)]
-    entries = [e for e in entries if not is_adaptive(e)]
+    adaptive = [e for e in entries if e.own_items]  # its trials its own: thresholds, never an accuracy cell
+    entries = [e for e in entries if not e.own_items]
     tasks, rows = table_rows(entries, order)
     out = [Section("s-leaderboard", "AcousticBench leaderboard", "The paper's main table: accuracy over scored "
                    "questions, a null answer counted wrong, mean ± std over seeds (paper: seeds 42-44, "
