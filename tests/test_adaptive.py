@@ -116,13 +116,30 @@ def test_adaptive_settings_without_adaptive_are_refused_in_one_line(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+def test_a_dry_run_plans_an_adaptive_run_at_its_most_requests_and_writes_nothing(tmp_path):
+    out = run_cli("--model", "Oracle", "--task", "dur", "--seed", "42", "--adaptive", "psi", "--adaptive-trials", "10",
+                  "--adaptive-tracks", "3", "--dry-run", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    [row] = [line.split() for line in out.stdout.splitlines() if line.startswith("  Oracle on dur adaptive psi")]
+    questions, requests, seconds = row[7:10]  # after 'Oracle on dur adaptive psi (seed 42)'
+    assert questions == requests == "30" and float(seconds) > 30, row  # two clips of a second or more a trial
+    assert "Left out of this power: 1 adaptive psi run" in out.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_adaptive_runs_pair_with_no_other_run_and_their_references_fill_no_accuracy_cell(tmp_path):
     """An adaptive run's trial ids are the same in every run, its trials are not: each was placed by that run's own
     answers. Model against model, compare and the references pair only what two runs both asked."""
-    for model in ("Oracle", "Random"):
-        out = run_cli("--model", model, "--task", "pit", "--seed", "42", "--adaptive", "psi", "--adaptive-trials",
-                      TRIALS, "--adaptive-tracks", TRACKS, cwd=tmp_path)
-        assert out.returncode == 0, out.stdout + out.stderr
+    out = run_cli("--model", "Oracle,Random", "--task", "pit", "--seed", "42", "--adaptive", "psi",
+                  "--adaptive-trials", TRIALS, "--adaptive-tracks", TRACKS, cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    # the sweep's table and file give each its threshold: trials placed near 75% for every model are no accuracy
+    table = [line.split() for line in out.stdout.splitlines() if "pit/adaptive-psi" in line and "results/" in line]
+    assert [row[4] for row in table] == ["threshold", "threshold"], out.stdout
+    [sweep] = (tmp_path / "results").glob("sweep-*.json")
+    cells = json.loads(sweep.read_text())["cells"]
+    assert all(c["kind"] == "adaptive psi" and c["accuracy"] is None and c["figure"].startswith("threshold")
+               for c in cells), cells
     pack = write_tiny_pack(tmp_path / "archive", "pit", n_scored=20)
     out = run_cli("--model", "Oracle,Random", "--task", "pit", "--seed", "42", "--archive", str(pack), cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
@@ -133,7 +150,7 @@ def test_adaptive_runs_pair_with_no_other_run_and_their_references_fill_no_accur
     assert paired.returncode == 0, paired.stderr
     rows = [line for line in paired.stdout.splitlines() if line.startswith("| Oracle")]
     assert len(rows) == 1 and "20 questions" in rows[0], paired.stdout  # the pack's runs alone
-    assert "2 adaptive psi runs, which made their items from their own answers" in paired.stdout
+    assert "2 adaptive psi runs, each made of trials its own answers placed" in paired.stdout
 
     compared = python("-m", "acousticbench", "compare", str(oracle), str(random), cwd=tmp_path)
     assert compared.returncode == 2 and "is an adaptive psi run" in compared.stderr, compared.stdout + compared.stderr
@@ -170,7 +187,14 @@ def test_adaptive_runs_pair_with_no_other_run_and_their_references_fill_no_accur
     same = [r for r in records(again) if r["meta"]["adaptive"] == by_id[r["id"]]["meta"]["adaptive"]]
     assert 0 < len(same) < len(lines) and comparison["n"] == len(same), (len(same), comparison)
     assert comparison["matches"] == sum(r["chosen"] == by_id[r["id"]]["chosen"] for r in same)
-    assert f"name other questions in the reference" in comparison["note"], checked.stdout
+    assert "name other questions in the reference" in comparison["note"], checked.stdout
+    # the report's answer browser shows the reference's answer only beside the same trial
+    report = python("-m", "acousticbench", "report", str(tmp_path / "again"), "--references", str(refs), "--out",
+                    str(tmp_path / "again.html"), cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "again.html").read_text()
+    shown = json.loads(re.search(r'id="report-data">(.*?)</script>', page, re.S).group(1))["records"]["ref"]
+    assert sum(ref != -1 for ref in shown) == len(same), shown
 
 
 @pytest.mark.parametrize("task", ["lou", "dir"])

@@ -1,6 +1,7 @@
 """The run command: every run of evaluate() as one sweep, its lines to the current reporter (a dry run: its plan)."""
 from __future__ import annotations
 
+import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,13 +194,18 @@ def _dry_run(specs: list) -> int:
         prepared = bench.prepare(spec, caches.setdefault(bench.name, {}))
         items, face = prepared.items, faces()[bench.name]
         say(f"# {spec.label()}: {len(items)} {bench.item_noun}, nothing sent")
-        if prepared.source is not None:  # an adaptive run makes its questions as it goes: not in the plan below
-            say(f"# made while it runs: up to {prepared.source.planned()} {bench.item_noun}, not counted below")
         for item, prompt in items:
             say(f"{item.id}: {' | '.join(prompt.text.splitlines())}{face.describe_item(item)}")
-        plans.append(plan_run(spec, items))
+        if prepared.source is None:
+            plans.append(plan_run(spec, items))
+        else:  # an adaptive run makes its questions as it goes: planned at its most, each like its first
+            say(f"# made while it runs: up to {prepared.source.planned()} {bench.item_noun}, counted below at that "
+                "most, each like its first trial at the middle of its range")
+            with tempfile.TemporaryDirectory() as scratch:
+                plans.append(plan_run(spec, prepared.source.sample(Path(scratch))))
         # an item carries what its record's scored() reads (AcousticBench's diagnostics are never compared)
-        planned.append((spec, {item.id for item, _ in items if bench.scored(item)}, bench.item_noun))
+        planned.append((spec, {item.id for item, _ in items if bench.scored(item)}, bench.item_noun,
+                        bench.own_items(prepared.config)))
     if not specs:
         raise UserError("no runs to render.")
     say(format_plan(plans))  # what matters before spending: requests, audio, tokens, price, time

@@ -119,6 +119,8 @@ class RunPart(Protocol[Item, Spec, Rec, Met]):
 
     def headline(self, metrics: Met) -> tuple[float | None, int]: ...
 
+    def headline_text(self, metrics: Met) -> str | None: ...  # a figure that is no accuracy (a threshold), or None
+
     def listener_note(self, spec: Spec, channels: int | None) -> dict[str, Any]: ...  # what a listener cannot hear
 
 

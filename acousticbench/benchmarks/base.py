@@ -98,6 +98,11 @@ class BenchmarkBase:
     def headline(self, metrics: Any) -> tuple[float | None, int]:
         return metrics.accuracy, metrics.n
 
+    def headline_text(self, metrics: Any) -> str | None:
+        """What a run measured where that is no accuracy (headline's accuracy is then None), for the closing table and
+        the sweep file; None: its accuracy is its figure."""
+        return None
+
     def summary_line(self, result: Any) -> str:
         acc = "n/a" if result.metrics.accuracy is None else f"{result.metrics.accuracy:.3f}"
         return f"{result.spec.label()}: accuracy {acc} over {result.metrics.n} {self.item_noun} -> {result.run_dir}"

@@ -146,17 +146,23 @@ def format_plan(plans: list[RunPlan]) -> str:
 def power_lines(runs: list[tuple]) -> list[str]:
     """The plan's last lines: per cell (task, variant), how small a difference between two models run this way (the
     same questions and seeds) the paired test by question finds at 80% power, under Assumptions stated with it.
-    `runs`: (spec, the ids of its scored items, what they are called) for each planned run."""
+    `runs`: (spec, the ids of its scored items, what they are called, the kind of run whose items are its own or
+    None: Benchmark.own_items) for each planned run."""
     from acousticbench.core.power import Assumptions, detectable_difference, power_line
+    from acousticbench.core.run_identity import left_out_line
 
     from acousticbench.benchmarks import run_identity_of
 
     cells: dict[tuple[str, str], tuple[set, set]] = {}
-    controls = []
-    for spec, scored, noun in runs:
+    controls, own, kinds = [], [], set()
+    for spec, scored, noun, own_items in runs:
         run = run_identity_of({"benchmark": spec.benchmark, "spec": spec.to_json()})
         if run.control:  # measured against its own real run, never in a comparison of two models
             controls.append(run)
+            continue
+        if own_items:  # its items follow its own answers: no other run asks them
+            own.append(run)
+            kinds.add(own_items)
             continue
         tags = "".join(f" [{t}]" for t in run.tags(first=False))  # a variant's seeds are its own
         ids, seeds = cells.setdefault((spec.cell + tags, noun), (set(), set()))
@@ -164,15 +170,17 @@ def power_lines(runs: list[tuple]) -> list[str]:
         seeds.add(spec.seed)
     assumed = Assumptions()
     out = [f"Power of a comparison of two models run like this (the same questions and seeds, paired by question): "
-           f"it {assumed.text()} (docs/results.md#power)"]
+           f"it {assumed.text()} (docs/results.md#power)"] if cells else []
     for (cell, noun), (ids, seeds) in cells.items():
         found = detectable_difference(len(ids), assumed.difference_sd(len(seeds)))
         out.append(f"  {cell}: {power_line(len(ids), len(seeds), found, noun)}")
     if controls:
-        from acousticbench.core.run_identity import left_out_line
-
         out.append(left_out_line(controls, "this power", "Each is measured against its own real run ('Does the "
                                  "model listen?' in the leaderboard)."))
+    if own:
+        out.append(left_out_line(own, "this power", "What each measures comes with its own 95% interval.",
+                                 (", ".join(sorted(kinds)), "each made of trials its own answers placed, so never "
+                                  "compared question by question")))
     return out
 
 

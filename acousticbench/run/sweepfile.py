@@ -29,8 +29,8 @@ def claim_path(folder: Path) -> Path:
 
 def _planned(spec: Any) -> dict[str, Any]:
     return {"model": spec.model, "benchmark": spec.benchmark, "task": spec.task, **spec.reference_fields(),
-            "seed": spec.seed, "control": spec.control, "folder": None, "status": "pending", "accuracy": None, "stderr": None, "n": None,
-            "errors": None, "note": None}
+            "seed": spec.seed, "control": spec.control, "folder": None, "status": "pending", "accuracy": None,
+            "figure": None, "stderr": None, "n": None, "errors": None, "note": None}
 
 
 def _finished(result: Any, home: Path) -> dict[str, Any]:
@@ -43,8 +43,9 @@ def _finished(result: Any, home: Path) -> dict[str, Any]:
     bench = result.benchmark
     accuracy, n = bench.headline(result.metrics)
     status = ("skipped" if result.resumed == len(result.records) else "resumed") if result.resumed else "done"
-    return {"folder": folder, "status": status, "accuracy": accuracy, "stderr": bench.headline_stderr(result.metrics),
-            "n": n, "errors": bench.headline_errors(result.metrics), "note": result.over_budget}
+    return {"folder": folder, "status": status, "accuracy": accuracy, "figure": bench.headline_text(result.metrics),
+            "stderr": None if accuracy is None else bench.headline_stderr(result.metrics), "n": n,
+            "errors": bench.headline_errors(result.metrics), "note": result.over_budget}
 
 
 class SweepFile:
@@ -97,8 +98,8 @@ class SweepFile:
 
 def closing_table(results: list) -> str:
     """One row per run of the sweep: what it measured, or why it stopped; a control run says which audio it heard
-    (its column; '-' for a real run), and a swap's figure is the share of answers that followed the swapped clips,
-    never an accuracy."""
+    (its column; '-' for a real run), a swap's figure is the share of answers that followed the swapped clips, and an
+    adaptive run's its threshold, never an accuracy."""
     rows = [("model", "run", "control", "seed", "accuracy", "n", "errors", "folder")]
     for r in results:
         spec = r.spec
@@ -106,7 +107,8 @@ def closing_table(results: list) -> str:
             rows.append((spec.model, spec.cell, spec.control or "-", str(spec.seed), "FAILED", "-", "-", r.error[:60]))
             continue
         accuracy, n = r.benchmark.headline(r.metrics)
-        shown = "n/a" if accuracy is None else f"{'followed ' if spec.control == 'swap' else ''}{accuracy:.3f}"
+        shown = r.benchmark.headline_text(r.metrics) or (
+            "n/a" if accuracy is None else f"{'followed ' if spec.control == 'swap' else ''}{accuracy:.3f}")
         rows.append((spec.model, spec.cell, spec.control or "-", str(spec.seed), shown, str(n),
                      str(r.benchmark.headline_errors(r.metrics)), str(r.run_dir)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]

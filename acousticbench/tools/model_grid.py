@@ -64,8 +64,8 @@ def model_rows(entries: Iterable[Entry]) -> tuple[list[Entry], str]:
     lines = [left_out_line(left, where, "The leaderboard measures them against their real runs under 'Does the "
                            "model listen?'."),
              left_out_line([e.run for e in own if e.run], where, "The leaderboard lists what they measured in a "
-                           "table of their own.", (kinds, "which made their items from their own answers, so no "
-                                                   "other run answered the same ones"))]
+                           "table of their own.", (kinds, "each made of trials its own answers placed, so no other "
+                                                   "run answered the same ones"))]
     return [e for e in entries if pairs_by_item(e)], " ".join(line for line in lines if line)
 
 

@@ -204,8 +204,20 @@ class AcousticBenchmark(BenchmarkBase):
                 f"{beside}{causes}{resumed} -> {result.run_dir}")
 
     def headline(self, metrics: Any) -> tuple[float | None, int]:
-        """Accuracy and the number of items it is over, for tables."""
-        return metrics.scored.accuracy, metrics.scored.n
+        """Accuracy and the number of items it is over, for tables; an adaptive run has none (its trials were placed
+        for it to be near 75%, whatever the model), only its threshold (headline_text)."""
+        return (None if metrics.adaptive is not None else metrics.scored.accuracy), metrics.scored.n
+
+    def headline_text(self, metrics: Any) -> str | None:
+        """An adaptive run's threshold: 'threshold 0.42 semitones [0.31, 0.57]', or 'threshold not reached'."""
+        found = metrics.adaptive
+        if found is None:
+            return None
+        found = found if isinstance(found, dict) else found.model_dump()
+        if not found["reached"]:
+            return "threshold not reached"
+        low, high = found["ci95"]
+        return f"threshold {found['threshold']:.3g} {found['unit']} [{low:.3g}, {high:.3g}]"
 
     def headline_errors(self, metrics: Any) -> int:
         """The failed scored questions (the diagnostic trials' errors are counted apart, in `statuses`)."""

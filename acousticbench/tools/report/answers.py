@@ -98,7 +98,7 @@ def _run_row(run: Run, row: str) -> dict[str, Any]:
     variant = get_benchmark(e.benchmark).views.variant_label(e.variant)
     return {"bench": e.benchmark, "model": e.model, "task": e.task, "seed": e.seed, "facets": dict(e.facets),
             "variant": variant, "folder": str(e.run_dir), "ref": run.reference_file, "row": row,
-            "cell": f"{e.task} {variant}" if variant else e.task}
+            "cell": f"{e.task} {variant}" if variant else e.task, "own": e.own_items is not None}
 
 
 def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
@@ -128,14 +128,17 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
             paired = facts.correct is not None and bench.scored(r) and pairs_by_item(e)  # never in a model's q
             if paired:
                 scored.append(Scored(names[row_key(e)], task, (e.manifest, r.id), e.seed, facts.correct))
-            ref = NONE if run.reference is None or r.id not in run.reference else texts.add(run.reference[r.id] or "")
+            theirs = None if run.reference is None else run.reference.get(r.id)  # the same id may be another trial
+            ref = NONE if theirs is None or not bench.same_item(r, theirs) else texts.add(theirs.get(bench.label_field)
+                                                                                          or "")
             label = _label(r, bench.label_field)
             row = (index, q, texts.add(r.status), texts.add(r.response), texts.add(label),
                    NONE if facts.correct is None else int(facts.correct), texts.add(facts.method), texts.add(facts.by),
                    texts.add(r.error), texts.add("; ".join(r.notes) or None), ref,
                    0,  # flips: told once every run was read
                    None if r.latency_s is None else round(r.latency_s, 3), int(paired))
-            flips.add((e.model, e.task, e.variant, e.facets, e.max_samples, e.manifest, r.id), label)
+            own = (e.seed,) if e.own_items else ()  # its trials are its own: another seed's same id is another trial
+            flips.add((e.model, e.task, e.variant, e.facets, e.max_samples, e.manifest, r.id, *own), label)
             for name, value in zip(columns, row):
                 columns[name].append(value)
     columns["flip"] = flips.told()

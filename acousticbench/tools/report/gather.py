@@ -24,7 +24,8 @@ class Run:
     config: dict[str, Any]
     metrics: BaseModel  # metrics.json as the benchmark's typed model (Benchmark.metrics_type)
     audio_root: str  # absolute folder the records' audio paths are relative to
-    reference: dict[str, Any] | None  # id -> the reference run's label (chosen / prediction), when a reference exists
+    # id -> the reference run's line: its label (chosen / prediction) and where it says what it asked, its meta
+    reference: dict[str, dict[str, Any]] | None
     reference_file: str | None
 
     @property
@@ -96,6 +97,7 @@ def _reference(root: Path | None, spec, label: str, pack: str) -> tuple[dict[str
             return None, None  # no run of this seed, or another pack: the same ids name other questions
         path = folder / run["file"]
         with path.open("rb") as lines:  # streamed, split at b"\n" alone: a JSON line's own U+2028 is no line break
-            return {r["id"]: r.get(label) for r in (json.loads(line) for line in lines if line.strip())}, str(path)
+            return {r["id"]: {label: r.get(label), **({"meta": r["meta"]} if "meta" in r else {})}
+                    for r in (json.loads(line) for line in lines if line.strip())}, str(path)
     except (UserError, OSError):
         return None, None  # no reference for this model, task or seed: the browser shows none

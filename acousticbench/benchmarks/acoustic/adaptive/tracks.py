@@ -46,6 +46,15 @@ class AdaptiveSource:
         """The most requests the run may make (its tracks at the trial cap)."""
         return self.tracks * self.trials
 
+    def sample(self, root: Path) -> list[tuple[Question, Any]]:
+        """What the plan counts of the run (--dry-run): its most requests, each as its first track's first trial
+        made at the middle of its range under `root` (a temporary folder: a dry run writes nothing)."""
+        grid = grid_of(self.spec.task)
+        (Path(root) / self.spec.task / "audio").mkdir(parents=True, exist_ok=True)
+        question = make_question(Path(root), TrialPlace(self.spec.seed, self.spec.task, 0, 0, self.method),
+                                 grid.stimuli[len(grid.stimuli) // 2])
+        return [(question, self.make_prompt(self.spec, question, os.path.abspath(root)))] * self.planned()
+
     def owns(self, question_id: str) -> bool:
         """Whether an earlier session's record is one of this run's trials (--resume keeps it)."""
         if not hasattr(self, "_ids"):

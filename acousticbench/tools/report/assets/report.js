@@ -122,6 +122,7 @@
 
   function seedsOf(i) {
     const run = runOf(i), id = question(i)[0], found = [];
+    if (run.own) return "none: the run's items are its own (another seed's same id is another trial)";
     for (let j = 0; j < N; j++) {
       const other = RUNS[R.run[j]];
       if (other.model === run.model && other.task === run.task && other.variant === run.variant &&
