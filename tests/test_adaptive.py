@@ -116,6 +116,22 @@ def test_adaptive_settings_without_adaptive_are_refused_in_one_line(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+def test_rerun_sends_a_failed_trial_to_resume_which_asks_it_again_and_goes_on(tmp_path):
+    folder = run_folder(adaptive_run(tmp_path, "pit"), "pit")
+    full = without_timing(records(folder))
+    cut = full[:9] + [{**full[9], "status": "error", "error": "HTTP 503", "response": None, "chosen": None,
+                       "correct": False}]  # the server failed trial 4 of track 1 after its retries: the rounds ended
+    (folder / "responses.jsonl").write_text("".join(json.dumps(r) + "\n" for r in cut))
+    before = (folder / "responses.jsonl").read_bytes()
+    out = python("-m", "acousticbench", "rerun", str(folder), "--model", "Oracle", cwd=tmp_path)
+    assert out.returncode == 2 and "--resume" in out.stderr, out.stdout + out.stderr
+    assert (folder / "responses.jsonl").read_bytes() == before
+    out = run_cli("--model", "Oracle", "--task", "pit", "--seed", "42", "--adaptive", "psi", "--adaptive-trials",
+                  TRIALS, "--adaptive-tracks", TRACKS, "--resume", cwd=tmp_path)
+    assert out.returncode == 0 and "9 kept from the earlier run" in out.stdout, out.stdout + out.stderr
+    assert without_timing(records(folder)) == full
+
+
 def test_a_dry_run_plans_an_adaptive_run_at_its_most_requests_and_writes_nothing(tmp_path):
     out = run_cli("--model", "Oracle", "--task", "dur", "--seed", "42", "--adaptive", "psi", "--adaptive-trials", "10",
                   "--adaptive-tracks", "3", "--dry-run", cwd=tmp_path)
