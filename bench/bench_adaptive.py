@@ -112,13 +112,14 @@ def information(code: str, listener: Listener, magnitude: float | np.ndarray) ->
     return weight[:, None, None] * slopes[:, :, None] * slopes[:, None, :]
 
 
-def fewest_requests(code: str, listener: Listener, answers: dict[float, tuple[int, int]]) -> float:
+def fewest_requests(code: str, listener: Listener, answers: dict[float, tuple[int, int]],
+                    known: bool = False) -> float:
     """The Cramer-Rao bound on the requests any procedure needs for the pack's precision: the pack's information
-    about the threshold, its slope unknown (the pack's fit and an adaptive run both estimate it), counted in trials
-    placed where one says most about the threshold with the slope known, with a catch trial in every CATCH_EVERY as
-    a run has."""
+    about the threshold, its slope unknown (the pack's fit and an adaptive run both estimate it; `known`: told to
+    both), counted in trials placed where one says most about the threshold with the slope known, with a catch trial
+    in every CATCH_EVERY as a run has."""
     pack = sum(n * information(code, listener, m)[0] for m, (n, _) in answers.items())
-    threshold_only = pack[0, 0] - pack[0, 1] ** 2 / pack[1, 1]
+    threshold_only = pack[0, 0] if known else pack[0, 0] - pack[0, 1] ** 2 / pack[1, 1]
     truth = magnitude_of(code, listener.threshold)
     best = float(information(code, listener, truth * np.exp(np.linspace(-2, 2, 401)))[:, 0, 0].max())
     return threshold_only / best * CATCH_EVERY / (CATCH_EVERY - 1)
@@ -145,13 +146,16 @@ def _round_ends(path, tracks: int):
 
 
 def one_listener(job) -> dict:
-    archive, code, index, tracks, trials, population, scales = job
+    archive, code, index, tracks, trials, population, scales, known = job
     listener = listener_for(code, index, population, scales)
     truth = magnitude_of(code, listener.threshold)
-    final, path, requests = simulated_run(code, 1000 + index, listener, tracks, trials)
+    # --known: the run and the pack's reading are told the listener's slope and lapse rate (the run's lapse rate is
+    # the share of answers a lapse makes wrong: half of the listener's, who guesses when it lapses)
+    grid = replace(grid_of(code), spreads=(listener.spread,), lapses=(listener.lapse / 2,)) if known else grid_of(code)
+    final, path, requests = simulated_run(code, 1000 + index, listener, tracks, trials, grid=grid)
     widths = [(n, found.width) for n, found in path]
     fixed, fixed_ci, answers = fixed_run(archive, code, listener, 1000 + index)
-    same = estimate_of_counts(grid_of(code), answers)  # the pack's answers read as an adaptive run reads its own
+    same = estimate_of_counts(grid, answers)  # the pack's answers read as an adaptive run reads its own
     row = {"task": code, "listener": index, "truth": listener.threshold, "spread": listener.spread,
            "lapse": listener.lapse, "bias": listener.bias, "requests": requests,
            "adaptive": difference(code, final.median), "adaptive_ci": [difference(code, final.low),
@@ -160,7 +164,7 @@ def one_listener(job) -> dict:
            "adaptive_width": final.width, "fixed": fixed, "fixed_ci": fixed_ci,
            "same_error": same.median / truth - 1, "same_covers": same.low <= truth <= same.high,
            "same_width": same.width, "requests_to_same_width": next((n for n, w in widths if w <= same.width), None),
-           "fewest_requests": fewest_requests(code, listener, answers),
+           "fewest_requests": fewest_requests(code, listener, answers, known),
            "at": {n: [found.median / truth - 1, found.low <= truth <= found.high]
                   for n, found in _round_ends(path, tracks)}}
     if fixed_ci and fixed is not None:
@@ -246,6 +250,9 @@ def main() -> int:
                    "(span), or between its 2nd and 4th steps (middle), where the pack is most informative")
     p.add_argument("--scales", default=",".join(map(str, SCALES)), metavar="LOW,HIGH",
                    help="the range of the listeners' logistic scales on the log difference (small: steep)")
+    p.add_argument("--known", action="store_true", help="tell the adaptive run and the pack's reading by its "
+                   "posterior each listener's own slope and lapse rate (the bound then has the slope known to both): "
+                   "what is left once the slope need not be learned")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--out", type=Path, help="every run's figures, a JSON line each as it finishes")
     p.add_argument("--table", type=Path, metavar="OUT", help="only print the table of an --out file (so far)")
@@ -269,7 +276,7 @@ def main() -> int:
     started = time.perf_counter()
     # listeners first across tasks: a table of every task from the first finished runs on
     jobs = [(one_listener, (args.archive, code, i, args.tracks, args.trials, args.listeners,
-                                  tuple(float(v) for v in args.scales.split(","))))
+                                  tuple(float(v) for v in args.scales.split(",")), args.known))
             for i in range(args.runs) for code in codes]
     jobs = [(extremes, (code, args.tracks, args.trials)) for code in codes] + jobs
     out = args.out.open("w") if args.out else None

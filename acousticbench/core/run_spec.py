@@ -94,11 +94,15 @@ class RunSpec:
                 f"-seed{self.seed}")
 
     def reference_fields(self) -> dict[str, Any]:
-        """What a reference summary.json records about the run beyond model and task: its variant, and its kind where
-        it is not the plain way ('adaptive psi')."""
+        """What a reference summary.json records about the run beyond model and task: its variant."""
         named = self.options.VARIANT
+        return {} if named is None else {named[0]: self.variant}
+
+    def kind_field(self) -> dict[str, str]:
+        """Its kind where it is not the plain way ({'kind': 'adaptive psi'}), as a reference summary and the sweep file
+        name it; {} for the plain way."""
         kind = self.options.kind()
-        return ({} if named is None else {named[0]: self.variant}) | ({"kind": kind} if kind else {})
+        return {"kind": kind} if kind else {}
 
     def backend_overrides(self) -> dict[str, Any]:
         """Settings the backend constructor takes; None means 'use the registry's'."""

@@ -29,8 +29,8 @@ def claim_path(folder: Path) -> Path:
 
 def _planned(spec: Any) -> dict[str, Any]:
     return {"model": spec.model, "benchmark": spec.benchmark, "task": spec.task, **spec.reference_fields(),
-            "seed": spec.seed, "control": spec.control, "folder": None, "status": "pending", "accuracy": None,
-            "figure": None, "stderr": None, "n": None, "errors": None, "note": None}
+            **spec.kind_field(), "seed": spec.seed, "control": spec.control, "folder": None, "status": "pending",
+            "accuracy": None, "figure": None, "stderr": None, "n": None, "errors": None, "note": None}
 
 
 def _finished(result: Any, home: Path) -> dict[str, Any]:

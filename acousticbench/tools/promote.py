@@ -144,7 +144,7 @@ def _write_summary(folder: Path, spec, config: dict, identity: Setting, runs: li
     facets, max_samples, pack = identity
     write_json(folder / SUMMARY, {
         "benchmark": spec.benchmark, "model": spec.model, "task": spec.task,
-        **spec.reference_fields(),
+        **spec.reference_fields(), **spec.kind_field(),
         **dict(facets), "max_samples": max_samples,
         "harness_version": config["harness"]["version"],
         "archive_manifest_sha256": pack,

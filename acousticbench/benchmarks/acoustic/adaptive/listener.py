@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from acousticbench.benchmarks.acoustic.adaptive.procedure import CRITERION, GUESS, METHODS, Estimate, estimate
+from acousticbench.benchmarks.acoustic.adaptive.procedure import CRITERION, GUESS, METHODS, Estimate, Grid, estimate
 from acousticbench.benchmarks.acoustic.adaptive.stimuli import TrialPlace, grid_of, is_catch, magnitude_of, made
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES, direction
 from acousticbench.core.audio import SAMPLE_RATE, to_pcm16
@@ -78,12 +78,12 @@ def heard(clips) -> list[np.ndarray]:
     return [to_pcm16(c).astype(np.float64) / 32768.0 for c in clips]
 
 
-def simulated_run(code: str, seed: int, listener: Listener | None, tracks: int, trials: int,
-                  method: str = "psi") -> tuple[Estimate, list[tuple[int, Estimate]], int]:
-    """Tracks asked in rounds as a run asks them. `listener` None: the Oracle's rule (the sign of the measured
-    difference). Returns the final estimate, (requests so far, the run's estimate) after each placed trial, and the
-    requests made."""
-    grid, place_round = grid_of(code), METHODS[method]
+def simulated_run(code: str, seed: int, listener: Listener | None, tracks: int, trials: int, method: str = "psi",
+                  grid: Grid | None = None) -> tuple[Estimate, list[tuple[int, Estimate]], int]:
+    """Tracks asked in rounds as a run asks them, on the task's grid or on `grid` (the same stimuli, told other
+    slopes and lapse rates). `listener` None: the Oracle's rule (the sign of the measured difference). Returns the
+    final estimate, (requests so far, the run's estimate) after each placed trial, and the requests made."""
+    grid, place_round = grid or grid_of(code), METHODS[method]
     own: list[list[tuple[float, bool]]] = [[] for _ in range(tracks)]
     pooled: list[tuple[float, bool]] = []
     path, requests = [], 0

@@ -14,8 +14,8 @@ import numpy as np
 
 GUESS, CRITERION = 0.5, 0.75
 THRESHOLD_POINTS = 240
-SPREADS = np.geomspace(0.06, 1.2, 12)  # the logistic's scale on the natural-log axis: steep to shallow
-LAPSES = np.array([0.0, 0.02, 0.05, 0.1])
+SPREADS = tuple(float(s) for s in np.geomspace(0.06, 1.2, 12))  # the logistic's scale on the log axis: steep first
+LAPSES = (0.0, 0.02, 0.05, 0.1)
 BELOW, ABOVE = 8.0, 4.0  # the threshold prior reaches this far beyond the lowest and the highest stimulus
 STAIR_START = 0.85  # a staircase starts this far up its grid (an easy difference)
 STAIR_STEP = 2  # grid points per staircase step
@@ -23,9 +23,12 @@ STAIR_STEP = 2  # grid points per staircase step
 
 @dataclass(frozen=True)
 class Grid:
-    """The stimuli a track may present (magnitudes, ascending) and the threshold values its prior spans."""
+    """The stimuli a track may present (magnitudes, ascending), the threshold values its prior spans, and the slopes
+    and lapse rates it weighs (a run weighs them all; the validation may tell it a listener's own)."""
 
     stimuli: tuple[float, ...]
+    spreads: tuple[float, ...] = SPREADS
+    lapses: tuple[float, ...] = LAPSES
 
     @property
     def thresholds(self) -> np.ndarray:
@@ -35,7 +38,7 @@ class Grid:
         """The prior as config.json states it."""
         return {"threshold": f"log-uniform over [{self.stimuli[0] / BELOW:.4g}, {self.stimuli[-1] * ABOVE:.4g}] "
                              f"({THRESHOLD_POINTS} points)",
-                "spread_ln": [round(float(s), 4) for s in SPREADS], "lapse": LAPSES.tolist(),
+                "spread_ln": [round(s, 4) for s in self.spreads], "lapse": list(self.lapses),
                 "spread_and_lapse": "uniform over the listed values", "criterion": CRITERION, "guess": GUESS}
 
 
@@ -47,7 +50,7 @@ def p_correct(log_x: np.ndarray, log_t: np.ndarray, spread: np.ndarray, lapse: n
 
 
 def _axes(grid: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return grid.thresholds[:, None, None], SPREADS[None, :, None], LAPSES[None, None, :]
+    return grid.thresholds[:, None, None], np.array(grid.spreads)[None, :, None], np.array(grid.lapses)[None, None, :]
 
 
 @lru_cache(maxsize=16)
