@@ -125,9 +125,9 @@ def rerun(*runs: Path | str, model: str, rounds: int = 3, concurrency: int | Non
             raise UserError(f"{run.path} holds answers of {run.config['spec']['model']}, not {model}.")
         if own := run.bench.own_items(run.config):
             raise UserError(f"{run.path} is an {own} run, whose items are made as it goes, each from the answers "
-                            "before it: a failed one ended its rounds, so it is continued, not asked again; run its "
-                            "command again with --resume (the failed item is asked again and the run goes on); "
-                            "nothing was asked or changed.")
+                            "before it: a failed one ended its rounds, so it is continued, not asked again: "
+                            "`acousticbench run ... --resume` with the run's flags asks the failed item again and "
+                            "goes on; nothing was asked or changed.")
         _same_pack(run, _archive(run, archive))
         run.backup()
     for line in (line for run in files for line in run.torn):
