@@ -168,7 +168,14 @@ def test_adaptive_runs_pair_with_no_other_run_and_their_references_fill_no_accur
     assert len(rows) == 1 and "20 questions" in rows[0], paired.stdout  # the pack's runs alone
     assert "2 adaptive psi runs, each made of trials its own answers placed" in paired.stdout
 
+    # compare: two adaptive runs by their thresholds, never answer by answer; an adaptive run against the pack's, no
     compared = python("-m", "acousticbench", "compare", str(oracle), str(random), cwd=tmp_path)
+    assert compared.returncode == 0, compared.stderr
+    assert "Agreement" not in compared.stdout and "  A: 0.00" in compared.stdout, compared.stdout  # below 0.025
+    lower = float(compared.stdout.split("P(A's threshold is the lower) = ")[1].split()[0])
+    assert lower > 0.99, compared.stdout
+    pack_run = next(d for d in run_dirs(results) if d.name.startswith("Oracle-pit-local"))
+    compared = python("-m", "acousticbench", "compare", str(oracle), str(pack_run), cwd=tmp_path)
     assert compared.returncode == 2 and "is an adaptive psi run" in compared.stderr, compared.stdout + compared.stderr
     assert compared.stdout == ""
 
@@ -283,3 +290,38 @@ def test_the_packs_answers_read_by_the_adaptive_posterior_cover_a_known_threshol
     few, many = read(20), read(320)
     assert few.low <= truth <= few.high and many.low <= truth <= many.high
     assert many.width < few.width and abs(many.median / truth - 1) < 0.1
+
+
+def test_two_runs_thresholds_compared_hold_the_true_ratio_and_order_the_listeners():
+    """compare's ratio of two adaptive runs' thresholds (adaptive/compare.py), on listeners of known thresholds: its
+    95% interval holds the true ratio, and P(A's is the lower) sides with the listener whose threshold is lower."""
+    import numpy as np
+
+    from acousticbench.benchmarks.acoustic.adaptive.compare import compare_thresholds
+    from acousticbench.benchmarks.acoustic.adaptive.procedure import p_correct, psi_next
+    from acousticbench.benchmarks.acoustic.adaptive.stimuli import grid_of
+    from acousticbench.benchmarks.acoustic.records import Record
+
+    grid, config = grid_of("lou"), {"adaptive": {"method": "psi"}}
+
+    def run(truth: float, rng) -> list:
+        trials, records = [], []
+        for k in range(60):
+            x = psi_next(grid, trials)
+            right = bool(rng.random() < p_correct(np.log(x), np.log(truth), 0.3, 0.0))
+            trials.append((x, right))
+            records.append(Record(id=f"lou_t00_{k:04d}", model="M", task="lou", seed=1, status="answered",
+                                  response="A", split="eval", kind="scored", prompt="", audio=[], chosen="A",
+                                  answer="A" if right else "B", correct=right, judge={"method": "rules"},
+                                  meta={"adaptive": {"method": "psi", "track": 0, "trial": k, "magnitude": x}}))
+        return records
+
+    held, sided = 0, 0
+    for pair in range(10):
+        rng = np.random.default_rng([11, pair])
+        low = float(np.exp(rng.uniform(np.log(0.5), np.log(2.0))))  # dB; B's threshold is three times A's
+        found = compare_thresholds("lou", (config, run(low, rng)), (config, run(3 * low, rng)))
+        _, below, above = found.ratio
+        held += below <= 3 <= above
+        sided += found.a_lower > 0.5
+    assert held >= 9 and sided >= 9, (held, sided)

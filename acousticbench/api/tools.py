@@ -101,7 +101,8 @@ def row_order(e) -> tuple:
 class Comparison:
     """Two runs, or every seed of two cells, on the same questions: agreement, changed answers, both accuracies and
     the paired test by question (`paired`: tools.paired.PairedComparison, its `result` the difference, interval and
-    p)."""
+    p); two runs whose items are their own (adaptive), by what each measured (`paired`: the benchmark's comparison,
+    AcousticBench's adaptive/compare.py ThresholdComparison)."""
 
     a: list  # tools.paired.Run, one per seed of side A
     b: list
@@ -157,7 +158,7 @@ def side_name(runs) -> str:
 def compare(runs_a: Sequence[Path | str], runs_b: Sequence[Path | str]) -> Comparison:
     """Side A's runs (one per seed of its cell) against side B's; refused in one line where they are not runs of the
     same benchmark and task, or a side repeats a seed."""
-    from acousticbench.tools.paired import check_side, check_sides, compare_sides, load_run
+    from acousticbench.tools.paired import check_side, check_sides, compare_sides, load_run, own_comparison
     from acousticbench.tools.run_answers import RunAnswers
 
     torn: list = []
@@ -166,6 +167,8 @@ def compare(runs_a: Sequence[Path | str], runs_b: Sequence[Path | str]) -> Compa
     if a[0].bench.name != b[0].bench.name:
         raise UserError(f"{runs_a[0]} is a {a[0].bench.name} run and {runs_b[0]} a {b[0].bench.name} run: "
                         "compare runs of the same benchmark and task.")
+    if any(r.own_items for r in a + b):  # an adaptive run's answers pair with none: what each measured
+        return Comparison(a, b, own_comparison(a, b), torn)
     check_side(a, "A")
     check_side(b, "B")
     check_sides(a, b)

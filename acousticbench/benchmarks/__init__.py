@@ -150,7 +150,9 @@ class ToolPart(Protocol[Rec, Met]):
 
     def same_item(self, record: Rec, line: Mapping[str, Any]) -> bool: ...  # a reference's line asked the same thing
 
-    def own_items(self, config: dict[str, Any]) -> str | None: ...  # why a run's items pair with no other run's
+    def own_items(self, config: dict[str, Any]) -> str | None: ...  # the kind of run whose items pair with no other's
+
+    def compare_own(self, task: str, a: tuple[dict[str, Any], list], b: tuple[dict[str, Any], list]) -> Any: ...
 
     def relabeller(self, options: dict[str, Any]) -> Any: ...  # rejudge: Relabeller (relabel.py of each package)
 

@@ -142,6 +142,11 @@ class BenchmarkBase:
         other run's answers to the same ids are answers to them; None: its items are the pack's."""
         return None
 
+    def compare_own(self, task: str, a: tuple[dict[str, Any], list], b: tuple[dict[str, Any], list]) -> Any:
+        """Two runs of `task` whose items are their own, each as (config.json, records), compared by what they
+        measured: an object whose lines(name_a, name_b, one_run_each) `acousticbench compare` prints; None: none."""
+        return None
+
     def listener_note(self, spec: Any, channels: int | None) -> dict[str, Any]:
         """metrics.json fields saying what a model that hears `channels` channels could not hear of the run; none."""
         return {}

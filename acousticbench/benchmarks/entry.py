@@ -53,8 +53,8 @@ class Entry(Generic[M]):
     # the line naming the first record of responses.jsonl that does not validate (the report leaves the run out)
     invalid: str | None = field(default=None, compare=False, repr=False)
     lines: int | None = field(default=None, compare=False, repr=False)  # responses.jsonl's complete lines, as counted
-    # why its items are its own (Benchmark.own_items: an adaptive run's trials), so it never pairs item by item with
-    # another run, nor fills an accuracy cell; None: its items are the pack's
+    # the kind of run whose items are its own ('adaptive psi', Benchmark.own_items: its trials followed its answers),
+    # so it never pairs item by item with another run, nor fills an accuracy cell; None: its items are the pack's
     own_items: str | None = None
 
     @property

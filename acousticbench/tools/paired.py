@@ -13,7 +13,7 @@ from acousticbench.benchmarks import Benchmark, benchmark_of_config, benchmark_o
 from acousticbench.core.errors import UserError
 from acousticbench.core.power import power_line
 from acousticbench.core.significance import Answers, PairedDifference, Pairing, paired_difference, pair_questions
-from acousticbench.run.results import CONFIG, METRICS, RESPONSES, read_config
+from acousticbench.run.results import CONFIG, METRICS, RESPONSES, read_config, read_records
 from acousticbench.tools.run_answers import Answer, RunAnswers
 
 SAME_ACROSS_SIDES = ("task", "variant", "pack")  # else the same ids may name other questions
@@ -28,7 +28,7 @@ class Run:
     bench: Benchmark
     seed: int | None
     facts: dict[str, str]  # model, task, variant, split, pack, first N and the benchmark's identity, where known
-    own_items: str | None = None  # why its items are its own (Benchmark.own_items): no other run asked them
+    own_items: str | None = None  # the kind of run whose items are its own (Benchmark.own_items): none pair
 
 
 def load_run(path: Path, torn: list | None = None, reader: RunAnswers | None = None) -> Run:
@@ -91,13 +91,25 @@ def _seed_text(seeds: Counter) -> str:
     return ", ".join(f"seed {s}" + (f" x{c}" if c > 1 else "") for s, c in seeds.items())
 
 
+def own_comparison(a: list[Run], b: list[Run]) -> Any:
+    """Two runs whose items are their own (Benchmark.own_items: adaptive runs), one a side, of one task: no answer of
+    one pairs with the other's, so they are compared by what each measured (Benchmark.compare_own); anything else is
+    one line naming why."""
+    run = next(r for r in a + b if r.own_items)
+    if len(a) == len(b) == 1 and a[0].own_items and b[0].own_items and a[0].bench.name == b[0].bench.name \
+            and a[0].facts.get("task") == b[0].facts.get("task"):
+        sides = [(read_config(r.path if r.path.is_dir() else r.path.parent),
+                  read_records(r.path / RESPONSES if r.path.is_dir() else r.path, r.bench.record_type)) for r in a + b]
+        found = a[0].bench.compare_own(a[0].facts["task"], *sides)
+        if found is not None:
+            return found
+    raise UserError(f"{run.path} is an {run.own_items} run: it made its items from its own answers, so no other run "
+                    "asked them, whatever their ids, and its answers pair with none; compare it with one other such "
+                    "run of its task (what each measured), or check a rerun against a reference with "
+                    "--compare-reference.")
+
+
 def check_sides(a: list[Run], b: list[Run]) -> None:
-    for run in a + b:
-        if run.own_items:
-            raise UserError(f"{run.path} is an {run.own_items} run: it made its items from its own answers, so no "
-                            "other run asked them, whatever their ids, and its answers pair with none; compare such "
-                            "runs by what they measured (the leaderboard's and the report's table of them), or check "
-                            "a rerun against a reference with --compare-reference.")
     for what in SAME_ACROSS_SIDES:
         mine, theirs = a[0].facts.get(what), b[0].facts.get(what)
         if mine and theirs and mine != theirs:

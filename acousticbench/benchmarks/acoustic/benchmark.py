@@ -250,6 +250,12 @@ class AcousticBenchmark(BenchmarkBase):
         method = (config.get("adaptive") or {}).get("method")
         return f"adaptive {method}" if method else None
 
+    def compare_own(self, task: str, a: tuple[dict[str, Any], list], b: tuple[dict[str, Any], list]) -> Any:
+        """Two adaptive runs by their thresholds (adaptive/compare.py)."""
+        from acousticbench.benchmarks.acoustic.adaptive.compare import compare_thresholds
+
+        return compare_thresholds(task, a, b)
+
 
 BENCHMARK = AcousticBenchmark()
 

@@ -1,0 +1,59 @@
+"""Two adaptive runs of one task compared by what they measured: no trial of one is a trial of the other (each was
+placed by its own run's answers), so their answers never pair; their thresholds do. Each run's threshold posterior is
+over its own trials alone, so the two are independent: the ratio of the thresholds has the distribution of their log
+difference, the two marginals convolved on the grid's even log axis, and P(A's is the lower) is read from it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from acousticbench.benchmarks.acoustic.adaptive.procedure import posterior
+from acousticbench.benchmarks.acoustic.adaptive.stimuli import grid_of, is_count
+from acousticbench.benchmarks.acoustic.adaptive.threshold import AdaptiveThreshold, adaptive_threshold
+from acousticbench.benchmarks.acoustic.adaptive.tracks import placed
+
+
+@dataclass(frozen=True)
+class ThresholdComparison:
+    """A's and B's thresholds, B's over A's (posterior median and central 95% interval) and P(A's is the lower)."""
+
+    task: str
+    a: AdaptiveThreshold
+    b: AdaptiveThreshold
+    ratio: tuple[float, float, float]  # median, 2.5 and 97.5 percentiles of B's threshold over A's
+    a_lower: float
+
+    def lines(self, name_a: str, name_b: str, one_run_each: bool = True) -> list[str]:
+        """What `acousticbench compare` prints for two adaptive runs."""
+        over = "B's threshold over A's" + (" (each as its count ratio's excess over 1)" if is_count(self.task) else "")
+        median, low, high = self.ratio
+        return [f"Thresholds at {self.a.criterion:.0%} correct on {self.task}, each the posterior median [95% interval] "
+                "over its own run's trials (adaptive runs: each placed its own trials from its own answers, so no "
+                "answer pairs with the other's; the two posteriors are independent):",
+                f"  A: {_threshold(self.a)}", f"  B: {_threshold(self.b)}",
+                f"{over}: {median:.3g} [95% interval {low:.3g}, {high:.3g}]; P(A's threshold is the lower) = "
+                f"{self.a_lower:.3f}", f"A: {name_a}", f"B: {name_b}"]
+
+
+def _threshold(found: AdaptiveThreshold) -> str:
+    method = f"{found.method}, {found.trials} trials"
+    if not found.reached:
+        return f"{found.note} ({method})"
+    low, high = found.ci95 or (None, None)
+    return f"{found.threshold:.4g} {found.unit} [{low:.4g}, {high:.4g}] ({method})"
+
+
+def compare_thresholds(task: str, a: tuple[dict[str, Any], list], b: tuple[dict[str, Any], list]) -> ThresholdComparison:
+    """Each side as (its config.json, its records)."""
+    grid = grid_of(task)
+    marginals = [posterior(grid, placed(records)).sum((1, 2)) for _, records in (a, b)]
+    n = len(grid.thresholds)
+    spread = np.convolve(marginals[1], marginals[0][::-1])  # index k: B's grid point minus A's, plus n - 1
+    logs = (np.arange(len(spread)) - (n - 1)) * (grid.thresholds[1] - grid.thresholds[0])
+    cdf = np.cumsum(spread)
+    median, low, high = (float(np.exp(np.interp(q, cdf, logs))) for q in (0.5, 0.025, 0.975))
+    a_lower = float(spread[n:].sum() + 0.5 * spread[n - 1])
+    found = [adaptive_threshold(task, config["adaptive"]["method"], records) for config, records in (a, b)]
+    return ThresholdComparison(task, found[0], found[1], (median, low, high), a_lower)
