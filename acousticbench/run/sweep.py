@@ -219,6 +219,7 @@ def run_cells(sweep: PreparedSweep, on_result: Callable[[RunResult], None] = lam
     try:
         # the coroutine returns nothing: asyncio.run formats its main task (result included) once it is done
         asyncio.run(_sweep(sweep, bars, finished, results, file.open, around))
+        stop_if_signalled()  # a signal whose exception a library swallowed on the way out: never closed as finished
     except BaseException:
         with noted_signals(*stop_signals()):  # a second Ctrl-C or SIGTERM must not leave the sweep file "running"
             file.close(results, interrupted=True)
