@@ -59,7 +59,7 @@ def model_rows(entries: Iterable[Entry]) -> tuple[list[Entry], str]:
     entries = list(entries)
     left = [e.run for e in entries if e.control and e.run]
     own = [e for e in entries if e.own_items is not None]
-    kinds = ", ".join(sorted({e.own_items for e in own if e.own_items}))
+    kinds = ", ".join(sorted({e.own_items for e in own}))
     where = "the model-against-model grid and its q-values"
     lines = [left_out_line(left, where, "The leaderboard measures them against their real runs under 'Does the "
                            "model listen?'."),

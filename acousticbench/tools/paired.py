@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ class Run:
     seed: int | None
     facts: dict[str, str]  # model, task, variant, split, pack, first N and the benchmark's identity, where known
     own_items: str | None = None  # the kind of run whose items are its own (Benchmark.own_items): none pair
+    config: dict[str, Any] = field(default_factory=dict)  # its config.json; empty for a responses.jsonl on its own
 
 
 def load_run(path: Path, torn: list | None = None, reader: RunAnswers | None = None) -> Run:
@@ -57,7 +58,7 @@ def load_run(path: Path, torn: list | None = None, reader: RunAnswers | None = N
     if config:
         facts.update(_config_facts(file.parent, config, bench))
     return Run(path, answers, bench, seeds.pop() if len(seeds) == 1 else None, facts,
-               bench.own_items(config) if config else None)
+               bench.own_items(config) if config else None, config)
 
 
 def _config_facts(folder: Path, config: dict[str, Any], bench: Benchmark) -> dict[str, str]:
@@ -98,8 +99,8 @@ def own_comparison(a: list[Run], b: list[Run]) -> Any:
     run = next(r for r in a + b if r.own_items)
     if len(a) == len(b) == 1 and a[0].own_items and b[0].own_items and a[0].bench.name == b[0].bench.name \
             and a[0].facts.get("task") == b[0].facts.get("task"):
-        sides = [(read_config(r.path if r.path.is_dir() else r.path.parent),
-                  read_records(r.path / RESPONSES if r.path.is_dir() else r.path, r.bench.record_type)) for r in a + b]
+        sides = [(r.config, read_records(r.path / RESPONSES if r.path.is_dir() else r.path, r.bench.record_type))
+                 for r in a + b]
         found = a[0].bench.compare_own(a[0].facts["task"], *sides)
         if found is not None:
             return found

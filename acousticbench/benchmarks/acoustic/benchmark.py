@@ -213,11 +213,9 @@ class AcousticBenchmark(BenchmarkBase):
         found = metrics.adaptive
         if found is None:
             return None
-        found = found if isinstance(found, dict) else found.model_dump()
-        if not found["reached"]:
-            return "threshold not reached"
-        low, high = found["ci95"]
-        return f"threshold {found['threshold']:.3g} {found['unit']} [{low:.3g}, {high:.3g}]"
+        from acousticbench.benchmarks.acoustic.adaptive.threshold import threshold_text
+
+        return f"threshold {threshold_text(found) or 'not reached'}"
 
     def headline_errors(self, metrics: Any) -> int:
         """The failed scored questions (the diagnostic trials' errors are counted apart, in `statuses`)."""

@@ -9,10 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from acousticbench.benchmarks.acoustic.adaptive.procedure import posterior
 from acousticbench.benchmarks.acoustic.adaptive.stimuli import grid_of, is_count
-from acousticbench.benchmarks.acoustic.adaptive.threshold import AdaptiveThreshold, adaptive_threshold
-from acousticbench.benchmarks.acoustic.adaptive.tracks import placed
+from acousticbench.benchmarks.acoustic.adaptive.threshold import AdaptiveThreshold, measured, threshold_text
 
 
 @dataclass(frozen=True)
@@ -39,21 +37,17 @@ class ThresholdComparison:
 
 def _threshold(found: AdaptiveThreshold) -> str:
     method = f"{found.method}, {found.trials} trials"
-    if not found.reached:
-        return f"{found.note} ({method})"
-    low, high = found.ci95 or (None, None)
-    return f"{found.threshold:.4g} {found.unit} [{low:.4g}, {high:.4g}] ({method})"
+    return f"{threshold_text(found) or found.note} ({method})"
 
 
 def compare_thresholds(task: str, a: tuple[dict[str, Any], list], b: tuple[dict[str, Any], list]) -> ThresholdComparison:
     """Each side as (its config.json, its records)."""
     grid = grid_of(task)
-    marginals = [posterior(grid, placed(records)).sum((1, 2)) for _, records in (a, b)]
+    found, marginals = zip(*(measured(task, config["adaptive"]["method"], records) for config, records in (a, b)))
     n = len(grid.thresholds)
     spread = np.convolve(marginals[1], marginals[0][::-1])  # index k: B's grid point minus A's, plus n - 1
     logs = (np.arange(len(spread)) - (n - 1)) * (grid.thresholds[1] - grid.thresholds[0])
     cdf = np.cumsum(spread)
     median, low, high = (float(np.exp(np.interp(q, cdf, logs))) for q in (0.5, 0.025, 0.975))
     a_lower = float(spread[n:].sum() + 0.5 * spread[n - 1])
-    found = [adaptive_threshold(task, config["adaptive"]["method"], records) for config, records in (a, b)]
     return ThresholdComparison(task, found[0], found[1], (median, low, high), a_lower)

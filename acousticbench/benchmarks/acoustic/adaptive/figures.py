@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from acousticbench.benchmarks.acoustic.adaptive.threshold import threshold_text
 from acousticbench.benchmarks.entry import Entry, Section
 from acousticbench.core.tables import Axes, html_table, md_table
 
@@ -20,12 +21,11 @@ def _found(entry: Entry) -> dict[str, Any] | None:
 
 
 def _threshold_text(found: dict[str, Any]) -> str:
-    if not found["reached"]:
+    text = threshold_text(found)
+    if text is None:
         return f"not reached <small>({escape(found['note'] or '')})</small>"
-    low, high = found["ci95"]
-    below = f"&lt;{found['lowest']:.3g} (below every difference asked) " if high < found["lowest"] else ""
-    return (f"{below}{found['threshold']:.3g} {escape(found['unit'])} <small>[{low:.3g}, {high:.3g}], "
-            f"{found['trials']} trials</small>")
+    below = f"&lt;{found['lowest']:.3g} (below every difference asked) " if found["ci95"][1] < found["lowest"] else ""
+    return f"{below}{escape(text)} <small>{found['trials']} trials</small>"
 
 
 def _fixed_text(fixed: list[Entry], entry: Entry) -> str:
@@ -114,9 +114,8 @@ def markdown_table(adaptive: list[Entry]) -> str:
         found = _found(entry)
         if found is None:
             continue
-        value = (f"{found['threshold']:.3g} [{found['ci95'][0]:.3g}, {found['ci95'][1]:.3g}] {found['unit']}"
-                 if found["reached"] else "not reached")
-        rows.append([entry.model, entry.task, str(entry.seed), found["method"], value, str(found["trials"])])
+        rows.append([entry.model, entry.task, str(entry.seed), found["method"], threshold_text(found) or "not reached",
+                     str(found["trials"])])
     if not rows:  # references of adaptive runs only: they keep answers, not thresholds
         return ""
     return ("\nAdaptive runs (--adaptive): the 75%-correct threshold, posterior median [95% interval], in the task's "

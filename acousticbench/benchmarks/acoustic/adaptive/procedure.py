@@ -142,7 +142,7 @@ class Estimate:
         return self.high / self.low
 
 
-def _summary(grid: Grid, post: np.ndarray) -> Estimate:
+def summarise(grid: Grid, post: np.ndarray) -> Estimate:
     """The threshold's marginal posterior, read at its 2.5, 50 and 97.5 percentiles (interpolated on the grid)."""
     cdf = np.cumsum(post.sum((1, 2)))
     low, median, high = (float(np.exp(np.interp(q, cdf, grid.thresholds))) for q in (0.025, 0.5, 0.975))
@@ -151,7 +151,7 @@ def _summary(grid: Grid, post: np.ndarray) -> Estimate:
 
 def estimate(grid: Grid, trials: list[tuple[float, bool]]) -> Estimate:
     """The threshold's median and 95% interval after (magnitude, correct) trials on the grid's stimuli."""
-    return _summary(grid, posterior(grid, trials))
+    return summarise(grid, posterior(grid, trials))
 
 
 def estimate_of_counts(grid: Grid, counts: dict[float, tuple[int, int]]) -> Estimate:
@@ -163,4 +163,4 @@ def estimate_of_counts(grid: Grid, counts: dict[float, tuple[int, int]]) -> Esti
         p = np.clip(p_correct(np.log(magnitude), log_t, spread, lapse), 1e-12, 1 - 1e-12)
         log_post += right * np.log(p) + (asked - right) * np.log1p(-p)
     post = np.exp(log_post - log_post.max())
-    return _summary(grid, post / post.sum())
+    return summarise(grid, post / post.sum())

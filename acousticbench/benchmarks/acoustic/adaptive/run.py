@@ -8,6 +8,7 @@ from typing import Any
 from acousticbench.benchmarks import Prepared
 from acousticbench.benchmarks.acoustic.adaptive.folder import BENCHMARK, PACK
 from acousticbench.benchmarks.acoustic.adaptive.stimuli import CATCH_AT, CATCH_EVERY, difference, grid_of
+from acousticbench.benchmarks.acoustic.adaptive.threshold import threshold_text
 from acousticbench.benchmarks.acoustic.adaptive.tracks import MIN_TRIALS_TO_STOP, AdaptiveSource
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES
 from acousticbench.benchmarks.acoustic.tasks import TASKS
@@ -41,12 +42,10 @@ def prepare_adaptive(spec: Any, make_prompt: Callable[..., Any]) -> Prepared:
 
 
 def summary_line(found: Any) -> str:
-    """'adaptive psi threshold 0.42 semitones [0.31, 0.57] over 220 trials (22 catch, 22 right)'."""
+    """'adaptive psi threshold 0.42 semitones [0.31, 0.57] over 220 trials; 11 catch trials, 11 right'."""
     data = found if isinstance(found, dict) else found.model_dump()
     catch = f"{data['catch_trials']} catch trials, {data['catch_correct']} right"
     if not data["reached"]:
         return f"adaptive {data['method']}: threshold {data['note']} ({data['trials']} trials; {catch})"
-    low, high = data["ci95"]
     below = f" ({data['note']})" if data["note"] else ""
-    return (f"adaptive {data['method']} threshold {data['threshold']:.4g} {data['unit']} (95% interval "
-            f"{low:.4g}-{high:.4g}){below} over {data['trials']} trials; {catch}")
+    return f"adaptive {data['method']} threshold {threshold_text(data)}{below} over {data['trials']} trials; {catch}"

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
-from acousticbench.benchmarks.acoustic.adaptive.procedure import CRITERION, Grid, estimate, p_correct, posterior, _axes
+from acousticbench.benchmarks.acoustic.adaptive.procedure import CRITERION, Grid, p_correct, posterior, summarise, _axes
 from acousticbench.benchmarks.acoustic.adaptive.stimuli import difference, grid_of
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES
 from acousticbench.core.records import Frozen
@@ -44,8 +44,17 @@ class AdaptiveThreshold(Frozen):
     curve: list[list[float]] = Field(description="[difference, P(correct)] of the posterior-mean curve.")
 
 
-def _fitted_curve(code: str, grid: Grid, trials: list[tuple[float, bool]]) -> list[list[float]]:
-    post = posterior(grid, trials)
+def threshold_text(found: AdaptiveThreshold | dict[str, Any]) -> str | None:
+    """'0.42 semitones [0.31, 0.57]' (posterior median [95% interval]), as every view of an adaptive run writes it;
+    None when the threshold was not reached."""
+    data = found if isinstance(found, dict) else found.model_dump()
+    if not data["reached"]:
+        return None
+    low, high = data["ci95"]
+    return f"{data['threshold']:.3g} {data['unit']} [{low:.3g}, {high:.3g}]"
+
+
+def _fitted_curve(code: str, grid: Grid, post: np.ndarray) -> list[list[float]]:
     log_t, spread, lapse = _axes(grid)
     points = np.geomspace(grid.stimuli[0], grid.stimuli[-1], CURVE_POINTS)
     return [[round(difference(code, float(x)), 6),
@@ -54,6 +63,11 @@ def _fitted_curve(code: str, grid: Grid, trials: list[tuple[float, bool]]) -> li
 
 def adaptive_threshold(code: str, method: str, records: list[Any]) -> AdaptiveThreshold:
     """The run's threshold from its records (each with meta.adaptive)."""
+    return measured(code, method, records)[0]
+
+
+def measured(code: str, method: str, records: list[Any]) -> tuple[AdaptiveThreshold, np.ndarray]:
+    """The run's threshold from its records, and the threshold's marginal posterior on the task's grid."""
     from acousticbench.benchmarks.acoustic.adaptive.tracks import placed
 
     grid, module = grid_of(code), ATTRIBUTES[code]
@@ -66,7 +80,8 @@ def adaptive_threshold(code: str, method: str, records: list[Any]) -> AdaptiveTh
         tracks.append(Track(track=number, differences=[difference(code, m) for m, _ in mine],
                             correct=[c for _, c in mine]))
     lowest, highest = difference(code, grid.stimuli[0]), difference(code, grid.stimuli[-1])
-    found = estimate(grid, trials)
+    post = posterior(grid, trials)
+    found = summarise(grid, post)
     median, low, high = (difference(code, v) for v in (found.median, found.low, found.high))
     reached = bool(trials) and median <= highest
     note = None
@@ -81,4 +96,4 @@ def adaptive_threshold(code: str, method: str, records: list[Any]) -> AdaptiveTh
         catch_correct=sum(1 for r in catch if r.correct is True),
         threshold=round(median, 6) if reached else None, ci95=[round(low, 6), round(high, 6)] if reached else None,
         reached=reached, note=note, lowest=lowest, highest=highest, pack_hardest=module.STEPS[-1], tracks=tracks,
-        curve=_fitted_curve(code, grid, trials))
+        curve=_fitted_curve(code, grid, post)), post.sum((1, 2))
