@@ -171,7 +171,10 @@ def test_adaptive_runs_pair_with_no_other_run_and_their_references_fill_no_accur
     # compare: two adaptive runs by their thresholds, never answer by answer; an adaptive run against the pack's, no
     compared = python("-m", "acousticbench", "compare", str(oracle), str(random), cwd=tmp_path)
     assert compared.returncode == 0, compared.stderr
-    assert "Agreement" not in compared.stdout and "  A: 0.00" in compared.stdout, compared.stdout  # below 0.025
+    assert "Agreement" not in compared.stdout, compared.stdout
+    # the Oracle heard every difference asked: its interval is the prior's edge, no measurement to take a ratio of
+    assert "  A: below 0.025 semitones (every difference asked)" in compared.stdout, compared.stdout
+    assert "B's threshold over A's: not measured (A's lies below every difference its run asked" in compared.stdout
     lower = float(compared.stdout.split("P(A's threshold is the lower) = ")[1].split()[0])
     assert lower > 0.99, compared.stdout
     pack_run = next(d for d in run_dirs(results) if d.name.startswith("Oracle-pit-local"))
@@ -185,6 +188,8 @@ def test_adaptive_runs_pair_with_no_other_run_and_their_references_fill_no_accur
     data = json.loads(re.search(r'id="report-data">(.*?)</script>', page, re.S).group(1))["paired"]
     assert len(data["models"]) == 2 and data["tests"] == 1, data["models"]  # the pack's runs alone
     assert not any("adaptive" in name for name in data["models"])
+    assert "Left out of the model-against-model grid and its q-values: 2 adaptive psi runs" in data["left_out"]
+    assert "2 adaptive psi runs" in page  # said beside the view
 
     refs = tmp_path / "refs"
     promoted = python("-m", "acousticbench", "reference", "promote", str(random), "--references", str(refs),
@@ -193,8 +198,22 @@ def test_adaptive_runs_pair_with_no_other_run_and_their_references_fill_no_accur
     [kept] = (refs / "Random" / "pit" / "adaptive-psi").glob("run_*.jsonl")
     lines = [json.loads(line) for line in kept.read_text().splitlines()]
     assert all(line["meta"]["adaptive"]["track"] in (0, 1) for line in lines if line["kind"] == "scored")
+    summary = json.loads((kept.parent / "summary.json").read_text())
+    assert summary["made_as"] == f"psi, {TRACKS} tracks x {TRIALS} trials" and summary["mean_accuracy"] is None
+    assert [(r["accuracy"], r["figure"].split()[0]) for r in summary["runs"]] == [(None, "threshold")], summary
     board = python("-m", "acousticbench", "leaderboard", "--references", str(refs), "--csv", cwd=tmp_path)
     assert board.returncode == 0 and "pit" not in board.stdout, board.stdout + board.stderr  # no accuracy cell
+    board = python("-m", "acousticbench", "leaderboard", "--references", str(refs), cwd=tmp_path)
+    assert f"| Random | pit | 42 (reference) | psi | {summary['runs'][0]['figure'].removeprefix('threshold ')} |" \
+        in board.stdout, board.stdout  # its threshold, in the adaptive table
+    # a run made otherwise is not one more seed of that reference
+    shorter = run_cli("--model", "Random", "--task", "pit", "--seed", "7", "--adaptive", "psi", "--adaptive-trials",
+                      "4", "--adaptive-tracks", TRACKS, "--results-dir", str(tmp_path / "short"), cwd=tmp_path)
+    assert shorter.returncode == 0, shorter.stdout + shorter.stderr
+    refused = python("-m", "acousticbench", "reference", "promote", str(run_dirs(tmp_path / "short")[0]),
+                     "--references", str(refs), cwd=tmp_path)
+    assert refused.returncode == 2 and f"made as psi, {TRACKS} tracks x {TRIALS} trials, this run as psi, {TRACKS} " \
+        "tracks x 4 trials" in refused.stderr, refused.stderr
 
     # another model checked against that reference: its trials went elsewhere once its answers differed
     other = refs / "Oracle" / "pit" / "adaptive-psi"
@@ -218,6 +237,59 @@ def test_adaptive_runs_pair_with_no_other_run_and_their_references_fill_no_accur
     page = (tmp_path / "again.html").read_text()
     shown = json.loads(re.search(r'id="report-data">(.*?)</script>', page, re.S).group(1))["records"]["ref"]
     assert sum(ref != -1 for ref in shown) == len(same), shown
+
+
+def test_an_adaptive_run_is_never_read_as_a_run_of_the_pack_whatever_the_tool(tmp_path):
+    """The edges of an adaptive run: runs made otherwise are not one cell; nothing averages its accuracy; a bare copy of
+    its answers, its own pack and its labels pair with nothing; it counts the trials it asked."""
+    import acousticbench
+
+    results = adaptive_run(tmp_path, "pit")
+    shorter = run_cli("--model", "Oracle", "--task", "pit", "--seed", "42", "--adaptive", "psi", "--adaptive-trials",
+                      "4", "--adaptive-tracks", "1", cwd=tmp_path)  # the same cell and seed, made otherwise
+    assert shorter.returncode == 0, shorter.stdout + shorter.stderr
+    longer, short = sorted(run_dirs(results), key=lambda d: len(records(d)), reverse=True)
+    board = python("-m", "acousticbench", "leaderboard", str(results), cwd=tmp_path)
+    rows = [line for line in board.stdout.splitlines() if line.startswith("| Oracle | pit | 42 | psi |")]
+    assert [row.split("|")[-2].strip() for row in rows] == ["22", "4"], board.stdout  # neither replaces the other
+    assert "the one that finished last counts" not in board.stdout + board.stderr
+    assert all(e.accuracy is None for e in acousticbench.leaderboard(results).entries), "no accuracy to average"
+
+    config = json.loads((longer / "config.json").read_text())
+    assert config["n_items"] == len(records(longer)) == 24 and config["n_items_at_most"] == 24
+    assert "items: made as the run goes, at most 24" in (longer / "run.log").read_text()
+
+    loose = tmp_path / "loose"  # answers copied away from their run folders
+    for name, folder in (("a", longer), ("b", short)):
+        (loose / name).mkdir(parents=True)
+        (loose / name / "responses.jsonl").write_bytes((folder / "responses.jsonl").read_bytes())
+    compared = python("-m", "acousticbench", "compare", str(loose / "a" / "responses.jsonl"),
+                      str(loose / "b" / "responses.jsonl"), cwd=tmp_path)
+    assert compared.returncode == 2 and "is an adaptive psi run" in compared.stderr, compared.stdout + compared.stderr
+    assert "pass their run folders" in compared.stderr and compared.stdout == ""
+    agreed = python("-m", "acousticbench", "judge", "agree", str(longer / "responses.jsonl"),
+                    str(short / "responses.jsonl"), cwd=tmp_path)
+    assert agreed.returncode == 2 and "name other answers in each" in agreed.stderr, agreed.stdout + agreed.stderr
+
+    own_pack = longer / "pack"
+    exported = python("-m", "acousticbench", "export-lmms-tasks", str(tmp_path / "lmms"), "--archive", str(own_pack),
+                      "--task", "pit", cwd=tmp_path)
+    assert exported.returncode == 2 and "an adaptive run's own trials" in exported.stderr, exported.stderr
+    assert not (tmp_path / "lmms").exists()
+    asked = run_cli("--model", "Oracle", "--task", "pit", "--archive", str(own_pack), "--results-dir",
+                    str(tmp_path / "on-its-pack"), cwd=tmp_path)
+    assert asked.returncode == 2 and "an adaptive run's own trials" in asked.stderr, asked.stderr
+    clip = next((own_pack / "pit" / "audio").iterdir())
+    clip.write_bytes(clip.read_bytes()[:-10])
+    verified = python("-m", "acousticbench", "pack", "verify", "--archive", str(own_pack), "--task", "pit",
+                      cwd=tmp_path)
+    assert verified.returncode == 1 and "To fix: these trials were made by an adaptive run" in verified.stdout, \
+        verified.stdout + verified.stderr
+
+    infinite = run_cli("--model", "Oracle", "--task", "pit", "--adaptive", "psi", "--adaptive-width", "inf",
+                       "--results-dir", str(tmp_path / "inf"), cwd=tmp_path)
+    assert infinite.returncode == 2 and infinite.stderr.count("\n") == 1, infinite.stderr
+    assert "--adaptive-width" in infinite.stderr and not (tmp_path / "inf").exists()
 
 
 @pytest.mark.parametrize("task", ["lou", "dir"])

@@ -193,14 +193,14 @@ def _dry_run(specs: list) -> int:
         bench = get_benchmark(spec.benchmark)
         prepared = bench.prepare(spec, caches.setdefault(bench.name, {}))
         items, face = prepared.items, faces()[bench.name]
-        say(f"# {spec.label()}: {len(items)} {bench.item_noun}, nothing sent")
-        for item, prompt in items:
-            say(f"{item.id}: {' | '.join(prompt.text.splitlines())}{face.describe_item(item)}")
         if prepared.source is None:
+            say(f"# {spec.label()}: {len(items)} {bench.item_noun}, nothing sent")
+            for item, prompt in items:
+                say(f"{item.id}: {' | '.join(prompt.text.splitlines())}{face.describe_item(item)}")
             plans.append(plan_run(spec, items))
         else:  # an adaptive run makes its questions as it goes: planned at its most, each like its first
-            say(f"# made while it runs: up to {prepared.source.planned()} {bench.item_noun}, counted below at that "
-                "most, each like its first trial at the middle of its range")
+            say(f"# {spec.label()}: made while it runs, up to {prepared.source.planned()} {bench.item_noun} (counted "
+                "below at that most, each like its first trial at the middle of its range), nothing sent")
             with tempfile.TemporaryDirectory() as scratch:
                 plans.append(plan_run(spec, prepared.source.sample(Path(scratch))))
         # an item carries what its record's scored() reads (AcousticBench's diagnostics are never compared)

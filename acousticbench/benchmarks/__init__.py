@@ -70,7 +70,7 @@ class Prepared(Generic[Item]):
     notes: tuple[str, ...] = ()  # what the harness changed about every input (padded clips), on each record
     config: dict[str, Any] = field(default_factory=dict)  # the benchmark's part of config.json
     # items made while the run goes (an adaptive run's tracks): feeds(run_dir, kept records) for the engine,
-    # owns(id) for --resume, planned() for the bar and --dry-run
+    # owns(id) for --resume, planned() for the bar and --dry-run, counted(records) for the finished config.json
     source: Any = None
 
 

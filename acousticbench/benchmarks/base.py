@@ -142,6 +142,15 @@ class BenchmarkBase:
         other run's answers to the same ids are answers to them; None: its items are the pack's."""
         return None
 
+    def own_items_of_line(self, line: Mapping[str, Any]) -> str | None:
+        """own_items for a responses.jsonl (or a reference's file) without its config.json, from one of its records."""
+        return None
+
+    def made_as(self, config: dict[str, Any]) -> str | None:
+        """How a run whose items are its own made them ('psi, 4 tracks x 60 trials'): runs made otherwise are not
+        seeds of one cell, nor one reference; None for a run of the pack."""
+        return None
+
     def compare_own(self, task: str, a: tuple[dict[str, Any], list], b: tuple[dict[str, Any], list]) -> Any:
         """Two runs of `task` whose items are their own, each as (config.json, records), compared by what they
         measured: an object whose lines(name_a, name_b, one_run_each) `acousticbench compare` prints; None: none."""
@@ -189,5 +198,5 @@ class BenchmarkBase:
     def n_records(self, config: dict[str, Any]) -> int:
         """How many records a finished run's responses.jsonl holds, from its config.json (its Prepared.config's
         'n_items'; 0: not known, only a torn last line is caught)."""
-        return config.get("n_items", 0)
+        return config.get("n_items") or 0
 

@@ -56,6 +56,7 @@ class Entry(Generic[M]):
     # the kind of run whose items are its own ('adaptive psi', Benchmark.own_items: its trials followed its answers),
     # so it never pairs item by item with another run, nor fills an accuracy cell; None: its items are the pack's
     own_items: str | None = None
+    figure: str | None = None  # what such a run measured, where no metrics travel with it (a reference's summary.json)
 
     @property
     def control(self) -> str | None:

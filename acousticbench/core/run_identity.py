@@ -55,18 +55,24 @@ def run_identity(config: dict[str, Any], variants: tuple[tuple[str, str], ...] =
                        first=spec.get("max_samples") or None, variants=tuple(variants))
 
 
+def _runs_of_seeds(seeds: list[int]) -> str:
+    """'2 seeds', or '3 runs of 2 seeds' where runs of one seed differ in what the line does not name (a method)."""
+    distinct = len(set(seeds))
+    named = f"{distinct} seed{'s' * (distinct > 1)}"
+    return named if distinct == len(seeds) else f"{len(seeds)} runs of {named}"
+
+
 CONTROLS = "control", "whose audio was replaced, so their figures are not the model's"
 
 
 def left_out_line(runs: list[RunIdentity], where: str, instead: str, what: tuple[str, str] = CONTROLS) -> str:
     """One line naming the runs a table leaves out ('' when none): which model, task and control, and seeds; `what`:
     what kind of runs they are and why they are left out."""
-    cells: dict[str, set[int]] = {}
+    cells: dict[str, list[int]] = {}
     for run in runs:
-        cell = f"{run.label()} on {run.cell or run.task}"
-        cells.setdefault(cell, set()).add(run.seed)
+        cells.setdefault(f"{run.label()} on {run.cell or run.task}", []).append(run.seed)
     if not cells:
         return ""
-    named = "; ".join(f"{cell} ({len(seeds)} seed{'s' * (len(seeds) > 1)})" for cell, seeds in sorted(cells.items()))
+    named = "; ".join(f"{cell} ({_runs_of_seeds(seeds)})" for cell, seeds in sorted(cells.items()))
     kind, why = what
     return f"Left out of {where}: {len(runs)} {kind} run{'s' * (len(runs) > 1)}, {why}: {named}. {instead}"

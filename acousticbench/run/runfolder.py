@@ -111,10 +111,18 @@ def read_again(cell: Cell, backend, grader: Grader | None) -> dict:
     return {"backend": backend.provenance(), **(grader.provenance(cell.spec) if grader is not None else {})}
 
 
+def _counted(prepared) -> dict[str, Any]:
+    """config.json's n_items: the items the run asks; for items made as it goes (an adaptive run's trials), the most
+    it may ask until it ends (then _finish counts them)."""
+    if prepared.source is None:
+        return {"n_items": len(prepared.items)}
+    return {"n_items": None, "n_items_at_most": prepared.source.planned()}
+
+
 def _config(cell: Cell, backend, grader: Grader | None, started: str) -> dict:
     spec, bench = cell.spec, cell.bench
     config = {"benchmark": bench.name, "spec": spec.to_json(), "settings": spec.resume_key(),
-              "n_items": len(cell.prepared.items),
+              **_counted(cell.prepared),
               "command": command_line(),
               "backend": backend.provenance(), "harness": provenance.harness(), **cell.prepared.config,
               "started_at": cell.earlier_config.get("started_at", started),

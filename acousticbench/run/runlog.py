@@ -39,7 +39,9 @@ class RunLog:
         self.line(f"settings: {json.dumps(config.get('settings', {}), sort_keys=True, allow_nan=False)}")
         backend = config.get("backend", {})
         self.line(f"backend: {json_text(backend, sort_keys=True, default=str)}")
-        self.line(f"items: {config.get('n_items', '?')}")
+        at_most = config.get("n_items_at_most")
+        self.line(f"items: {config.get('n_items', '?')}" if at_most is None else
+                  f"items: made as the run goes, at most {at_most}")
 
     def close(self) -> None:
         if self._fh is not None:

@@ -154,7 +154,8 @@ async def _finish(cell: Cell, session: Session, run_dir: Path, records: list, ke
     concurrency = {**session.slots.summary(), "remote": session.backend.adaptive_concurrency,
                    "note": "the model session's, shared by every run of this model in the command"}
     now_read = read_again(cell, session.backend, session.graders.get(bench.name))  # a redirect may have moved them
-    config = {**cell.config, **now_read, "harness": harness, "finished_at": now(),
+    made = cell.prepared.source.counted(records) if cell.prepared.source is not None else {}  # asked as it went
+    config = {**cell.config, **now_read, **made, "harness": harness, "finished_at": now(),
               "duration_s": round(time.monotonic() - started, 3), "concurrency": concurrency}
     stop_if_signalled()
     write_json(run_dir / CONFIG, {**config, "manifest": serving_manifest(config)})

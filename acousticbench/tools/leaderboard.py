@@ -60,10 +60,13 @@ def run_entry(run_dir: Path, index: ResultsIndex | None = None) -> Entry | None:
         return None
     from acousticbench.tools.metrics_when_asked import MetricsWhenAsked
 
+    own = bench.own_items(config)
+    # a run whose items are its own has no accuracy to average (an adaptive run's trials sit near 75% by design)
+    apart = {"accuracy": None, "accuracy_without_errors": None} if own else {}
     return dataclasses.replace(bench.views.entry(run_dir, config, metrics), identity=bench.identity(config),
                                finished_at=config.get("finished_at"), run=run_identity_of(config), scores=files.scores,
-                               invalid=files.invalid, lines=lines, own_items=bench.own_items(config),
-                               metrics=MetricsWhenAsked(raw_metrics, bench.metrics_type))
+                               invalid=files.invalid, lines=lines, own_items=own,
+                               metrics=MetricsWhenAsked(raw_metrics, bench.metrics_type), **apart)
 
 
 def _metrics(run_dir: Path, bench: Benchmark, raw: bytes, config: dict) -> BaseModel | None:

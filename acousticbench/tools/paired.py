@@ -43,11 +43,13 @@ def load_run(path: Path, torn: list | None = None, reader: RunAnswers | None = N
     if (file.parent / CONFIG).is_file():
         config = read_config(file.parent)
         bench = benchmark_of_config(config)
+        own = bench.own_items(config)
     else:
-        try:  # a responses.jsonl on its own: its first record names its benchmark
+        try:  # a responses.jsonl on its own: its first record names its benchmark, and whether its items are its own
             with file.open("rb") as lines:  # the first record only, never the whole file
                 first = json.loads(next((line for line in lines if line.strip()), b"{}"))
             bench = benchmark_of_line(first)
+            own = bench.own_items_of_line(first)
         except (ValueError, AttributeError) as err:
             raise UserError(f"{file} is not a run's responses.jsonl ({type(err).__name__}): pass a run folder or its "
                             "responses.jsonl.") from None
@@ -57,8 +59,7 @@ def load_run(path: Path, torn: list | None = None, reader: RunAnswers | None = N
     facts = {"model": named[0], "task": named[1]} if named else {}
     if config:
         facts.update(_config_facts(file.parent, config, bench))
-    return Run(path, answers, bench, seeds.pop() if len(seeds) == 1 else None, facts,
-               bench.own_items(config) if config else None, config)
+    return Run(path, answers, bench, seeds.pop() if len(seeds) == 1 else None, facts, own, config)
 
 
 def _config_facts(folder: Path, config: dict[str, Any], bench: Benchmark) -> dict[str, str]:
@@ -98,15 +99,17 @@ def own_comparison(a: list[Run], b: list[Run]) -> Any:
     one line naming why."""
     run = next(r for r in a + b if r.own_items)
     if len(a) == len(b) == 1 and a[0].own_items and b[0].own_items and a[0].bench.name == b[0].bench.name \
-            and a[0].facts.get("task") == b[0].facts.get("task"):
+            and a[0].facts.get("task") == b[0].facts.get("task") and a[0].config and b[0].config:
         sides = [(r.config, read_records(r.path / RESPONSES if r.path.is_dir() else r.path, r.bench.record_type))
                  for r in a + b]
         found = a[0].bench.compare_own(a[0].facts["task"], *sides)
         if found is not None:
             return found
+    folders = "" if all(r.config for r in a + b if r.own_items) else (
+        " (pass their run folders: config.json says how each placed its trials)")
     raise UserError(f"{run.path} is an {run.own_items} run: it made its items from its own answers, so no other run "
                     "asked them, whatever their ids, and its answers pair with none; compare it with one other such "
-                    "run of its task (what each measured), or check a rerun against a reference with "
+                    f"run of its task (what each measured){folders}, or check a rerun against a reference with "
                     "--compare-reference.")
 
 

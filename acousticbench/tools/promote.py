@@ -44,8 +44,15 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
             name = runs[spec.seed]["file"] if spec.seed in runs else f"run_{len(runs) + 1}.jsonl"
             slim = [bench.reference_line(r) for r in sorted(records, key=lambda r: r["id"])]
             (folder / name).write_text("".join(json.dumps(r, allow_nan=False) + "\n" for r in slim), encoding="utf-8")
-            runs[spec.seed] = {"seed": spec.seed, "file": name, "n": len(records), "accuracy": accuracy(records, bench)}
-            _write_summary(folder, spec, config, identity, list(runs.values()))
+            made = bench.made_as(config)
+            if summary["runs"] and summary.get("made_as") != made:
+                raise UserError(f"{folder} holds runs made as {summary.get('made_as') or 'runs of the pack'}, this "
+                                f"run as {made or 'a run of the pack'}: remove {folder} first to replace them.")
+            runs[spec.seed] = {"seed": spec.seed, "file": name, "n": len(records),
+                               **({"accuracy": None, "figure": bench.headline_text(bench.metrics_type.model_validate_json(
+                                   (run_dir / METRICS).read_bytes()))} if made else
+                                  {"accuracy": accuracy(records, bench)})}
+            _write_summary(folder, spec, config, identity, list(runs.values()), made)
         written.append(folder / name)
     return written
 
@@ -136,7 +143,7 @@ def _check_same_setting(summary: dict, ours: Setting, folder: Path) -> None:
                         "first to replace them.")
 
 
-def _write_summary(folder: Path, spec, config: dict, identity: Setting, runs: list[dict]) -> None:
+def _write_summary(folder: Path, spec, config: dict, identity: Setting, runs: list[dict], made: str | None) -> None:
     from acousticbench.core.manifest import manifest_of
 
     runs = sorted(runs, key=lambda r: r["file"])
@@ -144,7 +151,7 @@ def _write_summary(folder: Path, spec, config: dict, identity: Setting, runs: li
     facets, max_samples, pack = identity
     write_json(folder / SUMMARY, {
         "benchmark": spec.benchmark, "model": spec.model, "task": spec.task,
-        **spec.reference_fields(), **spec.kind_field(),
+        **spec.reference_fields(), **spec.kind_field(), **({"made_as": made} if made else {}),
         **dict(facets), "max_samples": max_samples,
         "harness_version": config["harness"]["version"],
         "archive_manifest_sha256": pack,

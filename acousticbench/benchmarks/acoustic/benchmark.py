@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import Any
 
 from acousticbench.core import provenance
-from acousticbench.benchmarks.acoustic.pack import load_manifest, load_questions, manifest_sha256
+from acousticbench.benchmarks.acoustic.pack import RUN_MADE, load_manifest, load_questions, manifest_sha256
 from acousticbench.benchmarks import Prepared
 from acousticbench.benchmarks.option import Option
 from acousticbench.benchmarks.acoustic.judge.modes import DEFAULT_JUDGE_MODEL
@@ -24,6 +24,7 @@ from acousticbench.benchmarks.acoustic.metrics import compute_metrics
 from acousticbench.core.records import Prompt
 from acousticbench.benchmarks.acoustic.records import Metrics, Question, Record, line_outcome
 from acousticbench.benchmarks.acoustic.judge.relabel import REJUDGED
+from acousticbench.core.errors import UserError
 from acousticbench.core.settings import RunSpec
 from acousticbench.core.stats import interval_text
 from acousticbench.engine.executor import KeptOnInterrupt
@@ -33,6 +34,10 @@ def select_questions(spec: RunSpec) -> tuple[list[Question], int]:
     """The split's questions in canonical id order, cut to --max-samples, after the pack check (archive/trust.py):
     the questions file, these questions and their audio are what the pack pinned, every path inside the pack.
     Returns them and the number of audio files checked."""
+    if load_manifest(spec.settings.archive).get("benchmark") == RUN_MADE:
+        raise UserError(f"{spec.settings.archive} holds an adaptive run's own trials (each placed by that run's "
+                        "answers), not a task's questions: pass the benchmark pack (--archive archive), or look at "
+                        "the run with `acousticbench report`.")
     everything = load_questions(spec.settings.archive, spec.task)
     questions = everything if spec.options.split == "all" else [q for q in everything if q.split == spec.options.split]
     if spec.settings.max_samples is not None:
@@ -84,7 +89,7 @@ class AcousticBenchmark(BenchmarkBase):
         return AcousticViews(self)
 
     def n_records(self, config: dict[str, Any]) -> int:
-        return config.get("n_questions", 0)
+        return config.get("n_questions") or 0
 
     def outcome(self, line: Mapping[str, Any]) -> bool | None:
         return line_outcome(line)
@@ -103,7 +108,7 @@ class AcousticBenchmark(BenchmarkBase):
         return identity_of({"judge": mode, "judge model": judge.get("model") if mode in ("auto", "llm") else None,
                             "rules": judge.get("rules_version") if mode in ("auto", "rules") else None,
                             "rejudged by": ", ".join(dict.fromkeys(again)),
-                            "adaptive": (config.get("adaptive") or {}).get("method"), **harness_identity(config)})
+                            "adaptive": _adaptive_identity(config.get("adaptive")), **harness_identity(config)})
 
     def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]:
         """The settings an earlier run recorded, and the pack it ran on (its manifest's sha256, from the `archive`
@@ -248,6 +253,13 @@ class AcousticBenchmark(BenchmarkBase):
         method = (config.get("adaptive") or {}).get("method")
         return f"adaptive {method}" if method else None
 
+    def own_items_of_line(self, line: Mapping[str, Any]) -> str | None:
+        placed = (line.get("meta") or {}).get("adaptive")
+        return f"adaptive {placed.get('method')}" if isinstance(placed, dict) else None
+
+    def made_as(self, config: dict[str, Any]) -> str | None:
+        return _adaptive_identity(config.get("adaptive"))
+
     def compare_own(self, task: str, a: tuple[dict[str, Any], list], b: tuple[dict[str, Any], list]) -> Any:
         """Two adaptive runs by their thresholds (adaptive/compare.py)."""
         from acousticbench.benchmarks.acoustic.adaptive.compare import compare_thresholds
@@ -256,6 +268,16 @@ class AcousticBenchmark(BenchmarkBase):
 
 
 BENCHMARK = AcousticBenchmark()
+
+
+def _adaptive_identity(adaptive: dict[str, Any] | None) -> str | None:
+    """'psi, 4 tracks x 60 trials': what makes two adaptive runs of a cell alike (a 4-trial run is not another seed
+    of a 240-trial one, nor does it replace it)."""
+    if not adaptive:
+        return None
+    width = f", stops at width {adaptive['stop_width']:g}" if adaptive.get("stop_width") else ""
+    tracks = adaptive["tracks"]
+    return f"{adaptive['method']}, {tracks} track{'s' if tracks != 1 else ''} x {adaptive['trials_per_track']} trials{width}"
 
 
 def _status_counts(counts: dict[str, int]) -> str:

@@ -33,7 +33,8 @@ class AcousticOptions(BenchmarkOptions):
                                    ge=1, le=99)
     adaptive_width: float | None = setting(
         None, "--adaptive: the run also stops once the high end of its threshold's 95% interval is at most W times "
-        "its low end (e.g. 2); default: only the trial count stops it", metavar="W", gt=1.0)
+        "its low end (e.g. 2); default: only the trial count stops it", metavar="W", gt=1.0,
+        allow_inf_nan=False)
 
     def check(self, settings: RunSettings) -> None:
         from acousticbench.core.checks import check_url

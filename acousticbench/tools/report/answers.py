@@ -12,7 +12,7 @@ from urllib.parse import quote
 from acousticbench.benchmarks import get_benchmark
 from acousticbench.core.records import RecordBase
 from acousticbench.tools.report.gather import Run
-from acousticbench.tools.model_grid import pairs_by_item, row_key, row_manifests, row_names
+from acousticbench.tools.model_grid import model_rows, pairs_by_item, row_key, row_manifests, row_names
 from acousticbench.tools.report.paired import Scored, paired_data
 
 NONE = -1  # a column's "nothing here"
@@ -144,4 +144,5 @@ def browser_data(runs: list[Run], clips: ClipSources) -> dict[str, Any]:
     columns["flip"] = flips.told()
     return {"runs": run_rows, "texts": texts.values, "clips": clip_table.values,
             "questions": questions.values, "records": columns,
-            "paired": paired_data(scored, nouns, row_manifests(run.entry for run in runs))}
+            "paired": paired_data(scored, nouns, row_manifests(run.entry for run in runs),
+                                  model_rows(run.entry for run in runs)[1])}

@@ -68,7 +68,8 @@ def render(sections: list[Section], data: dict, title: str, subtitle: str, answe
                       "difference, in points, that this many questions and seeds find at 80% power (alpha 0.05), "
                       "taking the spread of the per-question differences seen here ('none with n=…' where not even 100 "
                       "points would be found). Only scored answers "
-                      "count.", PAIRED)]
+                      "count." + (f" {escape(data['paired']['left_out'])}" if data["paired"].get("left_out") else ""),
+                      PAIRED)]
     sections = [*sections, *(paired if len(data["paired"]["models"]) > 1 else []),
                 answers or Section("s-browser", "Every answer", "Filter, then click a row for its clips, prompt, raw "
                                    "answer, how the label was obtained, the clips' physical parameters, and the "

@@ -15,7 +15,7 @@ from typing import Any
 
 from acousticbench.benchmarks import Section
 from acousticbench.core.tables import html_table
-from acousticbench.tools.model_grid import cell_of, pairs_by_item, row_key, row_manifests, row_names
+from acousticbench.tools.model_grid import cell_of, model_rows, pairs_by_item, row_key, row_manifests, row_names
 from acousticbench.tools.report.gather import Run
 from acousticbench.tools.report.paired import Scored, paired_data
 from acousticbench.tools.results_index import change_key
@@ -107,7 +107,8 @@ def summary_data(runs: list[Run], links: dict[str, str]) -> dict[str, Any]:
     empty = {name: [] for name in ("run", "q", "status", "response", "label", "correct", "method", "by", "error",
                                    "notes", "ref", "flip", "latency", "paired")}
     return {"runs": [], "texts": [], "clips": [], "questions": [], "records": empty, "pages": links,
-            "paired": paired_data(_scored(runs, names), nouns, row_manifests(run.entry for run in runs))}
+            "paired": paired_data(_scored(runs, names), nouns, row_manifests(run.entry for run in runs),
+                                  model_rows(run.entry for run in runs)[1])}
 
 
 def _scored(runs: list[Run], names: dict) -> Iterator[Scored]:

@@ -25,7 +25,8 @@ class Scored:
     correct: bool
 
 
-def paired_data(scored: Iterable[Scored], nouns: dict[str, str], manifests: dict[str, dict]) -> dict[str, Any]:
+def paired_data(scored: Iterable[Scored], nouns: dict[str, str], manifests: dict[str, dict],
+                left_out: str = "") -> dict[str, Any]:
     """models (row names), tasks (with what their items are called, `nouns`: task -> 'questions'), and for each pair
     (i < j, as 'i,j') a row per task both ran: [task, questions paired, seeds used, A's questions unpaired, B's, A's
     accuracy, B's, interval low, high, p, q, questions A did better on, B, the difference detectable at 80% power
@@ -33,7 +34,8 @@ def paired_data(scored: Iterable[Scored], nouns: dict[str, str], manifests: dict
     both have a serving manifest (`manifests`: model_grid.row_manifests), the facts in which they were served
     otherwise, as i's value -> j's ([] when alike); the method and FDR the page states. The
     page lists those questions itself, from the records (each run names its row and task; `paired` marks a record
-    counted here). `scored` is read once (a generator serves)."""
+    counted here); `left_out`: the line naming the runs that pair with none (model_grid.model_rows). `scored` is read
+    once (a generator serves)."""
     answers: dict[tuple[str, str], dict] = {}
     for s in scored:  # one pass, never held as a list: a lab's folder has millions of scored answers
         answers.setdefault((s.model, s.task), {}).setdefault(s.item, {})[s.seed] = s.correct
@@ -50,4 +52,4 @@ def paired_data(scored: Iterable[Scored], nouns: dict[str, str], manifests: dict
     differ = {f"{i},{j}": differences(served[i], served[j]) for i, j in permutations(served, 2)
               if served[i] is not None and served[j] is not None}
     return {"models": models, "tasks": tasks, "nouns": [nouns.get(t, "questions") for t in tasks], "cells": cells,
-            "served": differ, "tests": len(tests), "fdr": FDR, "method": METHOD}
+            "served": differ, "tests": len(tests), "fdr": FDR, "method": METHOD, "left_out": left_out}

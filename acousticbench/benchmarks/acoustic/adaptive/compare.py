@@ -27,12 +27,23 @@ class ThresholdComparison:
         """What `acousticbench compare` prints for two adaptive runs."""
         over = "B's threshold over A's" + (" (each as its count ratio's excess over 1)" if is_count(self.task) else "")
         median, low, high = self.ratio
+        unmeasured = [f"{side}'s {why}" for side, why in (("A", _unmeasured(self.a)), ("B", _unmeasured(self.b))) if why]
+        ratio = (f"not measured ({'; '.join(unmeasured)})" if unmeasured else
+                 f"{median:.3g} [95% interval {low:.3g}, {high:.3g}]")
         return [f"Thresholds at {self.a.criterion:.0%} correct on {self.task}, each the posterior median [95% interval] "
                 "over its own run's trials (adaptive runs: each placed its own trials from its own answers, so no "
                 "answer pairs with the other's; the two posteriors are independent):",
                 f"  A: {_threshold(self.a)}", f"  B: {_threshold(self.b)}",
-                f"{over}: {median:.3g} [95% interval {low:.3g}, {high:.3g}]; P(A's threshold is the lower) = "
-                f"{self.a_lower:.3f}", f"A: {name_a}", f"B: {name_b}"]
+                f"{over}: {ratio}; P(A's threshold is the lower) = {self.a_lower:.3f}", f"A: {name_a}", f"B: {name_b}"]
+
+
+def _unmeasured(found: AdaptiveThreshold) -> str | None:
+    """Why a run's threshold bounds no ratio: its interval is its prior's edge, not its answers'."""
+    if not found.reached:
+        return "was not reached"
+    if found.ci95 and found.ci95[1] < found.lowest:
+        return "lies below every difference its run asked"
+    return None
 
 
 def _threshold(found: AdaptiveThreshold) -> str:

@@ -24,8 +24,7 @@ def _threshold_text(found: dict[str, Any]) -> str:
     text = threshold_text(found)
     if text is None:
         return f"not reached <small>({escape(found['note'] or '')})</small>"
-    below = f"&lt;{found['lowest']:.3g} (below every difference asked) " if found["ci95"][1] < found["lowest"] else ""
-    return f"{below}{escape(text)} <small>{found['trials']} trials</small>"
+    return f"{escape(text)} <small>{found['trials']} trials</small>"
 
 
 def _fixed_text(fixed: list[Entry], entry: Entry) -> str:
@@ -112,11 +111,14 @@ def markdown_table(adaptive: list[Entry]) -> str:
     rows = []
     for entry in sorted(adaptive, key=lambda e: (e.model, e.task, e.seed)):
         found = _found(entry)
-        if found is None:
-            continue
-        rows.append([entry.model, entry.task, str(entry.seed), found["method"], threshold_text(found) or "not reached",
-                     str(found["trials"])])
-    if not rows:  # references of adaptive runs only: they keep answers, not thresholds
+        if found is not None:
+            rows.append([entry.model, entry.task, str(entry.seed), found["method"],
+                         threshold_text(found) or "not reached", str(found["trials"])])
+        elif entry.figure:  # a reference: its summary.json keeps what the run measured
+            rows.append([entry.model, entry.task, f"{entry.seed} (reference)",
+                         (entry.own_items or "").removeprefix("adaptive "), entry.figure.removeprefix("threshold "),
+                         str(entry.n)])
+    if not rows:
         return ""
     return ("\nAdaptive runs (--adaptive): the 75%-correct threshold, posterior median [95% interval], in the task's "
             "unit, over the run's trials:\n\n" + md_table(["Model", "Task", "Seed", "Method", "Threshold", "Trials"],

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from acousticbench.benchmarks.acoustic.pack import questions_relpath, write_manifest, write_questions
+from acousticbench.benchmarks.acoustic.pack import RUN_MADE, questions_relpath, write_manifest, write_questions
 from acousticbench.benchmarks.acoustic.records import Question
 from acousticbench.benchmarks.acoustic.tasks import TASKS
 
 PACK = "pack"  # under the run folder
-BENCHMARK = "AcousticBench adaptive"
+BENCHMARK = RUN_MADE
 VERSION = "1"
 
 

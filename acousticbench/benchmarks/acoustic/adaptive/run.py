@@ -37,7 +37,7 @@ def prepare_adaptive(spec: Any, make_prompt: Callable[..., Any]) -> Prepared:
     config = {"adaptive": adaptive_config(spec),
               "archive": {"path": PACK, "absolute_path": None, "manifest_sha256": "", "benchmark": BENCHMARK,
                           "note": "made by the run, in its folder"},
-              "n_questions": 0, "prompt_template_sha256": provenance.prompt_hash([TASKS[spec.task].prompt()])}
+              "n_questions": None, "prompt_template_sha256": provenance.prompt_hash([TASKS[spec.task].prompt()])}
     return Prepared([], (), config, source=AdaptiveSource(spec, make_prompt))
 
 
@@ -47,5 +47,4 @@ def summary_line(found: Any) -> str:
     catch = f"{data['catch_trials']} catch trials, {data['catch_correct']} right"
     if not data["reached"]:
         return f"adaptive {data['method']}: threshold {data['note']} ({data['trials']} trials; {catch})"
-    below = f" ({data['note']})" if data["note"] else ""
-    return f"adaptive {data['method']} threshold {threshold_text(data)}{below} over {data['trials']} trials; {catch}"
+    return f"adaptive {data['method']} threshold {threshold_text(data)} over {data['trials']} trials; {catch}"

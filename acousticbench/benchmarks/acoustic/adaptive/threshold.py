@@ -45,12 +45,14 @@ class AdaptiveThreshold(Frozen):
 
 
 def threshold_text(found: AdaptiveThreshold | dict[str, Any]) -> str | None:
-    """'0.42 semitones [0.31, 0.57]' (posterior median [95% interval]), as every view of an adaptive run writes it;
-    None when the threshold was not reached."""
+    """'0.42 semitones [0.31, 0.57]' (posterior median [95% interval]), as every view of an adaptive run writes it,
+    or 'below 0.025 semitones (every difference asked)'; None when the threshold was not reached."""
     data = found if isinstance(found, dict) else found.model_dump()
     if not data["reached"]:
         return None
     low, high = data["ci95"]
+    if high < data["lowest"]:  # every difference asked was heard: the interval is the prior's, not a measurement
+        return f"below {data['lowest']:.3g} {data['unit']} (every difference asked)"
     return f"{data['threshold']:.3g} {data['unit']} [{low:.3g}, {high:.3g}]"
 
 

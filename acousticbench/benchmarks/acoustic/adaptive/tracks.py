@@ -55,6 +55,10 @@ class AdaptiveSource:
                                  grid.stimuli[len(grid.stimuli) // 2])
         return [(question, self.make_prompt(self.spec, question, os.path.abspath(root)))] * self.planned()
 
+    def counted(self, records: list[Record]) -> dict[str, int]:
+        """The finished run's config.json counts: the trials it asked (its n_items and n_questions)."""
+        return {"n_items": len(records), "n_questions": len(records)}
+
     def owns(self, question_id: str) -> bool:
         """Whether an earlier session's record is one of this run's trials (--resume keeps it)."""
         if not hasattr(self, "_ids"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from acousticbench.core.errors import UserError
 from acousticbench.benchmarks.acoustic.judge.jsonl import jsonl_rows
@@ -42,26 +43,45 @@ class Agreement:
         return (observed - chance) / (1 - chance)
 
 
-def read_labels(path: Path) -> dict[str, str]:
-    """id -> A, B or none from a run's responses.jsonl or `judge extract` output (both carry 'id' and 'chosen')."""
-    labels: dict[str, str] = {}
+Labels = dict[str, tuple[str, tuple[Any, Any]]]  # id -> (A, B or none; its response and its trial's placement)
+
+
+def read_labels(path: Path) -> Labels:
+    """id -> A, B or none from a run's responses.jsonl or `judge extract` output (both carry 'id' and 'chosen'), with
+    the answer it labels (its response, and an adaptive trial's placement, where the line has them)."""
+    labels: Labels = {}
     for number, row in jsonl_rows(path):
         if not isinstance(row, dict) or not isinstance(row.get("id"), str) or "chosen" not in row:
             raise UserError(f"{path}:{number}: needs an 'id' string and a 'chosen' field "
                             "(a responses.jsonl of a run, or `judge extract` output of lines with ids).")
-        labels[row["id"]] = row["chosen"] if row["chosen"] in ("A", "B") else "none"
+        meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+        labels[row["id"]] = (row["chosen"] if row["chosen"] in ("A", "B") else "none",
+                             (row.get("response"), meta.get("adaptive")))
     return labels
 
 
-def agreement(first: dict[str, str], second: dict[str, str]) -> Agreement:
-    """Pair two labelings by id; UserError when they share no id."""
-    common = sorted(first.keys() & second.keys())
+def agreement(first_labels: Labels, second_labels: Labels) -> Agreement:
+    """Pair two labelings by id; UserError when they share no id, or when an id names another answer in each (two
+    runs' answers, or two adaptive runs' trials: not one answer labelled twice)."""
+    common = sorted(first_labels.keys() & second_labels.keys())
     if not common:
         raise UserError("the two files share no record id: are they labelings of the same answers?")
+    other = [i for i in common if _other(first_labels[i][1], second_labels[i][1])]
+    if other:
+        raise UserError(f"{len(other)} of the {len(common)} ids the two files share name other answers in each (e.g. "
+                        f"{other[0]}: another response, or a trial placed elsewhere): `judge agree` compares two "
+                        "labelings of the same answers; compare two runs' answers with `acousticbench compare`.")
+    first = {i: label for i, (label, _) in first_labels.items()}
+    second = {i: label for i, (label, _) in second_labels.items()}
     confusion = Counter((first[i], second[i]) for i in common)
     return Agreement(len(common), len(first.keys() - second.keys()), len(second.keys() - first.keys()),
                      {(a, b): confusion[(a, b)] for a in LABELS for b in LABELS},
                      [i for i in common if first[i] != second[i]])
+
+
+def _other(first: tuple[Any, Any], second: tuple[Any, Any]) -> bool:
+    """Whether two lines of one id hold other answers: a response, or a trial's placement, that both give and differ."""
+    return any(a is not None and b is not None and a != b for a, b in zip(first, second))
 
 
 def report(result: Agreement, first_name: str, second_name: str, show: int) -> str:

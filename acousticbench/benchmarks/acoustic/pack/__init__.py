@@ -21,6 +21,9 @@ def questions_relpath(task: str) -> str:
     return f"{task}/questions.jsonl"
 
 
+RUN_MADE = "AcousticBench adaptive"  # a manifest's benchmark where an adaptive run made the pack, in its own folder
+
+
 def load_manifest(root: Path) -> dict[str, Any]:
     path = root / MANIFEST
     if not path.is_file() and (Path(root) / "acousticbench_export.json").is_file():  # packs/hf_dataset.py's INDEX

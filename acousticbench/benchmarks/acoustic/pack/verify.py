@@ -9,10 +9,13 @@ from acousticbench.packs.audio_format import clip_problems
 from acousticbench.packs.files import BATCH, WORKERS, Containment, Unreadable, file_sha256
 from acousticbench.benchmarks.acoustic.pack.manifest_schema import pack_problems, promised_format
 from acousticbench.benchmarks.acoustic.pack import (
-    BUILD_HINT, MANIFEST, UndecodableLine, listed_sha256, load_manifest, load_questions, manifest_sha256,
+    BUILD_HINT, MANIFEST, RUN_MADE, UndecodableLine, listed_sha256, load_manifest, load_questions, manifest_sha256,
     questions_relpath,
 )
 from acousticbench.benchmarks.acoustic.records import Question
+
+ADAPTIVE_FIX = ("these trials were made by an adaptive run, placed by its answers, and no pack build makes them again: "
+                "run it again into a new run folder")
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,7 @@ class VerifyReport:
 
     n_questions: int
     failures: list[Failure]
+    fix: str = BUILD_HINT
 
     @property
     def ok(self) -> bool:
@@ -51,7 +55,7 @@ class VerifyReport:
         n_files = len({f.path for f in self.failures if f.question_id is None})
         if n_files:
             summary += f" {n_files} questions file{'s' if n_files > 1 else ''} did not match {MANIFEST}."
-        return [f.line() for f in self.failures] + [summary, f"To fix: {BUILD_HINT}."]
+        return [f.line() for f in self.failures] + [summary, f"To fix: {self.fix}."]
 
 
 def verify_checksums(root: Path, tasks: list[str]) -> VerifyReport:
@@ -89,7 +93,9 @@ def verify_checksums(root: Path, tasks: list[str]) -> VerifyReport:
         failures.extend(Failure(qid, questions_relpath(task), why) for qid, why in pack_problems(manifest, task, questions))
         for q, sealed_ok in zip(questions, sealed[task]):
             failures.extend(_question_failures(task, q, sealed_ok, digests, formats))
-    return VerifyReport(sum(len(qs) for qs in by_task.values()) + len(undecodable), failures)
+    made_by_a_run = manifest.get("benchmark") == RUN_MADE  # no pack build makes these clips again
+    return VerifyReport(sum(len(qs) for qs in by_task.values()) + len(undecodable), failures,
+                        ADAPTIVE_FIX if made_by_a_run else BUILD_HINT)
 
 
 def _chunks(items: list[str], size: int) -> list[list[str]]:
