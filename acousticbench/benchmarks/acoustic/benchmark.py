@@ -277,7 +277,8 @@ def _adaptive_identity(adaptive: dict[str, Any] | None) -> str | None:
         return None
     width = f", stops at width {adaptive['stop_width']:g}" if adaptive.get("stop_width") else ""
     tracks = adaptive["tracks"]
-    return f"{adaptive['method']}, {tracks} track{'s' if tracks != 1 else ''} x {adaptive['trials_per_track']} trials{width}"
+    made = f"{tracks} track{'s' if tracks != 1 else ''} x {adaptive['trials_per_track']} trials"
+    return f"{adaptive['method']}, {made}{width}"
 
 
 def _status_counts(counts: dict[str, int]) -> str:

@@ -27,12 +27,13 @@ class ThresholdComparison:
         """What `acousticbench compare` prints for two adaptive runs."""
         over = "B's threshold over A's" + (" (each as its count ratio's excess over 1)" if is_count(self.task) else "")
         median, low, high = self.ratio
-        unmeasured = [f"{side}'s {why}" for side, why in (("A", _unmeasured(self.a)), ("B", _unmeasured(self.b))) if why]
+        unmeasured = [f"{side}'s {why}" for side, found in (("A", self.a), ("B", self.b))
+                      if (why := _unmeasured(found))]
         ratio = (f"not measured ({'; '.join(unmeasured)})" if unmeasured else
                  f"{median:.3g} [95% interval {low:.3g}, {high:.3g}]")
-        return [f"Thresholds at {self.a.criterion:.0%} correct on {self.task}, each the posterior median [95% interval] "
-                "over its own run's trials (adaptive runs: each placed its own trials from its own answers, so no "
-                "answer pairs with the other's; the two posteriors are independent):",
+        return [f"Thresholds at {self.a.criterion:.0%} correct on {self.task}, each the posterior median "
+                "[95% interval] over its own run's trials (adaptive runs: each placed its own trials from its own "
+                "answers, so no answer pairs with the other's; the two posteriors are independent):",
                 f"  A: {_threshold(self.a)}", f"  B: {_threshold(self.b)}",
                 f"{over}: {ratio}; P(A's threshold is the lower) = {self.a_lower:.3f}", f"A: {name_a}", f"B: {name_b}"]
 
@@ -51,7 +52,8 @@ def _threshold(found: AdaptiveThreshold) -> str:
     return f"{threshold_text(found) or found.note} ({method})"
 
 
-def compare_thresholds(task: str, a: tuple[dict[str, Any], list], b: tuple[dict[str, Any], list]) -> ThresholdComparison:
+def compare_thresholds(task: str, a: tuple[dict[str, Any], list],
+                       b: tuple[dict[str, Any], list]) -> ThresholdComparison:
     """Each side as (its config.json, its records)."""
     grid = grid_of(task)
     found, marginals = zip(*(measured(task, config["adaptive"]["method"], records) for config, records in (a, b)))
