@@ -214,6 +214,10 @@ def test_adaptive_runs_pair_with_no_other_run_and_their_references_fill_no_accur
                      "--references", str(refs), cwd=tmp_path)
     assert refused.returncode == 2 and f"made as psi, {TRACKS} tracks x {TRIALS} trials, this run as psi, {TRACKS} " \
         "tracks x 4 trials" in refused.stderr, refused.stderr
+    fresh = tmp_path / "fresh-refs"  # given together, they are refused before either is written
+    refused = python("-m", "acousticbench", "reference", "promote", str(random), str(run_dirs(tmp_path / "short")[0]),
+                     "--references", str(fresh), cwd=tmp_path)
+    assert refused.returncode == 2 and "were not run alike" in refused.stderr and not fresh.exists(), refused.stderr
 
     # another model checked against that reference: its trials went elsewhere once its answers differed
     other = refs / "Oracle" / "pit" / "adaptive-psi"

@@ -30,31 +30,59 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
     for run_dir, config in given:  # every run checked before anything is written
         _check_a_real_run(run_dir, config)
     _one_run_per_seed(given)
+    plans = []
     for run_dir, config in given:
-        bench = benchmark_of_config(config)
-        spec = spec_from_config(config)
+        bench, spec = benchmark_of_config(config), spec_from_config(config)
+        read_records(run_dir / RESPONSES, bench.record_type)  # a record it cannot read is named first, as when copied
+        plans.append((run_dir, config, bench, spec, root / safe_name(spec.model) / spec.cell,
+                      (_identity(bench, run_dir, config), bench.made_as(config))))
+    _one_setting_a_folder([(folder, setting) for *_, folder, setting in plans])
+    for run_dir, config, bench, spec, folder, (identity, made) in plans:
         records = [r.model_dump(mode="json") for r in read_records(run_dir / RESPONSES, bench.record_type)]
-        folder = root / safe_name(spec.model) / spec.cell
         folder.mkdir(parents=True, exist_ok=True)
         with _promoting(folder):  # summary.json is read, changed and written: two promotes at once would lose one
             summary = load_summary(folder) if (folder / SUMMARY).is_file() else {"runs": []}
-            identity = _identity(bench, run_dir, config)
-            _check_same_setting(summary, identity, folder)
+            _check_same_setting(summary, identity, made, folder)  # again: another promote may have written since
             runs = {r["seed"]: r for r in summary["runs"]}
             name = runs[spec.seed]["file"] if spec.seed in runs else f"run_{len(runs) + 1}.jsonl"
             slim = [bench.reference_line(r) for r in sorted(records, key=lambda r: r["id"])]
             (folder / name).write_text("".join(json.dumps(r, allow_nan=False) + "\n" for r in slim), encoding="utf-8")
-            made = bench.made_as(config)
-            if summary["runs"] and summary.get("made_as") != made:
-                raise UserError(f"{folder} holds runs made as {summary.get('made_as') or 'runs of the pack'}, this "
-                                f"run as {made or 'a run of the pack'}: remove {folder} first to replace them.")
-            runs[spec.seed] = {"seed": spec.seed, "file": name, "n": len(records),
-                               **({"accuracy": None, "figure": bench.headline_text(bench.metrics_type.model_validate_json(
-                                   (run_dir / METRICS).read_bytes()))} if made else
-                                  {"accuracy": accuracy(records, bench)})}
+            runs[spec.seed] = {"seed": spec.seed, "file": name, "n": len(records), **_figure(bench, run_dir, records,
+                                                                                              made)}
             _write_summary(folder, spec, config, identity, list(runs.values()), made)
         written.append(folder / name)
     return written
+
+
+def _figure(bench: Benchmark, run_dir: Path, records: list[dict], made: str | None) -> dict:
+    """A run's figure in its reference's summary: its accuracy, or, for a run whose items are its own (no accuracy to
+    average), what it measured."""
+    if not made:
+        return {"accuracy": accuracy(records, bench)}
+    metrics = bench.metrics_type.model_validate_json((run_dir / METRICS).read_bytes())
+    return {"accuracy": None, "figure": bench.headline_text(metrics)}
+
+
+def _one_setting_a_folder(plans: list[tuple[Path, tuple]]) -> None:
+    """The runs given for one reference folder agree with each other and with the runs it holds, before anything is
+    written: a promote refused half-way would leave a reference of some of them."""
+    first: dict[Path, tuple] = {}
+    for folder, setting in plans:
+        if folder not in first:
+            first[folder] = setting
+            if (folder / SUMMARY).is_file():
+                _check_same_setting(load_summary(folder), *setting, folder)
+        elif setting != first[folder]:
+            raise UserError(f"the runs given for {folder} were not run alike ({_said(*first[folder])} against "
+                            f"{_said(*setting)}): promote the runs of one setting into one reference; nothing was "
+                            "written.")
+
+
+def _said(identity: Setting, made: str | None) -> str:
+    facets, max_samples, pack = identity
+    said = [*(str(value) for _, value in facets), f"first {max_samples}" if max_samples else "all questions",
+            pack[:8], made or "the pack's questions"]
+    return "/".join(part for part in said if part)
 
 
 def _check_a_real_run(run_dir: Path, config: dict) -> None:
@@ -128,10 +156,13 @@ def _identity(bench: Benchmark, run_dir: Path, config: dict) -> Setting:
     return entry.facets, entry.max_samples, entry.manifest
 
 
-def _check_same_setting(summary: dict, ours: Setting, folder: Path) -> None:
-    """The runs of one reference must cover the same items of the same pack."""
+def _check_same_setting(summary: dict, ours: Setting, made: str | None, folder: Path) -> None:
+    """The runs of one reference must cover the same items of the same pack, made the same way."""
     if not summary["runs"]:
         return
+    if summary.get("made_as") != made:
+        raise UserError(f"{folder} holds runs made as {summary.get('made_as') or 'runs of the pack'}, this run as "
+                        f"{made or 'a run of the pack'}: remove {folder} first to replace them.")
     facets = tuple((name, summary.get(name)) for name, _ in ours[0])  # the summary holds each facet by its name
     theirs = (facets, summary.get("max_samples"), summary["archive_manifest_sha256"])
     if theirs != ours:
