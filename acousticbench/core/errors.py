@@ -169,6 +169,7 @@ def run_command(command, *, interrupted: str) -> int:
         return 2
     except KeyboardInterrupt as err:
         _ignore_further_signals()
+        _quiet_teardown()
         print(f"\ninterrupted: {interrupted}", file=sys.stderr)
         return 128 + (err.signum if isinstance(err, Terminated) else 2)
 
@@ -183,6 +184,21 @@ def _ignore_further_signals() -> None:
             signal.signal(signum, signal.SIG_IGN)
         except ValueError:  # not the main thread: the signals are not ours to set
             return
+
+
+def _quiet_teardown() -> None:
+    """After a stop signal the interpreter collects what the interrupted event loop left behind (a pending task, an
+    HTTP session it had no loop left to close): their complaints ("Task was destroyed but it is pending!", "Exception
+    ignored in ...", "coroutine ... was never awaited") would follow the closing line by a hundred lines of tracebacks
+    that say nothing about the run, whose records are already written and whose folder already says it stopped."""
+    import logging
+    import sys
+    import warnings
+
+    for name in ("asyncio", "aiohttp"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    warnings.simplefilter("ignore")
+    sys.unraisablehook = lambda _: None
 
 
 def _silence_stdout() -> None:
