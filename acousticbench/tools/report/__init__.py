@@ -55,7 +55,10 @@ def build_report(results_dirs: list[Path], out: Path, embed_audio: bool = False,
     else:
         data, answers = browser_data(runs, clips), None
         n_records = len(data["records"]["run"])
-    subtitle = (f"{len(runs)} runs, {n_records} answers, from {html.escape(', '.join(map(str, results_dirs)))}; "
+    own = [r for r in runs if r.entry.own_items]  # an adaptive run's trials are its own, not answers to the pack
+    counted = f"{len(runs)} runs, {n_records} answers" + (f" ({len(own)} of the runs adaptive, their trials among the "
+                                                          "answers)" if own else "")
+    subtitle = (f"{counted}, from {html.escape(', '.join(map(str, results_dirs)))}; "
                 f"written {time.strftime('%Y-%m-%d %H:%M')}. Clips "
                 + ("embedded." if embed_audio else "linked by relative path: keep the archive where it is, or "
                    "rebuild with --embed-audio for a portable file."))

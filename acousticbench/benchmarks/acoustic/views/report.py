@@ -26,7 +26,7 @@ def sections(entries: list[Entry], order: ModelOrder, records: Mapping[Path, Seq
     tasks, rows = table_rows(entries, order)
     out = [Section("s-leaderboard", "AcousticBench leaderboard", "The paper's main table: accuracy over scored "
                    "questions, a null answer counted wrong, mean ± std over seeds (paper: seeds 42-44, "
-                   "<code>--split all</code>).", leaderboard(tasks, rows))]
+                   "<code>--split all</code>).", leaderboard(tasks, rows))] if rows else []  # adaptive runs alone
     lora_rows = summaries.lora_rows(tasks, rows)
     if lora_rows:
         out.append(Section("s-lora", "LoRA lift", "Each finetune <code>&lt;base&gt;+&lt;adapter&gt;</code> against its "
