@@ -104,6 +104,38 @@ def test_the_width_rule_stops_every_track_at_the_same_round_once_the_runs_interv
     assert len(lengths) == 1 and lengths.pop() < 38, adaptive["tracks"]  # 40 trials hold 2 catch trials
     low, high = adaptive["ci95"]
     assert high / low <= 6
+    assert adaptive["stopped_by"] == "width" and adaptive["requests"] < adaptive["planned"] == 120
+    assert f"--adaptive-width met after {adaptive['requests']} of 120 requests" in out.stdout, out.stdout
+
+
+def test_a_threshold_beyond_every_difference_asked_is_written_as_such_and_no_accuracy_is_kept(tmp_path):
+    """A staircase starts high: the Oracle, right on every trial, never brings it near the grid's lowest difference,
+    so its threshold lies below every difference it asked, which is all its answers say; two such runs are not
+    ordered by their answers either. An interval's end past the differences a track may present says so."""
+    out = run_cli("--model", "Oracle", "--task", "pit", "--seed", "4", "--adaptive", "staircase", "--adaptive-trials",
+                  TRIALS, "--adaptive-tracks", TRACKS, cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    folder = run_folder(tmp_path / "results", "pit")
+    metrics = json.loads((folder / "metrics.json").read_text())
+    found = metrics["adaptive"]
+    smallest = min(d for t in found["tracks"] for d in t["differences"])
+    assert found["asked"][0] == smallest > 10 * found["lowest"] and found["threshold"] < smallest
+    assert f"threshold below {smallest:.3g} semitones (every difference asked)" in out.stdout, out.stdout
+    assert metrics["scored"]["accuracy"] is None and metrics["by_level"] == {} and metrics["scored"]["n"] > 0
+
+    again = run_cli("--model", "Oracle", "--task", "pit", "--seed", "5", "--adaptive", "staircase",
+                    "--adaptive-trials", TRIALS, "--adaptive-tracks", TRACKS, cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr
+    other = next(d for d in run_dirs(tmp_path / "results") if d != folder)
+    compared = python("-m", "acousticbench", "compare", str(folder), str(other), cwd=tmp_path)
+    assert "B's threshold over A's: not measured" in compared.stdout, compared.stdout
+    assert "P(A's threshold is the lower) = not measured" in compared.stdout
+
+    wide = run_cli("--model", "Random", "--task", "cnt", "--seed", "2", "--adaptive", "psi", "--adaptive-trials",
+                   TRIALS, "--adaptive-tracks", TRACKS, "--results-dir", str(tmp_path / "wide"), cwd=tmp_path)
+    found = json.loads((run_dirs(tmp_path / "wide")[0] / "metrics.json").read_text())["adaptive"]
+    assert found["reached"] and found["ci95"][1] > found["highest"], found["ci95"]
+    assert f", >{found['highest']:.3g}] over" in wide.stdout, wide.stdout
 
 
 def test_adaptive_settings_without_adaptive_are_refused_in_one_line(tmp_path):
@@ -130,6 +162,39 @@ def test_rerun_sends_a_failed_trial_to_resume_which_asks_it_again_and_goes_on(tm
                   TRIALS, "--adaptive-tracks", TRACKS, "--resume", cwd=tmp_path)
     assert out.returncode == 0 and "9 kept from the earlier run" in out.stdout, out.stdout + out.stderr
     assert without_timing(records(folder)) == full
+
+
+def test_a_request_that_fails_stops_the_run_unfinished_and_resume_finishes_it_as_if_never_cut(tmp_path):
+    """No later trial can be placed without a failed trial's answer: the run is not reported as a measurement (exit 1,
+    no metrics.json, the sweep file says failed) until --resume has asked it again and gone on."""
+    from tests.harness_cli import harness_env
+    from tests.servers import openai_server
+    from tests.servers.local import FaultPlan
+
+    def served(cwd: Path, plan: FaultPlan | None, *extra: str):
+        cwd.mkdir(exist_ok=True)
+        with openai_server.serve(plan) as server:
+            return run_cli("--model", "Voxtral-Mini-3B", "--judge", "rules", "--no-canary", "--task", "pit", "--seed",
+                           "42", "--adaptive", "psi", "--adaptive-trials", TRIALS, "--adaptive-tracks", TRACKS, *extra,
+                           cwd=cwd, env=harness_env(ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT=server.url))
+
+    cut = served(tmp_path / "cut", FaultPlan(always="400"))  # a 400 is never asked again: round 0 fails
+    assert cut.returncode == 1, cut.stdout + cut.stderr
+    assert "stopped: trial pit_t00_0000 has no answer (" in cut.stderr and "--resume" in cut.stderr
+    [folder] = run_dirs(tmp_path / "cut" / "results")
+    assert not (folder / "metrics.json").exists() and "finished_at" not in json.loads((folder / "config.json").read_text())
+    [sweep] = (tmp_path / "cut" / "results").glob("sweep-*.json")
+    assert [c["status"] for c in json.loads(sweep.read_text())["cells"]] == ["failed"]
+    board = python("-m", "acousticbench", "leaderboard", str(tmp_path / "cut" / "results"), cwd=tmp_path)
+    assert "threshold" not in board.stdout.lower(), board.stdout  # nothing measured is shown
+
+    resumed = served(tmp_path / "cut", None, "--resume")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    whole = served(tmp_path / "whole", None)
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    [other] = run_dirs(tmp_path / "whole" / "results")
+    assert without_timing(records(folder)) == without_timing(records(other))
+    assert all(r["status"] != "error" for r in records(folder)) and len(records(folder)) == 24
 
 
 def test_a_dry_run_plans_an_adaptive_run_at_its_most_requests_and_writes_nothing(tmp_path):

@@ -181,7 +181,12 @@ class AcousticBenchmark(BenchmarkBase):
             return metrics
         from acousticbench.benchmarks.acoustic.adaptive.threshold import adaptive_threshold
 
-        return metrics.model_copy(update={"adaptive": adaptive_threshold(spec.task, spec.options.adaptive, records)})
+        options, scored = spec.options, metrics.scored
+        found = adaptive_threshold(spec.task, options.adaptive, records, options.adaptive_tracks * options.adaptive_trials)
+        # trials placed near 75% correct for every model are no accuracy: only the counts of the answers are kept
+        counts = scored.model_copy(update=dict.fromkeys(("accuracy", "accuracy_answered", "accuracy_without_errors",
+                                                         "wilson95", "ci95", "ci95_method", "acc_stderr")))
+        return metrics.model_copy(update={"adaptive": found, "scored": counts, "by_split": {}, "by_level": {}})
 
     def summary_line(self, result) -> str:
         """The run's line: the statuses of the n scored questions the accuracy is over, then, with their own total,

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from acousticbench.benchmarks.acoustic.adaptive.stimuli import grid_of, is_count
-from acousticbench.benchmarks.acoustic.adaptive.threshold import AdaptiveThreshold, measured, threshold_text
+from acousticbench.benchmarks.acoustic.adaptive.threshold import AdaptiveThreshold, beyond_asked, measured, threshold_text
 
 
 @dataclass(frozen=True)
@@ -27,24 +27,26 @@ class ThresholdComparison:
         """What `acousticbench compare` prints for two adaptive runs."""
         over = "B's threshold over A's" + (" (each as its count ratio's excess over 1)" if is_count(self.task) else "")
         median, low, high = self.ratio
-        unmeasured = [f"{side}'s {why}" for side, found in (("A", self.a), ("B", self.b))
-                      if (why := _unmeasured(found))]
-        ratio = (f"not measured ({'; '.join(unmeasured)})" if unmeasured else
-                 f"{median:.3g} [95% interval {low:.3g}, {high:.3g}]")
+        unmeasured = [(side, why) for side, found in (("A", self.a), ("B", self.b)) if (why := _unmeasured(found))]
+        whys = "; ".join(f"{side}'s {why}" for side, (_, why) in unmeasured)
+        ratio = f"not measured ({whys})" if unmeasured else f"{median:.3g} [95% interval {low:.3g}, {high:.3g}]"
+        # both beyond what they asked on one side (two Oracles below every difference): their order is the prior's
+        lower = "not measured" if len(unmeasured) == 2 and unmeasured[0][1][0] == unmeasured[1][1][0] else \
+            f"{self.a_lower:.3f}"
         return [f"Thresholds at {self.a.criterion:.0%} correct on {self.task}, each the posterior median "
                 "[95% interval] over its own run's trials (adaptive runs: each placed its own trials from its own "
                 "answers, so no answer pairs with the other's; the two posteriors are independent):",
                 f"  A: {_threshold(self.a)}", f"  B: {_threshold(self.b)}",
-                f"{over}: {ratio}; P(A's threshold is the lower) = {self.a_lower:.3f}", f"A: {name_a}", f"B: {name_b}"]
+                f"{over}: {ratio}; P(A's threshold is the lower) = {lower}", f"A: {name_a}", f"B: {name_b}"]
 
 
-def _unmeasured(found: AdaptiveThreshold) -> str | None:
-    """Why a run's threshold bounds no ratio: its interval is its prior's edge, not its answers'."""
+def _unmeasured(found: AdaptiveThreshold) -> tuple[str, str] | None:
+    """Why a run's threshold bounds no ratio (its figure is its prior's edge, not its answers'), with the side it lies
+    on; None where it was measured."""
     if not found.reached:
-        return "was not reached"
-    if found.ci95 and found.ci95[1] < found.lowest:
-        return "lies below every difference its run asked"
-    return None
+        return "above", "was not reached"
+    side = beyond_asked(found)
+    return None if side is None else (side, f"lies {side} every difference its run asked")
 
 
 def _threshold(found: AdaptiveThreshold) -> str:

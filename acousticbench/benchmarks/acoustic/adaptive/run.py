@@ -47,4 +47,6 @@ def summary_line(found: Any) -> str:
     catch = f"{data['catch_trials']} catch trials, {data['catch_correct']} right"
     if not data["reached"]:
         return f"adaptive {data['method']}: threshold {data['note']} ({data['trials']} trials; {catch})"
-    return f"adaptive {data['method']} threshold {threshold_text(data)} over {data['trials']} trials; {catch}"
+    width = (f" (--adaptive-width met after {data['requests']} of {data['planned']} requests)"
+             if data.get("stopped_by") == "width" else "")
+    return f"adaptive {data['method']} threshold {threshold_text(data)} over {data['trials']} trials{width}; {catch}"

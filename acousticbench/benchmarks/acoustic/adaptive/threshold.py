@@ -2,7 +2,7 @@
 and 95% interval, each track's path for the report, and the fitted curve."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -40,20 +40,45 @@ class AdaptiveThreshold(Frozen):
     lowest: float = Field(description="The smallest difference a track may present.")
     highest: float = Field(description="The largest difference a track may present.")
     pack_hardest: float = Field(description="The fixed pack's hardest step, for comparison.")
+    asked: list[float] | None = Field(default=None, description="[smallest, largest] difference the tracks asked: a "
+                                      "threshold outside them is the prior's edge, written 'below' or 'above' them.")
+    requests: int | None = Field(default=None, description="The requests the run made, catch trials included.")
+    planned: int | None = Field(default=None, description="The most it could make: tracks x trials per track.")
+    stopped_by: Literal["trials", "width"] | None = Field(default=None, description="What ended it: every track "
+                                                          "reached its trial count, or --adaptive-width was met.")
     tracks: list[Track]
     curve: list[list[float]] = Field(description="[difference, P(correct)] of the posterior-mean curve.")
 
 
 def threshold_text(found: AdaptiveThreshold | dict[str, Any]) -> str | None:
-    """'0.42 semitones [0.31, 0.57]' (posterior median [95% interval]), as every view of an adaptive run writes it,
-    or 'below 0.025 semitones (every difference asked)'; None when the threshold was not reached."""
+    """'0.42 semitones [0.31, 0.57]' (posterior median [95% interval]), as every view of an adaptive run writes it;
+    'below 0.025 semitones (every difference asked)' where the median lies outside every difference the run asked
+    (the prior's edge, not a measurement), and an interval's end past the differences a track may present as '<' or
+    '>' them; None when the threshold was not reached."""
     data = found if isinstance(found, dict) else found.model_dump()
     if not data["reached"]:
         return None
+    side, unit = beyond_asked(data), data["unit"]
+    if side is not None:
+        edge = _asked(data)[0 if side == "below" else 1]
+        return f"{side} {edge:.3g} {unit} (every difference asked)"
     low, high = data["ci95"]
-    if high < data["lowest"]:  # every difference asked was heard: the interval is the prior's, not a measurement
-        return f"below {data['lowest']:.3g} {data['unit']} (every difference asked)"
-    return f"{data['threshold']:.3g} {data['unit']} [{low:.3g}, {high:.3g}]"
+    low_text = f"<{data['lowest']:.3g}" if low < data["lowest"] else f"{low:.3g}"
+    high_text = f">{data['highest']:.3g}" if high > data["highest"] else f"{high:.3g}"
+    return f"{data['threshold']:.3g} {unit} [{low_text}, {high_text}]"
+
+
+def beyond_asked(found: AdaptiveThreshold | dict[str, Any]) -> Literal["below", "above"] | None:
+    """Where a reached threshold's median lies outside every difference the run asked; None among them."""
+    data = found if isinstance(found, dict) else found.model_dump()
+    if not data["reached"]:
+        return None
+    low, high = _asked(data)
+    return "below" if data["threshold"] < low else "above" if data["threshold"] > high else None
+
+
+def _asked(data: dict[str, Any]) -> list[float]:
+    return data.get("asked") or [data["lowest"], data["highest"]]  # files written before `asked`: the whole range
 
 
 def _fitted_curve(code: str, grid: Grid, post: np.ndarray) -> list[list[float]]:
@@ -63,12 +88,13 @@ def _fitted_curve(code: str, grid: Grid, post: np.ndarray) -> list[list[float]]:
              round(float((post * p_correct(np.log(x), log_t, spread, lapse)).sum()), 4)] for x in points]
 
 
-def adaptive_threshold(code: str, method: str, records: list[Any]) -> AdaptiveThreshold:
-    """The run's threshold from its records (each with meta.adaptive)."""
-    return measured(code, method, records)[0]
+def adaptive_threshold(code: str, method: str, records: list[Any], planned: int | None = None) -> AdaptiveThreshold:
+    """The run's threshold from its records (each with meta.adaptive); `planned`: its tracks x trials per track."""
+    return measured(code, method, records, planned)[0]
 
 
-def measured(code: str, method: str, records: list[Any]) -> tuple[AdaptiveThreshold, np.ndarray]:
+def measured(code: str, method: str, records: list[Any],
+             planned: int | None = None) -> tuple[AdaptiveThreshold, np.ndarray]:
     """The run's threshold from its records, and the threshold's marginal posterior on the task's grid."""
     from acousticbench.benchmarks.acoustic.adaptive.tracks import placed
 
@@ -86,16 +112,22 @@ def measured(code: str, method: str, records: list[Any]) -> tuple[AdaptiveThresh
     found = summarise(grid, post)
     median, low, high = (difference(code, v) for v in (found.median, found.low, found.high))
     reached = bool(trials) and median <= highest
+    asked = [difference(code, min(m for m, _ in trials)), difference(code, max(m for m, _ in trials))] if trials \
+        else None
     note = None
     if not trials:
         note = "no answered trials"
     elif not reached:
         note = f"not reached: under {CRITERION:.0%} correct up to the largest difference, {highest:g} {module.UNIT}"
-    elif high < lowest:
-        note = f"below the smallest difference presented ({lowest:g} {module.UNIT}): the interval is the prior's"
+    elif median < asked[0]:
+        note = f"below the smallest difference asked ({asked[0]:g} {module.UNIT}): the interval is the prior's"
+    elif median > asked[1]:
+        note = f"above the largest difference asked ({asked[1]:g} {module.UNIT}): the interval is the prior's"
+    stopped_by = None if planned is None else "trials" if len(ours) >= planned else "width"
     return AdaptiveThreshold(
         method=method, unit=module.UNIT, trials=len(trials), catch_trials=len(catch),
         catch_correct=sum(1 for r in catch if r.correct is True),
         threshold=round(median, 6) if reached else None, ci95=[round(low, 6), round(high, 6)] if reached else None,
-        reached=reached, note=note, lowest=lowest, highest=highest, pack_hardest=module.STEPS[-1], tracks=tracks,
+        reached=reached, note=note, lowest=lowest, highest=highest, pack_hardest=module.STEPS[-1], asked=asked,
+        requests=len(ours), planned=planned, stopped_by=stopped_by, tracks=tracks,
         curve=_fitted_curve(code, grid, post)), post.sum((1, 2))

@@ -18,6 +18,7 @@ from acousticbench.benchmarks.acoustic.adaptive.procedure import METHODS, estima
 from acousticbench.benchmarks.acoustic.adaptive.stimuli import TrialPlace, grid_of, is_catch, make_question
 from acousticbench.benchmarks.acoustic.records import Question, Record
 from acousticbench.core.errors import UserError
+from acousticbench.engine.executor import RunAborted
 
 FINAL = frozenset({"answered", "unparsed", "refused", "truncated"})  # an answer the track goes on from
 MIN_TRIALS_TO_STOP = 8  # the width rule waits for this many placed trials: a flat prior's first interval says little
@@ -105,8 +106,11 @@ class AdaptiveSource:
                     self.spec.seed, self.spec.task, track, index, self.method), magnitude)
                     for track, magnitude in enumerate(magnitudes)]
                 records = await asyncio.gather(*(answer(q) for q in questions))
-                if any(r.status not in FINAL for r in records):
-                    return  # the next round waits for that answer: --resume asks it again
+                failed = next((r for r in records if r.status not in FINAL), None)
+                if failed is not None:  # the next round waits for that answer: the run stops unfinished
+                    why = (failed.error or failed.status).rstrip(".")
+                    raise RunAborted(f"trial {failed.id} has no answer ({why}), and no later trial can be placed "
+                                     "without it")
                 for track, (magnitude, record) in enumerate(zip(magnitudes, records)):
                     if magnitude is not None:
                         own[track].append((magnitude, record.correct is True))
