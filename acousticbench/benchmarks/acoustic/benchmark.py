@@ -182,7 +182,8 @@ class AcousticBenchmark(BenchmarkBase):
         from acousticbench.benchmarks.acoustic.adaptive.threshold import adaptive_threshold
 
         options, scored = spec.options, metrics.scored
-        found = adaptive_threshold(spec.task, options.adaptive, records, options.adaptive_tracks * options.adaptive_trials)
+        planned = options.adaptive_tracks * options.adaptive_trials
+        found = adaptive_threshold(spec.task, options.adaptive, records, planned)
         # trials placed near 75% correct for every model are no accuracy: only the counts of the answers are kept
         counts = scored.model_copy(update=dict.fromkeys(("accuracy", "accuracy_answered", "accuracy_without_errors",
                                                          "wilson95", "ci95", "ci95_method", "acc_stderr")))

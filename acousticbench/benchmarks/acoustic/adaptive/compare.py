@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from acousticbench.benchmarks.acoustic.adaptive.stimuli import grid_of, is_count
-from acousticbench.benchmarks.acoustic.adaptive.threshold import AdaptiveThreshold, beyond_asked, measured, threshold_text
+from acousticbench.benchmarks.acoustic.adaptive.threshold import (AdaptiveThreshold, beyond_asked, measured,
+                                                                  threshold_text)
 
 
 @dataclass(frozen=True)
