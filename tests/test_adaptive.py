@@ -205,6 +205,7 @@ def test_a_dry_run_plans_an_adaptive_run_at_its_most_requests_and_writes_nothing
     questions, requests, seconds = row[7:10]  # after 'Oracle on dur adaptive psi (seed 42)'
     assert questions == requests == "30" and float(seconds) > 30, row  # two clips of a second or more a trial
     assert "Left out of this power: 1 adaptive psi run" in out.stdout
+    assert "# Oracle on dur adaptive psi (seed 42): made while it runs, up to 30 questions" in out.stdout, out.stdout
     assert list(tmp_path.iterdir()) == []
 
 
@@ -322,6 +323,13 @@ def test_an_adaptive_run_is_never_read_as_a_run_of_the_pack_whatever_the_tool(tm
     rows = [line for line in board.stdout.splitlines() if line.startswith("| Oracle | pit | 42 | psi |")]
     assert [row.split("|")[-2].strip() for row in rows] == ["22", "4"], board.stdout  # neither replaces the other
     assert "the one that finished last counts" not in board.stdout + board.stderr
+    paired = python("-m", "acousticbench", "leaderboard", str(results), "--paired", cwd=tmp_path)
+    assert "2 adaptive psi runs" in paired.stdout and "Oracle on pit (2 runs of 1 seed)" in paired.stdout, \
+        paired.stdout  # the line names what it leaves out, run for run
+    report = python("-m", "acousticbench", "report", str(results), "--out", str(tmp_path / "r.html"), cwd=tmp_path)
+    page = (tmp_path / "r.html").read_text()
+    assert report.returncode == 0 and "2 runs, 28 answers (2 of the runs adaptive" in page, report.stderr
+    assert 'id="s-leaderboard"' not in page and 'id="s-adaptive"' in page  # no empty table of accuracies
     assert all(e.accuracy is None for e in acousticbench.leaderboard(results).entries), "no accuracy to average"
 
     config = json.loads((longer / "config.json").read_text())
