@@ -72,7 +72,8 @@ def test_oracle_adaptive_runs_of_two_tasks_write_their_own_pack_and_a_threshold_
     assert html.count('class="panel adaptive-curve"') == 2
     board = python("-m", "acousticbench", "leaderboard", "results", cwd=tmp_path)
     assert board.returncode == 0, board.stderr
-    assert "Adaptive runs" in board.stdout and "| Oracle | pit | 42 | psi |" in board.stdout
+    assert "Adaptive runs" in board.stdout and f"| Oracle | pit | 42 | psi, {TRACKS} tracks x {TRIALS} trials |" \
+        in board.stdout, board.stdout
     assert "100.0 ±" not in board.stdout  # an adaptive run's accuracy is no leaderboard cell
 
 
@@ -171,9 +172,9 @@ def test_a_request_that_fails_stops_the_run_unfinished_and_resume_finishes_it_as
     from tests.servers import openai_server
     from tests.servers.local import FaultPlan
 
-    def served(cwd: Path, plan: FaultPlan | None, *extra: str):
+    def served(cwd: Path, plan: FaultPlan | None, *extra: str, **options):
         cwd.mkdir(exist_ok=True)
-        with openai_server.serve(plan) as server:
+        with openai_server.serve(plan, **options) as server:
             return run_cli("--model", "Voxtral-Mini-3B", "--judge", "rules", "--no-canary", "--task", "pit", "--seed",
                            "42", "--adaptive", "psi", "--adaptive-trials", TRIALS, "--adaptive-tracks", TRACKS, *extra,
                            cwd=cwd, env=harness_env(ACOUSTICBENCH_VOXTRAL_MINI_3B_ENDPOINT=server.url))
@@ -182,19 +183,26 @@ def test_a_request_that_fails_stops_the_run_unfinished_and_resume_finishes_it_as
     assert cut.returncode == 1, cut.stdout + cut.stderr
     assert "stopped: trial pit_t00_0000 has no answer (" in cut.stderr and "--resume" in cut.stderr
     [folder] = run_dirs(tmp_path / "cut" / "results")
-    assert not (folder / "metrics.json").exists() and "finished_at" not in json.loads((folder / "config.json").read_text())
+    assert not (folder / "metrics.json").exists()
+    assert "finished_at" not in json.loads((folder / "config.json").read_text())
     [sweep] = (tmp_path / "cut" / "results").glob("sweep-*.json")
     assert [c["status"] for c in json.loads(sweep.read_text())["cells"]] == ["failed"]
     board = python("-m", "acousticbench", "leaderboard", str(tmp_path / "cut" / "results"), cwd=tmp_path)
     assert "threshold" not in board.stdout.lower(), board.stdout  # nothing measured is shown
 
-    resumed = served(tmp_path / "cut", None, "--resume")
-    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     whole = served(tmp_path / "whole", None)
     assert whole.returncode == 0, whole.stdout + whole.stderr
     [other] = run_dirs(tmp_path / "whole" / "results")
+    compared = python("-m", "acousticbench", "compare", str(folder), str(other), cwd=tmp_path)
+    assert compared.returncode == 2 and "has not finished" in compared.stderr, compared.stdout + compared.stderr
+    resumed = served(tmp_path / "cut", None, "--resume")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert without_timing(records(folder)) == without_timing(records(other))
     assert all(r["status"] != "error" for r in records(folder)) and len(records(folder)) == 24
+
+    prose = served(tmp_path / "prose", None, answer_text="Both clips sound alike to me.")  # never an option
+    assert prose.returncode == 0, prose.stdout + prose.stderr
+    assert "threshold not reached" in prose.stdout and "0 answered, 24 unparsed" in prose.stdout, prose.stdout
 
 
 def test_a_dry_run_plans_an_adaptive_run_at_its_most_requests_and_writes_nothing(tmp_path):
@@ -270,7 +278,8 @@ def test_adaptive_runs_pair_with_no_other_run_and_their_references_fill_no_accur
     board = python("-m", "acousticbench", "leaderboard", "--references", str(refs), "--csv", cwd=tmp_path)
     assert board.returncode == 0 and "pit" not in board.stdout, board.stdout + board.stderr  # no accuracy cell
     board = python("-m", "acousticbench", "leaderboard", "--references", str(refs), cwd=tmp_path)
-    assert f"| Random | pit | 42 (reference) | psi | {summary['runs'][0]['figure'].removeprefix('threshold ')} |" \
+    assert f"| Random | pit | 42 (reference) | {summary['made_as']} | " \
+        f"{summary['runs'][0]['figure'].removeprefix('threshold ')} |" \
         in board.stdout, board.stdout  # its threshold, in the adaptive table
     # a run made otherwise is not one more seed of that reference
     shorter = run_cli("--model", "Random", "--task", "pit", "--seed", "7", "--adaptive", "psi", "--adaptive-trials",
@@ -280,6 +289,18 @@ def test_adaptive_runs_pair_with_no_other_run_and_their_references_fill_no_accur
                      "--references", str(refs), cwd=tmp_path)
     assert refused.returncode == 2 and f"made as psi, {TRACKS} tracks x {TRIALS} trials, this run as psi, {TRACKS} " \
         "tracks x 4 trials" in refused.stderr, refused.stderr
+    otherwise = run_cli("--model", "Random", "--task", "pit", "--seed", "42", "--adaptive", "psi", "--adaptive-trials",
+                        "4", "--adaptive-tracks", TRACKS, "--results-dir", str(tmp_path / "other42"), cwd=tmp_path)
+    assert otherwise.returncode == 0, otherwise.stdout + otherwise.stderr
+    board = python("-m", "acousticbench", "leaderboard", "--references", str(refs), str(tmp_path / "other42"),
+                   cwd=tmp_path)  # the seed's reference and a run of it made otherwise: two rows, neither hidden
+    assert f"| Random | pit | 42 (reference) | {summary['made_as']} |" in board.stdout, board.stdout
+    assert f"| Random | pit | 42 | psi, {TRACKS} tracks x 4 trials |" in board.stdout, board.stdout
+    checked = run_cli("--model", "Random", "--task", "pit", "--seed", "42", "--adaptive", "psi", "--adaptive-trials",
+                      "4", "--adaptive-tracks", TRACKS, "--compare-reference", "--references", str(refs),
+                      "--results-dir", str(tmp_path / "not-asked"), cwd=tmp_path)
+    assert checked.returncode == 2 and f"was made as {summary['made_as']}" in checked.stderr, checked.stderr
+    assert not (tmp_path / "not-asked").exists()  # refused before any trial was asked
     fresh = tmp_path / "fresh-refs"  # given together, they are refused before either is written
     refused = python("-m", "acousticbench", "reference", "promote", str(random), str(run_dirs(tmp_path / "short")[0]),
                      "--references", str(fresh), cwd=tmp_path)
@@ -320,8 +341,9 @@ def test_an_adaptive_run_is_never_read_as_a_run_of_the_pack_whatever_the_tool(tm
     assert shorter.returncode == 0, shorter.stdout + shorter.stderr
     longer, short = sorted(run_dirs(results), key=lambda d: len(records(d)), reverse=True)
     board = python("-m", "acousticbench", "leaderboard", str(results), cwd=tmp_path)
-    rows = [line for line in board.stdout.splitlines() if line.startswith("| Oracle | pit | 42 | psi |")]
-    assert [row.split("|")[-2].strip() for row in rows] == ["22", "4"], board.stdout  # neither replaces the other
+    rows = [line.split("|") for line in board.stdout.splitlines() if line.startswith("| Oracle | pit | 42 | psi,")]
+    assert [(row[4].strip(), row[-2].strip()) for row in rows] == [("psi, 2 tracks x 12 trials", "22"),
+                                                                   ("psi, 1 track x 4 trials", "4")], board.stdout
     assert "the one that finished last counts" not in board.stdout + board.stderr
     paired = python("-m", "acousticbench", "leaderboard", str(results), "--paired", cwd=tmp_path)
     assert "2 adaptive psi runs" in paired.stdout and "Oracle on pit (2 runs of 1 seed)" in paired.stdout, \

@@ -51,6 +51,8 @@ def run(specs: list, sweep: SweepSettings, reference: ReferenceCheck | None = No
     apart = {spec: _not_a_reference_run(spec) for spec in specs} if reference else {}
     ref_files = {spec: reference_file(reference.folder(), spec.model, spec.cell, spec.seed) for spec in specs
                  if not apart[spec]} if reference else {}
+    for spec, path in ref_files.items():  # an adaptive reference made otherwise placed other trials under the ids
+        _same_making(spec, path)
     why: Counter = Counter()  # what made the exit status 1, said beside the closing table
     bars = Progress(current().progress())
 
@@ -158,6 +160,20 @@ def reference_option_warnings(specs: list) -> None:
                 warn(f"warning: the references of {spec.model} were made with {flag} {wanted}; this run uses {flag} "
                      f"{asked[option]}, so its other {get_benchmark(spec.benchmark).item_noun} have no reference to "
                      f"match: rerun with {flag} {wanted} to compare like with like.")
+
+
+def _same_making(spec, path: Path) -> None:
+    """A reference whose runs were made otherwise than this run will be ('psi, 2 tracks x 12 trials' against 3 tracks)
+    is refused before any question is asked: its trials under the same ids were placed by another procedure."""
+    from acousticbench.benchmarks import get_benchmark
+    from acousticbench.tools.reference import load_summary
+
+    theirs = load_summary(path.parent).get("made_as")
+    ours = get_benchmark(spec.benchmark).made_as({"spec": spec.to_json()})
+    if theirs != ours:
+        raise UserError(f"the reference {path.parent} was made as {theirs or 'runs of the pack'}, and {spec.label()} "
+                        f"would be made as {ours or 'a run of the pack'}: run it as the reference was, or promote a "
+                        "reference made this way; nothing was asked.")
 
 
 def _compare(result, path: Path, threshold: float | None) -> int:

@@ -147,8 +147,9 @@ class BenchmarkBase:
         return None
 
     def made_as(self, config: dict[str, Any]) -> str | None:
-        """How a run whose items are its own made them ('psi, 4 tracks x 60 trials'): runs made otherwise are not
-        seeds of one cell, nor one reference; None for a run of the pack."""
+        """How a run whose items are its own made them ('psi, 4 tracks x 60 trials'), from its config.json (or, before
+        it runs, a config of its spec alone): runs made otherwise are not seeds of one cell, nor one reference, nor
+        compared with one; None for a run of the pack."""
         return None
 
     def compare_own(self, task: str, a: tuple[dict[str, Any], list], b: tuple[dict[str, Any], list]) -> Any:

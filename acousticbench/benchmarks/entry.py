@@ -56,7 +56,8 @@ class Entry(Generic[M]):
     # the kind of run whose items are its own ('adaptive psi', Benchmark.own_items: its trials followed its answers),
     # so it never pairs item by item with another run, nor fills an accuracy cell; None: its items are the pack's
     own_items: str | None = None
-    figure: str | None = None  # what such a run measured, where no metrics travel with it (a reference's summary.json)
+    figure: str | None = None  # what such a run measured (its threshold; a reference's from its summary.json)
+    made_as: str | None = None  # how such a run made its items (Benchmark.made_as): made otherwise, another row
 
     @property
     def control(self) -> str | None:

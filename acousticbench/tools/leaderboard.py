@@ -62,7 +62,8 @@ def run_entry(run_dir: Path, index: ResultsIndex | None = None) -> Entry | None:
 
     own = bench.own_items(config)
     # a run whose items are its own has no accuracy to average (an adaptive run's trials sit near 75% by design)
-    apart = {"accuracy": None, "accuracy_without_errors": None} if own else {}
+    apart = {"accuracy": None, "accuracy_without_errors": None, "made_as": bench.made_as(config),
+             "figure": bench.headline_text(metrics)} if own else {}
     return dataclasses.replace(bench.views.entry(run_dir, config, metrics), identity=bench.identity(config),
                                finished_at=config.get("finished_at"), run=run_identity_of(config), scores=files.scores,
                                invalid=files.invalid, lines=lines, own_items=own,
@@ -113,7 +114,7 @@ def reference_entries(root: Path) -> list[Entry]:
 
 
 def _identity(e: Entry) -> tuple:
-    return e.benchmark, e.model, e.task, e.variant, e.facets, e.manifest, e.max_samples, e.seed
+    return e.benchmark, e.model, e.task, e.variant, e.facets, e.manifest, e.max_samples, e.made_as, e.seed
 
 
 def with_references(entries: list[Entry], references: list[Entry]) -> list[Entry]:

@@ -100,6 +100,11 @@ def own_comparison(a: list[Run], b: list[Run]) -> Any:
     run = next(r for r in a + b if r.own_items)
     if len(a) == len(b) == 1 and a[0].own_items and b[0].own_items and a[0].bench.name == b[0].bench.name \
             and a[0].facts.get("task") == b[0].facts.get("task") and a[0].config and b[0].config:
+        for r in a + b:
+            folder = r.path if r.path.is_dir() else r.path.parent
+            if not (folder / METRICS).is_file():
+                raise UserError(f"{folder} has not finished (no {METRICS}: it was stopped or is still running), so it "
+                                "measured nothing yet: finish it with `acousticbench run ... --resume`, then compare.")
         sides = [(r.config, read_records(r.path / RESPONSES if r.path.is_dir() else r.path, r.bench.record_type))
                  for r in a + b]
         found = a[0].bench.compare_own(a[0].facts["task"], *sides)

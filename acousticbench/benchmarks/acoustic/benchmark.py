@@ -200,7 +200,10 @@ class AcousticBenchmark(BenchmarkBase):
         if m.adaptive is not None:
             from acousticbench.benchmarks.acoustic.adaptive.run import summary_line
 
-            return f"{result.spec.label()}: {summary_line(m.adaptive)}{resumed} -> {result.run_dir}"
+            statuses = {k: m.statuses.get(k, 0) for k in ("answered", "unparsed", "refused", "truncated", "error")}
+            unread = f" ({_status_counts(statuses)}: an answer that is not an option counts as wrong)" \
+                if statuses["answered"] < sum(m.statuses.values()) else ""  # e.g. a model whose every reply is prose
+            return f"{result.spec.label()}: {summary_line(m.adaptive)}{unread}{resumed} -> {result.run_dir}"
         scored = {"answered": s.answered, "unparsed": round((s.parse_failure_rate or 0) * s.n),
                   "refused": round((s.refusal_rate or 0) * s.n), "truncated": s.truncated, "error": s.errors}
         trials = {status: m.statuses.get(status, 0) - count for status, count in scored.items()}
@@ -264,7 +267,11 @@ class AcousticBenchmark(BenchmarkBase):
         return f"adaptive {placed.get('method')}" if isinstance(placed, dict) else None
 
     def made_as(self, config: dict[str, Any]) -> str | None:
-        return _adaptive_identity(config.get("adaptive"))
+        spec = config.get("spec") or {}
+        asked = {"method": spec["adaptive"], "tracks": spec.get("adaptive_tracks"),  # a run not made yet: its spec
+                 "trials_per_track": spec.get("adaptive_trials"), "stop_width": spec.get("adaptive_width")} \
+            if spec.get("adaptive") else None
+        return _adaptive_identity(config.get("adaptive") or asked)
 
     def compare_own(self, task: str, a: tuple[dict[str, Any], list], b: tuple[dict[str, Any], list]) -> Any:
         """Two adaptive runs by their thresholds (adaptive/compare.py)."""

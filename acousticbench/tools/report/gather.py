@@ -80,12 +80,14 @@ def _read(entry: Entry, references: Path | None) -> Run | None:
         print(f"skipped: {entry.invalid.rstrip('.')}: the run is left out of the report", file=sys.stderr)
         return None
     spec = spec_from_config(config)
-    reference, ref_file = _reference(references, spec, bench.label_field, entry.manifest)
+    reference, ref_file = _reference(references, spec, bench.label_field, entry.manifest, bench.made_as(config))
     return Run(entry, config, metrics, bench.views.audio_root(config, spec, run_dir), reference, ref_file)
 
 
-def _reference(root: Path | None, spec, label: str, pack: str) -> tuple[dict[str, Any] | None, str | None]:
-    """The reference run of the same model, cell and seed, made on the same pack (same ids, same questions)."""
+def _reference(root: Path | None, spec, label: str, pack: str,
+               made: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    """The reference run of the same model, cell and seed, made on the same pack (same ids, same questions) and the
+    same way (an adaptive run's procedure: Benchmark.made_as)."""
     from acousticbench.tools.reference import default_root, load_summary
     from acousticbench.core.environment import safe_name
 
@@ -93,8 +95,8 @@ def _reference(root: Path | None, spec, label: str, pack: str) -> tuple[dict[str
     try:
         summary = load_summary(folder)  # read once: it names the seed's file and the pack
         run = next((r for r in summary["runs"] if r["seed"] == spec.seed), None)
-        if run is None or summary.get("archive_manifest_sha256") != pack:
-            return None, None  # no run of this seed, or another pack: the same ids name other questions
+        if run is None or summary.get("archive_manifest_sha256") != pack or summary.get("made_as") != made:
+            return None, None  # no run of this seed, another pack or made otherwise: the ids name other questions
         path = folder / run["file"]
         with path.open("rb") as lines:  # streamed, split at b"\n" alone: a JSON line's own U+2028 is no line break
             return {r["id"]: {label: r.get(label), **({"meta": r["meta"]} if "meta" in r else {})}

@@ -31,6 +31,11 @@ class ThresholdComparison:
         unmeasured = [(side, why) for side, found in (("A", self.a), ("B", self.b)) if (why := _unmeasured(found))]
         whys = "; ".join(f"{side}'s {why}" for side, (_, why) in unmeasured)
         ratio = f"not measured ({whys})" if unmeasured else f"{median:.3g} [95% interval {low:.3g}, {high:.3g}]"
+        past = [side for side, found in (("A", self.a), ("B", self.b)) if found.ci95 and (
+            found.ci95[0] < found.lowest or found.ci95[1] > found.highest)]
+        if past and not unmeasured:  # an end drawn from the prior beyond what a track may present: said, not hidden
+            ratio += (f" (the interval of {' and '.join(past)} reaches past the differences a track may present, so "
+                      "this interval's ends lean on the prior there)")
         # both beyond what they asked on one side (two Oracles below every difference): their order is the prior's
         lower = "not measured" if len(unmeasured) == 2 and unmeasured[0][1][0] == unmeasured[1][1][0] else \
             f"{self.a_lower:.3f}"
@@ -55,11 +60,17 @@ def _threshold(found: AdaptiveThreshold) -> str:
     return f"{threshold_text(found) or found.note} ({method})"
 
 
+def _planned(adaptive: dict[str, Any]) -> int | None:
+    tracks, trials = adaptive.get("tracks"), adaptive.get("trials_per_track")
+    return tracks * trials if tracks and trials else None
+
+
 def compare_thresholds(task: str, a: tuple[dict[str, Any], list],
                        b: tuple[dict[str, Any], list]) -> ThresholdComparison:
     """Each side as (its config.json, its records)."""
     grid = grid_of(task)
-    found, marginals = zip(*(measured(task, config["adaptive"]["method"], records) for config, records in (a, b)))
+    found, marginals = zip(*(measured(task, config["adaptive"]["method"], records, _planned(config["adaptive"]))
+                             for config, records in (a, b)))
     n = len(grid.thresholds)
     spread = np.convolve(marginals[1], marginals[0][::-1])  # index k: B's grid point minus A's, plus n - 1
     logs = (np.arange(len(spread)) - (n - 1)) * (grid.thresholds[1] - grid.thresholds[0])

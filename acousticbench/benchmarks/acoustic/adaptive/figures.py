@@ -112,12 +112,12 @@ def markdown_table(adaptive: list[Entry]) -> str:
     for entry in sorted(adaptive, key=lambda e: (e.model, e.task, e.seed)):
         found = _found(entry)
         if found is not None:
-            rows.append([entry.model, entry.task, str(entry.seed), found["method"],
+            rows.append([entry.model, entry.task, str(entry.seed), entry.made_as or found["method"],
                          threshold_text(found) or "not reached", str(found["trials"])])
         elif entry.figure:  # a reference: its summary.json keeps what the run measured
             rows.append([entry.model, entry.task, f"{entry.seed} (reference)",
-                         (entry.own_items or "").removeprefix("adaptive "), entry.figure.removeprefix("threshold "),
-                         str(entry.n)])
+                         entry.made_as or (entry.own_items or "").removeprefix("adaptive "),
+                         entry.figure.removeprefix("threshold "), str(entry.n)])
     if not rows:
         return ""
     return ("\nAdaptive runs (--adaptive): the 75%-correct threshold, posterior median [95% interval], in the task's "

@@ -42,9 +42,10 @@ def reference_entry(summary: dict[str, Any], run: dict[str, Any], records: list[
     status, n = Counter(r["status"] for r in scored), len(scored)
     return Entry(benchmark=NAME, model=summary["model"], task=summary["task"], facets=(("split", summary["split"]),),
                  manifest=summary["archive_manifest_sha256"], seed=run["seed"], max_samples=summary.get("max_samples"),
-                 n=n, accuracy=None if summary.get("kind") else run["accuracy"], parse_failure_rate=status["unparsed"] / n if n else None,
+                 n=n, accuracy=None if summary.get("kind") else run["accuracy"],
+                 parse_failure_rate=status["unparsed"] / n if n else None,
                  error_rate=status["error"] / n if n else None, truncation_rate=status["truncated"] / n if n else None,
-                 own_items=summary.get("kind") or None, figure=run.get("figure"))
+                 own_items=summary.get("kind") or None, figure=run.get("figure"), made_as=summary.get("made_as"))
 
 
 def table_rows(entries: list[Entry], order: ModelOrder) -> tuple[list[str], list[dict]]:
