@@ -41,6 +41,7 @@ def run(specs: list, sweep: SweepSettings, reference: ReferenceCheck | None = No
         return _dry_run(specs)
     from acousticbench.run.sweep import run_sweep
     from acousticbench.engine.progress import Progress
+    from acousticbench.benchmarks import get_benchmark
     from acousticbench.tools.reference import reference_file
     from acousticbench.run.sweepfile import closing_table
 
@@ -49,10 +50,9 @@ def run(specs: list, sweep: SweepSettings, reference: ReferenceCheck | None = No
     # a missing reference is known before any question is asked; a control or a variant has none to match (a
     # reference is a plain real run of its model): it is said, never compared
     apart = {spec: _not_a_reference_run(spec) for spec in specs} if reference else {}
-    ref_files = {spec: reference_file(reference.folder(), spec.model, spec.cell, spec.seed) for spec in specs
-                 if not apart[spec]} if reference else {}
-    for spec, path in ref_files.items():  # an adaptive reference made otherwise placed other trials under the ids
-        _same_making(spec, path)
+    ref_files = {spec: reference_file(reference.folder(), spec.model, spec.cell, spec.seed,
+                                      get_benchmark(spec.benchmark).made_as({"spec": spec.to_json()}))
+                 for spec in specs if not apart[spec]} if reference else {}
     why: Counter = Counter()  # what made the exit status 1, said beside the closing table
     bars = Progress(current().progress())
 
@@ -160,20 +160,6 @@ def reference_option_warnings(specs: list) -> None:
                 warn(f"warning: the references of {spec.model} were made with {flag} {wanted}; this run uses {flag} "
                      f"{asked[option]}, so its other {get_benchmark(spec.benchmark).item_noun} have no reference to "
                      f"match: rerun with {flag} {wanted} to compare like with like.")
-
-
-def _same_making(spec, path: Path) -> None:
-    """A reference whose runs were made otherwise than this run will be ('psi, 2 tracks x 12 trials' against 3 tracks)
-    is refused before any question is asked: its trials under the same ids were placed by another procedure."""
-    from acousticbench.benchmarks import get_benchmark
-    from acousticbench.tools.reference import load_summary
-
-    theirs = load_summary(path.parent).get("made_as")
-    ours = get_benchmark(spec.benchmark).made_as({"spec": spec.to_json()})
-    if theirs != ours:
-        raise UserError(f"the reference {path.parent} was made as {theirs or 'runs of the pack'}, and {spec.label()} "
-                        f"would be made as {ours or 'a run of the pack'}: run it as the reference was, or promote a "
-                        "reference made this way; nothing was asked.")
 
 
 def _compare(result, path: Path, threshold: float | None) -> int:

@@ -7,7 +7,7 @@ import json
 import statistics
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from acousticbench.core.environment import safe_name
 from acousticbench.core.errors import UserError
@@ -34,10 +34,11 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
     for run_dir, config in given:
         bench, spec = benchmark_of_config(config), spec_from_config(config)
         read_records(run_dir / RESPONSES, bench.record_type)  # a record it cannot read is named first, as when copied
-        plans.append((run_dir, config, bench, spec, root / safe_name(spec.model) / spec.cell,
-                      (_identity(bench, run_dir, config), bench.made_as(config))))
+        metrics = bench.metrics_type.model_validate_json((run_dir / METRICS).read_bytes())
+        plans.append((run_dir, config, bench, spec, metrics, root / safe_name(spec.model) / spec.cell,
+                      (_identity(bench, run_dir, config, metrics), bench.made_as(config))))
     _one_setting_a_folder([(folder, setting) for *_, folder, setting in plans])
-    for run_dir, config, bench, spec, folder, (identity, made) in plans:
+    for run_dir, config, bench, spec, metrics, folder, (identity, made) in plans:
         records = [r.model_dump(mode="json") for r in read_records(run_dir / RESPONSES, bench.record_type)]
         folder.mkdir(parents=True, exist_ok=True)
         with _promoting(folder):  # summary.json is read, changed and written: two promotes at once would lose one
@@ -47,20 +48,19 @@ def promote(run_dirs: list[Path], root: Path) -> list[Path]:
             name = runs[spec.seed]["file"] if spec.seed in runs else f"run_{len(runs) + 1}.jsonl"
             slim = [bench.reference_line(r) for r in sorted(records, key=lambda r: r["id"])]
             (folder / name).write_text("".join(json.dumps(r, allow_nan=False) + "\n" for r in slim), encoding="utf-8")
-            runs[spec.seed] = {"seed": spec.seed, "file": name, "n": len(records), **_figure(bench, run_dir, records,
-                                                                                              made)}
+            runs[spec.seed] = {"seed": spec.seed, "file": name, "n": len(records),
+                               **_figure(bench, metrics, records, made)}
             _write_summary(folder, spec, config, identity, list(runs.values()), made)
         written.append(folder / name)
     return written
 
 
-def _figure(bench: Benchmark, run_dir: Path, records: list[dict], made: str | None) -> dict:
+def _figure(bench: Benchmark, metrics: Any, records: list[dict], made: str | None) -> dict:
     """A run's figure in its reference's summary: its accuracy, or, for a run whose items are its own (no accuracy to
     average), what it measured."""
-    if not made:
-        return {"accuracy": accuracy(records, bench)}
-    metrics = bench.metrics_type.model_validate_json((run_dir / METRICS).read_bytes())
-    return {"accuracy": None, "figure": bench.headline_text(metrics)}
+    if made:
+        return {"accuracy": None, "figure": bench.headline_text(metrics)}
+    return {"accuracy": accuracy(records, bench)}
 
 
 def _one_setting_a_folder(plans: list[tuple[Path, tuple]]) -> None:
@@ -149,10 +149,10 @@ def _finished_config(run_dir: Path) -> dict:
 Setting = tuple[tuple[tuple[str, str], ...], int | None, str]  # a run's facets, its first N and its pack
 
 
-def _identity(bench: Benchmark, run_dir: Path, config: dict) -> Setting:
+def _identity(bench: Benchmark, run_dir: Path, config: dict, metrics: Any) -> Setting:
     """What the runs of one reference must share: the benchmark's facets (a split), first-N and the pack, as the run's
     Entry says them."""
-    entry: Entry = bench.views.entry(run_dir, config, bench.metrics_type.model_validate_json((run_dir / METRICS).read_bytes()))
+    entry: Entry = bench.views.entry(run_dir, config, metrics)
     return entry.facets, entry.max_samples, entry.manifest
 
 

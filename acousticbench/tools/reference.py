@@ -79,9 +79,10 @@ def read_reference(path: Path) -> dict[str, dict]:
     return {r["id"]: r for r in read_jsonl(path, "the reference run", _FIX, _ReferenceLine)}
 
 
-def reference_file(root: Path, model: str, task: str, seed: int) -> Path:
+def reference_file(root: Path, model: str, task: str, seed: int, made_as: str | None = None) -> Path:
     """The run file for (model, cell, seed), found through summary.json; the error says what exists. The cell is the
-    run spec's `cell`: its task, or its task and variant."""
+    run spec's `cell`: its task, or its task and variant. `made_as` (Benchmark.made_as): a reference whose runs were
+    made otherwise (an adaptive procedure's other tracks or trials) placed other trials under the same ids."""
     folder = root / safe_name(model) / task
     if not folder.is_dir():
         models = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
@@ -90,7 +91,12 @@ def reference_file(root: Path, model: str, task: str, seed: int) -> Path:
             raise UserError(f"no reference for {model} on {task}: {root / safe_name(model)} has tasks {', '.join(tasks)}.")
         raise UserError(f"no reference trajectories for {model} under {root}: references exist for "
                         f"{', '.join(models) or 'no model'}.")
-    runs = load_summary(folder)["runs"]
+    summary = load_summary(folder)
+    if summary.get("made_as") != made_as:
+        raise UserError(f"the reference {folder} was made as {summary.get('made_as') or 'runs of the pack'}, and this "
+                        f"run would be made as {made_as or 'a run of the pack'}: run it as the reference was, or "
+                        "promote a reference made this way; nothing was asked.")
+    runs = summary["runs"]
     for run in runs:
         if run["seed"] == seed:
             read_reference(folder / run["file"])  # a damaged reference is found now, not after the run was paid for

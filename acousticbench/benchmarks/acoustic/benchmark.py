@@ -108,7 +108,7 @@ class AcousticBenchmark(BenchmarkBase):
         return identity_of({"judge": mode, "judge model": judge.get("model") if mode in ("auto", "llm") else None,
                             "rules": judge.get("rules_version") if mode in ("auto", "rules") else None,
                             "rejudged by": ", ".join(dict.fromkeys(again)),
-                            "adaptive": _adaptive_identity(config.get("adaptive")), **harness_identity(config)})
+                            "adaptive": self.made_as(config), **harness_identity(config)})
 
     def recorded_settings(self, config: dict[str, Any]) -> dict[str, Any]:
         """The settings an earlier run recorded, and the pack it ran on (its manifest's sha256, from the `archive`
@@ -267,11 +267,14 @@ class AcousticBenchmark(BenchmarkBase):
         return f"adaptive {placed.get('method')}" if isinstance(placed, dict) else None
 
     def made_as(self, config: dict[str, Any]) -> str | None:
+        """'psi, 4 tracks x 60 trials', from the spec (a run's, or one not run yet): a 4-trial run is not another seed
+        of a 240-trial one, nor does it replace it."""
         spec = config.get("spec") or {}
-        asked = {"method": spec["adaptive"], "tracks": spec.get("adaptive_tracks"),  # a run not made yet: its spec
-                 "trials_per_track": spec.get("adaptive_trials"), "stop_width": spec.get("adaptive_width")} \
-            if spec.get("adaptive") else None
-        return _adaptive_identity(config.get("adaptive") or asked)
+        if not spec.get("adaptive"):
+            return None
+        tracks, width = spec["adaptive_tracks"], spec.get("adaptive_width")
+        return (f"{spec['adaptive']}, {tracks} track{'s' if tracks != 1 else ''} x {spec['adaptive_trials']} trials"
+                + (f", stops at width {width:g}" if width else ""))
 
     def compare_own(self, task: str, a: tuple[dict[str, Any], list], b: tuple[dict[str, Any], list]) -> Any:
         """Two adaptive runs by their thresholds (adaptive/compare.py)."""
@@ -281,17 +284,6 @@ class AcousticBenchmark(BenchmarkBase):
 
 
 BENCHMARK = AcousticBenchmark()
-
-
-def _adaptive_identity(adaptive: dict[str, Any] | None) -> str | None:
-    """'psi, 4 tracks x 60 trials': what makes two adaptive runs of a cell alike (a 4-trial run is not another seed
-    of a 240-trial one, nor does it replace it)."""
-    if not adaptive:
-        return None
-    width = f", stops at width {adaptive['stop_width']:g}" if adaptive.get("stop_width") else ""
-    tracks = adaptive["tracks"]
-    made = f"{tracks} track{'s' if tracks != 1 else ''} x {adaptive['trials_per_track']} trials"
-    return f"{adaptive['method']}, {made}{width}"
 
 
 def _status_counts(counts: dict[str, int]) -> str:
