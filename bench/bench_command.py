@@ -37,17 +37,18 @@ def questions_in(archive: Path, tasks: list[str]) -> int:
     return sum(v["n_scored"] + v["n_diagnostic"] for k, v in manifest["tasks"].items() if k in tasks)
 
 
-def timed(archive: Path, results: Path, url: str, task: str, concurrency: str) -> tuple[float, float, float, float]:
+def timed(archive: Path, results: Path, url: str, task: str, concurrency: str,
+          extra: tuple[str, ...] = ()) -> tuple[float, float, float, float]:
     """Seconds from process start to exit, to the first request, from the last answer to exit; peak RSS in MB."""
-    command = [sys.executable, str(REPO / "run.py"), "--model", "Voxtral-Mini-3B", "--task", task, "--seed", "42",
+    command = [sys.executable, str(REPO / "run.py"), "--model", "Voxtral-Mini-3B", "--task", task,
                "--concurrency", str(concurrency), "--judge", "rules", "--archive", str(archive),
-               "--results-dir", str(results)]
+               "--results-dir", str(results), *(extra or ("--seed", "42"))]
     stats(url, reset=True)
     clock, started = time.time(), time.perf_counter()
     out = subprocess.run(command, capture_output=True, text=True, cwd=REPO,
                          env={**os.environ, VARIABLE: url, "ACOUSTICBENCH_RETRY_BASE_DELAY": "0"})
     elapsed = time.perf_counter() - started
-    if out.returncode != 0 or " 0 errors" not in out.stdout:
+    if out.returncode != 0 or (" 0 errors" not in out.stdout and not extra):
         raise SystemExit(f"the command failed (exit {out.returncode}):\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
     seen = stats(url)
     rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest child so far: the server or a run
@@ -60,6 +61,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--delay", type=float, default=0.2)
     parser.add_argument("--concurrency", default="64", help="N, or auto (then the ideal is still at N = 64)")
+    parser.add_argument("--adaptive", choices=("psi", "staircase"), help="time adaptive runs instead of the pack's")
     args = parser.parse_args()
     if not (args.archive / "MANIFEST.json").is_file():
         subprocess.run([sys.executable, str(REPO / "run.py"), "--build-archive", "--archive", str(args.archive)],
@@ -68,6 +70,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench_command-") as tmp:
         server, url = start_server(args.delay, Path(tmp))
         try:
+            if args.adaptive:
+                return adaptive(args, url, Path(tmp))
             for task, names in (("all", list(tasks)), ("rad", ["rad"])):
                 n = questions_in(args.archive, names)
                 ideal = n * args.delay / (64 if args.concurrency == "auto" else int(args.concurrency))
@@ -82,6 +86,22 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait()
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end (other work shares them)")
+
+
+def adaptive(args, url: str, tmp: Path) -> None:
+    """The adaptive cases: every task at two seeds (64 tracks at once), then the slowest task to make alone."""
+    ideal = 60 * args.delay  # the default --adaptive-trials, each waiting for the answer before it
+    for task, seeds in (("all", "1,2"), ("rad", "42")):
+        extra = ("--seeds", seeds, "--adaptive", args.adaptive, "--no-canary")  # the tracks alone
+        runs = [timed(args.archive, tmp / f"adaptive-{task}-{i}", url, task, args.concurrency, extra)
+                for i in range(args.repeats)]
+        phases = [r[0] - r[1] - r[2] for r in runs]  # first request to last answer
+        median = statistics.median(phases)
+        print(f"--task {task} --seeds {seeds} --adaptive {args.adaptive}: request phase {median:.2f} s (median of "
+              f"{args.repeats}: {', '.join(f'{p:.2f}' for p in phases)}); ideal {ideal:.2f} s -> {ideal / median:.0%} "
+              f"of ideal; process start to exit {statistics.median(r[0] for r in runs):.2f} s; peak RSS so far "
+              f"{max(r[3] for r in runs):.0f} MB", flush=True)
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end (other work shares them)")
 
 
