@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
+import uuid
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import write_tiny_pack
-from tests.harness_cli import python, run_cli, run_dirs
+from tests.harness_cli import REPO, harness_env, python, run_cli, run_dirs
 
 TRIALS, TRACKS = "12", "2"
 
@@ -94,6 +100,71 @@ def test_a_rerun_of_the_same_seed_makes_the_same_stimuli_and_answers_and_resume_
     assert out.returncode == 0 and "7 kept from the earlier run" in out.stdout, out.stdout + out.stderr
     assert without_timing(records(b)) == full
     assert tree_bytes(a / "pack") == tree_bytes(b / "pack")
+
+
+def _workers(mark: str, parent: int) -> list[int]:
+    """The trial makers still running that the run with this marker variable started (not the run itself)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and int(proc.name) != parent and b"spawn_main" in (proc / "cmdline").read_bytes() \
+                    and f"ACOUSTICBENCH_TEST_MARK={mark}".encode() in (proc / "environ").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def _started(args: tuple[str, ...], cwd: Path, mark: str) -> subprocess.Popen:
+    """The run started in a session of its own, once its trial makers are up and it has 20 answers."""
+    proc = subprocess.Popen([sys.executable, str(REPO / "run.py"), *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env=harness_env(ACOUSTICBENCH_TEST_MARK=mark))
+    deadline = time.monotonic() + 60
+    answered = lambda: sum(len(p.read_text().splitlines()) for p in cwd.glob("results/*/responses.jsonl"))  # noqa: E731
+    while not (_workers(mark, proc.pid) and answered() >= 20) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert proc.poll() is None, "the run ended before its trial makers were seen"
+    return proc
+
+
+def test_trials_made_in_worker_processes_are_the_bytes_made_here_whatever_stops_them(tmp_path):
+    from acousticbench.benchmarks.acoustic.adaptive.stimuli import TrialPlace, make_question
+    from acousticbench.benchmarks.acoustic.records import Question
+
+    args = ("--model", "Oracle", "--task", "dur", "--seed", "42", "--adaptive", "psi")  # 4 tracks of 60 trials
+    cut, killed = tmp_path / "cut", tmp_path / "killed"
+    cut.mkdir(), killed.mkdir()
+    mark = uuid.uuid4().hex
+    proc = _started(args, cut, mark)
+    os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches the whole group, the workers too
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and stderr.strip().splitlines() == [
+        "interrupted: finished answers are saved; run the same command with --resume to continue."], stderr
+    deadline = time.monotonic() + 10
+    while _workers(mark, proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _workers(mark, proc.pid) == [], "trial makers outlived the run"
+    resumed = run_cli(*args, "--resume", cwd=cut)
+    assert resumed.returncode == 0 and "kept from the earlier run" in resumed.stdout, resumed.stdout + resumed.stderr
+
+    mark = uuid.uuid4().hex
+    proc = _started(args, killed, mark)
+    os.kill(_workers(mark, proc.pid)[0], signal.SIGKILL)  # a worker dies (out of memory, say): the rest are made here
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and "Traceback" not in stderr, stdout + stderr
+
+    a, b = run_folder(cut / "results", "dur"), run_folder(killed / "results", "dur")
+    assert without_timing(records(a)) == without_timing(records(b))
+    assert tree_bytes(a / "pack") == tree_bytes(b / "pack")
+    here = tmp_path / "here"
+    (here / "dur" / "audio").mkdir(parents=True)
+    for line in (a / "pack" / "dur" / "questions.jsonl").read_text().splitlines()[::7]:  # made again in this process
+        question = Question.model_validate_json(line)
+        trial = question.meta["adaptive"]
+        again = make_question(here, TrialPlace(42, "dur", trial["track"], trial["trial"], "psi"), trial["magnitude"])
+        assert again == question and all((here / rel).read_bytes() == (a / "pack" / rel).read_bytes()
+                                         for rel in question.audio)
 
 
 def test_the_width_rule_stops_every_track_at_the_same_round_once_the_runs_interval_is_narrow_enough(tmp_path):

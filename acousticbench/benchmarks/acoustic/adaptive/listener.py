@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from acousticbench.benchmarks.acoustic.adaptive.procedure import CRITERION, GUESS, METHODS, Estimate, Grid, estimate
+from acousticbench.benchmarks.acoustic.adaptive.procedure import CRITERION, GUESS, METHODS, Estimate, Evidence, Grid
 from acousticbench.benchmarks.acoustic.adaptive.stimuli import TrialPlace, grid_of, is_catch, magnitude_of, made
 from acousticbench.benchmarks.acoustic.stimuli import ATTRIBUTES, direction
 from acousticbench.core.audio import SAMPLE_RATE, to_pcm16
@@ -85,7 +85,7 @@ def simulated_run(code: str, seed: int, listener: Listener | None, tracks: int, 
     final estimate, (requests so far, the run's estimate) after each placed trial, and the requests made."""
     grid, place_round = grid or grid_of(code), METHODS[method]
     own: list[list[tuple[float, bool]]] = [[] for _ in range(tracks)]
-    pooled: list[tuple[float, bool]] = []
+    pooled = Evidence(grid)
     path, requests = [], 0
     for index in range(trials):
         magnitudes = [None] * tracks if is_catch(index) else place_round(grid, pooled, own)
@@ -101,6 +101,6 @@ def simulated_run(code: str, seed: int, listener: Listener | None, tracks: int, 
             requests += 1
             if magnitude is not None:
                 own[track].append((magnitude, chosen == answer))
-                pooled.append((magnitude, chosen == answer))
-                path.append((requests, estimate(grid, pooled)))
-    return estimate(grid, pooled), path, requests
+                pooled.add(magnitude, chosen == answer)
+                path.append((requests, pooled.estimate()))
+    return pooled.estimate(), path, requests

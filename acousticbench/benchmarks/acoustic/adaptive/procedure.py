@@ -7,6 +7,7 @@ psychometric function is the fixed pack's (psychometric.py): P(correct) = 0.5 + 
 threshold where it crosses 75%. The prior is stated in config.json (`adaptive.prior`)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -62,17 +63,41 @@ def _tables(grid: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return p, np.log(p), np.log1p(-p)
 
 
+class Evidence:
+    """(magnitude, correct) trials in the order they were answered, with their log-likelihood over the grid's
+    listeners summed as they come: a round adds its own trials, not every earlier one again, and the sum is the
+    same, bit for bit, as over all of them at once. A magnitude off the grid (an older run's) is read from the
+    nearest stimulus."""
+
+    def __init__(self, grid: Grid, trials: Iterable[tuple[float, bool]] = ()):
+        self.grid, self.trials = grid, []
+        _, self._right, self._wrong = _tables(grid)
+        self._log_stimuli = np.log(np.array(grid.stimuli))
+        self._log = np.zeros(self._right.shape[1:])
+        for magnitude, correct in trials:
+            self.add(magnitude, correct)
+
+    def add(self, magnitude: float, correct: bool) -> None:
+        i = int(np.argmin(np.abs(self._log_stimuli - np.log(magnitude))))
+        self._log += self._right[i] if correct else self._wrong[i]
+        self.trials.append((magnitude, correct))
+
+    def __len__(self) -> int:
+        return len(self.trials)
+
+    def posterior(self) -> np.ndarray:
+        """The normalised posterior over (threshold, spread, lapse)."""
+        post = np.exp(self._log - self._log.max())
+        return post / post.sum()
+
+    def estimate(self) -> Estimate:
+        """The threshold's median and 95% interval."""
+        return summarise(self.grid, self.posterior())
+
+
 def posterior(grid: Grid, trials: list[tuple[float, bool]]) -> np.ndarray:
-    """The normalised posterior over (threshold, spread, lapse) after (magnitude, correct) trials; a magnitude off
-    the grid (an older run's) is read from the nearest stimulus."""
-    _, right, wrong = _tables(grid)
-    log_post = np.zeros(right.shape[1:])
-    stimuli = np.log(np.array(grid.stimuli))
-    for magnitude, correct in trials:
-        i = int(np.argmin(np.abs(stimuli - np.log(magnitude))))
-        log_post += right[i] if correct else wrong[i]
-    post = np.exp(log_post - log_post.max())
-    return post / post.sum()
+    """The normalised posterior over (threshold, spread, lapse) after (magnitude, correct) trials."""
+    return Evidence(grid, trials).posterior()
 
 
 def _entropy(marginal: np.ndarray) -> np.ndarray:
@@ -80,9 +105,8 @@ def _entropy(marginal: np.ndarray) -> np.ndarray:
     return -(m * np.log(np.where(m > 0, m, 1.0))).sum(-1)
 
 
-def _expected_entropy(grid: Grid, trials: list[tuple[float, bool]]) -> np.ndarray:
+def _expected_entropy(grid: Grid, post: np.ndarray) -> np.ndarray:
     """Per stimulus: the entropy its answer is expected to leave in the threshold's marginal posterior."""
-    post = posterior(grid, trials)
     p = _tables(grid)[0]  # stimuli x threshold x spread x lapse
     joint_right = np.einsum("xtsl,tsl->xt", p, post)
     joint_wrong = post.sum((1, 2))[None] - joint_right
@@ -90,18 +114,18 @@ def _expected_entropy(grid: Grid, trials: list[tuple[float, bool]]) -> np.ndarra
     return right * _entropy(joint_right) + (1 - right) * _entropy(joint_wrong)
 
 
-def psi_round(grid: Grid, pooled: list[tuple[float, bool]], own: list[list[tuple[float, bool]]]) -> list[float]:
+def psi_round(grid: Grid, pooled: Evidence, own: list[list[tuple[float, bool]]]) -> list[float]:
     """A round's stimuli, one per track: the ones whose answers are expected to leave the least entropy in the
     threshold's marginal posterior over every track's trials so far, best first and distinct (four tracks asking
     the same difference at once would say less than four neighbouring ones)."""
     # rounded: a tie between two stimuli is broken the same way on every machine, not by the last bit of a sum
-    order = np.argsort(np.round(_expected_entropy(grid, pooled), 9), kind="stable")
+    order = np.argsort(np.round(_expected_entropy(grid, pooled.posterior()), 9), kind="stable")
     return [grid.stimuli[int(order[k % len(order)])] for k in range(len(own))]
 
 
 def psi_next(grid: Grid, trials: list[tuple[float, bool]]) -> float:
     """The one stimulus a lone track would ask next."""
-    return psi_round(grid, trials, [trials])[0]
+    return psi_round(grid, Evidence(grid, trials), [trials])[0]
 
 
 def staircase_next(grid: Grid, trials: list[tuple[float, bool]]) -> float:
@@ -119,7 +143,7 @@ def staircase_next(grid: Grid, trials: list[tuple[float, bool]]) -> float:
     return grid.stimuli[index]
 
 
-def staircase_round(grid: Grid, pooled: list[tuple[float, bool]], own: list[list[tuple[float, bool]]]) -> list[float]:
+def staircase_round(grid: Grid, pooled: Evidence, own: list[list[tuple[float, bool]]]) -> list[float]:
     """Each track its own staircase (a staircase follows its own answers only)."""
     return [staircase_next(grid, trials) for trials in own]
 
@@ -151,7 +175,7 @@ def summarise(grid: Grid, post: np.ndarray) -> Estimate:
 
 def estimate(grid: Grid, trials: list[tuple[float, bool]]) -> Estimate:
     """The threshold's median and 95% interval after (magnitude, correct) trials on the grid's stimuli."""
-    return summarise(grid, posterior(grid, trials))
+    return Evidence(grid, trials).estimate()
 
 
 def estimate_of_counts(grid: Grid, counts: dict[float, tuple[int, int]]) -> Estimate:

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from acousticbench.benchmarks.acoustic.adaptive.folder import RunPack
-from acousticbench.benchmarks.acoustic.adaptive.procedure import METHODS, estimate
+from acousticbench.benchmarks.acoustic.adaptive.makers import trial_maker
+from acousticbench.benchmarks.acoustic.adaptive.procedure import METHODS, Evidence
 from acousticbench.benchmarks.acoustic.adaptive.stimuli import TrialPlace, grid_of, is_catch, make_question
 from acousticbench.benchmarks.acoustic.records import Question, Record
 from acousticbench.core.errors import UserError
@@ -73,14 +74,15 @@ class AdaptiveSource:
         by_id = {r.id: r for r in kept}
         return [lambda ask: self._rounds(pack, by_id, ask)]
 
-    def stopped(self, pooled: list[tuple[float, bool]]) -> bool:
+    def stopped(self, pooled: Evidence) -> bool:
         """The width rule, on the run's threshold: every track's trials together."""
         if self.width is None or len(pooled) < MIN_TRIALS_TO_STOP:
             return False
-        return estimate(grid_of(self.spec.task), pooled).width <= self.width
+        return pooled.estimate().width <= self.width
 
-    def _made(self, pack: RunPack, kept: dict[str, Record], place: TrialPlace, magnitude: float | None) -> Question:
-        question = make_question(pack.root, place, magnitude)
+    def _made(self, pack: RunPack, kept: dict[str, Record], question: Question) -> Question:
+        """A trial made for this round, added to the run's pack (in track order: the file reads the same whatever
+        finished making first)."""
         pack.add(question)
         record = kept.get(question.id)
         if record is not None and record.meta != question.meta:
@@ -92,28 +94,30 @@ class AdaptiveSource:
         place_round, grid = METHODS[self.method], grid_of(self.spec.task)
         root = os.path.abspath(pack.root)
         own: list[list[tuple[float, bool]]] = [[] for _ in range(self.tracks)]
-        pooled: list[tuple[float, bool]] = []  # in (trial, track) order, as the threshold reads them back
+        pooled = Evidence(grid)  # in (trial, track) order, as the threshold reads them back
 
         async def answer(question: Question) -> Record:
             return kept.get(question.id) or await ask(question, self.make_prompt(self.spec, question, root))
 
         try:
-            for index in range(self.trials):
-                if self.stopped(pooled):
-                    break
-                magnitudes = [None] * self.tracks if is_catch(index) else place_round(grid, pooled, own)
-                questions = [await asyncio.to_thread(self._made, pack, kept, TrialPlace(
-                    self.spec.seed, self.spec.task, track, index, self.method), magnitude)
-                    for track, magnitude in enumerate(magnitudes)]
-                records = await asyncio.gather(*(answer(q) for q in questions))
-                failed = next((r for r in records if r.status not in FINAL), None)
-                if failed is not None:  # the next round waits for that answer: the run stops unfinished
-                    why = (failed.error or failed.status).rstrip(".")
-                    raise RunAborted(f"trial {failed.id} has no answer ({why}), and no later trial can be placed "
-                                     "without it")
-                for track, (magnitude, record) in enumerate(zip(magnitudes, records)):
-                    if magnitude is not None:
-                        own[track].append((magnitude, record.correct is True))
-                        pooled.append((magnitude, record.correct is True))
+            with trial_maker(self.planned()) as make:
+                for index in range(self.trials):
+                    if self.stopped(pooled):
+                        break
+                    magnitudes = [None] * self.tracks if is_catch(index) else place_round(grid, pooled, own)
+                    made = await asyncio.gather(*(make(pack.root, TrialPlace(
+                        self.spec.seed, self.spec.task, track, index, self.method), magnitude)
+                        for track, magnitude in enumerate(magnitudes)))  # a round's trials are made at once
+                    questions = [self._made(pack, kept, question) for question in made]
+                    records = await asyncio.gather(*(answer(q) for q in questions))
+                    failed = next((r for r in records if r.status not in FINAL), None)
+                    if failed is not None:  # the next round waits for that answer: the run stops unfinished
+                        why = (failed.error or failed.status).rstrip(".")
+                        raise RunAborted(f"trial {failed.id} has no answer ({why}), and no later trial can be placed "
+                                         "without it")
+                    for track, (magnitude, record) in enumerate(zip(magnitudes, records)):
+                        if magnitude is not None:
+                            own[track].append((magnitude, record.correct is True))
+                            pooled.add(magnitude, record.correct is True)
         finally:
             pack.seal()
