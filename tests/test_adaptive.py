@@ -128,6 +128,7 @@ def _started(args: tuple[str, ...], cwd: Path, mark: str) -> subprocess.Popen:
     return proc
 
 
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: trials are made in threads, no worker starts")
 def test_trials_made_in_worker_processes_are_the_bytes_made_here_whatever_stops_them(tmp_path):
     from acousticbench.benchmarks.acoustic.adaptive.stimuli import TrialPlace, make_question
     from acousticbench.benchmarks.acoustic.records import Question

@@ -16,7 +16,7 @@ from acousticbench.benchmarks.acoustic.adaptive.stimuli import TrialPlace, make_
 from acousticbench.benchmarks.acoustic.records import Question
 
 Make = Callable[[Path, TrialPlace, "float | None"], Awaitable[Question]]
-POOL_FROM = 100  # a run planning this many trials starts the workers (about a second to start, then twice as fast)
+POOL_FROM = 100  # a run planning this many trials starts the workers (about a second to start, then one trial a CPU)
 
 
 def _ready() -> None:
