@@ -168,6 +168,46 @@ def test_trials_made_in_worker_processes_are_the_bytes_made_here_whatever_stops_
                                          for rel in question.audio)
 
 
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: trials are made in threads, no worker starts")
+def test_no_trial_maker_outlives_its_run_though_one_is_stopped_or_the_run_is_killed_outright(tmp_path):
+    args = ("--model", "Oracle", "--task", "dur", "--seed", "42", "--adaptive", "psi")
+    mark = uuid.uuid4().hex
+    proc = _started(args, tmp_path, mark)
+    os.kill(_workers(mark, proc.pid)[0], signal.SIGSTOP)  # a worker that never finishes its trial
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, stderr = proc.communicate(timeout=20)
+    finally:
+        for pid in _workers(mark, proc.pid):
+            os.kill(pid, signal.SIGKILL)
+    assert proc.returncode == 130 and stderr.strip().splitlines() == [
+        "interrupted: finished answers are saved; run the same command with --resume to continue."], stderr
+
+    mark = uuid.uuid4().hex
+    (tmp_path / "again").mkdir()
+    proc = _started(args, tmp_path / "again", mark)
+    proc.kill()  # nothing of the run can shut its workers down
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while _workers(mark, proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _workers(mark, proc.pid) == [], "trial makers outlived a run killed outright"
+
+
+def test_a_script_that_calls_the_api_unguarded_runs_once_its_trials_made_in_threads(tmp_path):
+    (tmp_path / "script.py").write_text(
+        "import acousticbench\n"
+        "print('the script ran', flush=True)\n"
+        "acousticbench.evaluate(model=('Oracle',), task=('dur',), seeds=(42,), adaptive='psi', "
+        "adaptive_trials=30, results_dir='results')\n")
+    out = python("script.py", cwd=tmp_path)  # spawn would run this file again in every worker
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stdout + out.stderr
+    assert out.stdout.count("the script ran") == 1
+    [folder] = [p for p in (tmp_path / "results").iterdir() if p.is_dir()]
+    assert len(records(folder)) == 120
+
+
 def test_the_width_rule_stops_every_track_at_the_same_round_once_the_runs_interval_is_narrow_enough(tmp_path):
     out = run_cli("--model", "Oracle", "--task", "lou", "--seed", "42", "--adaptive", "psi", "--adaptive-width", "6",
                   "--adaptive-tracks", "3", "--adaptive-trials", "40", cwd=tmp_path)
