@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TypeVar
 
 from acousticbench.core.errors import noted_signals, stop_if_signalled
@@ -36,7 +37,7 @@ def spawn_is_safe() -> bool:
     if path is None:
         return True
     try:
-        return bool(_GUARD.search(open(path, encoding="utf-8", errors="replace").read()))
+        return bool(_GUARD.search(Path(path).read_text(encoding="utf-8", errors="replace")))
     except OSError:
         return False
 
