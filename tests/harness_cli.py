@@ -188,3 +188,17 @@ def assert_one_line(out: subprocess.CompletedProcess, code: int, *needles: str) 
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
     for needle in needles:
         assert needle in out.stderr, out.stderr
+
+
+def marked_processes(mark: str, command_has: bytes = b"") -> list[int]:
+    """Processes still running that inherited ACOUSTICBENCH_TEST_MARK=`mark` (a command started with it, its pool
+    workers), those whose command line holds `command_has` only."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and command_has in (proc / "cmdline").read_bytes() \
+                    and f"ACOUSTICBENCH_TEST_MARK={mark}".encode() in (proc / "environ").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found

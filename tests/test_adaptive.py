@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import write_tiny_pack
-from tests.harness_cli import REPO, harness_env, python, run_cli, run_dirs
+from tests.harness_cli import REPO, harness_env, marked_processes, python, run_cli, run_dirs
 
 TRIALS, TRACKS = "12", "2"
 
@@ -102,17 +102,9 @@ def test_a_rerun_of_the_same_seed_makes_the_same_stimuli_and_answers_and_resume_
     assert tree_bytes(a / "pack") == tree_bytes(b / "pack")
 
 
-def _workers(mark: str, parent: int) -> list[int]:
-    """The trial makers still running that the run with this marker variable started (not the run itself)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and int(proc.name) != parent and b"spawn_main" in (proc / "cmdline").read_bytes() \
-                    and f"ACOUSTICBENCH_TEST_MARK={mark}".encode() in (proc / "environ").read_bytes():
-                found.append(int(proc.name))
-        except OSError:
-            continue
-    return found
+def _workers(mark: str) -> list[int]:
+    """The trial makers still running that the run with this marker variable started."""
+    return marked_processes(mark, b"spawn_main")
 
 
 def _started(args: tuple[str, ...], cwd: Path, mark: str) -> subprocess.Popen:
@@ -122,7 +114,7 @@ def _started(args: tuple[str, ...], cwd: Path, mark: str) -> subprocess.Popen:
                             env=harness_env(ACOUSTICBENCH_TEST_MARK=mark))
     deadline = time.monotonic() + 60
     answered = lambda: sum(len(p.read_text().splitlines()) for p in cwd.glob("results/*/responses.jsonl"))  # noqa: E731
-    while not (_workers(mark, proc.pid) and answered() >= 20) and proc.poll() is None and time.monotonic() < deadline:
+    while not (_workers(mark) and answered() >= 20) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     assert proc.poll() is None, "the run ended before its trial makers were seen"
     return proc
@@ -143,15 +135,15 @@ def test_trials_made_in_worker_processes_are_the_bytes_made_here_whatever_stops_
     assert proc.returncode == 130 and stderr.strip().splitlines() == [
         "interrupted: finished answers are saved; run the same command with --resume to continue."], stderr
     deadline = time.monotonic() + 10
-    while _workers(mark, proc.pid) and time.monotonic() < deadline:
+    while _workers(mark) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _workers(mark, proc.pid) == [], "trial makers outlived the run"
+    assert _workers(mark) == [], "trial makers outlived the run"
     resumed = run_cli(*args, "--resume", cwd=cut)
     assert resumed.returncode == 0 and "kept from the earlier run" in resumed.stdout, resumed.stdout + resumed.stderr
 
     mark = uuid.uuid4().hex
     proc = _started(args, killed, mark)
-    os.kill(_workers(mark, proc.pid)[0], signal.SIGKILL)  # a worker dies (out of memory, say): the rest are made here
+    os.kill(_workers(mark)[0], signal.SIGKILL)  # a worker dies (out of memory, say): the rest are made here
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 0 and "Traceback" not in stderr, stdout + stderr
 
@@ -173,13 +165,13 @@ def test_no_trial_maker_outlives_its_run_though_one_is_stopped_or_the_run_is_kil
     args = ("--model", "Oracle", "--task", "dur", "--seed", "42", "--adaptive", "psi")
     mark = uuid.uuid4().hex
     proc = _started(args, tmp_path, mark)
-    os.kill(_workers(mark, proc.pid)[0], signal.SIGSTOP)  # a worker that never finishes its trial
+    os.kill(_workers(mark)[0], signal.SIGSTOP)  # a worker that never finishes its trial
     time.sleep(0.5)
     os.killpg(proc.pid, signal.SIGINT)
     try:
         _, stderr = proc.communicate(timeout=20)
     finally:
-        for pid in _workers(mark, proc.pid):
+        for pid in _workers(mark):
             os.kill(pid, signal.SIGKILL)
     assert proc.returncode == 130 and stderr.strip().splitlines() == [
         "interrupted: finished answers are saved; run the same command with --resume to continue."], stderr
@@ -190,9 +182,9 @@ def test_no_trial_maker_outlives_its_run_though_one_is_stopped_or_the_run_is_kil
     proc.kill()  # nothing of the run can shut its workers down
     proc.wait()
     deadline = time.monotonic() + 10
-    while _workers(mark, proc.pid) and time.monotonic() < deadline:
+    while _workers(mark) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _workers(mark, proc.pid) == [], "trial makers outlived a run killed outright"
+    assert _workers(mark) == [], "trial makers outlived a run killed outright"
 
 
 def test_a_script_that_calls_the_api_unguarded_runs_once_its_trials_made_in_threads(tmp_path):

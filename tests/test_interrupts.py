@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import write_tiny_pack
-from harness_cli import REPO, harness_env, run_cli, run_dirs, start_cli
+from harness_cli import REPO, harness_env, marked_processes, run_cli, run_dirs, start_cli
 from servers import openai_server
 from servers.fixtures import evaluate_model, fast_retries, question_keys, records  # noqa: F401
 from servers.local import FaultPlan
@@ -104,18 +104,6 @@ def test_too_many_errors_stop_the_run_and_say_why(tmp_path):
     assert 20 <= len(server.received) <= 22 + 2 * 12
 
 
-def _survivors(mark: str) -> list[int]:
-    """Processes still running that inherited this test's marker variable (a build's pool workers)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and f"ACOUSTICBENCH_TEST_MARK={mark}".encode() in (proc / "environ").read_bytes():
-                found.append(int(proc.name))
-        except OSError:
-            continue
-    return found
-
-
 def _interrupted_build(tmp_path: Path, sig: int, delay_s: float, group: bool) -> subprocess.CompletedProcess:
     """--build-archive interrupted `delay_s` after its staging folder appears (while the pool starts, or working)."""
     mark = uuid.uuid4().hex
@@ -134,9 +122,9 @@ def _interrupted_build(tmp_path: Path, sig: int, delay_s: float, group: bool) ->
         proc.send_signal(signal.SIGABRT)  # faulthandler prints where every thread of the builder is
         pytest.fail(f"the build did not stop on signal {sig}:\n" + proc.communicate(timeout=30)[1][-6000:])
     deadline = time.monotonic() + 10  # a worker of a loaded machine may take a moment to end; one left running stays
-    while _survivors(mark) and time.monotonic() < deadline:
+    while marked_processes(mark) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _survivors(mark) == [], "pool workers outlived the build"
+    assert marked_processes(mark) == [], "pool workers outlived the build"
     return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
 
 

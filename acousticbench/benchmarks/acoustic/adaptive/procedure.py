@@ -64,13 +64,12 @@ def _tables(grid: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 class Evidence:
-    """(magnitude, correct) trials in the order they were answered, with their log-likelihood over the grid's
-    listeners summed as they come: a round adds its own trials, not every earlier one again, and the sum is the
-    same, bit for bit, as over all of them at once. A magnitude off the grid (an older run's) is read from the
-    nearest stimulus."""
+    """The log-likelihood over the grid's listeners of (magnitude, correct) trials, and how many, summed as the trials
+    are answered: a round adds its own trials, not every earlier one again, and the sum is the same, bit for bit, as
+    over all of them at once. A magnitude off the grid (an older run's) is read from the nearest stimulus."""
 
     def __init__(self, grid: Grid, trials: Iterable[tuple[float, bool]] = ()):
-        self.grid, self.trials = grid, []
+        self.grid, self.count = grid, 0
         _, self._right, self._wrong = _tables(grid)
         self._log_stimuli = np.log(np.array(grid.stimuli))
         self._log = np.zeros(self._right.shape[1:])
@@ -80,10 +79,10 @@ class Evidence:
     def add(self, magnitude: float, correct: bool) -> None:
         i = int(np.argmin(np.abs(self._log_stimuli - np.log(magnitude))))
         self._log += self._right[i] if correct else self._wrong[i]
-        self.trials.append((magnitude, correct))
+        self.count += 1
 
     def __len__(self) -> int:
-        return len(self.trials)
+        return self.count
 
     def posterior(self) -> np.ndarray:
         """The normalised posterior over (threshold, spread, lapse)."""
